@@ -1,0 +1,51 @@
+// Owns: the `qtc` program: registers each command and turns every failure into one line and an exit code.
+// Exit codes: 0 success, 1 an operation failed (or a check said no), 2 bad usage or bad input.
+
+import { Command, CommanderError } from "commander";
+import { QtcException } from "../errors.js";
+import { COMMANDS } from "./commands/index.js";
+
+export function buildProgram(): Command {
+  const program = new Command("qtc")
+    .description("Tool calls you can trust from local Qwen3 models: grammar, strict parser, bench.")
+    .version(process.env.npm_package_version ?? "0.1.0", "-V, --version")
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({ outputError: (str, write) => write(oneLine(str) + "\n") });
+  for (const register of COMMANDS) {
+    const cmd = register(program);
+    cmd.exitOverride().configureOutput({ outputError: (str, write) => write(oneLine(str) + "\n") });
+  }
+  return program;
+}
+
+/** Run the CLI on argv; resolves to the process exit code. Never throws. */
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === "number" ? process.exitCode : 0;
+  } catch (e) {
+    return exitCodeFor(e);
+  }
+}
+
+function exitCodeFor(e: unknown): number {
+  if (e instanceof CommanderError) {
+    // help and version are not errors; commander already printed the usage error itself.
+    if (e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.code === "commander.help") return 0;
+    return 2;
+  }
+  if (e instanceof QtcException) {
+    process.stderr.write(`qtc: ${oneLine(e.message)}\n`);
+    return e.exitCode;
+  }
+  const message = e instanceof Error ? e.message : String(e);
+  process.stderr.write(`qtc: unexpected failure: ${oneLine(message)}\n`);
+  if (process.env.QTC_DEBUG && e instanceof Error) process.stderr.write(`${e.stack}\n`);
+  return 1;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ").trim();
+}

@@ -1,0 +1,102 @@
+// Owns: every stable error code qtc emits, the QtcError value, the Result union, and the one exception type
+// thrown at bad caller input. Parsers and compilers return Results; only caller mistakes throw.
+
+/** Why a tool-call block was rejected by the post-parser. Stable: tests and reports key on these. */
+export const CALL_ERROR_CODES = [
+  /** The block body is not strict JSON (hermes), e.g. a raw newline inside a string. */
+  "invalid_json",
+  /** JSON parsed but is not an object with exactly `name` and `arguments` (or the XML shape is wrong). */
+  "bad_shape",
+  /** The function name is not one of the declared tools. */
+  "unknown_tool",
+  /** A required argument is absent. */
+  "missing_arguments",
+  /** An argument the schema does not list (and `additionalProperties` is not true). */
+  "unknown_arguments",
+  /** A value fails the tool's JSON Schema. */
+  "schema",
+  /** The block was cut off (token limit) before it was complete. */
+  "truncated",
+  /** The same `<parameter=…>` appears twice in one call (qwen3coder). */
+  "duplicate_parameter",
+  /** `<parameter=…>`, child tags and a JSON body mixed in one function (qwen3coder). */
+  "mixed_forms",
+  /** Two `<function=…>` in one `<tool_call>` block (qwen3coder). */
+  "multiple_functions",
+  /** A string, array, nesting depth or block exceeds the parser's limits. */
+  "too_large",
+  /** The block holds bytes that are not valid UTF-8 (U+FFFD replacement characters). */
+  "invalid_utf8",
+  /** `<tool_call>` and `</tool_call>` with nothing in between. */
+  "empty_block",
+] as const;
+export type CallErrorCode = (typeof CALL_ERROR_CODES)[number];
+
+/** Errors about inputs, schemas, models and the environment (not about one tool-call block). */
+export const INPUT_ERROR_CODES = [
+  /** A schema keyword the grammar compiler cannot honour. */
+  "unsupported_keyword",
+  /** A JSON Schema that is malformed or that ajv cannot compile. */
+  "invalid_schema",
+  /** A tools list that is not valid JSON or has the wrong shape. */
+  "invalid_tools",
+  /** A `tool_choice` naming no declared tool, or otherwise malformed. */
+  "invalid_tool_choice",
+  /** An unknown format id, or a template qtc cannot map to a format. */
+  "unknown_format",
+  /** A CLI flag or option value that is not accepted. */
+  "invalid_option",
+  /** A file the caller named does not exist or cannot be read. */
+  "file_not_found",
+  /** A model path, URI or registry name that does not resolve. */
+  "model_not_found",
+  /** A download failed (network, HTTP status, disk). */
+  "download_failed",
+  /** The model file exists but llama.cpp could not load it. */
+  "model_load_failed",
+  /** A messages list that is malformed. */
+  "invalid_messages",
+  /** The caller aborted the request (AbortSignal). */
+  "aborted",
+  /** A bug in qtc: an invariant was broken. The message says which. */
+  "internal",
+] as const;
+export type InputErrorCode = (typeof INPUT_ERROR_CODES)[number];
+
+export type ErrorCode = CallErrorCode | InputErrorCode;
+
+/** An error as data. `message` is written for whoever reads it next: the model for call errors, a person otherwise. */
+export interface QtcError {
+  code: ErrorCode;
+  message: string;
+  /** JSON pointer (schemas) or file path the error is about, when there is one. */
+  path?: string;
+}
+
+export type Result<T, E = QtcError> = { ok: true; value: T } | { ok: false; error: E };
+
+export const ok = <T>(value: T): { ok: true; value: T } => ({ ok: true, value });
+export const err = <E = QtcError>(error: E): { ok: false; error: E } => ({ ok: false, error });
+
+/**
+ * Thrown only for bad caller input (a tools file that does not parse, an unknown flag value, a missing model).
+ * The CLI prints `message` on one line and exits with `exitCode`; it never prints a stack for these.
+ */
+export class QtcException extends Error {
+  readonly code: ErrorCode;
+  readonly path?: string;
+  /** Process exit code the CLI uses. 2 = bad usage or input, 1 = an operation failed. */
+  readonly exitCode: number;
+  constructor(error: QtcError, exitCode = 2) {
+    super(error.message);
+    this.name = "QtcException";
+    this.code = error.code;
+    this.path = error.path;
+    this.exitCode = exitCode;
+  }
+}
+
+/** Throw a QtcException built from a code and a message. */
+export function fail(code: ErrorCode, message: string, opts: { path?: string; exitCode?: number } = {}): never {
+  throw new QtcException({ code, message, path: opts.path }, opts.exitCode ?? 2);
+}

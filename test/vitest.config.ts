@@ -1,0 +1,15 @@
+// Vitest settings for the whole suite. Model-backed tests load GGUFs and take seconds, so timeouts are
+// generous; two workers match the 2-core CI machine.
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    root: new URL("..", import.meta.url).pathname,
+    include: ["test/**/*.test.ts"],
+    testTimeout: 120_000,
+    hookTimeout: 300_000,
+    pool: "forks",
+    maxWorkers: 2,
+    reporters: ["default"],
+  },
+});
