@@ -1,0 +1,83 @@
+// Owns: the request, result and stream-event types of the runtime (the library's main API surface).
+
+import type { FormatId } from "../formats/types.js";
+import type { CallError, ParseDiagnostics, ToolCall } from "../parse/types.js";
+import type { ChatMessage } from "../prompt/types.js";
+import type { ToolChoice, ToolInput } from "../tools/types.js";
+
+export type GenerationMode = "constrained" | "unconstrained";
+
+export interface GenerateRequest {
+  messages: ChatMessage[];
+  /** Tools in OpenAI, Anthropic or bare shape. Default: none. */
+  tools?: ToolInput[];
+  /** Default: "auto". */
+  toolChoice?: ToolChoice;
+  /** Default: "constrained". */
+  mode?: GenerationMode;
+  /** Allow several calls in one turn. Default: true. */
+  parallel?: boolean;
+  /** Token budget for the whole turn (thinking, text and calls, sampled and forced). Default: 512. */
+  maxTokens?: number;
+  /** Default: 0.7. */
+  temperature?: number;
+  /** Default: 0.8. */
+  topP?: number;
+  /** Default: 20. */
+  topK?: number;
+  /** Sampling seed; the same seed and request give the same output. Default: random. */
+  seed?: number;
+  /** Let the model think in `<think>` first. Default: false. */
+  thinking?: boolean;
+  /** Tokens the `<think>` phase may use before `</think>` is forced. Default: half of maxTokens. */
+  thinkingBudget?: number;
+  /** Override the format detected from the chat template. */
+  format?: FormatId;
+  /** Evaluate forced text in one batch (constrained mode). Default: true. */
+  jumpForward?: boolean;
+  signal?: AbortSignal;
+}
+
+export type FinishReason = "stop" | "tool_calls" | "length" | "aborted";
+
+export interface GenerateUsage {
+  promptTokens: number;
+  /** Every token the turn added to the context, sampled and forced. */
+  completionTokens: number;
+  /** Tokens fed by jump-forward or forced tags instead of sampled. */
+  forcedTokens: number;
+}
+
+export interface GenerateTimings {
+  timeToFirstTokenMs: number;
+  /** completionTokens over the time after the prompt was evaluated. */
+  decodeTokensPerSecond: number;
+  /** Time spent in grammar work (compile, masks, state updates). */
+  grammarMs: number;
+  totalMs: number;
+}
+
+export interface GenerateResult {
+  content: string;
+  reasoning: string | null;
+  toolCalls: ToolCall[];
+  errors: CallError[];
+  finishReason: FinishReason;
+  usage: GenerateUsage;
+  timings: GenerateTimings;
+  diagnostics: ParseDiagnostics;
+  /** The exact text the model produced, special tags included. */
+  raw: string;
+  mode: GenerationMode;
+  format: FormatId;
+}
+
+/** Stream events, one union keyed by `type`. Concatenated text deltas equal `content`. */
+export type GenerateEvent =
+  | { type: "text-delta"; text: string }
+  | { type: "reasoning-delta"; text: string }
+  | { type: "tool-call-start"; index: number; id: string; name: string }
+  | { type: "tool-call-delta"; index: number; id: string; argumentsDelta: string }
+  | { type: "tool-call"; index: number; call: ToolCall }
+  | { type: "error"; error: CallError }
+  | { type: "done"; result: GenerateResult };
