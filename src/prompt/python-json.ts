@@ -1,0 +1,184 @@
+// Owns: Python spellings the chat templates produce: json.dumps (transformers' `tojson`), str() (Jinja's
+// `| string`), repr() of strings, and str.strip() (Jinja's `| trim`).
+//
+// Known difference: JavaScript numbers do not remember whether Python saw an int or a float, so an
+// integer-valued float (Python `1.0`, `1e16`) is written as an integer (`1`, `10000000000000000`).
+// Objects keep insertion order, except that JavaScript lists integer-like keys ("1", "2") first.
+
+import { fail } from "../errors.js";
+
+/** Characters Python's str.isspace() accepts, i.e. what str.strip() with no argument removes. */
+const PY_WHITESPACE = new Set(
+  "\t\n\u000b\u000c\r\u001c\u001d\u001e\u001f \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000",
+);
+
+/** Python `s.lstrip(chars)`; without `chars`, Python's whitespace. */
+export function pythonLstrip(s: string, chars?: string): string {
+  const drop = chars === undefined ? PY_WHITESPACE : new Set(chars);
+  let i = 0;
+  while (i < s.length && drop.has(s[i]!)) i++;
+  return s.slice(i);
+}
+
+/** Python `s.rstrip(chars)`; without `chars`, Python's whitespace. */
+export function pythonRstrip(s: string, chars?: string): string {
+  const drop = chars === undefined ? PY_WHITESPACE : new Set(chars);
+  let j = s.length;
+  while (j > 0 && drop.has(s[j - 1]!)) j--;
+  return s.slice(0, j);
+}
+
+/** Python `s.strip(chars)` (Jinja's `trim` filter when `chars` is omitted). */
+export function pythonStrip(s: string, chars?: string): string {
+  return pythonRstrip(pythonLstrip(s, chars), chars);
+}
+
+/** Python repr() of a float that is not integer-valued: shortest round-trip digits, exponent below 1e-4. */
+function pythonFloatRepr(x: number): string {
+  const exp = x.toExponential(); // shortest digits that round-trip, e.g. "1.5e-7"
+  const [mantissa, power] = exp.split("e") as [string, string];
+  const e = Number(power);
+  if (e < -4 || e >= 16) return `${mantissa}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
+  return String(x);
+}
+
+/** A number as Python prints it (json.dumps and str() agree for finite numbers). */
+function pythonNumber(x: number, nonFinite: "json" | "str"): string {
+  if (Number.isNaN(x)) return nonFinite === "json" ? "NaN" : "nan";
+  if (!Number.isFinite(x)) {
+    if (nonFinite === "json") return x > 0 ? "Infinity" : "-Infinity";
+    return x > 0 ? "inf" : "-inf";
+  }
+  if (Number.isInteger(x)) return Math.abs(x) < 1e21 ? String(x) : BigInt(x).toString();
+  return pythonFloatRepr(x);
+}
+
+const JSON_ESCAPES: Record<string, string> = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f" };
+
+/** A string as json.dumps(ensure_ascii=False) writes it: only `"`, `\` and C0 controls are escaped. */
+export function pythonJsonString(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const code = ch.charCodeAt(0);
+    const short = JSON_ESCAPES[ch];
+    if (short !== undefined) out += short;
+    else if (code < 0x20) out += `\\u${code.toString(16).padStart(4, "0")}`;
+    else out += ch;
+  }
+  return out + '"';
+}
+
+type Seen = Set<object>;
+
+function enter(seen: Seen, value: object): void {
+  if (seen.has(value)) fail("invalid_messages", "a value to render contains a circular reference");
+  seen.add(value);
+}
+
+/** A value prepared like JSON.stringify does: toJSON() applied; undefined, functions and symbols absent. */
+function prepare(value: unknown): unknown {
+  if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
+    return (value as { toJSON: () => unknown }).toJSON();
+  }
+  return value;
+}
+
+function isAbsent(value: unknown): boolean {
+  return value === undefined || typeof value === "function" || typeof value === "symbol";
+}
+
+function dumps(value: unknown, seen: Seen): string {
+  value = prepare(value);
+  if (value === null || isAbsent(value)) return "null";
+  switch (typeof value) {
+    case "string":
+      return pythonJsonString(value);
+    case "number":
+      return pythonNumber(value, "json");
+    case "bigint":
+      return value.toString();
+    case "boolean":
+      return value ? "true" : "false";
+  }
+  const obj = value as object;
+  enter(seen, obj);
+  let out: string;
+  if (Array.isArray(obj)) {
+    out = `[${obj.map((item) => dumps(item, seen)).join(", ")}]`;
+  } else {
+    const parts: string[] = [];
+    for (const [key, item] of Object.entries(obj)) {
+      if (isAbsent(prepare(item))) continue;
+      parts.push(`${pythonJsonString(key)}: ${dumps(item, seen)}`);
+    }
+    out = `{${parts.join(", ")}}`;
+  }
+  seen.delete(obj);
+  return out;
+}
+
+/**
+ * `json.dumps(value, ensure_ascii=False)` as transformers' `tojson` filter prints it: `", "` and `": "`
+ * separators, non-ASCII kept, key order preserved, floats in Python's repr (`1e-05`, `2.5`).
+ */
+export function pythonJsonDumps(value: unknown): string {
+  return dumps(value, new Set());
+}
+
+/** Python's str.isprintable() per character, as repr() uses it. */
+const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
+
+/** Python repr() of a string: single quotes unless it holds `'` and no `"`; non-printables escaped. */
+export function pythonStringRepr(s: string): string {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const ch of s) {
+    const code = ch.codePointAt(0)!;
+    if (ch === quote || ch === "\\") out += `\\${ch}`;
+    else if (ch === "\t") out += "\\t";
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\r") out += "\\r";
+    else if (ch !== " " && NON_PRINTABLE.test(ch)) {
+      if (code < 0x100) out += `\\x${code.toString(16).padStart(2, "0")}`;
+      else if (code < 0x10000) out += `\\u${code.toString(16).padStart(4, "0")}`;
+      else out += `\\U${code.toString(16).padStart(8, "0")}`;
+    } else out += ch;
+  }
+  return out + quote;
+}
+
+function repr(value: unknown, seen: Seen): string {
+  value = prepare(value);
+  if (value === null || isAbsent(value)) return "None";
+  switch (typeof value) {
+    case "string":
+      return pythonStringRepr(value);
+    case "number":
+      return pythonNumber(value, "str");
+    case "bigint":
+      return value.toString();
+    case "boolean":
+      return value ? "True" : "False";
+  }
+  const obj = value as object;
+  enter(seen, obj);
+  let out: string;
+  if (Array.isArray(obj)) {
+    out = `[${obj.map((item) => repr(item, seen)).join(", ")}]`;
+  } else {
+    const parts: string[] = [];
+    for (const [key, item] of Object.entries(obj)) {
+      if (isAbsent(prepare(item))) continue;
+      parts.push(`${pythonStringRepr(key)}: ${repr(item, seen)}`);
+    }
+    out = `{${parts.join(", ")}}`;
+  }
+  seen.delete(obj);
+  return out;
+}
+
+/** Python `str(value)` of a JSON value, as Jinja's `| string` filter prints it (`True`, `None`, `['a', 'b']`). */
+export function pythonStr(value: unknown): string {
+  const v = prepare(value);
+  return typeof v === "string" ? v : repr(v, new Set());
+}

@@ -1,0 +1,65 @@
+// Owns: renderPrompt, the one entry point that turns messages and tools into the prompt text the model's own
+// chat template would produce (Qwen3 for hermes, Qwen3-Coder for qwen3coder), byte for byte.
+
+import { fail } from "../errors.js";
+import { getFormat, type FormatId, type ToolCallFormat } from "../formats/index.js";
+import type { ToolDefinition, ToolInput } from "../tools/types.js";
+import { toTemplateMessages } from "./messages.js";
+import { renderQwen3 } from "./render-qwen3.js";
+import { renderQwen3Coder } from "./render-qwen3-coder.js";
+import { toTemplateTools } from "./template-tools.js";
+import type { ChatMessage } from "./types.js";
+
+export interface RenderPromptOptions {
+  /** The conversation, in the OpenAI chat shape. Must not be empty. */
+  messages: readonly ChatMessage[];
+  /** Tools offered to the model (OpenAI, Anthropic, bare or normalized shape). Default: none (no tools section). */
+  tools?: readonly (ToolInput | ToolDefinition)[];
+  /** Tool-call format, which picks the template: `hermes` = Qwen3's, `qwen3coder` = Qwen3-Coder's. Default: "hermes". */
+  format?: FormatId | ToolCallFormat;
+  /**
+   * Qwen3 thinking. `false` renders the template with `enable_thinking=false`: the generation prompt gets an
+   * empty think block. Ignored by the Qwen3-Coder template. Default: true.
+   */
+  thinking?: boolean;
+  /** End with the assistant header, ready for the model to continue. Default: true. */
+  addGenerationPrompt?: boolean;
+}
+
+/** Defaults of {@link RenderPromptOptions}. */
+export const RENDER_PROMPT_DEFAULTS = Object.freeze({
+  format: "hermes" as FormatId,
+  thinking: true,
+  addGenerationPrompt: true,
+});
+
+function resolveFormat(format: RenderPromptOptions["format"]): ToolCallFormat {
+  if (format === undefined) return getFormat(RENDER_PROMPT_DEFAULTS.format);
+  return typeof format === "string" ? getFormat(format) : format;
+}
+
+function flag(value: unknown, name: string, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== "boolean") fail("invalid_option", `${name} must be a boolean`);
+  return value;
+}
+
+/**
+ * The prompt text for a conversation, byte-identical to what the model's Jinja chat template renders
+ * through transformers' `apply_chat_template(..., tokenize=False)` (proved by the golden fixtures in
+ * test/fixtures/prompt). Throws `invalid_messages`, `invalid_tools`, `unknown_format` or `invalid_option`
+ * for bad input.
+ *
+ * Where the template would fail, qtc renders instead: an assistant `content` of null or absent is treated
+ * as "" (the templates need a string); for qwen3coder, past-call arguments given as JSON text are decoded
+ * once (its template iterates an object). Integer-valued floats print as integers (see python-json.ts).
+ */
+export function renderPrompt(options: RenderPromptOptions): string {
+  const format = resolveFormat(options.format);
+  const messages = toTemplateMessages(options.messages);
+  const tools = toTemplateTools(options.tools);
+  const thinking = flag(options.thinking, "thinking", RENDER_PROMPT_DEFAULTS.thinking);
+  const addGenerationPrompt = flag(options.addGenerationPrompt, "addGenerationPrompt", RENDER_PROMPT_DEFAULTS.addGenerationPrompt);
+  if (format.body.kind === "xml") return renderQwen3Coder(messages, tools, { format, addGenerationPrompt });
+  return renderQwen3(messages, tools, { format, thinking, addGenerationPrompt });
+}
