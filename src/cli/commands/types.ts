@@ -1,11 +1,16 @@
-// Owns: the `qtc types` command (not built yet: it says so and exits 1).
+// Owns: the `qtc types` command: TypeScript declarations for a tools file's arguments.
 
 import type { Command } from "commander";
-import { fail } from "../../errors.js";
+import { toolDeclarations } from "../../tools/declarations.js";
+import { loadToolsFile } from "../../tools/load.js";
 
 export function registerTypes(program: Command): Command {
   return program
     .command("types")
-    .description("Print TypeScript declarations for the tools' arguments (not built yet)")
-    .action(() => fail("internal", "qtc types is not built yet", { exitCode: 1 }));
+    .description("Print TypeScript declarations for the tools' arguments (one interface per tool)")
+    .requiredOption("--tools <file>", "tools JSON file (OpenAI, Anthropic or bare shapes)")
+    .action(async (opts: { tools: string }) => {
+      const compiled = loadToolsFile(opts.tools);
+      process.stdout.write(await toolDeclarations(compiled.tools));
+    });
 }
