@@ -36,6 +36,8 @@ export type CallErrorCode = (typeof CALL_ERROR_CODES)[number];
 export const INPUT_ERROR_CODES = [
   /** A schema keyword the grammar compiler cannot honour. */
   "unsupported_keyword",
+  /** maxTokens is too small for even the shortest call (or value) the grammar would have to admit. */
+  "budget_too_small",
   /** A JSON Schema that is malformed or that ajv cannot compile. */
   "invalid_schema",
   /** A tools list that is not valid JSON or has the wrong shape. */
@@ -58,8 +60,22 @@ export const INPUT_ERROR_CODES = [
   "invalid_messages",
   /** The caller aborted the request (AbortSignal). */
   "aborted",
+  /** An HTTP request body that is not JSON, or a field with the wrong type or value (qtc serve). */
+  "invalid_request",
+  /** A request parameter qtc does not support, e.g. `n: 2` or `logprobs` (qtc serve). */
+  "unsupported_parameter",
+  /** An HTTP request body over the server's size limit (qtc serve). */
+  "request_too_large",
+  /** A missing or wrong API key (qtc serve --api-key). */
+  "unauthorized",
+  /** An unknown route or model (qtc serve). */
+  "not_found",
+  /** The request queue is full; retry later (qtc serve). */
+  "overloaded",
   /** A bug in qtc: an invariant was broken. The message says which. */
   "internal",
+  /** A bench task folder whose task.json is malformed, or a task that fails the tasks check. */
+  "invalid_task",
 ] as const;
 export type InputErrorCode = (typeof INPUT_ERROR_CODES)[number];
 

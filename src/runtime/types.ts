@@ -3,7 +3,7 @@
 import type { FormatId } from "../formats/types.js";
 import type { CallError, ParseDiagnostics, ToolCall } from "../parse/types.js";
 import type { ChatMessage } from "../prompt/types.js";
-import type { ToolChoice, ToolInput } from "../tools/types.js";
+import type { JsonSchema, ToolChoice, ToolInput } from "../tools/types.js";
 
 export type GenerationMode = "constrained" | "unconstrained";
 
@@ -35,6 +35,17 @@ export interface GenerateRequest {
   format?: FormatId;
   /** Evaluate forced text in one batch (constrained mode). Default: true. */
   jumpForward?: boolean;
+  /**
+   * Added to the logits of these token ids, like OpenAI's `logit_bias` (-100 to 100; -100 bans a token, 100
+   * all but forces it where the grammar allows it). qtc's own bans win (e.g. `<tool_call>` under tool choice
+   * `none`). Default: none.
+   */
+  logitBias?: Record<number, number>;
+  /**
+   * Constrain the answer text to JSON that fits this schema (OpenAI `response_format: json_schema`), with no
+   * tool calls. Added for `qtc serve`; the server refuses it with a 400 unless the runtime honours it. Default: none.
+   */
+  responseSchema?: JsonSchema;
   signal?: AbortSignal;
 }
 
@@ -68,6 +79,8 @@ export interface GenerateResult {
   diagnostics: ParseDiagnostics;
   /** The exact text the model produced, special tags included. */
   raw: string;
+  /** Token ids the turn added, in order (sampled and forced; the final end-of-generation token is not included). */
+  tokens: number[];
   mode: GenerationMode;
   format: FormatId;
 }

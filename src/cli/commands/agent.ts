@@ -1,11 +1,64 @@
-// Owns: the `qtc agent` command (not built yet: it says so and exits 1).
+// Owns: the `qtc agent` command: runs one bench task through the agent loop and prints a summary of the run.
 
 import type { Command } from "commander";
-import { fail } from "../../errors.js";
+import { AGENT_DEFAULTS, SANDBOX_DEFAULTS } from "../../harness/defaults.js";
+import { runTask } from "../../harness/run-task.js";
+import { formatRunSummary } from "../../harness/summary.js";
+import { RUNTIME_DEFAULTS } from "../../runtime/defaults.js";
+import type { GenerationMode } from "../../runtime/types.js";
+import { choiceOption, intOption } from "../options.js";
+
+interface AgentFlags {
+  task: string;
+  model: string;
+  mode: GenerationMode;
+  seed: number;
+  maxTurns: number;
+  maxTokens: number;
+  toolChoice: "auto" | "required";
+  thinking: "on" | "off";
+  transcript?: string;
+  testTimeout: number;
+  threads?: number;
+  contextSize?: number;
+  keepWorkspace?: boolean;
+  json?: boolean;
+}
 
 export function registerAgent(program: Command): Command {
   return program
     .command("agent")
-    .description("Run one bench task through the agent loop (not built yet)")
-    .action(() => fail("internal", "qtc agent is not built yet", { exitCode: 1 }));
+    .description("Run one bench task through the agent loop and print how the run went")
+    .requiredOption("--task <dir>", "task folder (holds task.json), e.g. bench/tasks/is-leap-year")
+    .requiredOption("--model <model>", "GGUF path, hf: URI, registry name, synthetic:tiny|0.6b, or replay:FILE (a JSON list of outputs, or a transcript[#N])")
+    .option("--mode <mode>", "constrained or unconstrained", choiceOption(["constrained", "unconstrained"] as const), AGENT_DEFAULTS.mode)
+    .option("--seed <n>", "sampling seed", intOption(0, 2 ** 32 - 1), AGENT_DEFAULTS.seed)
+    .option("--max-turns <n>", "turns before the run stops", intOption(1, 100), AGENT_DEFAULTS.maxTurns)
+    .option("--max-tokens <n>", "token budget of one turn", intOption(1, 32768), AGENT_DEFAULTS.maxTokens)
+    .option("--tool-choice <choice>", "auto or required", choiceOption(["auto", "required"] as const), AGENT_DEFAULTS.toolChoice)
+    .option("--thinking <on|off>", "let the model think first", choiceOption(["on", "off"] as const), AGENT_DEFAULTS.thinking ? "on" : "off")
+    .option("--transcript <file>", "append the run's record to this JSONL file")
+    .option("--test-timeout <ms>", "time limit of one test run", intOption(100, 600_000), SANDBOX_DEFAULTS.testTimeoutMs)
+    .option("--threads <n>", `CPU threads (default: ${RUNTIME_DEFAULTS.threads})`, intOption(1, 256))
+    .option("--context-size <n>", `tokens the context holds (default: ${RUNTIME_DEFAULTS.contextSize})`, intOption(256, 1_048_576))
+    .option("--keep-workspace", "keep the run's folder (its path is in the record)")
+    .option("--json", "print the run's record as JSON instead of the summary")
+    .action(async (flags: AgentFlags) => {
+      const run = await runTask({
+        taskDir: flags.task,
+        model: flags.model,
+        mode: flags.mode,
+        seed: flags.seed,
+        maxTurns: flags.maxTurns,
+        maxTokens: flags.maxTokens,
+        toolChoice: flags.toolChoice,
+        thinking: flags.thinking === "on",
+        transcript: flags.transcript,
+        limits: { testTimeoutMs: flags.testTimeout },
+        threads: flags.threads,
+        contextSize: flags.contextSize,
+        keepWorkspace: flags.keepWorkspace ?? false,
+      });
+      process.stdout.write(`${flags.json ? JSON.stringify(run) : formatRunSummary(run, flags.transcript)}\n`);
+    });
 }

@@ -1,11 +1,132 @@
-// Owns: the `qtc bench` command (not built yet: it says so and exits 1).
+// Owns: the `qtc bench` command: parses the flags (each `--lora` bound to the `--model` before it), runs the
+// bench with a progress bar and Ctrl-C handling, and prints the table (or the report as JSON).
 
-import type { Command } from "commander";
-import { fail } from "../../errors.js";
+import { type Command, InvalidArgumentError } from "commander";
+import { BENCH_DEFAULTS } from "../../bench/defaults.js";
+import { createProgress } from "../../bench/progress.js";
+import { selectModes } from "../../bench/plan.js";
+import { renderTable } from "../../bench/render-text.js";
+import { runBench } from "../../bench/run-bench.js";
+import { REFERENCE_KINDS, type BenchModelSpec, type BenchPlanConfig } from "../../bench/types.js";
+import { GPU_CHOICES } from "../../model/load.js";
+import { MODEL_SPEC_HELP } from "../../model/resolve.js";
+import { choiceOption, intOption } from "../options.js";
+
+interface BenchFlags {
+  model?: BenchModelSpec[];
+  constrained?: boolean;
+  baseline: boolean;
+  mode?: "constrained" | "unconstrained";
+  reference?: (typeof REFERENCE_KINDS)[number];
+  tasks?: string;
+  seeds?: number;
+  maxTurns?: number;
+  maxTokens?: number;
+  toolChoice?: "auto" | "required";
+  thinking?: "on" | "off";
+  out?: string;
+  json?: boolean;
+  resume?: string;
+  threads?: number;
+  context?: number;
+  gpu?: (typeof GPU_CHOICES)[number];
+  lora?: string;
+}
+
+/** Exit code of a bench stopped by Ctrl-C (128 + SIGINT), after its partial report is written. */
+const INTERRUPTED_EXIT = 130;
 
 export function registerBench(program: Command): Command {
+  // `--model` and `--lora` share this list, in the order they appear: a `--lora` belongs to the model before it.
+  const models: BenchModelSpec[] = [];
+  const d = BENCH_DEFAULTS;
   return program
     .command("bench")
-    .description("Measure tool-call validity, task success and speed, with and without the grammar (not built yet)")
-    .action(() => fail("internal", "qtc bench is not built yet", { exitCode: 1 }));
+    .description("Measure tool-call validity, call rate, task success and speed, with and without the grammar, across models")
+    .option("--constrained", "add the constrained row beside the unconstrained baseline")
+    .option("--no-baseline", "with --constrained or --reference: skip the unconstrained baseline")
+    .option("--mode <mode>", "run one mode alone: unconstrained or constrained", choiceOption(["unconstrained", "constrained"] as const))
+    .option(
+      "--model <model>",
+      `a model (repeatable; one row per mode each): ${MODEL_SPEC_HELP}, or replay:FILE (default: ${d.model})`,
+      (spec: string) => {
+        models.push({ spec, lora: null });
+        return models;
+      },
+    )
+    .option("--lora <file>", "a LoRA adapter (GGUF) for the --model before it", (file: string) => {
+      const last = models[models.length - 1];
+      if (!last) throw new InvalidArgumentError("--lora applies to the --model before it: put it after one.");
+      if (last.lora !== null) throw new InvalidArgumentError(`--model ${last.spec} already has a LoRA adapter (${last.lora}).`);
+      last.lora = file;
+      return file;
+    })
+    .option("--reference <engine>", "add a row for node-llama-cpp's own function calling", choiceOption(REFERENCE_KINDS))
+    .option("--tasks <which>", "N (the first N tasks), a folder of tasks, or task ids separated by commas (default: all 40)")
+    .option("--seeds <n>", `seeds per task (default: ${d.seeds})`, intOption(1, 1000))
+    .option("--max-turns <n>", `turns per run (default: ${d.maxTurns})`, intOption(1, 100))
+    .option("--max-tokens <n>", `tokens per turn (default: ${d.maxTokens})`, intOption(1, 32768))
+    .option("--tool-choice <choice>", `auto or required (default: ${d.toolChoice})`, choiceOption(["auto", "required"] as const))
+    .option("--thinking <on|off>", "let the model think first (default: off)", choiceOption(["on", "off"] as const))
+    .option("--out <dir>", `output folder (default: ${d.resultsDir}/<timestamp>/)`)
+    .option("--resume <dir>", "continue an interrupted bench in its folder (same settings)")
+    .option("--threads <n>", `CPU threads (default: ${d.threads})`, intOption(1, 1024))
+    .option("--context <n>", `context size in tokens (default: ${d.contextSize})`, intOption(256, 1_048_576))
+    .option("--gpu <backend>", `compute backend (default: ${d.gpu})`, choiceOption(GPU_CHOICES))
+    .option("--json", "print report.json's content instead of the table")
+    .action(async (flags: BenchFlags) => {
+      const modes = selectModes({ constrained: flags.constrained, baseline: flags.baseline, mode: flags.mode, reference: flags.reference !== undefined });
+      const explicit = new Set<keyof BenchPlanConfig>();
+      if (flags.model) explicit.add("models");
+      if (flags.constrained || flags.mode || flags.reference || flags.baseline === false) explicit.add("modes");
+      if (flags.tasks !== undefined) explicit.add("tasks");
+      if (flags.seeds !== undefined) explicit.add("seeds");
+      if (flags.maxTurns !== undefined) explicit.add("maxTurns");
+      if (flags.maxTokens !== undefined) explicit.add("maxTokens");
+      if (flags.toolChoice !== undefined) explicit.add("toolChoice");
+      if (flags.thinking !== undefined) explicit.add("thinking");
+
+      const controller = new AbortController();
+      const progress = createProgress(process.stderr);
+      const onSigint = (): void => {
+        if (controller.signal.aborted) {
+          progress.stop();
+          process.stderr.write("qtc bench: stopped; the transcripts of finished runs are kept.\n");
+          process.exit(INTERRUPTED_EXIT);
+        }
+        controller.abort();
+        progress.onEvent({ type: "stopping" });
+      };
+      process.on("SIGINT", onSigint);
+      try {
+        const outcome = await runBench({
+          models: flags.model,
+          modes,
+          tasks: flags.tasks,
+          seeds: flags.seeds,
+          maxTurns: flags.maxTurns,
+          maxTokens: flags.maxTokens,
+          toolChoice: flags.toolChoice,
+          thinking: flags.thinking === undefined ? undefined : flags.thinking === "on",
+          threads: flags.threads,
+          contextSize: flags.context,
+          gpu: flags.gpu,
+          out: flags.out,
+          resume: flags.resume,
+          explicit,
+          signal: controller.signal,
+          onEvent: (e) => progress.onEvent(e),
+        });
+        progress.stop();
+        if (flags.json) process.stdout.write(`${JSON.stringify(outcome.report, null, 2)}\n`);
+        else process.stdout.write(`${renderTable(outcome.report, { color: process.stdout.isTTY === true })}\nreport: ${outcome.dir}\n`);
+        if (outcome.interrupted) {
+          process.stderr.write(`qtc bench: interrupted; partial report written. Continue with: qtc bench --resume ${outcome.dir}\n`);
+          process.exitCode = INTERRUPTED_EXIT;
+        }
+      } finally {
+        progress.stop();
+        process.off("SIGINT", onSigint);
+      }
+    });
 }

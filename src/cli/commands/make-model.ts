@@ -1,11 +1,37 @@
-// Owns: the `qtc make-model` command (not built yet: it says so and exits 1).
+// Owns: the `qtc make-model` command: write a synthetic Qwen3 GGUF (real tokenizer, random weights) and report it.
 
+import { join } from "node:path";
 import type { Command } from "commander";
-import { fail } from "../../errors.js";
+import { choiceOption, intOption } from "../options.js";
+import { DTYPES, type Dtype } from "../../model/quantize.js";
+import { SHAPES, type ShapeName } from "../../model/qwen3-shapes.js";
+import { modelsDir } from "../../model/paths.js";
+import { SYNTHETIC_DEFAULTS, syntheticFileName, writeSyntheticModel } from "../../model/synthetic.js";
+
+interface MakeModelFlags {
+  shape: ShapeName;
+  dtype: Dtype;
+  seed: number;
+  out?: string;
+}
 
 export function registerMakeModel(program: Command): Command {
   return program
     .command("make-model")
-    .description("Write a synthetic Qwen3 GGUF (real tokenizer, random weights) (not built yet)")
-    .action(() => fail("internal", "qtc make-model is not built yet", { exitCode: 1 }));
+    .description("Write a synthetic Qwen3 GGUF: the real Qwen3 tokenizer and chat template, seeded random weights")
+    .option("--shape <shape>", `model dimensions: ${SHAPES.join(" or ")}`, choiceOption(SHAPES), SYNTHETIC_DEFAULTS.shape)
+    .option("--dtype <dtype>", `weight encoding: ${DTYPES.join(", ")}`, choiceOption(DTYPES), SYNTHETIC_DEFAULTS.dtype)
+    .option("--seed <n>", "seed of the random weights (same seed, same bytes)", intOption(0, 0xffffffff), SYNTHETIC_DEFAULTS.seed)
+    .option("--out <path>", "output file (default: models/synthetic-<shape>-<dtype>.gguf)")
+    .action(async (flags: MakeModelFlags) => {
+      const out = flags.out ?? join(modelsDir(), syntheticFileName(flags.shape, flags.dtype, flags.seed));
+      const r = await writeSyntheticModel({ shape: flags.shape, dtype: flags.dtype, seed: flags.seed, out });
+      process.stdout.write(
+        `wrote ${r.path}\n` +
+          `  synthetic Qwen3 ${r.shape}, ${r.dtype}, seed ${r.seed} (random weights)\n` +
+          `  size   ${r.bytes} bytes (${(r.bytes / 1e6).toFixed(1)} MB)\n` +
+          `  sha256 ${r.sha256}\n` +
+          `  time   ${(r.ms / 1000).toFixed(2)} s\n`,
+      );
+    });
 }

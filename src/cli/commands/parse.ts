@@ -1,11 +1,82 @@
-// Owns: the `qtc parse` command (not built yet: it says so and exits 1).
+// Owns: the `qtc parse` command: read model output (a file, stdin, or JSONL lines), run the strict
+// post-parser, print one JSON object per input (IR, OpenAI or Anthropic shape).
 
+import { once } from "node:events";
+import { createReadStream, readFileSync, statSync } from "node:fs";
+import { createInterface } from "node:readline";
 import type { Command } from "commander";
+import { PARSE_SHAPES, toShape, type ParseShape } from "../../adapters/report.js";
 import { fail } from "../../errors.js";
+import { FORMAT_IDS } from "../../formats/index.js";
+import type { FormatId } from "../../formats/types.js";
+import { parseJsonlLine } from "../../parse/jsonl.js";
+import { PARSER_DEFAULTS, type ThinkingStart } from "../../parse/options.js";
+import { parse } from "../../parse/parser.js";
+import { loadToolsFile } from "../../tools/load.js";
+import { choiceOption } from "../options.js";
+
+interface ParseFlags {
+  tools?: string;
+  format: FormatId | "auto";
+  shape: ParseShape;
+  jsonl?: boolean;
+  truncated?: boolean;
+  thinking: ThinkingStart;
+}
+
+const FORMAT_CHOICES = ["auto", ...FORMAT_IDS] as const;
+const THINKING_CHOICES = ["auto", "open", "closed"] as const;
 
 export function registerParse(program: Command): Command {
   return program
     .command("parse")
-    .description("Parse model output into tool calls with the strict post-parser (not built yet)")
-    .action(() => fail("internal", "qtc parse is not built yet", { exitCode: 1 }));
+    .description("Parse model output into tool calls with the strict post-parser; prints JSON")
+    .argument("[file]", 'model output to parse ("-" or none: stdin)')
+    .option("--tools <file>", "tools JSON: an OpenAI, Anthropic or bare {name, parameters} list (default: none; names not checked)")
+    .option("--format <format>", `tool-call format: ${FORMAT_CHOICES.join("|")}`, choiceOption(FORMAT_CHOICES), PARSER_DEFAULTS.format)
+    .option("--shape <shape>", `output shape: ${PARSE_SHAPES.join("|")}`, choiceOption(PARSE_SHAPES), "ir")
+    .option("--thinking <start>", `how the output starts: ${THINKING_CHOICES.join("|")}`, choiceOption(THINKING_CHOICES), PARSER_DEFAULTS.thinking)
+    .option("--truncated", "the output was cut off at the token limit (default: false)")
+    .option("--jsonl", 'read one JSON object per line, {"text", "tools"?, "format"?}, and print one result per line')
+    .action(async (file: string | undefined, flags: ParseFlags) => {
+      const tools = flags.tools ? loadToolsFile(flags.tools) : undefined;
+      if (flags.jsonl) {
+        const input = file === undefined || file === "-" ? process.stdin : openFile(file);
+        for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+          if (line.trim() === "") continue;
+          const outcome = parseJsonlLine(line, { tools, format: flags.format, thinking: flags.thinking });
+          const out = outcome.ok ? toShape(outcome.value, flags.shape, outcome.truncated) : { error: outcome.error };
+          if (!process.stdout.write(JSON.stringify(out) + "\n")) await once(process.stdout, "drain");
+        }
+        return;
+      }
+      const text = file === undefined || file === "-" ? await readStdin() : readText(file);
+      const result = parse(text, { tools, format: flags.format, thinking: flags.thinking, truncated: flags.truncated === true });
+      process.stdout.write(JSON.stringify(toShape(result, flags.shape, flags.truncated === true), null, 2) + "\n");
+    });
+}
+
+function readText(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    fail("file_not_found", `cannot read ${path}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`, { path });
+  }
+}
+
+function openFile(path: string): NodeJS.ReadableStream {
+  try {
+    if (!statSync(path).isFile()) fail("file_not_found", `cannot read ${path}: not a file`, { path });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code) fail("file_not_found", `cannot read ${path}: no such file`, { path });
+    throw e;
+  }
+  return createReadStream(path, { encoding: "utf8" });
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
 }

@@ -1,11 +1,22 @@
-// Owns: the `qtc pull` command (not built yet: it says so and exits 1).
+// Owns: the `qtc pull` command: download a model (registry name, hf: URI or URL) into models/ with a progress bar.
 
 import type { Command } from "commander";
-import { fail } from "../../errors.js";
+import { pullModel } from "../../model/download.js";
+import { DEFAULT_MODEL, MODEL_REGISTRY } from "../../model/registry.js";
 
 export function registerPull(program: Command): Command {
   return program
     .command("pull")
-    .description("Download a model into models/ (not built yet)")
-    .action(() => fail("internal", "qtc pull is not built yet", { exitCode: 1 }));
+    .description("Download a model into models/ (a registry name, hf:<user>/<repo>/<file>.gguf, or a URL)")
+    .argument("[model]", `registry name (${MODEL_REGISTRY.map((m) => m.name).join(", ")}), hf: URI or URL`, DEFAULT_MODEL)
+    .option("--force", "download again even if the file is already there", false)
+    .action(async (model: string, flags: { force: boolean }) => {
+      const r = await pullModel(model, { force: flags.force });
+      const size = `${(r.bytes / 1e6).toFixed(1)} MB`;
+      process.stdout.write(
+        r.alreadyPresent
+          ? `already present: ${r.path} (${size})\n`
+          : `downloaded ${r.uri}\n  to ${r.path} (${size}) in ${(r.ms / 1000).toFixed(1)} s\n`,
+      );
+    });
 }

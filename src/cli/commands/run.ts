@@ -1,11 +1,139 @@
-// Owns: the `qtc run` command (not built yet: it says so and exits 1).
+// Owns: the `qtc run` command: one assistant turn with tools, printed as JSON (--json) or a short summary.
 
+import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { fail } from "../../errors.js";
+import { FORMAT_IDS, type FormatId } from "../../formats/index.js";
+import { GPU_CHOICES, MODEL_SPEC_HELP, type GpuChoice } from "../../model/index.js";
+import type { ChatMessage } from "../../prompt/index.js";
+import { GENERATE_DEFAULTS, RUNTIME_DEFAULTS } from "../../runtime/defaults.js";
+import { generateOnce, promptMessages, type GenerateOnceResult } from "../../runtime/run-once.js";
+import type { GenerateRequest, GenerationMode } from "../../runtime/types.js";
+import { loadToolsFile } from "../../tools/index.js";
+import type { ToolChoice } from "../../tools/types.js";
+import { choiceOption, intOption, numberOption } from "../options.js";
+
+interface RunFlags {
+  model: string;
+  tools?: string;
+  prompt?: string;
+  messages?: string;
+  system?: string;
+  mode: GenerationMode;
+  format?: FormatId;
+  toolChoice: string;
+  maxTokens: number;
+  seed?: number;
+  temperature: number;
+  thinking: "on" | "off";
+  jumpForward: "on" | "off";
+  threads: number;
+  contextSize: number;
+  gpu: GpuChoice;
+  json?: boolean;
+}
+
+const MODES = ["constrained", "unconstrained"] as const;
 
 export function registerRun(program: Command): Command {
   return program
     .command("run")
-    .description("Generate one assistant turn with tools (not built yet)")
-    .action(() => fail("internal", "qtc run is not built yet", { exitCode: 1 }));
+    .description("Generate one assistant turn with tools and print its text, calls and errors")
+    .option("--model <model>", `model: ${MODEL_SPEC_HELP}`, RUNTIME_DEFAULTS.model)
+    .option("--tools <file>", "tools JSON: an OpenAI, Anthropic or bare {name, parameters} list (default: none)")
+    .option("--prompt <text>", "the user message")
+    .option("--messages <file>", "a JSON array of chat messages (OpenAI shape) instead of --prompt")
+    .option("--system <text>", "a system message put before --prompt")
+    .option("--mode <mode>", `${MODES.join("|")}`, choiceOption(MODES), GENERATE_DEFAULTS.mode)
+    .option("--format <format>", `tool-call format: ${FORMAT_IDS.join("|")} (default: from the model's chat template)`, choiceOption(FORMAT_IDS))
+    .option("--tool-choice <choice>", "auto|required|none|NAME", GENERATE_DEFAULTS.toolChoice)
+    .option("--max-tokens <n>", "token budget of the turn", intOption(1), GENERATE_DEFAULTS.maxTokens)
+    .option("--seed <n>", "sampling seed (default: random)", intOption(0, 2 ** 32 - 1))
+    .option("--temperature <t>", "sampling temperature (0 = greedy)", numberOption(0, 100), GENERATE_DEFAULTS.temperature)
+    .option("--thinking <on|off>", "let the model think first", choiceOption(["on", "off"] as const), GENERATE_DEFAULTS.thinking ? "on" : "off")
+    .option("--jump-forward <on|off>", "feed text the grammar forces in one batch", choiceOption(["on", "off"] as const), "on")
+    .option("--threads <n>", "CPU threads", intOption(1, 1024), RUNTIME_DEFAULTS.threads)
+    .option("--context-size <n>", "context size in tokens", intOption(64), RUNTIME_DEFAULTS.contextSize)
+    .option("--gpu <gpu>", `${GPU_CHOICES.join("|")}`, choiceOption(GPU_CHOICES), RUNTIME_DEFAULTS.gpu)
+    .option("--json", 'print {"content", "reasoning", "calls", "errors", "finishReason", "usage", "timings", "raw"}')
+    .action(async (flags: RunFlags) => {
+      const tools = flags.tools === undefined ? undefined : loadToolsFile(flags.tools);
+      const request: GenerateRequest = {
+        messages: readMessages(flags),
+        tools: tools ? [...tools.tools] : undefined,
+        toolChoice: parseToolChoice(flags.toolChoice),
+        mode: flags.mode,
+        format: flags.format,
+        maxTokens: flags.maxTokens,
+        seed: flags.seed,
+        temperature: flags.temperature,
+        thinking: flags.thinking === "on",
+        jumpForward: flags.jumpForward === "on",
+      };
+      const out = await generateOnce(
+        { model: flags.model, threads: flags.threads, contextSize: flags.contextSize, gpu: flags.gpu, format: flags.format },
+        request,
+      );
+      process.stdout.write(flags.json ? JSON.stringify(toJson(out), null, 2) + "\n" : summary(out, request));
+    });
+}
+
+function parseToolChoice(value: string): ToolChoice {
+  return value === "auto" || value === "required" || value === "none" ? value : { name: value };
+}
+
+function readMessages(flags: RunFlags): ChatMessage[] {
+  if ((flags.prompt === undefined) === (flags.messages === undefined)) {
+    fail("invalid_option", "give exactly one of --prompt TEXT or --messages FILE");
+  }
+  if (flags.prompt !== undefined) return promptMessages(flags.prompt, flags.system);
+  if (flags.system !== undefined) fail("invalid_option", "--system goes with --prompt; put the system message in the --messages file");
+  const path = flags.messages!;
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    fail("file_not_found", `cannot read messages file ${path}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`, { path });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    fail("invalid_messages", `messages file ${path} is not valid JSON: ${(e as Error).message}`, { path });
+  }
+  const list = Array.isArray(value) ? value : (value as { messages?: unknown } | null)?.messages;
+  if (!Array.isArray(list)) fail("invalid_messages", `messages file ${path} must hold a JSON array of messages (or {"messages": [...]})`, { path });
+  return list as ChatMessage[];
+}
+
+/** The `--json` object (field names are a contract). */
+export function toJson({ result }: GenerateOnceResult): Record<string, unknown> {
+  return {
+    content: result.content,
+    reasoning: result.reasoning,
+    calls: result.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.parsedArguments })),
+    errors: result.errors.map((e) => ({ reason: e.reason, message: e.message, name: e.name, start: e.start, end: e.end })),
+    finishReason: result.finishReason,
+    usage: result.usage,
+    timings: result.timings,
+    raw: result.raw,
+  };
+}
+
+function summary({ result, modelInfo, settings }: GenerateOnceResult, request: GenerateRequest): string {
+  const choice = typeof request.toolChoice === "object" ? request.toolChoice.name : request.toolChoice;
+  const lines = [
+    `model ${modelInfo.name}${modelInfo.synthetic ? " (synthetic: random weights)" : ""} · ${result.format} · ${result.mode} · tool choice ${choice} · ${settings.threads} threads`,
+  ];
+  if (result.reasoning !== null) lines.push(`reasoning: ${JSON.stringify(result.reasoning)}`);
+  if (result.content !== "") lines.push(`content: ${JSON.stringify(result.content)}`);
+  for (const call of result.toolCalls) lines.push(`call ${call.name} ${call.arguments}`);
+  for (const error of result.errors) lines.push(`error ${error.reason}${error.name ? ` (${error.name})` : ""}: ${error.message}`);
+  const { usage, timings } = result;
+  lines.push(
+    `finish ${result.finishReason} · ${usage.promptTokens} prompt + ${usage.completionTokens} completion tokens (${usage.forcedTokens} forced) · ` +
+      `${timings.decodeTokensPerSecond.toFixed(1)} tok/s · first token ${timings.timeToFirstTokenMs.toFixed(0)} ms`,
+  );
+  return lines.join("\n") + "\n";
 }

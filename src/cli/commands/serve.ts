@@ -1,11 +1,83 @@
-// Owns: the `qtc serve` command (not built yet: it says so and exits 1).
+// Owns: the `qtc serve` command: flags → serve(), one line saying where it listens, then run until SIGINT/SIGTERM.
 
-import type { Command } from "commander";
-import { fail } from "../../errors.js";
+import { type Command, Option } from "commander";
+import { FORMAT_IDS, type FormatId } from "../../formats/index.js";
+import { GPU_CHOICES, MODEL_SPEC_HELP, type GpuChoice } from "../../model/index.js";
+import { RUNTIME_DEFAULTS } from "../../runtime/defaults.js";
+import type { GenerationMode } from "../../runtime/types.js";
+import { SERVER_DEFAULTS } from "../../server/defaults.js";
+import { serve } from "../../server/serve.js";
+import { choiceOption, intOption } from "../options.js";
+
+interface ServeFlags {
+  model: string;
+  host: string;
+  port: number;
+  parallel: number;
+  apiKey?: string;
+  mode: GenerationMode;
+  threads: number;
+  contextSize: number;
+  context?: number;
+  gpu: GpuChoice;
+  format?: FormatId;
+  bodyLimit: number;
+  maxTokens: number;
+}
+
+const MODES = ["constrained", "unconstrained"] as const;
 
 export function registerServe(program: Command): Command {
   return program
     .command("serve")
-    .description("Serve an OpenAI- and Anthropic-compatible API (not built yet)")
-    .action(() => fail("internal", "qtc serve is not built yet", { exitCode: 1 }));
+    .description("Serve an OpenAI- and Anthropic-compatible API whose tool calls arrive structured")
+    .requiredOption("--model <model>", `model: ${MODEL_SPEC_HELP}`)
+    .option("--host <host>", "address to listen on (0.0.0.0 exposes it to the network)", SERVER_DEFAULTS.host)
+    .option("--port <n>", "port (0 picks a free one)", intOption(0, 65535), SERVER_DEFAULTS.port)
+    .option("--parallel <n>", "requests generated at once (one context sequence each); more wait in a queue", intOption(1, 64), SERVER_DEFAULTS.parallel)
+    .option("--api-key <key>", "require this key (Authorization: Bearer KEY or x-api-key: KEY); default: $QTC_API_KEY, else none")
+    .option("--mode <mode>", MODES.join("|"), choiceOption(MODES), SERVER_DEFAULTS.mode)
+    .option("--threads <n>", "CPU threads", intOption(1, 1024), RUNTIME_DEFAULTS.threads)
+    .option("--context-size <n>", "tokens each sequence holds (prompt + answer)", intOption(64), RUNTIME_DEFAULTS.contextSize)
+    .addOption(new Option("--context <n>", "same as --context-size").argParser(intOption(64)).hideHelp())
+    .option("--gpu <gpu>", GPU_CHOICES.join("|"), choiceOption(GPU_CHOICES), RUNTIME_DEFAULTS.gpu)
+    .option("--format <format>", `tool-call format: ${FORMAT_IDS.join("|")} (default: from the model's chat template)`, choiceOption(FORMAT_IDS))
+    .option("--max-tokens <n>", "max_tokens when an OpenAI request gives none", intOption(1), SERVER_DEFAULTS.defaultMaxTokens)
+    .option("--body-limit <bytes>", "largest request body; bigger ones get 413", intOption(1024), SERVER_DEFAULTS.bodyLimit)
+    .action(async (flags: ServeFlags) => {
+      const apiKey = flags.apiKey ?? process.env.QTC_API_KEY;
+      const server = await serve({
+        model: flags.model,
+        host: flags.host,
+        port: flags.port,
+        parallel: flags.parallel,
+        apiKey,
+        mode: flags.mode,
+        threads: flags.threads,
+        contextSize: flags.context ?? flags.contextSize,
+        gpu: flags.gpu,
+        format: flags.format,
+        bodyLimit: flags.bodyLimit,
+        defaultMaxTokens: flags.maxTokens,
+      });
+      const { name, synthetic } = server.runtime.modelInfo;
+      process.stdout.write(
+        `qtc serve: ${server.url}/v1 (model ${name}${synthetic ? ", synthetic: random weights" : ""}, ${flags.mode}, ` +
+          `parallel ${flags.parallel}, format ${server.runtime.format}${apiKey ? ", API key required" : ""})\n`,
+      );
+      await untilSignal();
+      await server.close();
+    });
+}
+
+function untilSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
 }

@@ -1,0 +1,2 @@
+// Sales tax, as a percentage.
+export const TAX_RATE_PERCENT = 20;

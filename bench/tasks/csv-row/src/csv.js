@@ -1,0 +1,3 @@
+export function toCsvRow(values) {
+  return values.map((v) => String(v)).join(",");
+}

@@ -1,0 +1,3 @@
+export function pad2(n) {
+  return String(n).padStart(2, "0");
+}

@@ -1,0 +1,5 @@
+export function fizzbuzz(n) {
+  if (n % 3 === 0) return "Fizz";
+  if (n % 5 === 0) return "Buzz";
+  return String(n);
+}

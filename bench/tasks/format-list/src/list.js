@@ -1,0 +1,5 @@
+function formatList(items) {
+  return items.join(" and ");
+}
+
+module.exports = { formatList };

@@ -1,0 +1,3 @@
+export function inRange(x, lo, hi) {
+  return x >= lo || x <= hi;
+}

@@ -1,0 +1,5 @@
+function lastN(arr, n) {
+  return arr.slice(arr.length - n - 1);
+}
+
+module.exports = { lastN };

@@ -1,0 +1,5 @@
+function slugify(title) {
+  return title.toLowerCase().replace(/ /g, "-");
+}
+
+module.exports = { slugify };

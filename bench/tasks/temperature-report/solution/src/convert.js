@@ -1,0 +1,5 @@
+function toCelsius(fahrenheit) {
+  return ((fahrenheit - 32) * 5) / 9;
+}
+
+module.exports = { toCelsius };

@@ -1,0 +1,5 @@
+function toCelsius(fahrenheit) {
+  return ((fahrenheit - 32) * 9) / 5;
+}
+
+module.exports = { toCelsius };

@@ -1,0 +1,3 @@
+export function fullName(user) {
+  return `${user.first} ${user.last}`;
+}

@@ -1,0 +1,5 @@
+import { fullName } from "./names.js";
+
+export function greet(user) {
+  return `Hello, ${fullName(user)}!`;
+}

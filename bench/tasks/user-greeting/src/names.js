@@ -1,0 +1,3 @@
+export function fullName(user) {
+  return `${user.last} ${user.first}`;
+}

@@ -1,0 +1,4 @@
+// Return value limited to [min, max].
+export function clamp(value, min, max) {
+  throw new Error("not implemented");
+}

@@ -1,0 +1,50 @@
+// Owns: every default of `qtc bench`, in one object the CLI help reads.
+
+import { AGENT_DEFAULTS } from "../harness/defaults.js";
+import { LOAD_DEFAULTS } from "../model/load.js";
+import { DEFAULT_MODEL } from "../model/registry.js";
+
+export const BENCH_DEFAULTS = Object.freeze({
+  /** Model when no `--model` is given. Default: DEFAULT_MODEL ("qwen3-0.6b", downloaded on first use). */
+  model: DEFAULT_MODEL,
+  /** Seeds per task (seeds 0 … N-1). Default: 3. */
+  seeds: 3,
+  /** Turns before a run stops at `turn_limit`. Default: 8 (the harness default). */
+  maxTurns: AGENT_DEFAULTS.maxTurns,
+  /** Token budget of one turn. Default: 512 (the harness default). */
+  maxTokens: AGENT_DEFAULTS.maxTokens,
+  /** Default: "auto". */
+  toolChoice: "auto" as "auto" | "required",
+  /** Default: false ("off"). */
+  thinking: false,
+  /** CPU threads. Default: LOAD_DEFAULTS.threads (available parallelism, at most 4). */
+  threads: LOAD_DEFAULTS.threads,
+  /** Context size per sequence, tokens. Default: LOAD_DEFAULTS.contextSize (4096). */
+  contextSize: LOAD_DEFAULTS.contextSize,
+  /** Compute backend. Default: "auto". */
+  gpu: LOAD_DEFAULTS.gpu,
+  /** Task folders live here (relative to the qtc package root). Default: "bench/tasks". */
+  tasksDir: "bench/tasks",
+  /** Results go into `<resultsDir>/<timestamp>/` (relative to the working directory). Default: "bench/results". */
+  resultsDir: "bench/results",
+  /** Sampling temperature of the reference row (the runtime's own default, so both sample alike). Default: 0.7. */
+  referenceTemperature: 0.7,
+  /** Default: 0.8. */
+  referenceTopP: 0.8,
+  /** Default: 20. */
+  referenceTopK: 20,
+  /** Width × height of chart.svg in pixels. Default: 960 × 640. */
+  chartWidth: 960,
+  chartHeight: 640,
+});
+
+/** File names inside a bench's output folder. */
+export const BENCH_FILES = Object.freeze({
+  report: "report.json",
+  markdown: "report.md",
+  chart: "chart.svg",
+  transcripts: "transcripts.jsonl",
+});
+
+/** The line every output carries when a model is synthetic. */
+export const SYNTHETIC_NOTE = "synthetic weights: validity tests the guarantee, not model quality";

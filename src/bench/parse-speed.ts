@@ -1,0 +1,230 @@
+// Owns: `npm run bench:parse`: post-parser throughput (batch, 16-byte and 1-byte streaming) on a generated
+// corpus, next to a naive baseline (the open/close-tag regex plus JSON.parse) measured in the same run.
+// Prints a table and writes JSON (default bench/results/parse-speed.json).
+
+import { Buffer } from "node:buffer";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { dirname } from "node:path";
+import { hermes, qwen3coder, QWEN3_TOKENS, type XmlBody } from "../formats/index.js";
+import { createParser, parse } from "../parse/parser.js";
+import { compileValidators } from "../tools/validators.js";
+
+export const PARSE_BENCH_DEFAULTS = Object.freeze({
+  /** Corpus size in MB (10^6 UTF-8 bytes). */
+  corpusMb: 4,
+  /** Minimum measuring time per mode, in seconds (after one warm-up pass). */
+  seconds: 1.5,
+  /** PRNG seed of the corpus. */
+  seed: 42,
+  out: "bench/results/parse-speed.json",
+  /** Targets from issue 3. */
+  minBatchRatio: 0.5,
+  minStream16MBps: 20,
+});
+
+const OPEN = hermes.open.text;
+const CLOSE = hermes.close.text;
+const X = qwen3coder.body as XmlBody;
+const THINK = [QWEN3_TOKENS.thinkOpen.text, QWEN3_TOKENS.thinkClose.text] as const;
+
+const TOOLS = compileValidators([
+  { name: "read_file", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } },
+  { name: "list_files", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } },
+  { name: "grep", parameters: { type: "object", properties: { pattern: { type: "string" }, path: { type: "string" } }, required: ["pattern", "path"] } },
+  { name: "write_file", parameters: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } }, required: ["path", "content"] } },
+  { name: "run_tests", parameters: { type: "object", properties: {} } },
+  {
+    name: "search",
+    parameters: {
+      type: "object",
+      properties: { query: { type: "string" }, limit: { type: "integer", minimum: 1, maximum: 50 }, mode: { type: "string", enum: ["fast", "exact"] } },
+      required: ["query"],
+    },
+  },
+]);
+
+// ---- corpus ------------------------------------------------------------------------------------------------
+
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = "the a file test function returns value parser call read write module import export error fix check line code node array string object index src lib path result".split(" ");
+
+function makeDoc(r: () => number): string {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+  const sentence = () => Array.from({ length: 6 + Math.floor(r() * 14) }, () => pick(WORDS)).join(" ") + ".";
+  const paragraph = () => Array.from({ length: 2 + Math.floor(r() * 5) }, sentence).join(" ");
+  const code = () => Array.from({ length: 3 + Math.floor(r() * 12) }, () => `  const ${pick(WORDS)} = ${pick(WORDS)}(${pick(WORDS)});`).join("\n");
+  const path = () => `src/${pick(WORDS)}/${pick(WORDS)}.ts`;
+  const hermesCall = (name: string, args: Record<string, unknown>) => `${OPEN}\n{"name": "${name}", "arguments": ${JSON.stringify(args).replace(/","/g, '", "').replace(/":/g, '": ')}}\n${CLOSE}`;
+  const xmlCall = (name: string, args: Record<string, string>) =>
+    `${OPEN}\n${X.functionOpen}${name}${X.tagEnd}\n${Object.entries(args).map(([k, v]) => `${X.parameterOpen}${k}${X.tagEnd}\n${v}\n${X.parameterClose}\n`).join("")}${X.functionClose}\n${CLOSE}`;
+  const validCall = () => {
+    const xml = r() < 0.5;
+    const k = r();
+    if (k < 0.35) return xml ? xmlCall("read_file", { path: path() }) : hermesCall("read_file", { path: path() });
+    if (k < 0.6) {
+      const content = code();
+      return xml ? xmlCall("write_file", { path: path(), content }) : hermesCall("write_file", { path: path(), content });
+    }
+    if (k < 0.8) return xml ? xmlCall("grep", { pattern: pick(WORDS), path: "src" }) : hermesCall("grep", { pattern: pick(WORDS), path: "src" });
+    return xml ? xmlCall("search", { query: sentence(), limit: String(1 + Math.floor(r() * 20)) }) : hermesCall("search", { query: sentence(), limit: 1 + Math.floor(r() * 20) });
+  };
+  const invalidCall = () => {
+    const k = r();
+    if (k < 0.25) return hermesCall("delete_everything", { path: "/" });
+    if (k < 0.5) return `${OPEN}\n{"name": "write_file", "arguments": {"path": "${path()}", "content": "${code()}"}}\n${CLOSE}`; // raw newlines
+    if (k < 0.75) return xmlCall("read_file", { file: path() });
+    return hermesCall("search", { query: "q", limit: "many" });
+  };
+  const parts: string[] = [];
+  if (r() < 0.7) parts.push(`${THINK[0]}\n${paragraph()}\n${paragraph()}\n${THINK[1]}\n\n`);
+  const blocks = 3 + Math.floor(r() * 8);
+  for (let i = 0; i < blocks; i++) {
+    const k = r();
+    if (k < 0.45) parts.push(paragraph());
+    else if (k < 0.6) parts.push("```ts\n" + code() + "\n```");
+    else if (k < 0.9) parts.push(validCall());
+    else parts.push(invalidCall());
+  }
+  if (r() < 0.1) parts.push(hermesCall("write_file", { path: path(), content: code() }).slice(0, 80)); // cut off
+  return parts.join("\n");
+}
+
+export function makeCorpus(mb: number, seed: number): string[] {
+  const r = rng(seed);
+  const docs: string[] = [];
+  let bytes = 0;
+  while (bytes < mb * 1e6) {
+    const doc = makeDoc(r);
+    docs.push(doc);
+    bytes += Buffer.byteLength(doc);
+  }
+  return docs;
+}
+
+// ---- modes -------------------------------------------------------------------------------------------------
+
+const NAIVE = new RegExp(`${esc(OPEN)}(.*?)${esc(CLOSE)}|${esc(OPEN)}(.*)`, "gs");
+
+function naive(docs: readonly string[]): number {
+  let ok = 0;
+  for (const doc of docs) {
+    for (const m of doc.matchAll(NAIVE)) {
+      try {
+        JSON.parse((m[1] ?? m[2] ?? "").trim());
+        ok++;
+      } catch {
+        /* counted as invalid */
+      }
+    }
+  }
+  return ok;
+}
+
+function batch(docs: readonly string[]): number {
+  let calls = 0;
+  for (const doc of docs) calls += parse(doc, { tools: TOOLS }).calls.length;
+  return calls;
+}
+
+function streaming(docs: readonly string[], size: number): number {
+  let calls = 0;
+  for (const doc of docs) {
+    const p = createParser({ tools: TOOLS });
+    for (let i = 0; i < doc.length; i += size) for (const e of p.feed(doc.slice(i, i + size))) if (e.type === "call") calls++;
+    for (const e of p.end()) if (e.type === "call") calls++;
+  }
+  return calls;
+}
+
+function measure(fn: () => number, bytes: number, seconds: number): { mbps: number; runs: number; result: number } {
+  const result = fn(); // warm-up
+  let runs = 0;
+  let best = Infinity;
+  const deadline = performance.now() + seconds * 1000;
+  do {
+    const t0 = performance.now();
+    fn();
+    best = Math.min(best, performance.now() - t0);
+    runs++;
+  } while (performance.now() < deadline);
+  return { mbps: bytes / 1e6 / (best / 1000), runs, result };
+}
+
+function esc(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+// ---- main --------------------------------------------------------------------------------------------------
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+function main(): void {
+  const d = PARSE_BENCH_DEFAULTS;
+  const mb = Number(arg("mb") ?? d.corpusMb);
+  const seconds = Number(arg("seconds") ?? d.seconds);
+  const out = arg("out") ?? d.out;
+  const docs = makeCorpus(mb, d.seed);
+  const bytes = docs.reduce((n, doc) => n + Buffer.byteLength(doc), 0);
+  const summary = parse(docs.join("\n"), { tools: TOOLS });
+  const modes = {
+    naive: measure(() => naive(docs), bytes, seconds),
+    batch: measure(() => batch(docs), bytes, seconds),
+    stream16: measure(() => streaming(docs, 16), bytes, seconds),
+    stream1: measure(() => streaming(docs, 1), bytes, seconds),
+  };
+  if (modes.stream16.result !== modes.batch.result || modes.stream1.result !== modes.batch.result) {
+    throw new Error(`streaming found ${modes.stream16.result}/${modes.stream1.result} calls, batch ${modes.batch.result}`);
+  }
+  const ratio = modes.batch.mbps / modes.naive.mbps;
+  const report = {
+    bench: "parse-speed",
+    date: new Date().toISOString(),
+    node: process.version,
+    cpu: cpus()[0]?.model ?? "unknown",
+    corpus: { docs: docs.length, bytes, seed: d.seed, blocks: summary.diagnostics.detected, accepted: summary.diagnostics.accepted, rejected: summary.diagnostics.rejected },
+    parser: { tools: TOOLS.names.length, format: "auto", thinking: "auto" },
+    mbps: Object.fromEntries(Object.entries(modes).map(([k, v]) => [k, round(v.mbps)])),
+    runs: Object.fromEntries(Object.entries(modes).map(([k, v]) => [k, v.runs])),
+    batchToNaive: round(ratio),
+    targets: { batchToNaive: d.minBatchRatio, stream16MBps: d.minStream16MBps },
+    met: { batchToNaive: ratio >= d.minBatchRatio, stream16MBps: modes.stream16.mbps >= d.minStream16MBps },
+  };
+  const rows: Array<[string, string, string]> = [
+    ["naive regex + JSON.parse (no validation)", fmt(modes.naive.mbps), "1.00×"],
+    ["qtc batch (full validation)", fmt(modes.batch.mbps), `${ratio.toFixed(2)}×`],
+    ["qtc streaming, 16-byte chunks", fmt(modes.stream16.mbps), `${(modes.stream16.mbps / modes.naive.mbps).toFixed(2)}×`],
+    ["qtc streaming, 1-byte chunks", fmt(modes.stream1.mbps), `${(modes.stream1.mbps / modes.naive.mbps).toFixed(2)}×`],
+  ];
+  const w = Math.max(...rows.map((r) => r[0].length));
+  console.log(`corpus: ${docs.length} outputs, ${(bytes / 1e6).toFixed(2)} MB, ${summary.diagnostics.detected} blocks (${summary.diagnostics.accepted} valid); ${report.cpu}, node ${process.version}`);
+  console.log(`${"mode".padEnd(w)}  ${"MB/s".padStart(8)}  vs naive`);
+  for (const [name, mbps, rel] of rows) console.log(`${name.padEnd(w)}  ${mbps.padStart(8)}  ${rel}`);
+  console.log(`targets: batch ≥ ${d.minBatchRatio}× naive: ${report.met.batchToNaive ? "met" : "NOT met"}; 16-byte streaming ≥ ${d.minStream16MBps} MB/s: ${report.met.stream16MBps ? "met" : "NOT met"}`);
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, JSON.stringify(report, null, 2) + "\n");
+  console.log(`wrote ${out}`);
+}
+
+function round(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+
+function fmt(x: number): string {
+  return x.toFixed(1);
+}
+
+main();

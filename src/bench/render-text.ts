@@ -1,0 +1,65 @@
+// Owns: rendering a bench report (report.json's object) as text: report.md and the terminal table. Both are
+// drawn from the same rows and the same column list (format.ts); neither computes a figure of its own.
+
+import Table from "cli-table3";
+import { SYNTHETIC_NOTE } from "./defaults.js";
+import { TABLE_COLUMNS } from "./format.js";
+import type { BenchConfig, BenchReport } from "./types.js";
+
+const escapeCell = (s: string): string => s.replace(/\|/g, "\\|");
+
+/** One line naming what ran, where and with what (model names, synthetic or not, threads, versions). */
+export function configLine(c: BenchConfig): string {
+  const models = c.modelInfo.map((m) => (m.synthetic ? `${m.label} (synthetic)` : m.label)).join(", ");
+  return (
+    `${models} · ${c.tasks.length} tasks × ${c.seeds.length} seeds · ${c.maxTurns} turns × ${c.maxTokens} tokens · ` +
+    `tool choice ${c.toolChoice} · thinking ${c.thinking ? "on" : "off"} · ${c.threads} threads, gpu ${c.gpu} · ` +
+    `qtc ${c.versions.qtc}, node-llama-cpp ${c.versions.nodeLlamaCpp}, node ${c.versions.node} · ${c.date}`
+  );
+}
+
+/** The terminal table (cli-table3), with the synthetic warning and a partial-run note under it when they apply. */
+export function renderTable(report: BenchReport, opts: { color?: boolean } = {}): string {
+  const table = new Table({
+    head: TABLE_COLUMNS.map((c) => c.head),
+    style: { head: opts.color ? ["cyan"] : [], border: opts.color ? ["grey"] : [] },
+    wordWrap: true,
+  });
+  for (const row of report.rows) table.push(TABLE_COLUMNS.map((c) => c.cell(row)));
+  const lines = [table.toString(), configLine(report.config)];
+  if (report.config.synthetic) lines.push(`note: ${SYNTHETIC_NOTE}.`);
+  if (report.config.partial) lines.push(`partial: ${report.config.runsDone} of ${report.config.runsPlanned} runs finished.`);
+  return lines.join("\n");
+}
+
+/** report.md: a title, what ran, the table, how to read it, and the notes. */
+export function renderMarkdown(report: BenchReport, files: { chart: string; transcripts: string }): string {
+  const c = report.config;
+  const out: string[] = [];
+  out.push(`# qtc bench${c.partial ? " (partial)" : ""}`, "");
+  if (c.synthetic) out.push(`> **${SYNTHETIC_NOTE[0]!.toUpperCase()}${SYNTHETIC_NOTE.slice(1)}.** Rows marked (synthetic) use random weights.`, "");
+  if (c.partial) out.push(`> Interrupted: ${c.runsDone} of ${c.runsPlanned} runs finished. Continue with \`qtc bench --resume <this folder>\`.`, "");
+  out.push(`| ${TABLE_COLUMNS.map((col) => col.head).join(" | ")} |`);
+  out.push(`|${TABLE_COLUMNS.map((_, i) => (i < 2 ? " --- " : " ---: ")).join("|")}|`);
+  for (const row of report.rows) out.push(`| ${TABLE_COLUMNS.map((col) => escapeCell(col.cell(row))).join(" | ")} |`);
+  out.push("", `![bench chart](${files.chart})`, "");
+  out.push("## What ran", "");
+  out.push(`- Models: ${c.modelInfo.map((m) => `\`${m.label}\` (${m.spec}${m.lora ? ` + LoRA ${m.lora}` : ""}; ${m.synthetic ? "synthetic" : m.source})`).join(", ")}`);
+  out.push(`- Modes: ${c.modes.join(", ")}${c.reference ? ` (reference: ${c.reference})` : ""}`);
+  out.push(`- Tasks (${c.tasks.length}, from \`${c.tasksDir}\`): ${c.tasks.join(", ")}`);
+  out.push(`- Seeds: ${c.seeds.join(", ")}; ${c.maxTurns} turns a run, ${c.maxTokens} tokens a turn; tool choice \`${c.toolChoice}\`; thinking ${c.thinking ? "on" : "off"}`);
+  out.push(`- Machine: ${c.platform}, ${c.cpu}; ${c.threads} threads, context ${c.contextSize}, gpu ${c.gpu}`);
+  out.push(`- Versions: qtc ${c.versions.qtc}, node-llama-cpp ${c.versions.nodeLlamaCpp}, node ${c.versions.node}; started ${c.date}, ${(c.wallMs / 1000).toFixed(1)} s`);
+  out.push(`- Every run's transcript: \`${files.transcripts}\`; the figures above are computed from it (report.json holds them).`);
+  out.push("", "## How to read it", "");
+  out.push(
+    "- **call rate**: runs in which the model wrote at least one tool-call block, valid or not.",
+    "- **validity**: valid blocks / all blocks the post-parser saw. Every row is judged by the same parser; in constrained mode the grammar makes this 100% by construction.",
+    "- **invalid by reason**: the parser's reason codes for the rejected blocks (`truncated`, `invalid_json`, `unknown_tool`, …).",
+    "- **task success**: runs after which the task's `node --test` suite passes.",
+    "- **tokens / forced**: completion tokens of all turns; forced = fed by jump-forward or forced tags instead of sampled.",
+    "- **tok/s**: completion tokens over decode time (after the prompt was evaluated), over all turns; **vs unconstrained** divides it by the same model's unconstrained row.",
+  );
+  if (c.notes.length) out.push("", "## Notes", "", ...c.notes.map((n) => `- ${n}`));
+  return `${out.join("\n")}\n`;
+}

@@ -1,0 +1,41 @@
+// Owns: the canonical spelling of JSON values in calls (Python `json.dumps(…, ensure_ascii=False)`, which the
+// Qwen templates use: ", " and ": " separators, raw non-ASCII), and UTF-8 lengths.
+
+const ESCAPES: Readonly<Record<string, string>> = {
+  '"': '\\"',
+  "\\": "\\\\",
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+  "\b": "\\b",
+  "\f": "\\f",
+};
+
+/** A JSON string literal as json.dumps spells it (control characters as `\u00XX`). */
+export function jsonString(text: string): string {
+  let out = '"';
+  for (const ch of text) {
+    const esc = ESCAPES[ch];
+    if (esc) out += esc;
+    else if (ch.charCodeAt(0) < 0x20) out += "\\u" + ch.charCodeAt(0).toString(16).padStart(4, "0");
+    else out += ch;
+  }
+  return out + '"';
+}
+
+/** Canonical JSON text of a value. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value === "boolean") return String(value);
+  if (typeof value === "number") return Number.isFinite(value) ? JSON.stringify(value) : "null";
+  if (typeof value === "string") return jsonString(value);
+  if (Array.isArray(value)) return "[" + value.map(canonicalJson).join(", ") + "]";
+  if (typeof value === "object") {
+    return "{" + Object.entries(value as Record<string, unknown>).map(([k, v]) => `${jsonString(k)}: ${canonicalJson(v)}`).join(", ") + "}";
+  }
+  return "null";
+}
+
+/** UTF-8 length of a string, in bytes. */
+export function utf8Length(text: string): number {
+  return Buffer.byteLength(text, "utf8");
+}

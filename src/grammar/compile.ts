@@ -1,0 +1,257 @@
+// Owns: compiling tools (or one schema) into a frozen CompiledGrammar: options normalized once, schemas lowered,
+// budgets derived from maxTokens, the envelope built from the format; plus the caller-owned compile cache.
+
+import { err, fail, ok, type QtcError, type Result } from "../errors.js";
+import { getFormat } from "../formats/index.js";
+import type { ToolCallFormat } from "../formats/types.js";
+import type { JsonSchema, ToolChoice, ToolDefinition } from "../tools/types.js";
+import { utf8Length } from "./canonical-json.js";
+import { bodyAround, blockOverhead, buildRoot, paramSpelling, tagWords, thinkingTokens, type ToolBody } from "./envelope.js";
+import { literal, RuleSet } from "./gbnf.js";
+import { deref, lowerSchema, type Node } from "./schema-ir.js";
+import { pointer, unsupported } from "./schema-keywords.js";
+import { ValueEmitter } from "./schema-emit.js";
+import { StringPlanner } from "./string-plan.js";
+import { bannedPrefixes, TextChains } from "./text-chain.js";
+import {
+  type CompiledGrammar,
+  type CompiledSchema,
+  GRAMMAR_DEFAULTS,
+  type GrammarTool,
+  type SchemaGrammarOptions,
+  type ToolGrammarOptions,
+} from "./types.js";
+
+const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$/;
+
+interface Resolved {
+  format: ToolCallFormat;
+  toolChoice: ToolChoice;
+  parallel: boolean;
+  maxCalls: number;
+  maxTokens: number;
+  thinkingBudget?: number;
+  phase: "start" | "after-open";
+}
+
+/** Check and complete options (bad values are caller errors: they throw QtcException `invalid_option`). */
+function resolveOptions(o: ToolGrammarOptions): Resolved {
+  const format = typeof o.format === "object" ? o.format : getFormat(o.format ?? GRAMMAR_DEFAULTS.format);
+  const maxTokens = o.maxTokens ?? GRAMMAR_DEFAULTS.maxTokens;
+  if (!Number.isInteger(maxTokens) || maxTokens < 1) fail("invalid_option", `maxTokens must be a whole number ≥ 1, got ${maxTokens}`);
+  const parallel = o.parallel ?? GRAMMAR_DEFAULTS.parallel;
+  const maxCalls = parallel ? (o.maxCalls ?? GRAMMAR_DEFAULTS.maxCalls) : 1;
+  if (!Number.isInteger(maxCalls) || maxCalls < 1 || maxCalls > 1000) fail("invalid_option", `maxCalls must be a whole number from 1 to 1000, got ${maxCalls}`);
+  const phase = o.phase ?? GRAMMAR_DEFAULTS.phase;
+  if (phase !== "start" && phase !== "after-open") fail("invalid_option", `phase must be "start" or "after-open", got ${String(phase)}`);
+  const thinking = phase === "start" && (o.thinking ?? GRAMMAR_DEFAULTS.thinking);
+  const share = o.thinkingShare ?? GRAMMAR_DEFAULTS.thinkingShare;
+  const thinkingBudget = thinking ? (o.thinkingBudget ?? Math.floor(maxTokens * share)) : undefined;
+  if (thinkingBudget !== undefined && (!Number.isInteger(thinkingBudget) || thinkingBudget < 0)) {
+    fail("invalid_option", `thinkingBudget must be a whole number ≥ 0, got ${thinkingBudget}`);
+  }
+  return { format, toolChoice: o.toolChoice ?? GRAMMAR_DEFAULTS.toolChoice, parallel, maxCalls, maxTokens, thinkingBudget, phase };
+}
+
+function optionsKey(r: Resolved): string {
+  return JSON.stringify([r.format.id, r.format, r.toolChoice, r.maxCalls, r.maxTokens, r.thinkingBudget ?? null, r.phase]);
+}
+
+/** The parts one compile shares: rules, text chains, the emitter. */
+function workspace(format: ToolCallFormat) {
+  const rules = new RuleSet();
+  const banned = bannedPrefixes(tagWords(format));
+  const json = new TextChains(rules, "json", banned);
+  const raw = new TextChains(rules, "raw", banned);
+  const planner = new StringPlanner();
+  const emitter = new ValueEmitter({ rules, json, raw, planner });
+  return { rules, json, raw, emitter };
+}
+
+/** Refuse names and literals that would spell a tag of the format (the parser would cut the call there). */
+function checkTags(root: Node, words: readonly string[], xmlParams: boolean): QtcError | undefined {
+  const hasTag = (s: string) => words.some((w) => s.includes(w));
+  const seen = new Set<number>();
+  const deepStrings = (v: unknown): string[] =>
+    typeof v === "string" ? [v] : Array.isArray(v) ? v.flatMap(deepStrings) : v && typeof v === "object" ? Object.entries(v).flatMap(([k, x]) => [k, ...deepStrings(x)]) : [];
+  const visit = (n: Node, top: boolean): QtcError | undefined => {
+    if (seen.has(n.id) && !top) return undefined;
+    seen.add(n.id);
+    switch (n.k) {
+      case "ref":
+        return visit(n.target!, top);
+      case "literal":
+        if (n.values.some((v) => deepStrings(v).some(hasTag))) return unsupported(n.path, "an enum/const value spells a tool-call tag");
+        return undefined;
+      case "union":
+        for (const o of n.options) {
+          const e = visit(o, top);
+          if (e) return e;
+        }
+        return undefined;
+      case "array":
+        for (const c of [...n.prefix, ...(n.items ? [n.items] : [])]) {
+          const e = visit(c, false);
+          if (e) return e;
+        }
+        return undefined;
+      case "object":
+        for (const p of n.props) {
+          if (hasTag(p.name)) return unsupported(pointer(n.path, "properties", p.name), `property name "${p.name}" spells a tool-call tag`);
+          if (top && xmlParams && !/^[^\s<>]+$/.test(p.name)) {
+            return unsupported(pointer(n.path, "properties", p.name), `property name "${p.name}" cannot be a qwen3coder parameter name (no spaces, "<" or ">")`);
+          }
+          const e = visit(p.node, false);
+          if (e) return e;
+        }
+        return n.extra ? visit(n.extra, false) : undefined;
+      default:
+        return undefined;
+    }
+  };
+  return visit(root, true);
+}
+
+/** The object-valued part of a node (arguments must be an object); undefined when it has none. */
+function objectsOnly(n: Node, ids: { next: number }): Node | undefined {
+  const d = deref(n);
+  if (d.k === "object") return n;
+  if (d.k === "literal") {
+    const values = d.values.filter((v) => v !== null && typeof v === "object" && !Array.isArray(v));
+    return values.length === 0 ? undefined : values.length === d.values.length ? n : { ...d, id: ids.next++, values };
+  }
+  if (d.k === "union") {
+    const options = d.options.map((o) => objectsOnly(o, ids)).filter((o): o is Node => o !== undefined);
+    return options.length === 0 ? undefined : { ...d, id: ids.next++, options };
+  }
+  return undefined;
+}
+
+function toolError(tool: string, e: QtcError): QtcError {
+  return { ...e, message: `tool "${tool}": ${e.message}` };
+}
+
+/** Compile tools into one grammar for a format, tool choice and budget (see ToolGrammarOptions). */
+export function compileToolGrammar(tools: readonly ToolDefinition[], options: ToolGrammarOptions = {}): Result<CompiledGrammar> {
+  return compileResolved(tools, resolveOptions(options));
+}
+
+function compileResolved(tools: readonly ToolDefinition[], o: Resolved): Result<CompiledGrammar> {
+  const f = o.format;
+  const { rules, raw, emitter } = workspace(f);
+  const words = tagWords(f);
+  const choice = o.toolChoice;
+  if (typeof choice === "object" && !tools.some((t) => t.name === choice.name)) {
+    return err({ code: "invalid_tool_choice", message: `tool_choice names "${choice.name}", which is not a declared tool (declared: ${tools.map((t) => t.name).join(", ") || "none"})` });
+  }
+  if (typeof choice === "string" && !["auto", "required", "none"].includes(choice)) {
+    return err({ code: "invalid_tool_choice", message: `tool_choice must be "auto", "required", "none" or {name}, got "${choice}"` });
+  }
+  const selected = choice === "none" ? [] : typeof choice === "object" ? tools.filter((t) => t.name === choice.name) : tools;
+  const thinkCost = o.thinkingBudget === undefined ? 0 : thinkingTokens(o.thinkingBudget);
+  const callSpace = o.maxTokens - thinkCost - utf8Length(f.blockSeparator);
+  const ids = { next: 0 };
+  const bodies: ToolBody[] = [];
+  const info: GrammarTool[] = [];
+  for (const tool of selected) {
+    if (!TOOL_NAME.test(tool.name)) return err({ code: "invalid_tools", message: `tool name "${tool.name}" is not a valid function name` });
+    const hint = `tool-${tool.name}-args`;
+    const lowered = lowerSchema(tool.parameters as JsonSchema, hint, ids);
+    if (!lowered.ok) return err(toolError(tool.name, lowered.error));
+    const tagError = checkTags(lowered.value, words, f.body.kind === "xml");
+    if (tagError) return err(toolError(tool.name, tagError));
+    const args = objectsOnly(lowered.value, ids);
+    if (!args) return err(toolError(tool.name, { code: "invalid_schema", message: "parameters must describe a JSON object", path: "" }));
+    const around = bodyAround(f, tool.name);
+    const fixed = blockOverhead(f) + utf8Length(around.before) + utf8Length(around.after);
+    const spelling = paramSpelling(f);
+    const space = callSpace - fixed;
+    const value = space < 0 ? undefined : spelling ? emitter.emitParams(args, space, spelling) : emitter.emit(args, space);
+    if (!value) {
+      info.push({ name: tool.name, worstCaseTokens: undefined });
+      continue;
+    }
+    const body = rules.add(`tool-${tool.name}-call`, `${literal(around.before)} ${value.expr} ${literal(around.after)}`);
+    bodies.push({ name: tool.name, expr: body });
+    info.push({ name: tool.name, worstCaseTokens: fixed + value.worst });
+  }
+  const mode = choice === "none" ? "text" : choice === "auto" ? "auto" : "calls";
+  if (mode === "calls" && bodies.length === 0) {
+    return err({ code: "budget_too_small", message: `maxTokens ${o.maxTokens} is too small for even the shortest call of ${selected.map((t) => `"${t.name}"`).join(", ") || "any tool"}` });
+  }
+  const worstCall = Math.max(0, ...info.map((t) => t.worstCaseTokens ?? 0));
+  const worstCaseCallTokens = bodies.length === 0 ? 0 : worstCall + utf8Length(f.blockSeparator);
+  const textBudget = Math.max(0, o.maxTokens - thinkCost);
+  const root = buildRoot(rules, raw, {
+    format: f,
+    phase: o.phase,
+    mode,
+    bodies,
+    maxCalls: o.maxCalls,
+    textBudget,
+    prefaceBudget: Math.max(0, textBudget - worstCaseCallTokens),
+    thinkingBudget: o.thinkingBudget,
+  });
+  const gbnf = rules.print(root);
+  return ok(
+    Object.freeze({
+      gbnf,
+      rootRule: "root" as const,
+      format: f.id,
+      toolChoice: choice,
+      phase: o.phase,
+      parallel: o.parallel,
+      maxCalls: o.maxCalls,
+      maxTokens: o.maxTokens,
+      worstCaseCallTokens,
+      thinkingTokens: thinkCost,
+      tools: Object.freeze(info.map((t) => Object.freeze(t))),
+      omittedTools: Object.freeze(info.filter((t) => t.worstCaseTokens === undefined).map((t) => t.name)),
+      triggerToken: f.open.token,
+      stats: Object.freeze({ rules: rules.size + 1, bytes: utf8Length(gbnf) }),
+    }),
+  );
+}
+
+/**
+ * Worst-case tokens of one more call for these tools and options (the separator before it included): what the
+ * runtime compares with the budget left before it lets the model open another call.
+ */
+export function worstCaseCallTokens(tools: readonly ToolDefinition[], options: ToolGrammarOptions = {}): Result<number> {
+  const compiled = compileToolGrammar(tools, options);
+  return compiled.ok ? ok(compiled.value.worstCaseCallTokens) : compiled;
+}
+
+/** A grammar for one JSON value that fits `schema` (canonical spelling), within maxTokens. */
+export function compileSchema(schema: JsonSchema | boolean, options: SchemaGrammarOptions = {}): Result<CompiledSchema> {
+  const format = typeof options.format === "object" ? options.format : getFormat(options.format ?? GRAMMAR_DEFAULTS.format);
+  const maxTokens = options.maxTokens ?? GRAMMAR_DEFAULTS.maxTokens;
+  if (!Number.isInteger(maxTokens) || maxTokens < 1) fail("invalid_option", `maxTokens must be a whole number ≥ 1, got ${maxTokens}`);
+  const { rules, emitter } = workspace(format);
+  const lowered = lowerSchema(schema, "value");
+  if (!lowered.ok) return lowered;
+  const tagError = checkTags(lowered.value, tagWords(format), false);
+  if (tagError) return err(tagError);
+  const value = emitter.emit(lowered.value, maxTokens);
+  if (!value) return err({ code: "budget_too_small", message: `maxTokens ${maxTokens} is too small for the shortest value of the schema` });
+  const gbnf = rules.print(value.expr);
+  return ok(Object.freeze({ gbnf, rootRule: "root" as const, maxTokens, worstCaseTokens: value.worst, stats: Object.freeze({ rules: rules.size + 1, bytes: utf8Length(gbnf) }) }));
+}
+
+/**
+ * Compile once, run many: a cache the caller owns. Results are keyed by the tools array (held weakly) and the
+ * options, so per-request option changes (such as the budget left) compile only once each.
+ */
+export class GrammarCache {
+  private readonly byTools = new WeakMap<readonly ToolDefinition[], Map<string, Result<CompiledGrammar>>>();
+
+  compile(tools: readonly ToolDefinition[], options: ToolGrammarOptions = {}): Result<CompiledGrammar> {
+    const resolved = resolveOptions(options);
+    let entries = this.byTools.get(tools);
+    if (!entries) this.byTools.set(tools, (entries = new Map()));
+    const key = optionsKey(resolved);
+    let result = entries.get(key);
+    if (!result) entries.set(key, (result = compileResolved(tools, resolved)));
+    return result;
+  }
+}

@@ -1,0 +1,138 @@
+// Owns: GBNF for scalar values within a byte budget: strings (plain, format, character-class repeat, pattern),
+// integers, numbers, literals (enum/const), null and booleans. Each returns its expression and worst bytes.
+
+import { canonicalJson, jsonString, utf8Length } from "./canonical-json.js";
+import { literal, type RuleSet } from "./gbnf.js";
+import { integerRule, numberRule } from "./numbers.js";
+import { MAX_REPEAT, setBytes, setExpr, universe } from "./regex-gbnf.js";
+import { intersect } from "./regex.js";
+import type { Node } from "./schema-ir.js";
+import { FORMAT_LENGTHS, formatRule } from "./string-formats.js";
+import { emitPattern, type StringPlanner } from "./string-plan.js";
+import type { TextChains } from "./text-chain.js";
+
+/** An emitted value: a GBNF expression and the most bytes it can spell. */
+export interface Emitted {
+  expr: string;
+  worst: number;
+}
+
+export interface ScalarContext {
+  rules: RuleSet;
+  json: TextChains;
+  raw: TextChains;
+  planner: StringPlanner;
+}
+
+/** A string value (quoted JSON, or raw text when `raw`) within `budget` bytes; undefined when it cannot fit. */
+export function emitString(ctx: ScalarContext, n: Node & { k: "string" }, budget: number, raw: boolean): Emitted | undefined {
+  const q = raw ? 0 : 2;
+  const space = budget - q;
+  if (space < 0) return undefined;
+  const content = stringContent(ctx, n, space, raw);
+  if (!content) return undefined;
+  const expr = raw ? content.expr : `"\\"" ${content.expr} "\\""`;
+  const name = raw ? `text-${content.name}` : `string-${content.name}`;
+  return { expr: ctx.rules.add(name, expr), worst: content.worst + q };
+}
+
+function stringContent(
+  ctx: ScalarContext,
+  n: Node & { k: "string" },
+  space: number,
+  raw: boolean,
+): { expr: string; worst: number; name: string } | undefined {
+  const charset = raw ? "raw" : "json";
+  const chains = raw ? ctx.raw : ctx.json;
+  if (n.format) {
+    const len = FORMAT_LENGTHS[n.format][1];
+    return len <= space ? { expr: formatRule(ctx.rules, n.format), worst: len, name: n.format } : undefined;
+  }
+  if (n.chars) {
+    const ranges = intersect(n.chars.ranges, universe(charset));
+    if (ranges.length === 0) return n.chars.min === 0 ? { expr: '""', worst: 0, name: "empty" } : undefined;
+    const [, bytes] = setBytes(ranges, charset);
+    const count = Math.min(n.chars.max ?? Infinity, Math.floor(space / bytes), MAX_REPEAT);
+    if (count < n.chars.min) return undefined;
+    const cls = setExpr(ranges, charset);
+    const item = cls.startsWith("[") ? cls : ctx.rules.add(`${n.hint}-char`, cls);
+    const expr = count === 0 ? '""' : count === n.chars.min ? `${item}{${count}}` : `${item}{${n.chars.min},${count}}`;
+    return { expr, worst: count * bytes, name: n.hint };
+  }
+  if (n.pattern) {
+    const prepared = ctx.planner.pattern(n.pattern, charset);
+    if (!prepared) return undefined;
+    const r = emitPattern(ctx.rules, prepared, n.hint, space, n.maxLength ?? Infinity);
+    return r ? { expr: ctx.rules.add(`${n.hint}-pattern`, r.expr), worst: r.maxBytes, name: n.hint } : undefined;
+  }
+  const m = n.minLength;
+  const max = n.maxLength;
+  if (max !== undefined && 4 * max <= space) {
+    // Few enough code points that every spelling fits: count code points exactly.
+    const chain = chains.codePoints(max - m);
+    const expr = m > 0 ? `${chains.plainChar()}{${m}} ${chain}` : chain;
+    return { expr, worst: 4 * max, name: m > 0 ? `min-${m}-max-${max}cp` : `max-${max}cp` };
+  }
+  const cap = Math.min(space, max ?? Infinity);
+  if (m * chains.requiredUnitBytes <= cap) {
+    const rest = cap - m * chains.requiredUnitBytes;
+    const expr = m > 0 ? `${chains.requiredUnit()}{${m}} ${chains.bytes(rest)}` : chains.bytes(rest);
+    return { expr, worst: cap, name: m > 0 ? `min-${m}-max-${cap}b` : `max-${cap}b` };
+  }
+  if (m <= cap) {
+    const expr = `${chains.asciiChar()}{${m}} ${chains.bytes(cap - m)}`;
+    return { expr, worst: cap, name: `ascii-min-${m}-max-${cap}b` };
+  }
+  return undefined;
+}
+
+function boundName(v: number): string {
+  return v < 0 ? `m${-v}` : String(v);
+}
+
+/** An integer or number value within `budget` bytes. */
+export function emitNumber(ctx: ScalarContext, n: Node & { k: "integer" | "number" }, budget: number): Emitted | undefined {
+  if (n.k === "integer") {
+    const rule = integerRule(n.lo, n.hi);
+    if (!rule || rule.maxBytes > budget) return undefined;
+    const name =
+      n.lo === undefined && n.hi === undefined
+        ? "integer"
+        : `integer${n.lo === undefined ? "" : `-min-${boundName(n.lo)}`}${n.hi === undefined ? "" : `-max-${boundName(n.hi)}`}`;
+    return { expr: ctx.rules.add(name, rule.expr), worst: rule.maxBytes };
+  }
+  const rule = numberRule(n.lo, n.hi);
+  if (!rule || rule.maxBytes > budget) return undefined;
+  const side = (tag: string, b: { value: number; open: boolean } | undefined) =>
+    b === undefined ? "" : `-${b.open ? "above" : tag}-${boundName(b.value)}`;
+  const lo = side("min", n.lo);
+  const hi = n.hi === undefined ? "" : `-${n.hi.open ? "below" : "max"}-${boundName(n.hi.value)}`;
+  return { expr: ctx.rules.add(`number${lo}${hi}`, rule.expr), worst: rule.maxBytes };
+}
+
+/** Text of a literal: canonical JSON, or a string's raw text in a qwen3coder value. */
+export function literalText(value: unknown, raw: boolean): string {
+  return raw && typeof value === "string" ? value : canonicalJson(value);
+}
+
+/** enum/const values that fit `budget`. */
+export function emitLiteral(ctx: ScalarContext, n: Node & { k: "literal" }, budget: number, raw: boolean): Emitted | undefined {
+  const texts = n.values.map((v) => literalText(v, raw)).filter((t) => utf8Length(t) <= budget);
+  if (texts.length === 0) return undefined;
+  const worst = Math.max(...texts.map(utf8Length));
+  const alts = [...new Set(texts)].map(literal);
+  return { expr: alts.length === 1 ? alts[0]! : ctx.rules.add(n.hint, alts.join(" | ")), worst };
+}
+
+export function emitNull(budget: number): Emitted | undefined {
+  return budget >= 4 ? { expr: '"null"', worst: 4 } : undefined;
+}
+
+export function emitBoolean(ctx: ScalarContext, budget: number): Emitted | undefined {
+  return budget >= 5 ? { expr: ctx.rules.add("boolean", '"true" | "false"'), worst: 5 } : undefined;
+}
+
+/** `"name": ` as a GBNF literal. */
+export function keyLiteral(name: string): string {
+  return literal(jsonString(name) + ": ");
+}

@@ -1,0 +1,111 @@
+// Owns: the text around the arguments, generated from the format definition: the call block (open tag token,
+// framing, function name, close tag token), the call list under parallel/maxCalls, free text that can never
+// spell a tag, the thinking phase, and the root rule for each tool choice and phase.
+
+import { QWEN3_TOKENS } from "../formats/qwen3-tokens.js";
+import type { ToolCallFormat } from "../formats/types.js";
+import { jsonString, utf8Length } from "./canonical-json.js";
+import { literal, type RuleSet, tokenRef } from "./gbnf.js";
+import type { ParamSpelling } from "./schema-emit.js";
+import type { TextChains } from "./text-chain.js";
+import type { GrammarPhase } from "./types.js";
+
+/** Tags bounded text may never spell in this format: its call tags, its XML tags, and the thinking tags. */
+export function tagWords(format: ToolCallFormat): string[] {
+  const words = [format.open.text, format.close.text, QWEN3_TOKENS.thinkOpen.text, QWEN3_TOKENS.thinkClose.text];
+  if (format.body.kind === "xml") {
+    const b = format.body;
+    words.push(b.functionOpen, b.functionClose, b.parameterOpen, b.parameterClose);
+  }
+  return words;
+}
+
+/** Literal text before and after a tool's arguments inside the block (between the framing newlines). */
+export function bodyAround(format: ToolCallFormat, name: string): { before: string; after: string } {
+  const b = format.body;
+  if (b.kind === "json") {
+    return { before: `{${jsonString(b.nameKey)}${b.keySep}${jsonString(name)}${b.itemSep}${jsonString(b.argumentsKey)}${b.keySep}`, after: "}" };
+  }
+  return { before: `${b.functionOpen}${name}${b.tagEnd}\n`, after: b.functionClose };
+}
+
+/** How a qwen3coder parameter is spelled (undefined for JSON bodies). */
+export function paramSpelling(format: ToolCallFormat): ParamSpelling | undefined {
+  const b = format.body;
+  if (b.kind !== "xml") return undefined;
+  return { open: b.parameterOpen, end: `${b.tagEnd}\n`, close: `\n${b.parameterClose}\n` };
+}
+
+/** Tokens of a block around its body: the open and close tag tokens and the framing text. */
+export function blockOverhead(format: ToolCallFormat): number {
+  return 2 + 2 * utf8Length(format.framing);
+}
+
+export interface ToolBody {
+  name: string;
+  /** GBNF of the body (between the framing), e.g. `{"name": …, "arguments": …}`. */
+  expr: string;
+}
+
+export interface RootPlan {
+  format: ToolCallFormat;
+  phase: GrammarPhase;
+  /** "text" = no calls; "calls" = at least one call first; "auto" = free text, or calls (after optional text). */
+  mode: "text" | "calls" | "auto";
+  bodies: readonly ToolBody[];
+  maxCalls: number;
+  /** Bytes of free text when the answer is text only. */
+  textBudget: number;
+  /** Bytes of free text before calls (auto). */
+  prefaceBudget: number;
+  /** Bytes of thinking text; undefined for no thinking phase. */
+  thinkingBudget?: number;
+}
+
+/** The root expression; defines the call rules it needs. */
+export function buildRoot(rules: RuleSet, text: TextChains, plan: RootPlan): string {
+  const f = plan.format;
+  const framing = literal(f.framing);
+  const hasCalls = plan.mode !== "text" && plan.bodies.length > 0;
+  let call = "";
+  let more = "";
+  let body = "";
+  if (hasCalls) {
+    body = plan.bodies.length === 1 ? plan.bodies[0]!.expr : rules.add("call-body", plan.bodies.map((b) => b.expr).join(" | "));
+    call = rules.add("call", `${tokenRef(f.open.token)} ${framing} ${body} ${framing} ${tokenRef(f.close.token)}`);
+    if (plan.maxCalls > 1) {
+      const next = rules.add("next-call", `${literal(f.blockSeparator)} ${call}`);
+      more = `${next}{0,${plan.maxCalls - 1}}`;
+    }
+  }
+  const calls = hasCalls ? (more ? rules.add("calls", `${call} ${more}`) : call) : "";
+  if (plan.phase === "after-open") {
+    if (!hasCalls) return '""';
+    return `${framing} ${body} ${framing} ${tokenRef(f.close.token)}${more ? " " + more : ""}`;
+  }
+  const think =
+    plan.thinkingBudget === undefined
+      ? ""
+      : rules.add(
+          "thinking",
+          `${tokenRef(QWEN3_TOKENS.thinkOpen.token)} ${text.bytes(plan.thinkingBudget)} ${tokenRef(QWEN3_TOKENS.thinkClose.token)} "\\n\\n"`,
+        );
+  const lead = think ? think + " " : "";
+  if (!hasCalls) {
+    if (plan.mode === "calls") return '""';
+    return `${lead}${rules.add("free-text", text.bytes(plan.textBudget))}`;
+  }
+  if (plan.mode === "calls") return `${lead}${calls}`;
+  const freeText = rules.add("free-text", text.bytes(plan.textBudget));
+  const options = [freeText, calls];
+  if (plan.prefaceBudget >= 1) {
+    const preface = rules.add("preface", `${text.requiredUnit()} ${text.bytes(Math.max(0, plan.prefaceBudget - text.requiredUnitBytes))}`);
+    if (plan.prefaceBudget >= text.requiredUnitBytes) options.push(`${preface} ${literal(f.blockSeparator)} ${calls}`);
+  }
+  return `${lead}${options.length > 1 ? `(${options.join(" | ")})` : options[0]}`;
+}
+
+/** Worst-case tokens of the thinking phase for a text budget. */
+export function thinkingTokens(budget: number): number {
+  return 2 + budget + 2;
+}

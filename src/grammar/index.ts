@@ -1,0 +1,16 @@
+// Owns: the public surface of the grammar stage: compile tools or a schema into GBNF, the budget rule, the
+// cache, and the checker that runs llama.cpp's own grammar engine.
+
+export { compileSchema, compileToolGrammar, GrammarCache, worstCaseCallTokens } from "./compile.js";
+export {
+  type CompiledGrammar,
+  type CompiledSchema,
+  GRAMMAR_DEFAULTS,
+  type GrammarPhase,
+  type GrammarTool,
+  type SchemaGrammarOptions,
+  type ToolGrammarOptions,
+} from "./types.js";
+export { tagWords } from "./envelope.js";
+export { SUPPORTED_FORMATS } from "./string-formats.js";
+export { ANNOTATION_KEYWORDS, SUPPORTED_KEYWORDS } from "./schema-keywords.js";

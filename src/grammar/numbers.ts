@@ -1,0 +1,133 @@
+// Owns: canonical JSON numbers as GBNF: integers in a range (exact, digit by digit) and numbers between
+// integer bounds (open or closed), with the digit counts capped so every number has a known worst length.
+
+/** Most digits of an integer part (and of a fraction). 10^15 - 1 is the largest integer the grammar spells. */
+export const MAX_DIGITS = 15;
+const MAX_INT = 10 ** MAX_DIGITS - 1;
+
+/** A number grammar: the expression, and its shortest and longest spelling in bytes. */
+export interface NumberRule {
+  expr: string;
+  minBytes: number;
+  maxBytes: number;
+}
+
+const FRACTION = `("." [0-9]{1,${MAX_DIGITS}})?`;
+const ZERO_FRACTION = `(".0")?`;
+const NONZERO_FRACTION = `"." [0-9]{0,${MAX_DIGITS - 1}} [1-9]`;
+
+function alt(parts: readonly string[]): string {
+  return parts.length === 1 ? parts[0]! : `(${parts.join(" | ")})`;
+}
+
+function digits(n: number): number {
+  return String(n).length;
+}
+
+/** Equal-length decimal strings lo ≤ hi → GBNF matching every integer string between them. */
+function sameLength(lo: string, hi: string): string {
+  const n = lo.length;
+  if (lo === hi) return `"${lo}"`;
+  if (n === 1) return `[${lo}-${hi}]`;
+  if (lo[0] === hi[0]) return `"${lo[0]}" ${sameLength(lo.slice(1), hi.slice(1))}`;
+  const restLo = lo.slice(1);
+  const restHi = hi.slice(1);
+  const parts: string[] = [];
+  let midLo = Number(lo[0]);
+  let midHi = Number(hi[0]);
+  if (!/^0*$/.test(restLo)) {
+    parts.push(`"${lo[0]}" ${sameLength(restLo, "9".repeat(n - 1))}`);
+    midLo += 1;
+  }
+  let tail: string | undefined;
+  if (!/^9*$/.test(restHi)) {
+    tail = `"${hi[0]}" ${sameLength("0".repeat(n - 1), restHi)}`;
+    midHi -= 1;
+  }
+  if (midLo <= midHi) parts.push(`${midLo === midHi ? `"${midLo}"` : `[${midLo}-${midHi}]`} [0-9]{${n - 1}}`);
+  if (tail) parts.push(tail);
+  return alt(parts);
+}
+
+/** Natural numbers a..b (0 ≤ a ≤ b ≤ MAX_INT) without leading zeros. */
+function naturalRange(a: number, b: number): string {
+  const parts: string[] = [];
+  for (let d = digits(a); d <= digits(b); d++) {
+    const lo = Math.max(a, d === 1 ? 0 : 10 ** (d - 1));
+    const hi = Math.min(b, 10 ** d - 1);
+    if (lo <= hi) parts.push(sameLength(String(lo), String(hi)));
+  }
+  return alt(parts);
+}
+
+/**
+ * Canonical JSON integers in [lo, hi] (undefined = unbounded; magnitudes are capped at 10^15 - 1).
+ * Returns undefined when the range is empty.
+ */
+export function integerRule(lo: number | undefined, hi: number | undefined): NumberRule | undefined {
+  const a = Math.max(lo ?? -MAX_INT, -MAX_INT);
+  const b = Math.min(hi ?? MAX_INT, MAX_INT);
+  if (a > b) return undefined;
+  const parts: string[] = [];
+  let minBytes = Infinity;
+  let maxBytes = 0;
+  if (b >= 0) {
+    const from = Math.max(a, 0);
+    parts.push(naturalRange(from, b));
+    minBytes = Math.min(minBytes, digits(from));
+    maxBytes = Math.max(maxBytes, digits(b));
+  }
+  if (a < 0) {
+    const from = Math.max(-b, 1);
+    parts.push(`"-" ${naturalRange(from, -a)}`);
+    minBytes = Math.min(minBytes, 1 + digits(from));
+    maxBytes = Math.max(maxBytes, 1 + digits(-a));
+  }
+  return { expr: alt(parts), minBytes, maxBytes };
+}
+
+/** A bound of a number interval: an integer value, open (exclusive) or closed. */
+export interface Bound {
+  value: number;
+  open: boolean;
+}
+
+/** Non-negative reals in ⟨lo, hi⟩ (integers; hi undefined = unbounded), spelled without exponent. */
+function nonNegative(lo: Bound, hi: Bound | undefined): string[] {
+  const a = lo.value;
+  const b = hi === undefined ? MAX_INT : Math.min(hi.value, MAX_INT);
+  const bOpen = hi === undefined ? false : hi.open || hi.value > MAX_INT;
+  if (a > b) return [];
+  if (a === b) return !lo.open && !bOpen ? [`"${a}" ${ZERO_FRACTION}`] : [];
+  const parts: string[] = [];
+  parts.push(lo.open ? `"${a}" ${NONZERO_FRACTION}` : `"${a}" ${FRACTION}`);
+  if (a + 1 <= b - 1) parts.push(`${naturalRange(a + 1, b - 1)} ${FRACTION}`);
+  if (!bOpen) parts.push(hi === undefined ? `"${b}" ${FRACTION}` : `"${b}" ${ZERO_FRACTION}`);
+  return parts;
+}
+
+/**
+ * JSON numbers between integer bounds (undefined = unbounded on that side). Unbounded on both sides, the
+ * spelling may use an exponent (`1e-05`); bounded, it is plain decimal. Returns undefined when empty.
+ */
+export function numberRule(lo: Bound | undefined, hi: Bound | undefined): NumberRule | undefined {
+  if (lo === undefined && hi === undefined) {
+    const expr = `"-"? ("0" | [1-9] [0-9]{0,${MAX_DIGITS - 1}}) ${FRACTION} ("e" [-+]? [0-9]{1,2})?`;
+    return { expr, minBytes: 1, maxBytes: 1 + MAX_DIGITS + 1 + MAX_DIGITS + 4 };
+  }
+  const parts: string[] = [];
+  // x ≥ 0
+  if (hi === undefined || hi.value > 0 || (hi.value === 0 && !hi.open)) {
+    const from: Bound = lo !== undefined && lo.value >= 0 ? lo : { value: 0, open: false };
+    parts.push(...nonNegative(from, hi));
+  }
+  // x < 0, spelled "-" y with y > 0
+  if (lo === undefined || lo.value < 0) {
+    const yLo: Bound = hi !== undefined && hi.value < 0 ? { value: -hi.value, open: hi.open } : { value: 0, open: true };
+    const yHi: Bound | undefined = lo === undefined ? undefined : { value: -lo.value, open: lo.open };
+    const neg = nonNegative(yLo, yHi);
+    if (neg.length > 0) parts.push(`"-" ${alt(neg)}`);
+  }
+  if (parts.length === 0) return undefined;
+  return { expr: alt(parts), minBytes: 1, maxBytes: 1 + MAX_DIGITS + 1 + MAX_DIGITS };
+}

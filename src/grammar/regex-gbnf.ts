@@ -1,0 +1,217 @@
+// Owns: turning a parsed `pattern` into GBNF for a string's content (JSON-escaped or raw), with every repetition
+// bounded so the content fits a byte budget and the schema's maxLength. Unanchored ends become bounded "any".
+
+import { type CodeRange, charClass, literal, type RuleSet } from "./gbnf.js";
+import { complement, intersect, type ParsedPattern, type Re } from "./regex.js";
+import type { Charset } from "./text-chain.js";
+
+/** Largest repetition count the grammar spells (llama.cpp refuses counts of 2000 and more). */
+export const MAX_REPEAT = 1000;
+
+const JSON_ESCAPES: ReadonlyMap<number, string> = new Map([
+  [0x22, '\\"'],
+  [0x5c, "\\\\"],
+  [0x08, "\\b"],
+  [0x0c, "\\f"],
+  [0x0a, "\\n"],
+  [0x0d, "\\r"],
+  [0x09, "\\t"],
+]);
+
+/** What a string may hold in each charset, `<` excluded (so no pattern can spell a tag). */
+export function universe(charset: Charset): CodeRange[] {
+  const base: CodeRange[] = [
+    [0x20, 0x3b],
+    [0x3d, 0xd7ff],
+    [0xe000, 0x10ffff],
+  ];
+  return charset === "json"
+    ? [...base, [0x08, 0x0a], [0x0c, 0x0d]]
+    : [...base, [0x09, 0x0a], [0x0d, 0x0d]];
+}
+
+function cpBytes(cp: number, charset: Charset): number {
+  if (charset === "json" && JSON_ESCAPES.has(cp)) return 2;
+  return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+}
+
+export function setBytes(ranges: readonly CodeRange[], charset: Charset): [number, number] {
+  let min = Infinity;
+  let max = 0;
+  for (const [lo, hi] of ranges) {
+    for (const cp of [lo, hi, 0x7f, 0x80, 0x7ff, 0x800, 0xffff, 0x10000]) {
+      if (cp < lo || cp > hi) continue;
+      const b = cpBytes(cp, charset);
+      min = Math.min(min, b);
+      max = Math.max(max, b);
+    }
+    if (charset === "json") {
+      for (const cp of JSON_ESCAPES.keys()) if (cp >= lo && cp <= hi) max = Math.max(max, 2);
+    }
+  }
+  return [min, max];
+}
+
+/** Restrict every set to what the charset can spell; undefined when the language becomes empty. */
+function restrict(re: Re, allowed: readonly CodeRange[]): Re | undefined {
+  switch (re.t) {
+    case "set": {
+      const ranges = intersect(re.ranges, allowed);
+      return ranges.length === 0 ? undefined : { t: "set", ranges };
+    }
+    case "seq": {
+      const items: Re[] = [];
+      for (const item of re.items) {
+        const r = restrict(item, allowed);
+        if (!r) return undefined;
+        items.push(r);
+      }
+      return { t: "seq", items };
+    }
+    case "alt": {
+      const items = re.items.map((i) => restrict(i, allowed)).filter((i): i is Re => i !== undefined);
+      return items.length === 0 ? undefined : { t: "alt", items };
+    }
+    case "rep": {
+      const item = restrict(re.item, allowed);
+      if (item) return { ...re, item };
+      return re.min === 0 ? { t: "seq", items: [] } : undefined;
+    }
+  }
+}
+
+interface Measure {
+  minBytes: number;
+  maxBytes: number;
+  minCps: number;
+  maxCps: number;
+}
+
+/** Costs with every repetition capped at `cap` (never below its minimum). */
+function measure(re: Re, cap: number, charset: Charset): Measure {
+  switch (re.t) {
+    case "set": {
+      const [minBytes, maxBytes] = setBytes(re.ranges, charset);
+      return { minBytes, maxBytes, minCps: 1, maxCps: 1 };
+    }
+    case "seq":
+      return re.items.reduce(
+        (acc, item) => {
+          const m = measure(item, cap, charset);
+          return {
+            minBytes: acc.minBytes + m.minBytes,
+            maxBytes: acc.maxBytes + m.maxBytes,
+            minCps: acc.minCps + m.minCps,
+            maxCps: acc.maxCps + m.maxCps,
+          };
+        },
+        { minBytes: 0, maxBytes: 0, minCps: 0, maxCps: 0 },
+      );
+    case "alt": {
+      const ms = re.items.map((i) => measure(i, cap, charset));
+      return {
+        minBytes: Math.min(...ms.map((m) => m.minBytes)),
+        maxBytes: Math.max(...ms.map((m) => m.maxBytes)),
+        minCps: Math.min(...ms.map((m) => m.minCps)),
+        maxCps: Math.max(...ms.map((m) => m.maxCps)),
+      };
+    }
+    case "rep": {
+      const m = measure(re.item, cap, charset);
+      const n = capCount(re, cap);
+      return { minBytes: re.min * m.minBytes, maxBytes: n * m.maxBytes, minCps: re.min * m.minCps, maxCps: n * m.maxCps };
+    }
+  }
+}
+
+function capCount(re: { min: number; max: number | undefined }, cap: number): number {
+  return Math.max(re.min, Math.min(re.max ?? Infinity, cap));
+}
+
+function hasRepeat(re: Re): boolean {
+  if (re.t === "rep") return re.max === undefined || re.max > re.min || hasRepeat(re.item);
+  if (re.t === "set") return false;
+  return re.items.some(hasRepeat);
+}
+
+/** A pattern ready to emit: its tree restricted to the charset, and its costs. */
+export interface PreparedPattern {
+  re: Re;
+  charset: Charset;
+  /** Costs with every repetition at its minimum (the least the grammar must be able to spell). */
+  tight: Measure;
+  /** Costs with no cap; Infinity when a repetition is unbounded. */
+  loose: Measure;
+}
+
+/** Join the branches (adding "any" at unanchored ends) and restrict them to the charset; undefined if empty. */
+export function preparePattern(parsed: ParsedPattern, charset: Charset): PreparedPattern | undefined {
+  const allowed = universe(charset);
+  const any: Re = { t: "rep", item: { t: "set", ranges: allowed }, min: 0, max: undefined };
+  const branches = parsed.branches.map(({ re, start, end }) => ({
+    t: "seq" as const,
+    items: [...(start ? [] : [any]), re, ...(end ? [] : [any])],
+  }));
+  const re = restrict(branches.length === 1 ? branches[0]! : { t: "alt", items: branches }, allowed);
+  if (!re) return undefined;
+  return { re, charset, tight: measure(re, 0, charset), loose: measure(re, Infinity, charset) };
+}
+
+/**
+ * Emit content for a prepared pattern within `maxBytes` and `maxCps` (the schema's maxLength). Picks the
+ * largest repetition cap that fits. Returns undefined when even the tightest spelling does not fit.
+ */
+export function emitPattern(
+  rules: RuleSet,
+  p: PreparedPattern,
+  hint: string,
+  maxBytes: number,
+  maxCps: number,
+): { expr: string; maxBytes: number; maxCps: number } | undefined {
+  const fits = (cap: number) => {
+    const m = measure(p.re, cap, p.charset);
+    return m.maxBytes <= maxBytes && m.maxCps <= maxCps;
+  };
+  if (!fits(0)) return undefined;
+  let cap = 0;
+  if (hasRepeat(p.re)) {
+    let lo = 0;
+    let hi = MAX_REPEAT;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (fits(mid)) lo = mid;
+      else hi = mid - 1;
+    }
+    cap = lo;
+  }
+  const m = measure(p.re, cap, p.charset);
+  const expr = emit(rules, p.re, cap, p.charset, hint);
+  return { expr, maxBytes: m.maxBytes, maxCps: m.maxCps };
+}
+
+function emit(rules: RuleSet, re: Re, cap: number, charset: Charset, hint: string): string {
+  switch (re.t) {
+    case "set":
+      return setExpr(re.ranges, charset);
+    case "seq":
+      return re.items.length === 0 ? '""' : re.items.map((i) => emit(rules, i, cap, charset, hint)).join(" ");
+    case "alt":
+      return `(${re.items.map((i) => emit(rules, i, cap, charset, hint)).join(" | ")})`;
+    case "rep": {
+      const n = capCount(re, cap);
+      if (n === 0) return '""';
+      if (n > MAX_REPEAT) throw new Error(`internal: repetition ${n} above ${MAX_REPEAT}`);
+      const inner = emit(rules, re.item, cap, charset, hint);
+      const item = /^\[[^\]]*\]$|^"[^"]*"$/.test(inner) ? inner : rules.add(`${hint}-part`, inner);
+      return re.min === n ? `${item}{${n}}` : `${item}{${re.min},${n}}`;
+    }
+  }
+}
+
+export function setExpr(ranges: readonly CodeRange[], charset: Charset): string {
+  if (charset === "raw") return charClass(ranges);
+  const escapes = [...JSON_ESCAPES.entries()].filter(([cp]) => ranges.some(([lo, hi]) => cp >= lo && cp <= hi));
+  const plain = intersect(ranges, complement([...JSON_ESCAPES.keys()].map((cp) => [cp, cp] as CodeRange)));
+  const alts = [...(plain.length > 0 ? [charClass(plain)] : []), ...escapes.map(([, text]) => literal(text))];
+  return alts.length === 1 ? alts[0]! : `(${alts.join(" | ")})`;
+}

@@ -1,0 +1,323 @@
+// Owns: GBNF for any value of the value tree within a byte budget: unions, arrays (tuples and repetitions),
+// objects (required and optional members in schema order, bounded extra keys) and a qwen3coder parameter list.
+// Budgets shrink at every level, so recursive schemas end when no budget is left for another level.
+
+import { jsonString, utf8Length } from "./canonical-json.js";
+import {
+  type Emitted,
+  emitBoolean,
+  emitLiteral,
+  emitNull,
+  emitNumber,
+  emitString,
+  keyLiteral,
+  literalText,
+  type ScalarContext,
+} from "./emit-scalars.js";
+import { charClass, literal } from "./gbnf.js";
+import {
+  allocate,
+  type Cost,
+  Costs,
+  DEFAULT_EXTRA_KEYS,
+  EXTRA_KEY_BYTES,
+  keyBytes,
+  planRepeat,
+} from "./schema-cost.js";
+import { deref, type Node } from "./schema-ir.js";
+
+export type { Emitted };
+
+/** Spelling of a qwen3coder parameter block: `open NAME end` VALUE `close`. */
+export interface ParamSpelling {
+  /** Text before the name, e.g. `<parameter=`. */
+  open: string;
+  /** Text between the name and the value, e.g. `>\n`. */
+  end: string;
+  /** Text after the value, e.g. `\n</parameter>\n`. */
+  close: string;
+}
+
+interface Member {
+  expr: string;
+  optional: boolean;
+}
+
+/** Emits values of one grammar; memoized by (node, budget, raw). */
+export class ValueEmitter {
+  readonly costs: Costs;
+  private readonly memo = new Map<string, Emitted | undefined>();
+  private readonly active = new Set<string>();
+
+  constructor(private readonly ctx: ScalarContext) {
+    this.costs = new Costs((n) => ctx.planner.plan(n));
+  }
+
+  cost(node: Node, raw = false): Cost {
+    return { min: this.costs.min(node, raw), max: this.costs.max(node, raw) };
+  }
+
+  /** The value within `budget` bytes; undefined when even its least spelling does not fit. */
+  emit(node: Node, budget: number, raw = false): Emitted | undefined {
+    const key = `${node.id}:${budget}:${raw}`;
+    if (this.memo.has(key)) return this.memo.get(key);
+    if (this.active.has(key) || budget < this.costs.min(node, raw)) return undefined;
+    this.active.add(key);
+    const out = this.emitLocal(node, budget, raw);
+    this.active.delete(key);
+    this.memo.set(key, out);
+    return out;
+  }
+
+  private emitLocal(n: Node, budget: number, raw: boolean): Emitted | undefined {
+    switch (n.k) {
+      case "ref":
+        return this.emit(n.target!, budget, raw);
+      case "null":
+        return emitNull(budget);
+      case "boolean":
+        return emitBoolean(this.ctx, budget);
+      case "literal":
+        return emitLiteral(this.ctx, n, budget, raw);
+      case "integer":
+      case "number":
+        return emitNumber(this.ctx, n, budget);
+      case "string":
+        return emitString(this.ctx, n, budget, raw);
+      case "union": {
+        const parts = n.options.map((o) => this.emit(o, budget, raw)).filter((e): e is Emitted => e !== undefined);
+        if (parts.length === 0) return undefined;
+        const alts = [...new Set(parts.map((p) => p.expr))];
+        const expr = alts.length === 1 ? alts[0]! : this.ctx.rules.add(n.hint, alts.join(" | "));
+        return { expr, worst: Math.max(...parts.map((p) => p.worst)) };
+      }
+      case "array":
+        return this.emitArray(n, budget);
+      case "object":
+        return this.emitObject(n, budget);
+    }
+  }
+
+  private emitArray(n: Node & { k: "array" }, budget: number): Emitted | undefined {
+    const r = this.ctx.rules;
+    const maxTotal = Math.min(n.maxItems ?? Infinity, n.items === null ? n.prefix.length : Infinity);
+    const prefix = n.prefix.slice(0, Math.min(n.prefix.length, maxTotal));
+    const restMax = n.items === null ? 0 : maxTotal - prefix.length;
+    const restMin = Math.max(0, n.minItems - prefix.length);
+    const itemCost = n.items ? this.cost(n.items) : { min: 0, max: 0 };
+    const restCost = (): Cost => ({
+      min: restMin * (itemCost.min + 2),
+      max: Number.isFinite(restMax) && Number.isFinite(itemCost.max) ? restMax * (itemCost.max + 2) : Infinity,
+    });
+    // Positions beyond minItems are optional: drop the last ones while the least spelling does not fit.
+    const costs = prefix.map((p) => this.cost(p));
+    let kept = prefix.length;
+    const least = () => 2 + costs.slice(0, kept).reduce((s, c) => s + c.min + 2, 0) + (restMax > 0 ? restCost().min : 0);
+    while (kept > n.minItems && least() > budget) kept--;
+    if (least() > budget) return undefined;
+    const useRest = restMax > 0 && kept === prefix.length;
+    const consumers = [...costs.slice(0, kept), ...(useRest ? [restCost()] : [])];
+    const shares = allocate(budget - 2 - 2 * kept, consumers);
+    if (!shares) return undefined;
+    const elems: Emitted[] = [];
+    for (let i = 0; i < kept; i++) {
+      const e = this.emit(prefix[i]!, shares[i]!);
+      if (!e) return undefined;
+      elems.push(e);
+    }
+    let count = 0;
+    let item: Emitted | undefined;
+    if (useRest) {
+      const plan = planRepeat(shares[kept]!, itemCost, 2, restMin, Math.min(restMax, 1000));
+      if (!plan) return undefined;
+      count = plan.count;
+      if (count > 0) {
+        item = this.emit(n.items!, plan.itemBytes);
+        if (!item) return undefined;
+      }
+    }
+    const total = kept + count;
+    const worst = 2 + elems.reduce((s, e) => s + e.worst, 0) + count * (item?.worst ?? 0) + 2 * Math.max(0, total - 1);
+    let body: string;
+    if (kept === 0) {
+      if (count === 0 || !item) body = '"[]"';
+      else {
+        const next = r.add(`${n.hint}-next`, `", " ${item.expr}`);
+        const more = repeat(next, Math.max(0, n.minItems - 1), count - 1);
+        body = n.minItems >= 1 ? `"[" ${item.expr} ${more} "]"` : `"[" (${item.expr} ${more})? "]"`;
+      }
+    } else {
+      let tail = "";
+      if (count > 0 && item) tail = repeat(r.add(`${n.hint}-next`, `", " ${item.expr}`), restMin, count);
+      for (let i = kept - 1; i >= 1; i--) {
+        const seg = `", " ${elems[i]!.expr}${tail ? " " + tail : ""}`;
+        tail = i < n.minItems ? seg : `(${seg})?`;
+      }
+      const first = `${elems[0]!.expr}${tail ? " " + tail : ""}`;
+      body = n.minItems >= 1 ? `"[" ${first} "]"` : `"[" (${first})? "]"`;
+    }
+    return { expr: r.add(n.hint, body), worst };
+  }
+
+  private emitObject(n: Node & { k: "object" }, budget: number): Emitted | undefined {
+    const members = this.planMembers(n, budget - 2, (name) => keyBytes(name) + 2, 2 + EXTRA_KEY_BYTES + 2 + 2, DEFAULT_EXTRA_KEYS, false);
+    if (!members) return undefined;
+    const items: Member[] = members.props.map((m) => ({ expr: `${keyLiteral(m.name)} ${m.value.expr}`, optional: m.optional }));
+    const extra = members.extra && { expr: `"\\"" ${this.extraKey(n)} "\\": " ${members.extra.value.expr}`, count: members.extra.count };
+    const inner = this.members(n.hint, items, extra, '", "');
+    const body = inner ? `"{" ${inner} "}"` : '"{}"';
+    return { expr: this.ctx.rules.add(n.hint, body), worst: 2 + members.worst };
+  }
+
+  /**
+   * A qwen3coder parameter list for an object node: one block per member, optional ones may be left out,
+   * at most one extra parameter (a repeated name is an error there).
+   */
+  emitParams(n: Node, budget: number, p: ParamSpelling): Emitted | undefined {
+    const node = deref(n);
+    if (node.k === "literal") {
+      const texts = node.values
+        .filter((v): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v))
+        .map((v) => Object.entries(v).map(([k, x]) => p.open + k + p.end + literalText(x, true) + p.close).join(""))
+        .filter((t) => utf8Length(t) <= budget);
+      if (texts.length === 0) return undefined;
+      return { expr: this.ctx.rules.add(n.hint, texts.map(literal).join(" | ")), worst: Math.max(...texts.map(utf8Length)) };
+    }
+    if (node.k === "union") {
+      const parts = node.options.map((o) => this.emitParams(o, budget, p)).filter((e): e is Emitted => e !== undefined);
+      if (parts.length === 0) return undefined;
+      return { expr: this.ctx.rules.add(n.hint, parts.map((e) => e.expr).join(" | ")), worst: Math.max(...parts.map((e) => e.worst)) };
+    }
+    if (node.k !== "object") return undefined;
+    const fixed = utf8Length(p.open + p.end + p.close);
+    const members = this.planMembers(node, budget, (name) => fixed + utf8Length(name), fixed + EXTRA_KEY_BYTES, 1, true);
+    if (!members) return undefined;
+    const parts: string[] = members.props.map((m) => {
+      const block = `${literal(p.open + m.name + p.end)} ${m.value.expr} ${literal(p.close)}`;
+      return m.optional ? `(${block})?` : block;
+    });
+    if (members.extra) {
+      parts.push(`(${literal(p.open)} ${this.extraKey(node)} ${literal(p.end)} ${members.extra.value.expr} ${literal(p.close)})?`);
+    }
+    if (parts.length === 0) return { expr: '""', worst: 0 };
+    return { expr: this.ctx.rules.add(n.hint, parts.join(" ")), worst: members.worst };
+  }
+
+  /** Budget split for an object's members (and its extra keys), and each member's value. */
+  private planMembers(
+    n: Node & { k: "object" },
+    space: number,
+    overhead: (name: string) => number,
+    extraOverhead: number,
+    maxExtra: number,
+    raw: boolean,
+  ): { props: { name: string; value: Emitted; optional: boolean }[]; extra?: { value: Emitted; count: number }; worst: number } | undefined {
+    const props = n.props.map((p) => ({ p, over: overhead(p.name), cost: this.cost(p.node, raw) }));
+    let kept = props;
+    const least = () => kept.reduce((s, x) => s + x.over + x.cost.min, 0);
+    while (least() > space) {
+      const last = kept.map((x) => !x.p.required).lastIndexOf(true);
+      if (last < 0) return undefined;
+      kept = kept.filter((_, i) => i !== last);
+    }
+    const extraCost = n.extra ? this.cost(n.extra, raw) : undefined;
+    const consumers: Cost[] = [...kept.map((x) => x.cost), ...(extraCost ? [{ min: 0, max: Infinity }] : [])];
+    const shares = allocate(space - kept.reduce((s, x) => s + x.over, 0), consumers);
+    if (!shares) return undefined;
+    const out: { name: string; value: Emitted; optional: boolean }[] = [];
+    let worst = 0;
+    for (const [i, x] of kept.entries()) {
+      const value = this.emit(x.p.node, shares[i]!, raw);
+      if (!value) return undefined;
+      out.push({ name: x.p.name, value, optional: !x.p.required });
+      worst += x.over + value.worst;
+    }
+    let extra: { value: Emitted; count: number } | undefined;
+    if (extraCost && n.extra) {
+      const plan = planRepeat(shares[kept.length]!, extraCost, extraOverhead, 0, maxExtra, maxExtra);
+      if (plan && plan.count > 0) {
+        const value = this.emit(n.extra, plan.itemBytes, raw);
+        if (value) {
+          extra = { value, count: plan.count };
+          worst += plan.count * (extraOverhead + value.worst);
+        }
+      }
+    }
+    return { props: out, extra, worst };
+  }
+
+  /**
+   * Members in schema order, `sep` between them; optional ones may be left out, then up to `extra.count`
+   * extra members. head(i) = nothing written yet, tail(i) = something written (so a separator comes first).
+   */
+  private members(hint: string, items: Member[], extra: { expr: string; count: number } | undefined, sep: string): string {
+    const r = this.ctx.rules;
+    const extraNext = extra ? r.add(`${hint}-extra`, `${sep} ${extra.expr}`) : "";
+    const tails: string[] = [];
+    const tail = (i: number): string => {
+      if (tails[i] !== undefined) return tails[i]!;
+      let expr: string;
+      if (i === items.length) expr = extra ? repeat(extraNext, 0, extra.count) : "";
+      else {
+        const rest = tail(i + 1);
+        const seg = `${sep} ${items[i]!.expr}`;
+        expr = `${items[i]!.optional ? `(${seg})?` : seg}${rest ? " " + rest : ""}`;
+        if (items.slice(i).some((m) => m.optional) && rest) expr = r.add(`${hint}-rest`, expr);
+      }
+      return (tails[i] = expr);
+    };
+    const head = (i: number): string => {
+      if (i === items.length) return extra ? `(${extra.expr}${extra.count > 1 ? " " + repeat(extraNext, 0, extra.count - 1) : ""})?` : "";
+      const rest = tail(i + 1);
+      const first = `${items[i]!.expr}${rest ? " " + rest : ""}`;
+      if (!items[i]!.optional) return first;
+      const other = head(i + 1);
+      return r.add(`${hint}-from`, other ? `${first} | ${other}` : `(${first})?`);
+    };
+    return head(0);
+  }
+
+  /** An extra key: letters, digits and `_`, at most EXTRA_KEY_BYTES, never one of the listed names. */
+  private extraKey(n: Node & { k: "object" }): string {
+    const words = new Set(n.props.map((p) => p.name).filter((w) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(w) && w.length <= EXTRA_KEY_BYTES));
+    const r = this.ctx.rules;
+    const rest = "[A-Za-z0-9_]";
+    const tailRule = (left: number) => (left <= 0 ? "" : `${rest}{0,${left}}`);
+    const node = (prefix: string): string => {
+      const children = new Set([...words].filter((w) => w.length > prefix.length && w.startsWith(prefix)).map((w) => w[prefix.length]!));
+      const alts: string[] = [];
+      if (prefix !== "" && !words.has(prefix)) alts.push('""');
+      for (const c of [...children].sort()) alts.push(`"${c}" ${node(prefix + c)}`);
+      if (prefix.length < EXTRA_KEY_BYTES) {
+        const base = prefix === "" ? "A-Za-z_" : "A-Za-z0-9_";
+        const cls = classMinus(base, children);
+        if (cls) alts.push(`${cls} ${tailRule(EXTRA_KEY_BYTES - prefix.length - 1)}`.trim());
+      }
+      return r.add(prefix === "" ? "extra-key" : `extra-key-${prefix}`, alts.join(" | "));
+    };
+    return node("");
+  }
+}
+
+function repeat(rule: string, min: number, max: number): string {
+  if (max <= 0) return "";
+  return min === max ? `${rule}{${min}}` : `${rule}{${min},${max}}`;
+}
+
+function classMinus(base: string, remove: ReadonlySet<string>): string | undefined {
+  const cps: number[] = [];
+  for (const [lo, hi] of base.match(/.-.|_/g)!.map((s) => (s.length === 3 ? [s.charCodeAt(0), s.charCodeAt(2)] : [s.charCodeAt(0), s.charCodeAt(0)]))) {
+    for (let c = lo!; c <= hi!; c++) if (!remove.has(String.fromCharCode(c))) cps.push(c);
+  }
+  if (cps.length === 0) return undefined;
+  cps.sort((a, b) => a - b);
+  const ranges: [number, number][] = [];
+  for (const c of cps) {
+    const last = ranges[ranges.length - 1];
+    if (last && last[1] === c - 1) last[1] = c;
+    else ranges.push([c, c]);
+  }
+  return charClass(ranges);
+}
+
+export { jsonString };

@@ -1,0 +1,470 @@
+// Owns: lowering a JSON Schema into the compiler's value tree (one node per kind of JSON value), resolving
+// `$ref`, merging `allOf`, spreading type arrays, `anyOf`/`oneOf` and `nullable` into unions. A keyword value
+// the grammar cannot honour becomes an `unsupported_keyword` error at its JSON pointer.
+
+import { err, ok, type Result } from "../errors.js";
+import type { JsonSchema } from "../tools/types.js";
+import type { Bound } from "./numbers.js";
+import { parsePattern, type ParsedPattern } from "./regex.js";
+import {
+  deepEqual,
+  invalid,
+  isAnnotation,
+  isObject,
+  mergeSchemas,
+  pointer,
+  resolveRef,
+  scanKeywords,
+  unsupported,
+} from "./schema-keywords.js";
+import { isSupportedFormat, type StringFormat } from "./string-formats.js";
+import { shapeString, type StringShape } from "./string-plan.js";
+
+export interface Prop {
+  name: string;
+  node: Node;
+  required: boolean;
+}
+
+interface Base {
+  id: number;
+  /** JSON pointer of the schema this node came from. */
+  path: string;
+  /** Rule-name hint, e.g. `read-file-args-path`. */
+  hint: string;
+}
+
+export type Node = Base &
+  (
+    | { k: "null" }
+    | { k: "boolean" }
+    | { k: "literal"; values: readonly unknown[] }
+    | { k: "integer"; lo?: number; hi?: number }
+    | { k: "number"; lo?: Bound; hi?: Bound }
+    | ({ k: "string" } & StringShape)
+    | { k: "array"; prefix: Node[]; items: Node | null; minItems: number; maxItems?: number }
+    | { k: "object"; props: Prop[]; extra: Node | null }
+    | { k: "union"; options: Node[] }
+    | { k: "ref"; target: Node | undefined }
+  );
+
+export type Kind = Node["k"];
+type Body = Node extends infer N ? (N extends Node ? Omit<N, keyof Base> : never) : never;
+
+const MAX_MERGE_DEPTH = 32;
+const JSON_TYPES = ["null", "boolean", "integer", "number", "string", "array", "object"];
+const FAMILIES: Record<string, readonly string[]> = {
+  object: ["properties", "required", "additionalProperties", "minProperties", "maxProperties"],
+  array: ["items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems"],
+  string: ["minLength", "maxLength", "pattern", "format"],
+  number: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
+};
+
+/** Follow ref nodes to the node they stand for. */
+export function deref(node: Node): Node {
+  let n = node;
+  for (let i = 0; n.k === "ref" && i < 64; i++) {
+    if (!n.target) throw new Error(`internal: unresolved ref ${n.path}`);
+    n = n.target;
+  }
+  return n;
+}
+
+function jsonTypeOf(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "array";
+  if (typeof v === "number") return Number.isInteger(v) ? "integer" : "number";
+  return typeof v;
+}
+
+function typeAccepts(type: string, v: unknown): boolean {
+  const t = jsonTypeOf(v);
+  return t === type || (type === "number" && t === "integer");
+}
+
+/** Lower a schema (the whole document, for `$ref`s) into a value tree. */
+export function lowerSchema(root: JsonSchema | boolean, hint: string, ids: { next: number } = { next: 0 }): Result<Node> {
+  const scanned = scanKeywords(root);
+  if (scanned) return err(scanned);
+  return new Lowerer(root, ids).lower(root, "", hint, 0);
+}
+
+class Lowerer {
+  private readonly refs = new Map<string, Node & { k: "ref" }>();
+  private any: (Node & { k: "ref" }) | undefined;
+
+  constructor(
+    private readonly root: unknown,
+    private readonly ids: { next: number },
+  ) {}
+
+  private node(path: string, hint: string, body: Body): Node {
+    return { id: this.ids.next++, path, hint, ...body } as Node;
+  }
+
+  private never(path: string, hint: string): Node {
+    return this.node(path, hint, { k: "union", options: [] });
+  }
+
+  /** The "any JSON value" node (recursive through arrays and objects). */
+  anyNode(): Node {
+    if (this.any) return this.any;
+    const ref = this.node("", "any", { k: "ref", target: undefined }) as Node & { k: "ref" };
+    this.any = ref;
+    ref.target = this.node("", "any", {
+      k: "union",
+      options: [
+        this.node("", "null", { k: "null" }),
+        this.node("", "boolean", { k: "boolean" }),
+        this.node("", "number", { k: "number" }),
+        this.node("", "string", { k: "string", minLength: 0 }),
+        this.node("", "any-array", { k: "array", prefix: [], items: ref, minItems: 0 }),
+        this.node("", "any-object", { k: "object", props: [], extra: ref }),
+      ],
+    });
+    return ref;
+  }
+
+  lower(schema: unknown, path: string, hint: string, depth: number): Result<Node> {
+    if (depth > MAX_MERGE_DEPTH) return err(invalid(path, "schema nests $ref/allOf too deeply"));
+    if (schema === true) return ok(this.anyNode());
+    if (schema === false) return ok(this.never(path, hint));
+    if (!isObject(schema)) return err(invalid(path, "a schema must be an object or a boolean"));
+    const keys = Object.keys(schema).filter((k) => !isAnnotation(k));
+    if (keys.length === 0) return ok(this.anyNode());
+
+    if (typeof schema.$ref === "string") {
+      const target = resolveRef(this.root, schema.$ref, path);
+      if ("code" in target) return err(target);
+      if (keys.length === 1) return this.refNode(schema.$ref, target.schema, target.path);
+      const { $ref: _ref, ...rest } = schema;
+      if (target.schema === false) return ok(this.never(path, hint));
+      if (!isObject(target.schema)) return this.lower(rest, path, hint, depth + 1);
+      const merged = mergeSchemas(target.schema, rest, path);
+      if (!merged.ok) return merged;
+      return this.lower(merged.value, path, hint, depth + 1);
+    }
+    if (schema.nullable === true) {
+      const { nullable: _n, ...rest } = schema;
+      const inner = this.lower(rest, path, hint, depth + 1);
+      if (!inner.ok) return inner;
+      return ok(this.node(path, hint, { k: "union", options: [inner.value, this.node(path, `${hint}-null`, { k: "null" })] }));
+    }
+    if (Array.isArray(schema.allOf)) {
+      const { allOf, ...base } = schema;
+      let merged: JsonSchema | false = base;
+      for (const [i, part] of (allOf as unknown[]).entries()) {
+        const at = pointer(path, "allOf", i);
+        const resolved = this.resolvePart(part, at);
+        if (!resolved.ok) return resolved;
+        if (resolved.value === true) continue;
+        if (resolved.value === false || merged === false) {
+          merged = false;
+          continue;
+        }
+        const next = mergeSchemas(merged, resolved.value, at);
+        if (!next.ok) return next;
+        merged = next.value;
+      }
+      return this.lower(merged, path, hint, depth + 1);
+    }
+    if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf)) return this.lowerUnion(schema, path, hint, depth);
+    if (Array.isArray(schema.type)) {
+      const options: Node[] = [];
+      for (const t of schema.type) {
+        const r = this.lower({ ...schema, type: t }, path, `${hint}-${String(t)}`, depth + 1);
+        if (!r.ok) return r;
+        options.push(r.value);
+      }
+      return ok(options.length === 1 ? options[0]! : this.node(path, hint, { k: "union", options }));
+    }
+    if (typeof schema.type === "string") return this.lowerTyped(schema, schema.type, path, hint, depth);
+    if (schema.type !== undefined) return err(invalid(pointer(path, "type"), "type must be a string or an array of strings"));
+    // No type: the values the keywords describe (enum/const), or the families their keywords belong to.
+    if ("const" in schema || Array.isArray(schema.enum)) return this.lowerTyped(schema, undefined, path, hint, depth);
+    const families = Object.entries(FAMILIES)
+      .filter(([, words]) => words.some((w) => w in schema))
+      .map(([family]) => family);
+    if (families.length === 0) return ok(this.anyNode());
+    const options: Node[] = [];
+    for (const family of families) {
+      const r = this.lowerTyped(schema, family, path, families.length === 1 ? hint : `${hint}-${family}`, depth);
+      if (!r.ok) return r;
+      options.push(r.value);
+    }
+    return ok(options.length === 1 ? options[0]! : this.node(path, hint, { k: "union", options }));
+  }
+
+  private refNode(ref: string, target: unknown, targetPath: string): Result<Node> {
+    const existing = this.refs.get(ref);
+    if (existing) return ok(existing);
+    const last = ref === "#" ? "root" : ref.split("/").pop()!;
+    const node = this.node(targetPath, `def-${last}`, { k: "ref", target: undefined }) as Node & { k: "ref" };
+    this.refs.set(ref, node);
+    const lowered = this.lower(target, targetPath, `def-${last}`, 0);
+    if (!lowered.ok) return lowered;
+    if (lowered.value === node) return err(invalid(targetPath, `$ref "${ref}" refers only to itself`));
+    node.target = lowered.value;
+    return ok(node);
+  }
+
+  private resolvePart(part: unknown, at: string): Result<JsonSchema | boolean> {
+    if (typeof part === "boolean") return ok(part);
+    if (!isObject(part)) return err(invalid(at, "an allOf part must be a schema"));
+    if (typeof part.$ref !== "string") return ok(part);
+    const target = resolveRef(this.root, part.$ref, at);
+    if ("code" in target) return err(target);
+    const { $ref: _r, ...rest } = part;
+    if (typeof target.schema === "boolean") return ok(target.schema);
+    if (!isObject(target.schema)) return err(invalid(at, "$ref target is not a schema"));
+    return mergeSchemas(target.schema, rest, at);
+  }
+
+  private lowerUnion(schema: JsonSchema, path: string, hint: string, depth: number): Result<Node> {
+    if (Array.isArray(schema.anyOf) && Array.isArray(schema.oneOf)) {
+      return err(unsupported(pointer(path, "oneOf"), "anyOf and oneOf in the same schema are not supported"));
+    }
+    const key = Array.isArray(schema.anyOf) ? "anyOf" : "oneOf";
+    const { [key]: list, ...base } = schema;
+    const hasBase = Object.keys(base).some((k) => !isAnnotation(k));
+    const options: Node[] = [];
+    for (const [i, option] of (list as unknown[]).entries()) {
+      const at = pointer(path, key, i);
+      let merged: unknown = option;
+      if (hasBase) {
+        const resolved = this.resolvePart(option, at);
+        if (!resolved.ok) return resolved;
+        if (typeof resolved.value === "boolean") merged = resolved.value ? base : false;
+        else {
+          const m = mergeSchemas(base, resolved.value, at);
+          if (!m.ok) return m;
+          merged = m.value;
+        }
+      }
+      const r = this.lower(merged, at, `${hint}-${i + 1}`, depth + 1);
+      if (!r.ok) return r;
+      options.push(r.value);
+    }
+    if (key === "oneOf") {
+      for (let i = 0; i < options.length; i++) {
+        for (let j = i + 1; j < options.length; j++) {
+          if (!disjoint(options[i]!, options[j]!)) {
+            return err(unsupported(pointer(path, "oneOf"), `oneOf options ${i} and ${j} may both match one value; use anyOf or make them disjoint (different types or a const discriminator)`));
+          }
+        }
+      }
+    }
+    return ok(options.length === 1 ? options[0]! : this.node(path, hint, { k: "union", options }));
+  }
+
+  private lowerTyped(s: JsonSchema, type: string | undefined, path: string, hint: string, depth: number): Result<Node> {
+    if (type !== undefined && !JSON_TYPES.includes(type)) return err(invalid(pointer(path, "type"), `unknown type "${type}"`));
+    if ("const" in s || Array.isArray(s.enum)) {
+      let values: unknown[] = Array.isArray(s.enum) ? [...s.enum] : [s.const];
+      if ("const" in s && Array.isArray(s.enum)) values = values.filter((v) => deepEqual(v, s.const));
+      if (type !== undefined) values = values.filter((v) => typeAccepts(type, v));
+      const unique: unknown[] = [];
+      for (const v of values) if (!unique.some((u) => deepEqual(u, v))) unique.push(v);
+      return ok(this.node(path, hint, { k: "literal", values: unique }));
+    }
+    switch (type) {
+      case "null":
+        return ok(this.node(path, hint, { k: "null" }));
+      case "boolean":
+        return ok(this.node(path, hint, { k: "boolean" }));
+      case "integer":
+        return this.lowerInteger(s, path, hint);
+      case "number":
+        return this.lowerNumber(s, path, hint);
+      case "string":
+        return this.lowerString(s, path, hint);
+      case "array":
+        return this.lowerArray(s, path, hint, depth);
+      case "object":
+        return this.lowerObject(s, path, hint, depth);
+      default:
+        return ok(this.anyNode());
+    }
+  }
+
+  private lowerInteger(s: JsonSchema, path: string, hint: string): Result<Node> {
+    if (s.multipleOf !== undefined && s.multipleOf !== 1) {
+      return err(unsupported(pointer(path, "multipleOf"), "multipleOf is supported only with the value 1 on integers"));
+    }
+    const b = bounds(s, path);
+    if (!b.ok) return b;
+    const { lo, hi } = b.value;
+    const min = lo === undefined ? undefined : lo.open ? Math.floor(lo.value) + 1 : Math.ceil(lo.value);
+    const max = hi === undefined ? undefined : hi.open ? Math.ceil(hi.value) - 1 : Math.floor(hi.value);
+    return ok(this.node(path, hint, { k: "integer", lo: min, hi: max }));
+  }
+
+  private lowerNumber(s: JsonSchema, path: string, hint: string): Result<Node> {
+    if (s.multipleOf !== undefined) return err(unsupported(pointer(path, "multipleOf"), "multipleOf is not supported on numbers"));
+    const b = bounds(s, path);
+    if (!b.ok) return b;
+    for (const [key, bound] of [
+      [b.value.loKey, b.value.lo],
+      [b.value.hiKey, b.value.hi],
+    ] as const) {
+      if (bound && !Number.isInteger(bound.value)) {
+        return err(unsupported(pointer(path, key!), `a number bound must be a whole number (got ${bound.value}); use type integer or a whole bound`));
+      }
+    }
+    return ok(this.node(path, hint, { k: "number", lo: b.value.lo, hi: b.value.hi }));
+  }
+
+  private lowerString(s: JsonSchema, path: string, hint: string): Result<Node> {
+    const minLength = s.minLength ?? 0;
+    if (typeof minLength !== "number" || !Number.isInteger(minLength) || minLength < 0) {
+      return err(invalid(pointer(path, "minLength"), "minLength must be a whole number ≥ 0"));
+    }
+    const maxLength = s.maxLength;
+    if (maxLength !== undefined && (typeof maxLength !== "number" || !Number.isInteger(maxLength) || maxLength < 0)) {
+      return err(invalid(pointer(path, "maxLength"), "maxLength must be a whole number ≥ 0"));
+    }
+    let format: StringFormat | undefined;
+    if (s.format !== undefined) {
+      if (typeof s.format !== "string" || !isSupportedFormat(s.format)) {
+        return err(unsupported(pointer(path, "format"), `format "${String(s.format)}" is not supported (supported: date, time, date-time, uuid)`));
+      }
+      format = s.format;
+    }
+    let pattern: ParsedPattern | undefined;
+    if (s.pattern !== undefined) {
+      if (format) return err(unsupported(pointer(path, "pattern"), "pattern together with format is not supported"));
+      if (typeof s.pattern !== "string") return err(invalid(pointer(path, "pattern"), "pattern must be a string"));
+      const parsed = parsePattern(s.pattern);
+      if (!parsed.ok) return err(unsupported(pointer(path, "pattern"), `pattern ${JSON.stringify(s.pattern)}: ${parsed.reason}`));
+      pattern = parsed.value;
+    }
+    if (minLength > 1000) return err(unsupported(pointer(path, "minLength"), "minLength above 1000 is not supported"));
+    const shaped = shapeString({ minLength, maxLength, format, pattern }, path);
+    if (!shaped.ok) return shaped;
+    return ok(this.node(path, hint, { k: "string", ...shaped.value }));
+  }
+
+  private lowerArray(s: JsonSchema, path: string, hint: string, depth: number): Result<Node> {
+    const prefixSchemas: unknown[] = Array.isArray(s.prefixItems) ? s.prefixItems : Array.isArray(s.items) ? s.items : [];
+    const prefixKey = Array.isArray(s.prefixItems) ? "prefixItems" : "items";
+    const restSchema = Array.isArray(s.prefixItems) ? s.items : Array.isArray(s.items) ? s.additionalItems : s.items;
+    const restKey = Array.isArray(s.prefixItems) ? "items" : Array.isArray(s.items) ? "additionalItems" : "items";
+    const prefix: Node[] = [];
+    for (const [i, p] of prefixSchemas.entries()) {
+      const r = this.lower(p, pointer(path, prefixKey, i), `${hint}-${i + 1}`, depth + 1);
+      if (!r.ok) return r;
+      prefix.push(r.value);
+    }
+    let items: Node | null = null;
+    if (restSchema !== false) {
+      const r = this.lower(restSchema ?? true, pointer(path, restKey), `${hint}-item`, depth + 1);
+      if (!r.ok) return r;
+      items = r.value;
+    }
+    const minItems = s.minItems ?? 0;
+    const maxItems = s.maxItems;
+    if (typeof minItems !== "number" || !Number.isInteger(minItems) || minItems < 0) return err(invalid(pointer(path, "minItems"), "minItems must be a whole number ≥ 0"));
+    if (maxItems !== undefined && (typeof maxItems !== "number" || !Number.isInteger(maxItems) || maxItems < 0)) {
+      return err(invalid(pointer(path, "maxItems"), "maxItems must be a whole number ≥ 0"));
+    }
+    if (s.uniqueItems === true && (maxItems === undefined || maxItems > 1)) {
+      return err(unsupported(pointer(path, "uniqueItems"), "uniqueItems: true is not supported (unless maxItems ≤ 1)"));
+    }
+    return ok(this.node(path, hint, { k: "array", prefix, items, minItems, maxItems }));
+  }
+
+  private lowerObject(s: JsonSchema, path: string, hint: string, depth: number): Result<Node> {
+    const required = Array.isArray(s.required) ? s.required.filter((r): r is string => typeof r === "string") : [];
+    const listed = isObject(s.properties) ? s.properties : {};
+    let extra: Node | null = null;
+    const ap = s.additionalProperties;
+    if (ap !== undefined && ap !== false) {
+      const r = this.lower(ap, pointer(path, "additionalProperties"), `${hint}-extra`, depth + 1);
+      if (!r.ok) return r;
+      extra = r.value;
+    }
+    const props: Prop[] = [];
+    for (const [name, sub] of Object.entries(listed)) {
+      const r = this.lower(sub, pointer(path, "properties", name), `${hint}-${name}`, depth + 1);
+      if (!r.ok) return r;
+      const isNever = r.value.k === "union" && r.value.options.length === 0;
+      if (isNever) {
+        if (required.includes(name)) return err(invalid(pointer(path, "properties", name), `required property "${name}" can never be valid`));
+        continue;
+      }
+      props.push({ name, node: r.value, required: required.includes(name) });
+    }
+    for (const name of required) {
+      if (name in listed) continue;
+      if (!extra) return err(invalid(pointer(path, "required"), `required property "${name}" is not listed in properties and extra properties are not allowed`));
+      props.push({ name, node: extra, required: true });
+    }
+    const count = props.length;
+    const requiredCount = props.filter((p) => p.required).length;
+    if (typeof s.minProperties === "number" && s.minProperties > requiredCount) {
+      return err(unsupported(pointer(path, "minProperties"), "minProperties beyond the required properties is not supported"));
+    }
+    if (typeof s.maxProperties === "number" && (extra !== null || s.maxProperties < count)) {
+      return err(unsupported(pointer(path, "maxProperties"), "maxProperties below the number of listed properties (or with extra properties) is not supported"));
+    }
+    return ok(this.node(path, hint, { k: "object", props, extra }));
+  }
+}
+
+function bounds(
+  s: JsonSchema,
+  path: string,
+): Result<{ lo?: Bound; hi?: Bound; loKey?: string; hiKey?: string }> {
+  let lo: Bound | undefined;
+  let hi: Bound | undefined;
+  let loKey: string | undefined;
+  let hiKey: string | undefined;
+  for (const key of ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] as const) {
+    const v = s[key];
+    if (v === undefined || typeof v === "boolean") continue;
+    if (typeof v !== "number" || !Number.isFinite(v)) return err(invalid(pointer(path, key), `${key} must be a number`));
+  }
+  if (typeof s.minimum === "number") [lo, loKey] = [{ value: s.minimum, open: s.exclusiveMinimum === true }, "minimum"];
+  if (typeof s.maximum === "number") [hi, hiKey] = [{ value: s.maximum, open: s.exclusiveMaximum === true }, "maximum"];
+  if (typeof s.exclusiveMinimum === "number" && (lo === undefined || s.exclusiveMinimum >= lo.value)) {
+    [lo, loKey] = [{ value: s.exclusiveMinimum, open: true }, "exclusiveMinimum"];
+  }
+  if (typeof s.exclusiveMaximum === "number" && (hi === undefined || s.exclusiveMaximum <= hi.value)) {
+    [hi, hiKey] = [{ value: s.exclusiveMaximum, open: true }, "exclusiveMaximum"];
+  }
+  return ok({ lo, hi, loKey, hiKey });
+}
+
+/** Whether no value can match both nodes (conservative: false when unsure). */
+export function disjoint(a: Node, b: Node): boolean {
+  const x = deref(a);
+  const y = deref(b);
+  if (x.k === "union") return x.options.every((o) => disjoint(o, y));
+  if (y.k === "union") return y.options.every((o) => disjoint(x, o));
+  if (x.k === "literal" && y.k === "literal") return x.values.every((v) => !y.values.some((w) => deepEqual(v, w)));
+  if (x.k === "literal") return x.values.every((v) => !kindAccepts(y, v));
+  if (y.k === "literal") return y.values.every((v) => !kindAccepts(x, v));
+  const kx = kindOf(x);
+  const ky = kindOf(y);
+  if (kx !== ky) return true;
+  if (x.k === "object" && y.k === "object") {
+    for (const p of x.props) {
+      const q = y.props.find((r) => r.name === p.name);
+      if (p.required && !q && y.extra === null) return true;
+      if (q && p.required && q.required && disjoint(p.node, q.node)) return true;
+    }
+    for (const q of y.props) if (q.required && !x.props.some((p) => p.name === q.name) && x.extra === null) return true;
+  }
+  return false;
+}
+
+function kindOf(n: Node): string {
+  return n.k === "integer" ? "number" : n.k;
+}
+
+function kindAccepts(n: Node, v: unknown): boolean {
+  const t = jsonTypeOf(v);
+  const k = kindOf(n);
+  if (k === "number") return t === "integer" || (t === "number" && n.k === "number");
+  return k === t;
+}

@@ -1,0 +1,217 @@
+// Owns: the JSON Schema vocabulary the grammar compiler knows (honoured, annotation, refused), the scan that
+// names the first refused keyword by JSON pointer, local `$ref` resolution, and the merge behind `allOf`.
+
+import { err, ok, type QtcError, type Result } from "../errors.js";
+import type { JsonSchema } from "../tools/types.js";
+
+/** Keywords that never change which values are valid; ignored. `x-…` extension keywords are ignored too. */
+export const ANNOTATION_KEYWORDS: ReadonlySet<string> = new Set([
+  "title",
+  "description",
+  "examples",
+  "example",
+  "default",
+  "$schema",
+  "$comment",
+  "$id",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "contentMediaType",
+  "contentEncoding",
+  "markdownDescription",
+  "$defs",
+  "definitions",
+]);
+
+/** Keywords the compiler honours (some only for certain values; lowering refuses the others by pointer). */
+export const SUPPORTED_KEYWORDS: ReadonlySet<string> = new Set([
+  "type",
+  "enum",
+  "const",
+  "properties",
+  "required",
+  "additionalProperties",
+  "minProperties",
+  "maxProperties",
+  "items",
+  "prefixItems",
+  "additionalItems",
+  "minItems",
+  "maxItems",
+  "uniqueItems",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "format",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "anyOf",
+  "oneOf",
+  "allOf",
+  "$ref",
+  "nullable",
+]);
+
+export function isAnnotation(key: string): boolean {
+  return ANNOTATION_KEYWORDS.has(key) || key.startsWith("x-");
+}
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** JSON pointer token escaping (`~` → `~0`, `/` → `~1`). */
+export function pointer(base: string, ...tokens: (string | number)[]): string {
+  return base + tokens.map((t) => "/" + String(t).replace(/~/g, "~0").replace(/\//g, "~1")).join("");
+}
+
+export function unsupported(path: string, message: string): QtcError {
+  return { code: "unsupported_keyword", message, path };
+}
+
+export function invalid(path: string, message: string): QtcError {
+  return { code: "invalid_schema", message, path };
+}
+
+/** Follow a local `$ref` (`#`, `#/…` JSON pointer) in `root`; a QtcError when it is remote or dangles. */
+export function resolveRef(root: unknown, ref: string, at: string): { schema: unknown; path: string } | QtcError {
+  if (ref === "#") return { schema: root, path: "" };
+  if (!ref.startsWith("#/")) return unsupported(pointer(at, "$ref"), `$ref "${ref}" is not a local reference (#/…)`);
+  let node: unknown = root;
+  for (const raw of ref.slice(2).split("/")) {
+    const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    if (Array.isArray(node) && /^\d+$/.test(key)) node = node[Number(key)];
+    else if (isObject(node) && key in node) node = node[key];
+    else return invalid(pointer(at, "$ref"), `$ref "${ref}" points at nothing`);
+  }
+  return { schema: node, path: ref.slice(1) };
+}
+
+/** Subschemas of a schema, with their pointers (what the scan walks). */
+function children(schema: Record<string, unknown>, path: string): [unknown, string][] {
+  const out: [unknown, string][] = [];
+  const one = (key: string) => {
+    if (key in schema && (isObject(schema[key]) || typeof schema[key] === "boolean")) out.push([schema[key], pointer(path, key)]);
+  };
+  const list = (key: string) => {
+    const v = schema[key];
+    if (Array.isArray(v)) v.forEach((s, i) => out.push([s, pointer(path, key, i)]));
+  };
+  const map = (key: string) => {
+    const v = schema[key];
+    if (isObject(v)) for (const [k, s] of Object.entries(v)) out.push([s, pointer(path, key, k)]);
+  };
+  one("additionalProperties");
+  one("additionalItems");
+  if (Array.isArray(schema.items)) list("items");
+  else one("items");
+  list("prefixItems");
+  list("anyOf");
+  list("oneOf");
+  list("allOf");
+  map("properties");
+  return out;
+}
+
+/**
+ * The first keyword, in any subschema reachable from `schema` (following local `$ref`s), that the compiler
+ * does not know: an `unsupported_keyword` error at its JSON pointer. Undefined when every keyword is known.
+ */
+export function scanKeywords(root: unknown): QtcError | undefined {
+  const seen = new Set<unknown>();
+  const visit = (schema: unknown, path: string): QtcError | undefined => {
+    if (typeof schema === "boolean") return undefined;
+    if (!isObject(schema)) return invalid(path, `a schema must be an object or a boolean, got ${typeof schema}`);
+    if (seen.has(schema)) return undefined;
+    seen.add(schema);
+    for (const key of Object.keys(schema)) {
+      if (isAnnotation(key) || SUPPORTED_KEYWORDS.has(key)) continue;
+      return unsupported(pointer(path, key), `keyword "${key}" is not supported by the grammar compiler`);
+    }
+    for (const [child, at] of children(schema, path)) {
+      const e = visit(child, at);
+      if (e) return e;
+    }
+    if (typeof schema.$ref === "string") {
+      const target = resolveRef(root, schema.$ref, path);
+      if ("code" in target) return target;
+      return visit(target.schema, target.path);
+    }
+    return undefined;
+  };
+  return visit(root, "");
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
+  if (isObject(a) && isObject(b)) {
+    const ka = Object.keys(a);
+    return ka.length === Object.keys(b).length && ka.every((k) => k in b && deepEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+const TAKE_MAX = new Set(["minimum", "minLength", "minItems", "minProperties"]);
+const TAKE_MIN = new Set(["maximum", "maxLength", "maxItems", "maxProperties"]);
+
+function typeList(t: unknown): string[] | undefined {
+  if (typeof t === "string") return [t];
+  if (Array.isArray(t)) return t.filter((x): x is string => typeof x === "string");
+  return undefined;
+}
+
+function intersectTypes(a: string[], b: string[]): string[] {
+  const out = new Set<string>();
+  for (const x of a) {
+    for (const y of b) {
+      if (x === y) out.add(x);
+      else if ((x === "integer" && y === "number") || (x === "number" && y === "integer")) out.add("integer");
+    }
+  }
+  return [...out];
+}
+
+/**
+ * Merge two schemas that must both hold (the parts of an `allOf`). Refuses, by pointer, a keyword both give
+ * with values it cannot combine. `additionalProperties: false` on one side removes the other side's extra
+ * properties (they could never be valid).
+ */
+export function mergeSchemas(a: JsonSchema, b: JsonSchema, bPath: string): Result<JsonSchema> {
+  const out: JsonSchema = { ...a };
+  for (const [key, value] of Object.entries(b)) {
+    if (!(key in out)) {
+      out[key] = value;
+      continue;
+    }
+    const mine = out[key];
+    if (isAnnotation(key) || deepEqual(mine, value)) continue;
+    if (TAKE_MAX.has(key) && typeof mine === "number" && typeof value === "number") out[key] = Math.max(mine, value);
+    else if (TAKE_MIN.has(key) && typeof mine === "number" && typeof value === "number") out[key] = Math.min(mine, value);
+    else if (key === "required" && Array.isArray(mine) && Array.isArray(value)) out[key] = [...new Set([...mine, ...value])];
+    else if (key === "type" && typeList(mine) && typeList(value)) out[key] = intersectTypes(typeList(mine)!, typeList(value)!);
+    else if (key === "enum" && Array.isArray(mine) && Array.isArray(value)) out[key] = mine.filter((x) => value.some((y) => deepEqual(x, y)));
+    else if (key === "properties" && isObject(mine) && isObject(value)) {
+      const props: Record<string, unknown> = { ...mine };
+      for (const [name, s] of Object.entries(value)) props[name] = name in props && !deepEqual(props[name], s) ? { allOf: [props[name], s] } : s;
+      out[key] = props;
+    } else if (key === "additionalProperties" || key === "items") {
+      if (mine === false || value === false) out[key] = false;
+      else if (mine === true) out[key] = value;
+      else if (value === true) out[key] = mine;
+      else out[key] = { allOf: [mine, value] };
+    } else return err(unsupported(pointer(bPath, key), `allOf parts give "${key}" values that cannot be combined`));
+  }
+  for (const side of [a, b]) {
+    if (side.additionalProperties !== false || !isObject(out.properties)) continue;
+    const listed = new Set(Object.keys(isObject(side.properties) ? side.properties : {}));
+    const props: Record<string, unknown> = {};
+    for (const [name, s] of Object.entries(out.properties)) props[name] = listed.has(name) ? s : false;
+    out.properties = props;
+  }
+  return ok(out);
+}

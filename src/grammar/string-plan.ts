@@ -1,0 +1,107 @@
+// Owns: what a string schema costs and how its content is spelled: a format, a single repeated character
+// class (from a simple pattern), a general pattern, or plain text; and the checks that refuse a pattern whose
+// length bounds the grammar cannot honour.
+
+import { err, ok, type Result } from "../errors.js";
+import type { CodeRange } from "./gbnf.js";
+import { emitPattern, type PreparedPattern, preparePattern, setBytes, universe } from "./regex-gbnf.js";
+import { intersect, type ParsedPattern } from "./regex.js";
+import { pointer, unsupported } from "./schema-keywords.js";
+import { FORMAT_LENGTHS, type StringFormat } from "./string-formats.js";
+import type { Charset } from "./text-chain.js";
+
+/** A string made of one character class repeated `min`..`max` times (max undefined = unbounded). */
+export interface CharRepeat {
+  ranges: CodeRange[];
+  min: number;
+  max?: number;
+}
+
+/** Least budget the content needs and the most it can spell (bytes, without quotes). */
+export interface StringPlan {
+  min: number;
+  max: number;
+}
+
+export interface StringShape {
+  minLength: number;
+  maxLength?: number;
+  format?: StringFormat;
+  pattern?: ParsedPattern;
+  chars?: CharRepeat;
+}
+
+/** `^C*$`, `^C+$`, `^C{m,n}$` or `^C$` → the class and counts; undefined for any other pattern. */
+export function classRepeat(p: ParsedPattern): CharRepeat | undefined {
+  if (p.branches.length !== 1) return undefined;
+  const { re, start, end } = p.branches[0]!;
+  if (!start || !end || re.t !== "seq" || re.items.length !== 1) return undefined;
+  const item = re.items[0]!;
+  if (item.t === "set") return { ranges: item.ranges, min: 1, max: 1 };
+  if (item.t === "rep" && item.item.t === "set") return { ranges: item.item.ranges, min: item.min, max: item.max };
+  return undefined;
+}
+
+/**
+ * Combine a pattern with minLength/maxLength at lowering time: a class repeat absorbs the bounds; a general
+ * pattern must already imply minLength and fit maxLength, else the keyword is refused.
+ */
+export function shapeString(shape: StringShape, path: string): Result<StringShape> {
+  if (shape.format) {
+    const [lo, hi] = FORMAT_LENGTHS[shape.format];
+    if (shape.minLength > lo) return err(unsupported(pointer(path, "minLength"), `minLength ${shape.minLength} with format ${shape.format} is not supported`));
+    if (shape.maxLength !== undefined && shape.maxLength < hi) {
+      return err(unsupported(pointer(path, "maxLength"), `maxLength ${shape.maxLength} with format ${shape.format} is not supported`));
+    }
+    return ok(shape);
+  }
+  if (!shape.pattern) return ok(shape);
+  const rep = classRepeat(shape.pattern);
+  if (rep) {
+    const min = Math.max(rep.min, shape.minLength);
+    const max = Math.min(rep.max ?? Infinity, shape.maxLength ?? Infinity);
+    return ok({ minLength: min, maxLength: Number.isFinite(max) ? max : undefined, chars: { ranges: rep.ranges, min, max: Number.isFinite(max) ? max : undefined } });
+  }
+  const prepared = preparePattern(shape.pattern, "json");
+  if (!prepared) return err(unsupported(pointer(path, "pattern"), "pattern matches no string the grammar can spell (it needs `<` or control characters)"));
+  if (shape.minLength > prepared.tight.minCps) {
+    return err(unsupported(pointer(path, "minLength"), "minLength together with a pattern that allows shorter strings is not supported"));
+  }
+  if (shape.maxLength !== undefined && prepared.tight.maxCps > shape.maxLength) {
+    return err(unsupported(pointer(path, "maxLength"), "maxLength shorter than the pattern's shortest spelling is not supported"));
+  }
+  return ok(shape);
+}
+
+/** Plans and prepared patterns of one compile (caches by node). */
+export class StringPlanner {
+  private readonly prepared = new WeakMap<ParsedPattern, Map<Charset, PreparedPattern | undefined>>();
+
+  pattern(p: ParsedPattern, charset: Charset): PreparedPattern | undefined {
+    let byCharset = this.prepared.get(p);
+    if (!byCharset) this.prepared.set(p, (byCharset = new Map()));
+    if (!byCharset.has(charset)) byCharset.set(charset, preparePattern(p, charset));
+    return byCharset.get(charset);
+  }
+
+  plan(s: StringShape): StringPlan {
+    if (s.format) {
+      const len = FORMAT_LENGTHS[s.format][1];
+      return { min: len, max: len };
+    }
+    if (s.chars) {
+      const ranges = intersect(s.chars.ranges, universe("json"));
+      if (ranges.length === 0) return s.chars.min === 0 ? { min: 0, max: 0 } : { min: Infinity, max: Infinity };
+      const [, bytes] = setBytes(ranges, "json");
+      return { min: s.chars.min * bytes, max: s.chars.max === undefined ? Infinity : s.chars.max * bytes };
+    }
+    if (s.pattern) {
+      const p = this.pattern(s.pattern, "json");
+      if (!p) return { min: Infinity, max: Infinity };
+      return { min: p.tight.maxBytes, max: p.loose.maxBytes };
+    }
+    return { min: s.minLength, max: s.maxLength === undefined ? Infinity : 4 * s.maxLength };
+  }
+}
+
+export { emitPattern };

@@ -1,0 +1,108 @@
+// Owns: the grammar compiler's options, their defaults (one object), and the frozen CompiledGrammar it returns.
+
+import type { FormatId, ToolCallFormat } from "../formats/types.js";
+import type { ToolChoice } from "../tools/types.js";
+
+/** Where the grammar starts. */
+export type GrammarPhase = "start" | "after-open";
+
+export interface ToolGrammarOptions {
+  /** Tool-call format (id or definition). Default: "hermes". */
+  format?: FormatId | ToolCallFormat;
+  /** Which calls the turn may make: "auto", "required", "none" or `{name}`. Default: "auto". */
+  toolChoice?: ToolChoice;
+  /** Allow more than one call in the turn. Default: true. */
+  parallel?: boolean;
+  /** Most calls in one turn when `parallel` (1 when not). Default: 8. */
+  maxCalls?: number;
+  /**
+   * Token budget. Every call the grammar admits fits in it: the worst-case bytes of one call (a token is at
+   * least one byte) are at most `maxTokens`. Default: 512.
+   */
+  maxTokens?: number;
+  /** Start with a bounded `<think>` … `</think>` phase (phase "start" only). Default: false. */
+  thinking?: boolean;
+  /** Bytes of thinking text when `thinking`. Default: `thinkingShare` × maxTokens. */
+  thinkingBudget?: number;
+  /** Share of maxTokens the thinking text gets when thinkingBudget is not given. Default: 0.5. */
+  thinkingShare?: number;
+  /**
+   * "start": the whole answer. "after-open": everything after the first call's open tag token was already
+   * sampled (the rest of that call, then optionally more calls) — for lazy grammars under `auto`, compiled
+   * with the budget left at that point. Default: "start".
+   */
+  phase?: GrammarPhase;
+}
+
+/** Defaults of compileToolGrammar (docs and the CLI read them here). */
+export const GRAMMAR_DEFAULTS = Object.freeze({
+  /** Default: "hermes". */
+  format: "hermes" as FormatId,
+  /** Default: "auto". */
+  toolChoice: "auto" as ToolChoice,
+  /** Default: true. */
+  parallel: true,
+  /** Default: 8. */
+  maxCalls: 8,
+  /** Default: 512. */
+  maxTokens: 512,
+  /** Default: false. */
+  thinking: false,
+  /** Default: 0.5. */
+  thinkingShare: 0.5,
+  /** Default: "start". */
+  phase: "start" as GrammarPhase,
+});
+
+/** One tool's place in a compiled grammar. */
+export interface GrammarTool {
+  readonly name: string;
+  /** Worst-case tokens of one call block to it (open and close tags included); undefined when left out. */
+  readonly worstCaseTokens: number | undefined;
+}
+
+/** A compiled grammar: immutable, cacheable, shared by every request with the same tools and options. */
+export interface CompiledGrammar {
+  /** GBNF text for llama.cpp (special tags as `<[id]>` tokens). */
+  readonly gbnf: string;
+  /** Name of the start rule. */
+  readonly rootRule: "root";
+  readonly format: FormatId;
+  readonly toolChoice: ToolChoice;
+  readonly phase: GrammarPhase;
+  readonly parallel: boolean;
+  readonly maxCalls: number;
+  readonly maxTokens: number;
+  /**
+   * Worst-case tokens of one more call: the separator before it plus the longest call block. The runtime ends
+   * a turn after a call when fewer tokens than this are left. 0 when the grammar admits no call.
+   */
+  readonly worstCaseCallTokens: number;
+  /** Worst-case tokens of the thinking phase (0 without one). */
+  readonly thinkingTokens: number;
+  /** Every requested tool, in order. */
+  readonly tools: readonly GrammarTool[];
+  /** Tools the grammar leaves out because even their shortest call does not fit maxTokens. */
+  readonly omittedTools: readonly string[];
+  /** The token that opens a call (the trigger of a lazy grammar). */
+  readonly triggerToken: number;
+  /** Size of the grammar: rules and bytes of GBNF. */
+  readonly stats: { readonly rules: number; readonly bytes: number };
+}
+
+/** A single JSON value compiled from a schema (e.g. a response format). */
+export interface CompiledSchema {
+  readonly gbnf: string;
+  readonly rootRule: "root";
+  readonly maxTokens: number;
+  /** Worst-case tokens of the value. */
+  readonly worstCaseTokens: number;
+  readonly stats: { readonly rules: number; readonly bytes: number };
+}
+
+export interface SchemaGrammarOptions {
+  /** Token budget of the value. Default: 512. */
+  maxTokens?: number;
+  /** Format whose tags the value may never spell. Default: "hermes". */
+  format?: FormatId | ToolCallFormat;
+}

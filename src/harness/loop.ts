@@ -1,0 +1,258 @@
+// Owns: the agent loop: one run of one task by one model, turn by turn, in a fresh workspace, ending with a
+// status, the task's test verdict and a transcript record. No exception from the model or the tools ends it.
+
+import type { CallErrorCode } from "../errors.js";
+import type { CallError, ToolCall } from "../parse/types.js";
+import type { ChatMessage } from "../prompt/types.js";
+import type { GenerateResult, GenerationMode } from "../runtime/types.js";
+import type { ToolChoice, ToolInput } from "../tools/types.js";
+import { AGENT_DEFAULTS, type SandboxLimits } from "./defaults.js";
+import { executeTool } from "./execute.js";
+import { runSuite } from "./run-tests.js";
+import { HARNESS_TOOLS } from "./tools.js";
+import { appendTranscript, truncateForTranscript } from "./transcript.js";
+import type {
+  AgentModel,
+  AgentRun,
+  BenchTask,
+  RunStatus,
+  TestRunRecord,
+  ToolOutcomeCode,
+  ToolResultRecord,
+  TurnRecord,
+} from "./types.js";
+import { createWorkspace, loadTask, removeWorkspace, restoreTests } from "./workspace.js";
+
+export interface AgentOptions {
+  /** The task: loaded, or the path of its folder. */
+  task: BenchTask | string;
+  model: AgentModel;
+  /** Default: "constrained". */
+  mode?: GenerationMode;
+  /** Sampling seed, passed unchanged on every turn. Default: 0. */
+  seed?: number;
+  /** Default: 8. */
+  maxTurns?: number;
+  /** Token budget of one turn. Default: 512. */
+  maxTokens?: number;
+  /** Default: "auto". */
+  toolChoice?: ToolChoice;
+  /** Default: false. */
+  thinking?: boolean;
+  /** Append the run's record to this JSONL file. Default: none. */
+  transcript?: string;
+  /** Sandbox caps. Default: SANDBOX_DEFAULTS. */
+  limits?: Partial<SandboxLimits>;
+  /** Folder the run folder is created in. Default: os.tmpdir(). */
+  tmpRoot?: string;
+  /** Keep the run folder after the run (its path is in the record). Default: false. */
+  keepWorkspace?: boolean;
+  /** Default: AGENT_DEFAULTS.systemPrompt. */
+  systemPrompt?: string;
+  /** Stops the run before its next turn (status `error`). Default: none. */
+  signal?: AbortSignal;
+  /** Called after every turn, e.g. for progress. Default: none. */
+  onTurn?: (turn: TurnRecord) => void;
+}
+
+type Block = { kind: "call"; call: ToolCall } | { kind: "error"; error: CallError };
+
+const bump = <K extends string>(map: Partial<Record<K, number>>, key: K): void => {
+  map[key] = (map[key] ?? 0) + 1;
+};
+
+const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** Run one task with one model. Throws only for bad caller input (a missing or malformed task folder). */
+export async function runAgent(opts: AgentOptions): Promise<AgentRun> {
+  const o = { ...AGENT_DEFAULTS, ...stripUndefined(opts), model: opts.model };
+  const task = typeof opts.task === "string" ? await loadTask(opts.task) : opts.task;
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const ws = await createWorkspace(task.dir, { limits: opts.limits, tmpRoot: opts.tmpRoot });
+
+  const messages: ChatMessage[] = [
+    { role: "system", content: o.systemPrompt },
+    { role: "user", content: task.prompt },
+  ];
+  const turns: TurnRecord[] = [];
+  const invalidByReason: Partial<Record<CallErrorCode, number>> = {};
+  const toolErrorsByCode: Partial<Record<ToolOutcomeCode, number>> = {};
+  let status: RunStatus = "turn_limit";
+  let error: string | undefined;
+  let finalTests: TestRunRecord = { passed: false, timedOut: false, exitCode: null, tests: null, output: "", ms: 0 };
+
+  try {
+    for (let index = 0; index < o.maxTurns; index++) {
+      if (opts.signal?.aborted) {
+        status = "error";
+        error = "aborted";
+        break;
+      }
+      const t0 = performance.now();
+      let result: GenerateResult;
+      try {
+        result = await o.model.generate({
+          messages: [...messages],
+          tools: HARNESS_TOOLS as ToolInput[],
+          toolChoice: o.toolChoice,
+          mode: o.mode,
+          maxTokens: o.maxTokens,
+          seed: o.seed,
+          thinking: o.thinking,
+          signal: opts.signal,
+        });
+      } catch (e) {
+        status = "error";
+        error = `the model failed on turn ${index + 1}: ${messageOf(e)}`;
+        break;
+      }
+      const generateMs = performance.now() - t0;
+      const calls = result.toolCalls ?? [];
+      const errors = result.errors ?? [];
+      const blocks: Block[] = [
+        ...calls.map((call): Block => ({ kind: "call", call })),
+        ...errors.map((e): Block => ({ kind: "error", error: e })),
+      ].sort((a, b) => (a.kind === "call" ? a.call.start : a.error.start) - (b.kind === "call" ? b.call.start : b.error.start));
+
+      // The assistant's turn goes back as the template expects: valid calls as tool_calls, and the raw text of
+      // rejected blocks kept in the content so the model sees what it wrote.
+      const content = [result.content ?? "", ...errors.map((e) => e.raw)].filter((s) => s.trim() !== "").join("\n");
+      messages.push({
+        role: "assistant",
+        content,
+        reasoning_content: result.reasoning ?? null,
+        ...(calls.length
+          ? { tool_calls: calls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })) }
+          : {}),
+      });
+
+      const results: ToolResultRecord[] = [];
+      const t1 = performance.now();
+      for (const b of blocks) {
+        const s = performance.now();
+        if (b.kind === "error") {
+          bump(invalidByReason, b.error.reason);
+          const text = b.error.message;
+          messages.push({ role: "tool", content: text, ...(b.error.name ? { name: b.error.name } : {}) });
+          results.push(resultRecord(null, b.error.name ?? null, "rejected_call", text, s, o.transcriptResultChars, b.error.reason));
+          continue;
+        }
+        const outcome = await executeTool(ws, b.call.name, b.call.parsedArguments ?? {});
+        if (outcome.code !== "ok" && outcome.code !== "capped" && outcome.code !== "tests_failed") bump(toolErrorsByCode, outcome.code);
+        messages.push({ role: "tool", content: outcome.text, tool_call_id: b.call.id, name: b.call.name });
+        results.push(resultRecord(b.call.id, b.call.name, outcome.code, outcome.text, s, o.transcriptResultChars));
+      }
+      const turn: TurnRecord = {
+        index,
+        raw: result.raw ?? "",
+        content: result.content ?? "",
+        reasoning: result.reasoning ?? null,
+        finishReason: result.finishReason,
+        format: result.format,
+        calls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.parsedArguments })),
+        errors: errors.map((e) => ({ reason: e.reason, message: e.message, ...(e.name ? { name: e.name } : {}) })),
+        results,
+        usage: {
+          promptTokens: result.usage?.promptTokens ?? 0,
+          completionTokens: result.usage?.completionTokens ?? 0,
+          forcedTokens: result.usage?.forcedTokens ?? 0,
+        },
+        timings: {
+          generateMs: round(generateMs),
+          toolsMs: round(performance.now() - t1),
+          timeToFirstTokenMs: round(result.timings?.timeToFirstTokenMs ?? 0),
+          decodeTokensPerSecond: round(result.timings?.decodeTokensPerSecond ?? 0),
+          grammarMs: round(result.timings?.grammarMs ?? 0),
+        },
+      };
+      turns.push(turn);
+      try {
+        opts.onTurn?.(turn);
+      } catch {
+        // A progress callback never ends a run.
+      }
+      if (blocks.length === 0) {
+        status = "answered";
+        break;
+      }
+    }
+  } catch (e) {
+    status = "error";
+    error = `internal failure in the agent loop: ${messageOf(e)}`;
+  }
+
+  try {
+    await restoreTests(ws);
+    finalTests = await runSuite(ws);
+  } catch (e) {
+    finalTests = { ...finalTests, output: `the final test run failed: ${messageOf(e)}` };
+  } finally {
+    if (!o.keepWorkspace) await removeWorkspace(ws);
+  }
+
+  const sum = (f: (t: TurnRecord) => number): number => turns.reduce((a, t) => a + f(t), 0);
+  const valid = sum((t) => t.calls.length);
+  const invalid = sum((t) => t.errors.length);
+  const run: AgentRun = {
+    kind: "qtc-agent-run",
+    version: 1,
+    task: task.id,
+    taskDir: task.dir,
+    model: o.model.name,
+    synthetic: o.model.synthetic,
+    mode: o.mode,
+    seed: o.seed,
+    maxTurns: o.maxTurns,
+    maxTokens: o.maxTokens,
+    toolChoice: o.toolChoice,
+    thinking: o.thinking,
+    status,
+    ...(error !== undefined ? { error } : {}),
+    testsPassed: finalTests.passed,
+    finalTests,
+    counts: { turns: turns.length, blocks: valid + invalid, valid, invalid, invalidByReason, toolErrorsByCode },
+    tokens: {
+      prompt: sum((t) => t.usage.promptTokens),
+      completion: sum((t) => t.usage.completionTokens),
+      forced: sum((t) => t.usage.forcedTokens),
+    },
+    timings: {
+      totalMs: round(performance.now() - started),
+      generateMs: round(sum((t) => t.timings.generateMs)),
+      toolsMs: round(sum((t) => t.timings.toolsMs)),
+      finalTestsMs: finalTests.ms,
+    },
+    turns,
+    startedAt,
+    workspace: ws.root,
+  };
+  if (opts.transcript) await appendTranscript(opts.transcript, run);
+  return run;
+}
+
+function resultRecord(
+  callId: string | null,
+  name: string | null,
+  code: ToolOutcomeCode,
+  text: string,
+  startedMs: number,
+  maxChars: number,
+  reason?: CallErrorCode,
+): ToolResultRecord {
+  return {
+    callId,
+    name,
+    code,
+    ...(reason ? { reason } : {}),
+    content: truncateForTranscript(text, maxChars),
+    chars: text.length,
+    ms: round(performance.now() - startedMs),
+  };
+}
+
+const round = (n: number): number => Math.round(n * 100) / 100;
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,24 @@
+// Owns: the `npm run tasks:check` entry point: checks every task under bench/tasks (or the folder given as
+// the first argument), prints one line per task, and exits 1 on any violation.
+
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { checkTasks } from "./tasks-check.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(process.argv[2] ?? path.join(here, "..", "..", "bench", "tasks"));
+const started = performance.now();
+const results = await checkTasks(root, {
+  concurrency: 2,
+  onResult: (r) => {
+    process.stdout.write(`${r.ok ? "ok  " : "FAIL"} ${r.id.padEnd(24)} ${String(r.ms).padStart(5)} ms\n`);
+    for (const p of r.problems) process.stdout.write(`       ${p}\n`);
+  },
+});
+const failed = results.filter((r) => !r.ok);
+const seconds = ((performance.now() - started) / 1000).toFixed(1);
+process.stdout.write(
+  `${results.length} tasks in ${root}: ${results.length - failed.length} ok, ${failed.length} failing (${seconds} s)\n`,
+);
+if (results.length === 0) process.stdout.write("no tasks found\n");
+process.exitCode = failed.length > 0 || results.length === 0 ? 1 : 0;

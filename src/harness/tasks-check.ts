@@ -1,0 +1,136 @@
+// Owns: the tasks check: every bench task is well formed, its tests fail as shipped, and pass once its
+// reference fix (`solution/`) is laid over the project. `npm run tasks:check` runs it on bench/tasks.
+
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { QtcException } from "../errors.js";
+import { SANDBOX_DEFAULTS, type SandboxLimits } from "./defaults.js";
+import { runSuite } from "./run-tests.js";
+import {
+  applySolution,
+  createWorkspace,
+  isTestFile,
+  loadTask,
+  removeWorkspace,
+  SOLUTION_DIR,
+  TASK_FILE,
+} from "./workspace.js";
+
+export interface TaskCheck {
+  /** The folder name. */
+  id: string;
+  dir: string;
+  ok: boolean;
+  /** What is wrong, one line each; empty when ok. */
+  problems: string[];
+  /** Did the shipped project pass its tests (it must not)? null when not run. */
+  shippedPassed: boolean | null;
+  /** Did the project pass with the solution laid over it (it must)? null when not run. */
+  fixedPassed: boolean | null;
+  ms: number;
+}
+
+export interface TasksCheckOptions {
+  /** Tasks checked at the same time. Default: 2. */
+  concurrency?: number;
+  /** Sandbox caps (the test timeout matters here). Default: SANDBOX_DEFAULTS. */
+  limits?: Partial<SandboxLimits>;
+  /** Folder the run folders are created in. Default: os.tmpdir(). */
+  tmpRoot?: string;
+  /** Called as each task finishes. Default: none. */
+  onResult?: (check: TaskCheck) => void;
+}
+
+/** The task folders under a root (folders holding a task.json), sorted by name. */
+export async function listTaskDirs(root: string): Promise<string[]> {
+  const entries = await fs.readdir(root, { withFileTypes: true });
+  const dirs: string[] = [];
+  for (const e of entries) {
+    if (!e.isDirectory()) continue;
+    const dir = path.join(path.resolve(root), e.name);
+    if (await fs.stat(path.join(dir, TASK_FILE)).catch(() => null)) dirs.push(dir);
+  }
+  return dirs.sort();
+}
+
+async function solutionFiles(dir: string, rel = ""): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await fs.readdir(path.join(dir, rel), { withFileTypes: true })) {
+    const r = rel ? `${rel}/${e.name}` : e.name;
+    if (e.isDirectory()) out.push(...(await solutionFiles(dir, r)));
+    else out.push(r);
+  }
+  return out;
+}
+
+/** Check one task folder. Never throws. */
+export async function checkTask(taskDir: string, opts: TasksCheckOptions = {}): Promise<TaskCheck> {
+  const started = performance.now();
+  const dir = path.resolve(taskDir);
+  const check: TaskCheck = { id: path.basename(dir), dir, ok: false, problems: [], shippedPassed: null, fixedPassed: null, ms: 0 };
+  const done = (): TaskCheck => {
+    check.ok = check.problems.length === 0;
+    check.ms = Math.round(performance.now() - started);
+    return check;
+  };
+  try {
+    await loadTask(dir);
+  } catch (e) {
+    check.problems.push(e instanceof QtcException ? e.message : `cannot read the task: ${(e as Error).message}`);
+    return done();
+  }
+  const solDir = path.join(dir, SOLUTION_DIR);
+  const sol = await solutionFiles(solDir).catch(() => null);
+  if (!sol || sol.length === 0) {
+    check.problems.push(`${SOLUTION_DIR}/ is missing or empty`);
+    return done();
+  }
+  for (const rel of sol) {
+    if (isTestFile(rel)) check.problems.push(`${SOLUTION_DIR}/${rel} is a test file; a fix must not change the tests`);
+  }
+  const limits = { ...SANDBOX_DEFAULTS, ...opts.limits };
+  const ws = await createWorkspace(dir, { limits, tmpRoot: opts.tmpRoot });
+  try {
+    if (await fs.stat(path.join(ws.root, SOLUTION_DIR)).catch(() => null)) {
+      check.problems.push(`${SOLUTION_DIR}/ was copied into the workspace`);
+    }
+    const shipped = await runSuite(ws);
+    check.shippedPassed = shipped.passed;
+    if (shipped.passed) check.problems.push("the tests pass as shipped; they must fail");
+    else if (shipped.timedOut) check.problems.push(`the shipped tests ran past ${limits.testTimeoutMs} ms`);
+    else if (shipped.tests === 0) check.problems.push("node --test found no tests");
+    await applySolution(ws);
+    const fixed = await runSuite(ws);
+    check.fixedPassed = fixed.passed;
+    if (!fixed.passed) {
+      const why = fixed.timedOut ? `timed out after ${limits.testTimeoutMs} ms` : `exit code ${fixed.exitCode}`;
+      check.problems.push(`the tests fail with the reference fix (${why}): ${lastLines(fixed.output, 6)}`);
+    } else if (!fixed.tests) check.problems.push("node --test found no tests with the reference fix");
+  } catch (e) {
+    check.problems.push(`the check failed: ${(e as Error).message}`);
+  } finally {
+    await removeWorkspace(ws);
+  }
+  return done();
+}
+
+function lastLines(text: string, n: number): string {
+  return text.trim().split("\n").slice(-n).join(" | ");
+}
+
+/** Check every task under `root`, `concurrency` at a time; results come back sorted by id. */
+export async function checkTasks(root: string, opts: TasksCheckOptions = {}): Promise<TaskCheck[]> {
+  const dirs = await listTaskDirs(root);
+  const results: TaskCheck[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < dirs.length) {
+      const dir = dirs[next++]!;
+      const r = await checkTask(dir, opts);
+      results.push(r);
+      opts.onResult?.(r);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 2) }, worker));
+  return results.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}

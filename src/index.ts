@@ -1,0 +1,70 @@
+// Owns: the public API of the qtc package (package.json `exports` points here). Explicit named exports only.
+
+// Runtime: load a model, generate constrained or unconstrained turns, stream them.
+export {
+  createRuntime,
+  defineTools,
+  generateOnce,
+  GENERATE_DEFAULTS,
+  RUNTIME_DEFAULTS,
+  type DefinedTools,
+  type FinishReason,
+  type GenerateEvent,
+  type GenerateOutput,
+  type GenerateRequest,
+  type GenerateResult,
+  type GenerateTimings,
+  type GenerateUsage,
+  type GenerationMode,
+  type ModelInfo,
+  type Runtime,
+  type RuntimeLoad,
+  type RuntimeOptions,
+  type ToolHandler,
+  type ToolHandlers,
+  type ToolRunResult,
+} from "./runtime/index.js";
+
+// Post-parser: judge any model output, batch or streaming.
+export {
+  createParser,
+  parse,
+  PARSE_LIMITS,
+  PARSER_DEFAULTS,
+  type CallError,
+  type EndOptions,
+  type ParseDiagnostics,
+  type ParseEvent,
+  type ParseLimits,
+  type Parser,
+  type ParserOptions,
+  type ParseResult,
+  type ThinkingStart,
+  type ToolCall,
+} from "./parse/index.js";
+
+// Adapters: OpenAI and Anthropic shapes.
+export {
+  createAnthropicEventTranslator,
+  createOpenAIDeltaTranslator,
+  toAnthropicContent,
+  toOpenAIMessage,
+  toOpenAIToolCalls,
+  type AnthropicContentBlock,
+  type AnthropicMessageShape,
+  type AnthropicStreamEvent,
+  type OpenAIAssistantMessage,
+  type OpenAIDelta,
+  type OpenAIToolCall,
+} from "./adapters/index.js";
+
+// Formats, tools and prompts.
+export { detectFormat, FORMAT_IDS, getFormat, hermes, qwen3coder, QWEN3_TOKENS, type FormatId, type ToolCallFormat } from "./formats/index.js";
+export { compileValidators, loadToolsFile, normalizeTools, type CompiledTools, type JsonSchema, type ToolChoice, type ToolDefinition, type ToolInput } from "./tools/index.js";
+export { renderPrompt, type ChatMessage, type RenderPromptOptions } from "./prompt/index.js";
+
+// Models: resolution, synthetic models, download.
+export { DEFAULT_MODEL, ensureSyntheticModel, MODEL_REGISTRY, pullModel, resolveModel, type ResolvedModel } from "./model/index.js";
+
+// Errors.
+export { CALL_ERROR_CODES, INPUT_ERROR_CODES, QtcException, type CallErrorCode, type ErrorCode, type QtcError, type Result } from "./errors.js";

@@ -1,0 +1,150 @@
+// Owns: the one place that starts llama.cpp (creates the `Llama`), loads a GGUF and creates its context, with
+// threads and context size always set explicitly. Callers own the returned objects and dispose them.
+
+import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import type { Llama, LlamaContext, LlamaLogLevel, LlamaModel } from "node-llama-cpp";
+import { fail } from "../errors.js";
+import { type ResolveOptions, type ResolvedModel, resolveModel } from "./resolve.js";
+
+export const GPU_CHOICES = ["auto", "cpu", "cuda", "metal", "vulkan"] as const;
+export type GpuChoice = (typeof GPU_CHOICES)[number];
+
+export const LOG_LEVELS = ["disabled", "fatal", "error", "warn", "info", "log", "debug"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Defaults for starting llama.cpp, loading a model and creating its context. The CLI help reads them here. */
+export const LOAD_DEFAULTS = {
+  /** Compute backend. "auto" picks Metal, CUDA or Vulkan when a working prebuilt binary exists, else the CPU. Default: "auto". */
+  gpu: "auto" as GpuChoice,
+  /**
+   * CPU threads for evaluation. Default: the machine's available parallelism, at most 4 (prefill scales with
+   * threads; decode of small models stops gaining after about 4).
+   */
+  threads: Math.max(1, Math.min(4, availableParallelism())),
+  /**
+   * Context size in tokens. Default: 4096 (Qwen3's trained 40,960 would allocate a 4.7 GB KV cache for 0.6B;
+   * an agent turn plus tools fits in 4096).
+   */
+  contextSize: 4096,
+  /** Parallel sequences in the context (one per concurrent request). Default: 1. */
+  sequences: 1,
+  /** Minimum llama.cpp log level that is printed. Default: "error" (hides load-time warnings about the vocabulary). */
+  logLevel: "error" as LogLevel,
+  /** Layers offloaded to the GPU. Default: "auto" (node-llama-cpp fits as many as memory allows; none on CPU). */
+  gpuLayers: "auto" as "auto" | "max" | number,
+} as const;
+
+export interface CreateLlamaOptions {
+  /** Default: LOAD_DEFAULTS.gpu ("auto"). */
+  gpu?: GpuChoice;
+  /** Default: LOAD_DEFAULTS.logLevel ("error"). */
+  logLevel?: LogLevel;
+}
+
+/**
+ * Start llama.cpp with a prebuilt binary, never building from source or downloading anything (`build: "never"`),
+ * so it works offline and on CPU-only machines. Throws QtcException `model_load_failed` (exit 1) when no binary
+ * for the requested backend works.
+ */
+export async function createLlama(opts: CreateLlamaOptions = {}): Promise<Llama> {
+  const gpu = opts.gpu ?? LOAD_DEFAULTS.gpu;
+  const { getLlama } = await import("node-llama-cpp"); // loaded on first use: importing it costs about a second
+  try {
+    return await getLlama({
+      gpu: gpu === "cpu" ? false : gpu,
+      build: "never",
+      skipDownload: true,
+      progressLogs: false,
+      logLevel: (opts.logLevel ?? LOAD_DEFAULTS.logLevel) as LlamaLogLevel,
+      maxThreads: 0, // contexts get exactly the `threads` they ask for
+    });
+  } catch (e) {
+    const hint = gpu === "auto" || gpu === "cpu" ? "" : " Try --gpu auto or --gpu cpu.";
+    fail("model_load_failed", `could not start llama.cpp with --gpu ${gpu}: ${firstLine(e)}.${hint}`, { exitCode: 1 });
+  }
+}
+
+export interface LoadModelOptions {
+  /** Path of the GGUF file. */
+  path: string;
+  /** Default: LOAD_DEFAULTS.gpuLayers ("auto"). */
+  gpuLayers?: "auto" | "max" | number;
+  /** Cancels loading. Default: none. */
+  signal?: AbortSignal;
+}
+
+/** Load a GGUF. Throws `model_not_found` (exit 2) when the file is missing, `model_load_failed` (exit 1) otherwise. */
+export async function loadModel(llama: Llama, opts: LoadModelOptions): Promise<LlamaModel> {
+  if (!existsSync(opts.path)) fail("model_not_found", `model file not found: ${opts.path}`, { path: opts.path });
+  try {
+    return await llama.loadModel({ modelPath: opts.path, gpuLayers: opts.gpuLayers ?? LOAD_DEFAULTS.gpuLayers, loadSignal: opts.signal });
+  } catch (e) {
+    fail("model_load_failed", `llama.cpp could not load ${opts.path}: ${firstLine(e)}`, { path: opts.path, exitCode: 1 });
+  }
+}
+
+export interface CreateContextOptions {
+  /** Default: LOAD_DEFAULTS.contextSize (4096). */
+  contextSize?: number;
+  /** Default: LOAD_DEFAULTS.threads. */
+  threads?: number;
+  /** Default: LOAD_DEFAULTS.sequences (1). */
+  sequences?: number;
+}
+
+/** Create a context with an explicit size and thread count. Throws `model_load_failed` (exit 1), e.g. out of memory. */
+export async function createContext(model: LlamaModel, opts: CreateContextOptions = {}): Promise<LlamaContext> {
+  const contextSize = opts.contextSize ?? LOAD_DEFAULTS.contextSize;
+  const threads = opts.threads ?? LOAD_DEFAULTS.threads;
+  try {
+    return await model.createContext({ contextSize, threads, sequences: opts.sequences ?? LOAD_DEFAULTS.sequences });
+  } catch (e) {
+    fail("model_load_failed", `could not create a ${contextSize}-token context: ${firstLine(e)}`, { exitCode: 1 });
+  }
+}
+
+export interface OpenModelOptions extends CreateLlamaOptions, Omit<LoadModelOptions, "path">, CreateContextOptions, ResolveOptions {}
+
+/** A started llama.cpp with one model and one context. `dispose()` releases all three. */
+export interface OpenedModel {
+  llama: Llama;
+  model: LlamaModel;
+  context: LlamaContext;
+  resolved: ResolvedModel;
+  /** The settings actually used, for reports. */
+  settings: { gpu: string | false; threads: number; contextSize: number; sequences: number };
+  dispose(): Promise<void>;
+}
+
+/** Resolve a model spec (see resolveModel), start llama.cpp, load the model and create a context. */
+export async function openModel(spec: string | undefined, opts: OpenModelOptions = {}): Promise<OpenedModel> {
+  const resolved = await resolveModel(spec, opts);
+  const llama = await createLlama(opts);
+  let model: LlamaModel | undefined;
+  try {
+    model = await loadModel(llama, { path: resolved.path, gpuLayers: opts.gpuLayers, signal: opts.signal });
+    const context = await createContext(model, opts);
+    const loaded = model;
+    return {
+      llama,
+      model: loaded,
+      context,
+      resolved,
+      settings: { gpu: llama.gpu, threads: context.currentThreads, contextSize: context.contextSize, sequences: context.totalSequences },
+      async dispose() {
+        await context.dispose();
+        await loaded.dispose();
+        await llama.dispose();
+      },
+    };
+  } catch (e) {
+    await model?.dispose();
+    await llama.dispose();
+    throw e;
+  }
+}
+
+function firstLine(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).split("\n")[0]!.trim();
+}

@@ -1,0 +1,80 @@
+// Owns: turning a `--model` value into a local GGUF path: a file, an `hf:` URI or URL (downloaded once into
+// models/), a registry name, or `synthetic:<shape>` (written once into models/).
+
+import { existsSync, statSync } from "node:fs";
+import { basename, resolve } from "node:path";
+import { fail } from "../errors.js";
+import type { FormatId } from "../formats/types.js";
+import { type PullOptions, localPathOf, pullModel, remoteModelOf } from "./download.js";
+import { modelsDir as defaultModelsDir } from "./paths.js";
+import { QWEN3_SHAPES, SHAPES, type ShapeName } from "./qwen3-shapes.js";
+import { DEFAULT_MODEL, MODEL_REGISTRY, findRegistryModel } from "./registry.js";
+import { ensureSyntheticModel, readSyntheticInfo, syntheticModelName } from "./synthetic.js";
+
+export type ModelSource = "file" | "hf" | "url" | "registry" | "synthetic";
+
+export interface ResolvedModel {
+  /** Absolute path of the GGUF file. */
+  path: string;
+  /** A short name for reports: the registry name, `qtc-synthetic-<shape>`, or the file name without `.gguf`. */
+  name: string;
+  /** True for qtc's synthetic models (random weights); reports must say so. */
+  synthetic: boolean;
+  source: ModelSource;
+  /** The tool-call format, when the registry knows it (otherwise detect it from the chat template). */
+  format?: FormatId;
+  /** The remote URI the file came from (hf, url and registry sources). */
+  uri?: string;
+}
+
+export interface ResolveOptions extends Omit<PullOptions, "force"> {
+  /** Download remote models that are not in the models directory yet. Default: true. */
+  download?: boolean;
+}
+
+/** The `--model` forms, for help texts and error messages. */
+export const MODEL_SPEC_HELP =
+  `a GGUF file path, an hf:<user>/<repo>/<file>.gguf URI, an http(s) URL, a registry name ` +
+  `(${MODEL_REGISTRY.map((m) => m.name).join(", ")}), or ${SHAPES.map((s) => `synthetic:${s}`).join(" / ")}`;
+
+/**
+ * Resolve a model spec to a local file, downloading or writing it first when needed. Throws QtcException:
+ * `model_not_found` (exit 2) for a missing file, an unknown name or scheme; `download_failed` (exit 1).
+ */
+export async function resolveModel(spec: string = DEFAULT_MODEL, opts: ResolveOptions = {}): Promise<ResolvedModel> {
+  const trimmed = spec.trim();
+  const dir = opts.modelsDir ?? defaultModelsDir();
+  if (trimmed.startsWith("synthetic:")) {
+    const shape = trimmed.slice("synthetic:".length) as ShapeName;
+    if (!(shape in QWEN3_SHAPES)) fail("model_not_found", `unknown synthetic shape "${shape}": use ${SHAPES.map((s) => `synthetic:${s}`).join(" or ")}`);
+    const path = await ensureSyntheticModel(shape, { modelsDir: dir });
+    return { path, name: syntheticModelName(shape), synthetic: true, source: "synthetic", format: "hermes" };
+  }
+
+  const entry = findRegistryModel(trimmed);
+  const remote = remoteModelOf(trimmed);
+  if (remote !== null) {
+    const source: ModelSource = entry ? "registry" : remote.hf ? "hf" : "url";
+    const name = entry?.name ?? basename(remote.fileName, ".gguf");
+    const local = localPathOf(remote, dir);
+    if (!existsSync(local)) {
+      if (opts.download === false) fail("model_not_found", `${trimmed} is not downloaded yet (${local}): run qtc pull ${trimmed}`);
+      await pullModel(trimmed, { ...opts, modelsDir: dir });
+    }
+    return { path: local, name, synthetic: false, source, format: entry?.format, uri: remote.uri };
+  }
+
+  if (existsSync(trimmed) && statSync(trimmed).isFile()) {
+    const info = await readSyntheticInfo(trimmed).catch(() => null);
+    return {
+      path: resolve(trimmed),
+      name: info ? syntheticModelName(info.shape) : basename(trimmed).replace(/\.gguf$/i, ""),
+      synthetic: info !== null,
+      source: "file",
+    };
+  }
+  if (/^[a-z][a-z0-9+.-]*:/i.test(trimmed) && !/^[a-z]:[\\/]/i.test(trimmed)) {
+    fail("model_not_found", `unknown model scheme in "${trimmed}": --model takes ${MODEL_SPEC_HELP}`);
+  }
+  fail("model_not_found", `no model file or registry name "${trimmed}": --model takes ${MODEL_SPEC_HELP}`, { path: trimmed });
+}

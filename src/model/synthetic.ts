@@ -1,0 +1,255 @@
+// Owns: synthetic Qwen3 GGUFs: the real Qwen3 tokenizer and chat template with seeded random weights, written
+// deterministically (same options → same bytes), cached once under models/, and recognised again when read.
+
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, rename, rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { type GgufEntry, type GgufWriteResult, elementCount, writeGguf } from "./gguf-writer.js";
+import { readGgufPrefix } from "./gguf-header.js";
+import { modelsDir } from "./paths.js";
+import { fail } from "../errors.js";
+import { DTYPES, type Dtype, FILE_TYPE_OF_DTYPE, GGML_TYPE_OF_DTYPE, encodeTensorData } from "./quantize.js";
+import { QWEN3_SHAPES, SHAPES, type Qwen3Shape, type Qwen3TensorSpec, type ShapeName, qwen3Tensors } from "./qwen3-shapes.js";
+import { type Qwen3Vocab, readQwen3Vocab } from "./qwen3-vocab.js";
+
+/** Bumped whenever the bytes a given (shape, dtype, seed) produce change; cached files of older versions are rewritten. */
+export const SYNTHETIC_WRITER_VERSION = 1;
+
+/** GGUF keys qtc adds to mark a synthetic model (read back by readSyntheticInfo / isSyntheticMetadata). */
+export const SYNTHETIC_KEYS = {
+  synthetic: "qtc.synthetic",
+  shape: "qtc.synthetic_shape",
+  dtype: "qtc.synthetic_dtype",
+  seed: "qtc.synthetic_seed",
+  version: "qtc.writer_version",
+} as const;
+
+export interface SyntheticModelOptions {
+  /** Model dimensions. Default: "tiny". */
+  shape?: ShapeName;
+  /** Encoding of the 2-D weights (norms are always F32). Default: "q8_0". */
+  dtype?: Dtype;
+  /** Seed of the random weights, 0 to 2^32-1. Default: 0. */
+  seed?: number;
+  /** Output path. Required for writeSyntheticModel. */
+  out: string;
+}
+
+/** Defaults for synthetic models. */
+export const SYNTHETIC_DEFAULTS = {
+  /** Default: "tiny". */
+  shape: "tiny" as ShapeName,
+  /** Default: "q8_0". */
+  dtype: "q8_0" as Dtype,
+  /** Default: 0. */
+  seed: 0,
+  /** Values generated per chunk while streaming a tensor. Default: 1,048,576 (4 MiB of float32). */
+  chunkValues: 1 << 20,
+} as const;
+
+export interface SyntheticModelInfo {
+  shape: ShapeName;
+  dtype: Dtype;
+  seed: number;
+  writerVersion: number;
+}
+
+export interface SyntheticWriteResult extends GgufWriteResult, SyntheticModelInfo {
+  ms: number;
+}
+
+/** `general.name` of a synthetic model, e.g. `qtc-synthetic-tiny`. */
+export const syntheticModelName = (shape: ShapeName): string => `qtc-synthetic-${shape}`;
+
+/** File name of a cached synthetic model: `synthetic-<shape>-<dtype>.gguf` (seed 0) or `…-s<seed>.gguf`. */
+export function syntheticFileName(shape: ShapeName, dtype: Dtype = "q8_0", seed = 0): string {
+  return `synthetic-${shape}-${dtype}${seed === 0 ? "" : `-s${seed}`}.gguf`;
+}
+
+/**
+ * Write a synthetic Qwen3 GGUF at `opts.out` (via a temporary file and a rename, so readers never see half a
+ * file). Tensors are generated and written chunk by chunk: the 0.6b shape never holds more than one chunk.
+ */
+export async function writeSyntheticModel(opts: SyntheticModelOptions): Promise<SyntheticWriteResult> {
+  const shapeName = opts.shape ?? SYNTHETIC_DEFAULTS.shape;
+  const dtype = opts.dtype ?? SYNTHETIC_DEFAULTS.dtype;
+  const seed = opts.seed ?? SYNTHETIC_DEFAULTS.seed;
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) fail("invalid_option", `seed must be a whole number from 0 to 2^32-1, got ${seed}`);
+  const shape = QWEN3_SHAPES[shapeName];
+  if (shape === undefined) fail("invalid_option", `unknown shape "${String(shapeName)}": use ${SHAPES.join(" or ")}`);
+  if (!(dtype in GGML_TYPE_OF_DTYPE)) fail("invalid_option", `unknown dtype "${String(dtype)}": use ${DTYPES.join(", ")}`);
+  const started = performance.now();
+  const vocab = await readQwen3Vocab();
+  const tensors = qwen3Tensors(shape, vocab.tokens.length, GGML_TYPE_OF_DTYPE[dtype]);
+  const info: SyntheticModelInfo = { shape: shapeName, dtype, seed, writerVersion: SYNTHETIC_WRITER_VERSION };
+  const metadata = syntheticMetadata(shape, vocab, info);
+  const byName = new Map(tensors.map((t) => [t.name, t]));
+
+  await mkdir(dirname(opts.out), { recursive: true });
+  const temp = `${opts.out}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
+  try {
+    const result = await writeGguf(temp, metadata, tensors, (t) => tensorChunks(byName.get(t.name)!, seed));
+    await rename(temp, opts.out);
+    return { ...result, path: opts.out, ...info, ms: performance.now() - started };
+  } catch (e) {
+    await rm(temp, { force: true });
+    throw e;
+  }
+}
+
+export interface EnsureSyntheticOptions {
+  /** Default: "q8_0". */
+  dtype?: Dtype;
+  /** Default: 0. */
+  seed?: number;
+  /** Where the file is cached. Default: modelsDir() (`$QTC_MODELS_DIR` or `<package root>/models`). */
+  modelsDir?: string;
+}
+
+/**
+ * The path of a cached synthetic model, writing it first when it is missing or was written by another writer
+ * version. Safe under concurrent callers (each writes its own temp file; the rename is atomic).
+ */
+export async function ensureSyntheticModel(shape: ShapeName, opts: EnsureSyntheticOptions = {}): Promise<string> {
+  const dtype = opts.dtype ?? SYNTHETIC_DEFAULTS.dtype;
+  const seed = opts.seed ?? SYNTHETIC_DEFAULTS.seed;
+  const path = join(opts.modelsDir ?? modelsDir(), syntheticFileName(shape, dtype, seed));
+  if (existsSync(path)) {
+    const found = await readSyntheticInfo(path).catch(() => null);
+    if (found && found.shape === shape && found.dtype === dtype && found.seed === seed && found.writerVersion === SYNTHETIC_WRITER_VERSION) return path;
+  }
+  await writeSyntheticModel({ shape, dtype, seed, out: path });
+  return path;
+}
+
+/** The synthetic-model marks of a GGUF file, or null when it is not a qtc synthetic model. */
+export async function readSyntheticInfo(path: string): Promise<SyntheticModelInfo | null> {
+  const prefix = await readGgufPrefix(path);
+  if (prefix === null || prefix.scalars.get(SYNTHETIC_KEYS.synthetic) !== true) return null;
+  const get = (key: string): unknown => prefix.scalars.get(key);
+  return {
+    shape: get(SYNTHETIC_KEYS.shape) as ShapeName,
+    dtype: get(SYNTHETIC_KEYS.dtype) as Dtype,
+    seed: Number(get(SYNTHETIC_KEYS.seed)),
+    writerVersion: Number(get(SYNTHETIC_KEYS.version)),
+  };
+}
+
+/** Whether the GGUF file at `path` is a qtc synthetic model (random weights). */
+export async function isSyntheticModel(path: string): Promise<boolean> {
+  return (await readSyntheticInfo(path)) !== null;
+}
+
+/** Whether parsed GGUF metadata (node-llama-cpp's nested `model.fileInfo.metadata`) marks a synthetic model. */
+export function isSyntheticMetadata(metadata: unknown): boolean {
+  const qtc = (metadata as { qtc?: { synthetic?: unknown } } | null | undefined)?.qtc;
+  return qtc?.synthetic === true;
+}
+
+/** The metadata of a synthetic model, in file order. */
+function syntheticMetadata(shape: Qwen3Shape, vocab: Qwen3Vocab, info: SyntheticModelInfo): GgufEntry[] {
+  const u32 = (value: number) => ({ type: "u32", value }) as const;
+  const f32 = (value: number) => ({ type: "f32", value }) as const;
+  const str = (value: string) => ({ type: "string", value }) as const;
+  return [
+    { key: "general.architecture", value: str("qwen3") },
+    { key: "general.name", value: str(syntheticModelName(info.shape)) },
+    { key: SYNTHETIC_KEYS.synthetic, value: { type: "bool", value: true } },
+    { key: SYNTHETIC_KEYS.shape, value: str(info.shape) },
+    { key: SYNTHETIC_KEYS.dtype, value: str(info.dtype) },
+    { key: SYNTHETIC_KEYS.seed, value: u32(info.seed) },
+    { key: SYNTHETIC_KEYS.version, value: u32(info.writerVersion) },
+    { key: "general.file_type", value: u32(FILE_TYPE_OF_DTYPE[info.dtype]) },
+    { key: "general.quantization_version", value: u32(2) },
+    { key: "qwen3.context_length", value: u32(shape.contextLength) },
+    { key: "qwen3.embedding_length", value: u32(shape.hidden) },
+    { key: "qwen3.block_count", value: u32(shape.layers) },
+    { key: "qwen3.feed_forward_length", value: u32(shape.ffn) },
+    { key: "qwen3.attention.head_count", value: u32(shape.heads) },
+    { key: "qwen3.attention.head_count_kv", value: u32(shape.kvHeads) },
+    { key: "qwen3.attention.key_length", value: u32(shape.headDim) },
+    { key: "qwen3.attention.value_length", value: u32(shape.headDim) },
+    { key: "qwen3.rope.freq_base", value: f32(shape.ropeTheta) },
+    { key: "qwen3.attention.layer_norm_rms_epsilon", value: f32(shape.rmsEps) },
+    { key: "tokenizer.ggml.model", value: str("gpt2") },
+    { key: "tokenizer.ggml.pre", value: str("qwen2") },
+    { key: "tokenizer.ggml.tokens", value: { type: "array", of: "string", values: vocab.tokens } },
+    { key: "tokenizer.ggml.token_type", value: { type: "array", of: "i32", values: vocab.tokenTypes } },
+    { key: "tokenizer.ggml.merges", value: { type: "array", of: "string", values: vocab.merges } },
+    { key: "tokenizer.ggml.eos_token_id", value: u32(vocab.eosTokenId) },
+    { key: "tokenizer.ggml.padding_token_id", value: u32(vocab.paddingTokenId) },
+    { key: "tokenizer.ggml.bos_token_id", value: u32(vocab.bosTokenId) },
+    { key: "tokenizer.ggml.add_bos_token", value: { type: "bool", value: false } },
+    { key: "tokenizer.chat_template", value: str(vocab.chatTemplate) },
+  ];
+}
+
+/** How one tensor's synthetic values are drawn: a constant, or uniform noise with a given standard deviation. */
+type Init = { kind: "const"; value: number } | { kind: "uniform"; std: number };
+
+/**
+ * The weight recipe. Norm weights are ones; matrices get c/sqrt(fan-in), so each layer adds O(1) to the residual
+ * stream whatever the width. Embeddings are large (std 1) and the FFN outputs larger still, so each step's
+ * hidden state is a random function of the current token and its context rather than an echo of either; the
+ * final norm's weight 3/sqrt(hidden) then gives logits (tied to the embeddings) a standard deviation near 3:
+ * varied greedy tokens, and a spread sampling can still explore.
+ */
+export const SYNTHETIC_INIT = {
+  /** Std of token embeddings. Default: 1. */
+  embeddingStd: 1,
+  /** `output_norm` weight times sqrt(hidden). Default: 3. */
+  outputNormScale: 3,
+  /** Std of `attn_output` times sqrt(fan-in). Default: 0.5. */
+  attnOutputScale: 0.5,
+  /** Std of `ffn_down` times sqrt(fan-in). Default: 8. */
+  ffnDownScale: 8,
+} as const;
+
+function initOf(t: Qwen3TensorSpec): Init {
+  const k = SYNTHETIC_INIT;
+  if (t.role === "embedding") return { kind: "uniform", std: k.embeddingStd };
+  if (t.name === "output_norm.weight") return { kind: "const", value: k.outputNormScale / Math.sqrt(t.fanIn) };
+  if (t.role === "norm") return { kind: "const", value: 1 };
+  const scale = t.name.endsWith("attn_output.weight") ? k.attnOutputScale : t.name.endsWith("ffn_down.weight") ? k.ffnDownScale : 1;
+  return { kind: "uniform", std: scale / Math.sqrt(t.fanIn) };
+}
+
+/** A tensor's encoded bytes, chunk by chunk, drawn as initOf says from the tensor's own seeded stream. */
+function* tensorChunks(t: Qwen3TensorSpec, seed: number): Generator<Buffer> {
+  const total = elementCount(t.dims);
+  const rowLength = t.dims[0]!;
+  const rowsPerChunk = Math.max(1, Math.floor(SYNTHETIC_DEFAULTS.chunkValues / rowLength));
+  const chunkLength = rowsPerChunk * rowLength;
+  const rng = new Mulberry32(tensorSeed(seed, t.name));
+  const init = initOf(t);
+  const half = init.kind === "uniform" ? init.std * Math.sqrt(3) : 0; // uniform on [-half, half) has this std
+  for (let start = 0; start < total; start += chunkLength) {
+    const values = new Float32Array(Math.min(chunkLength, total - start));
+    if (init.kind === "const") values.fill(init.value);
+    else for (let i = 0; i < values.length; i++) values[i] = (rng.next() * 2 - 1) * half;
+    yield encodeTensorData(t.type, values);
+  }
+}
+
+/** Seed of one tensor's stream: the model seed mixed with an FNV-1a hash of the tensor name. */
+function tensorSeed(seed: number, name: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
+  return (h ^ Math.imul(seed, 0x9e3779b1)) >>> 0;
+}
+
+/** Mulberry32: a small, fast, deterministic 32-bit PRNG (period 2^32, enough for one tensor's stream). */
+class Mulberry32 {
+  private state: number;
+  constructor(seed: number) {
+    this.state = seed >>> 0;
+  }
+  /** A float in [0, 1). */
+  next(): number {
+    this.state = (this.state + 0x6d2b79f5) | 0;
+    let t = Math.imul(this.state ^ (this.state >>> 15), 1 | this.state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+}

@@ -1,0 +1,119 @@
+// Owns: judging one detected block end to end: size and UTF-8 checks, picking the format, decoding, typing
+// XML values, validating, and building the ToolCall or the CallError.
+
+import { Buffer } from "node:buffer";
+import { hermes, qwen3coder, type XmlBody } from "../formats/index.js";
+import type { FormatId } from "../formats/types.js";
+import type { CompiledTools } from "../tools/validators.js";
+import { decodeFail, skipWs, type Decoded } from "./decoded.js";
+import { decodeHermes, guessName } from "./hermes.js";
+import type { ParseLimits } from "./options.js";
+import { decodeQwen3Coder } from "./qwen3coder.js";
+import type { CallError, ToolCall } from "./types.js";
+import { unknownToolMessage, validateArguments } from "./validate.js";
+import { setOwn, typeXmlValue } from "./values.js";
+
+const X = qwen3coder.body as XmlBody;
+
+/** A block as the scanner saw it. */
+export interface RawBlock {
+  /** Text between the open and close tags; for a bare qwen3coder block, the whole `<function=…` text. */
+  inner: string;
+  /** The block's exact text, tags included (only a prefix when `overflow`). */
+  raw: string;
+  start: number;
+  end: number;
+  /** Opened by the format's open tag (false: a bare `<function=` block). */
+  wrapped: boolean;
+  /** Its close tag was seen (false: the output ended inside it). */
+  closed: boolean;
+  /** Larger than maxBlockBytes; the scanner kept only a prefix. */
+  overflow: boolean;
+}
+
+export interface JudgeContext {
+  tools?: CompiledTools;
+  format: FormatId | "auto";
+  limits: ParseLimits;
+  newId: () => string;
+  /** The generation stopped at its token limit (end({truncated: true})). */
+  truncatedStream: boolean;
+}
+
+export type Judgement = { ok: true; call: ToolCall; note?: string } | { ok: false; error: CallError; note?: string };
+
+function rejectBlock(block: RawBlock, reason: CallError["reason"], message: string, name?: string, note?: string): Judgement {
+  const error: CallError = name === undefined
+    ? { reason, message, raw: block.raw, start: block.start, end: block.end }
+    : { reason, message, name, raw: block.raw, start: block.start, end: block.end };
+  return note ? { ok: false, error, note } : { ok: false, error };
+}
+
+export function judgeBlock(block: RawBlock, ctx: JudgeContext): Judgement {
+  const reject = (reason: CallError["reason"], message: string, name?: string, note?: string) => rejectBlock(block, reason, message, name, note);
+  const { inner } = block;
+  if (block.overflow || (block.raw.length * 3 > ctx.limits.maxBlockBytes && Buffer.byteLength(block.raw) > ctx.limits.maxBlockBytes)) {
+    return reject("too_large", `Your tool call is larger than ${ctx.limits.maxBlockBytes} bytes and was not run. Send less in one call.`, guessName(inner.slice(0, 4000).trim()));
+  }
+  if (inner.includes("\uFFFD")) {
+    return reject("invalid_utf8", "Your tool call holds bytes that are not valid UTF-8 (shown as U+FFFD) and was not run. Write it again in plain valid text.", guessName(inner.trim()));
+  }
+  const q = skipWs(inner, 0);
+  if (q >= inner.length) {
+    return block.closed
+      ? reject("empty_block", "Your tool call was empty. Put the call inside the tool-call tags, or answer in text.")
+      : reject("truncated", cutMessage(undefined, ctx.truncatedStream));
+  }
+  const decoded = decode(inner, q, ctx.format);
+  if (!decoded.ok) {
+    const name = decoded.error.name ?? guessName(inner.trim());
+    if (!block.closed) return reject("truncated", cutMessage(name, ctx.truncatedStream), name);
+    return reject(decoded.error.reason, decoded.error.message, name);
+  }
+  const { name } = decoded.value;
+  const note = block.closed ? undefined : `${name} block was not closed; accepted because its body was complete`;
+  const tool = ctx.tools?.get(name);
+  if (ctx.tools && !tool) return reject("unknown_tool", unknownToolMessage(name, ctx.tools), name, note);
+  let args = decoded.value.args;
+  if (!args) {
+    args = {};
+    for (const [key, text] of decoded.value.texts ?? []) {
+      // Unlisted arguments are rejected below; they are not typed (and so not guessed at).
+      const typed = tool && (tool.allowsExtra || tool.properties.has(key)) ? typeXmlValue(text, tool.typesOf(key)) : text;
+      setOwn(args, key, typed);
+    }
+  }
+  const verdict = validateArguments(name, args, tool, ctx.limits);
+  if (!verdict.ok) return reject(verdict.reason, verdict.message, name, note);
+  const call: ToolCall = {
+    id: ctx.newId(),
+    name,
+    arguments: JSON.stringify(args),
+    parsedArguments: args,
+    format: decoded.value.format,
+    raw: block.raw,
+    start: block.start,
+    end: block.end,
+  };
+  return note ? { ok: true, call, note } : { ok: true, call };
+}
+
+function decode(inner: string, q: number, format: FormatId | "auto"): Decoded {
+  const xml = inner.startsWith(X.functionOpen, q);
+  const json = inner[q] === "{";
+  if (format === hermes.id || (format === "auto" && json)) return decodeHermes(inner);
+  if (format === qwen3coder.id || (format === "auto" && xml)) {
+    if (json) {
+      return decodeFail("bad_shape", `Write the call as ${X.functionOpen}TOOL_NAME${X.tagEnd} with one ${X.parameterOpen}NAME${X.tagEnd} per argument and ${X.functionClose}; a bare JSON object is not used here.`, { name: guessName(inner) });
+    }
+    return decodeQwen3Coder(inner);
+  }
+  return decodeFail("bad_shape", `A tool call holds either one JSON object {"name": …, "arguments": {…}} or ${X.functionOpen}TOOL_NAME${X.tagEnd}…${X.functionClose}; this one holds neither.`);
+}
+
+function cutMessage(name: string | undefined, atTokenLimit: boolean): string {
+  const what = name ? `Your ${name} call` : "Your tool call";
+  return atTokenLimit
+    ? `${what} was cut off at the output token limit before it was complete, so it was not run. Make the call again, with less content if it was long.`
+    : `${what} ended before it was complete (no closing tag), so it was not run. Write the whole call again and close it.`;
+}

@@ -1,0 +1,136 @@
+// Owns: the parser: one incremental state machine (createParser) for streaming, and parse() = feed + end.
+// It wires the scanner to the block judge, trims text, counts diagnostics and emits ParseEvents.
+
+import { fail } from "../errors.js";
+import { FORMATS, getFormat, hermes } from "../formats/index.js";
+import { compileValidators, type CompiledTools } from "../tools/validators.js";
+import { judgeBlock, type JudgeContext, type RawBlock } from "./block.js";
+import { PARSER_DEFAULTS, type EndOptions, type ParseLimits, type ParserOptions } from "./options.js";
+import { Scanner } from "./scanner.js";
+import { TrimmedText } from "./text-sink.js";
+import type { CallError, ParseDiagnostics, ParseEvent, ParseResult, ToolCall } from "./types.js";
+
+export interface Parser {
+  /** Feed the next piece of model output; returns the events it completes (possibly none). */
+  feed(chunk: string): ParseEvent[];
+  /** The output is over; returns the remaining events, ending with `finish`. Call once. */
+  end(opts?: EndOptions): ParseEvent[];
+}
+
+const MAX_NOTES = 50;
+
+/**
+ * Create an incremental parser. Any split of the output into `feed` chunks yields the same events (up to how
+ * text deltas are split) and the same `finish` result as one `feed` of the whole text. Throws QtcException
+ * only for bad options (an unknown format, a tools list that does not compile).
+ */
+export function createParser(options: ParserOptions = {}): Parser {
+  return new StreamParser(options);
+}
+
+/** Parse a complete model output: `createParser(options)`, `feed(text)`, `end(options)`. */
+export function parse(text: string, options: ParserOptions & EndOptions = {}): ParseResult {
+  const parser = createParser(options);
+  parser.feed(text);
+  const events = parser.end(options);
+  const finish = events[events.length - 1];
+  if (finish?.type !== "finish") fail("internal", "parser ended without a finish event", { exitCode: 1 });
+  return finish.result;
+}
+
+class StreamParser implements Parser {
+  private readonly scanner: Scanner;
+  private readonly ctx: JudgeContext;
+  private readonly content = new TrimmedText();
+  private readonly reasoning = new TrimmedText();
+  private reasoningSeen = false;
+  private events: ParseEvent[] = [];
+  private readonly calls: ToolCall[] = [];
+  private readonly errors: CallError[] = [];
+  private readonly diagnostics: ParseDiagnostics = { detected: 0, accepted: 0, rejected: {}, emitted: 0, notes: [] };
+  private ended = false;
+
+  constructor(options: ParserOptions) {
+    const format = options.format ?? PARSER_DEFAULTS.format;
+    if (format !== "auto") getFormat(format);
+    const tools: CompiledTools | undefined = options.tools === undefined ? undefined : compileValidators(options.tools);
+    let limits: ParseLimits = PARSER_DEFAULTS.limits;
+    if (options.limits) {
+      limits = { ...PARSER_DEFAULTS.limits, ...options.limits };
+      for (const [key, value] of Object.entries(limits)) {
+        if (!Number.isInteger(value) || value < 1) fail("invalid_option", `parser limit ${key} must be a whole number ≥ 1, got ${value}`);
+      }
+    }
+    this.ctx = { tools, format, limits, newId: options.newId ?? PARSER_DEFAULTS.newId, truncatedStream: false };
+    const scanFormat = format === "auto" ? hermes : FORMATS[format];
+    this.scanner = new Scanner(
+      { format: scanFormat, bare: format !== "hermes", thinking: options.thinking ?? PARSER_DEFAULTS.thinking, maxBlockChars: limits.maxBlockBytes },
+      {
+        text: (t) => {
+          const delta = this.content.push(t);
+          if (delta !== "") this.events.push({ type: "text-delta", text: delta });
+        },
+        reasoning: (t) => {
+          const delta = this.reasoning.push(t);
+          if (delta !== "") this.events.push({ type: "reasoning-delta", text: delta });
+        },
+        reasoningSeen: () => {
+          this.reasoningSeen = true;
+        },
+        block: (b) => this.onBlock(b),
+        note: (n) => this.note(n),
+      },
+    );
+  }
+
+  feed(chunk: string): ParseEvent[] {
+    if (this.ended) fail("internal", "parser: feed() called after end()", { exitCode: 1 });
+    if (typeof chunk !== "string") fail("invalid_option", "parser: feed() takes a string");
+    this.scanner.feed(chunk);
+    return this.take();
+  }
+
+  end(opts: EndOptions = {}): ParseEvent[] {
+    if (this.ended) fail("internal", "parser: end() called twice", { exitCode: 1 });
+    this.ended = true;
+    this.ctx.truncatedStream = opts.truncated === true;
+    this.scanner.end();
+    const result: ParseResult = {
+      content: this.content.value(),
+      reasoning: this.reasoningSeen ? this.reasoning.value() : null,
+      calls: this.calls,
+      errors: this.errors,
+      diagnostics: this.diagnostics,
+    };
+    this.events.push({ type: "finish", result });
+    return this.take();
+  }
+
+  private onBlock(block: RawBlock): void {
+    this.diagnostics.detected++;
+    const verdict = judgeBlock(block, this.ctx);
+    if (verdict.note) this.note(verdict.note);
+    if (verdict.ok) {
+      this.diagnostics.accepted++;
+      this.diagnostics.emitted++;
+      this.calls.push(verdict.call);
+      this.events.push({ type: "call", call: verdict.call });
+    } else {
+      const { reason } = verdict.error;
+      this.diagnostics.rejected[reason] = (this.diagnostics.rejected[reason] ?? 0) + 1;
+      this.errors.push(verdict.error);
+      this.events.push({ type: "call-rejected", error: verdict.error });
+    }
+  }
+
+  private note(note: string): void {
+    const notes = this.diagnostics.notes;
+    if (notes.length < MAX_NOTES && !notes.includes(note)) notes.push(note);
+  }
+
+  private take(): ParseEvent[] {
+    const out = this.events;
+    this.events = [];
+    return out;
+  }
+}

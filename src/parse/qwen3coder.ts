@@ -1,0 +1,215 @@
+// Owns: decoding a qwen3coder function block: `<function=NAME>` with `<parameter=ARG>` values, child tags
+// (`<path>…</path>`) or one JSON object as the body; duplicates, mixed forms and two functions are errors.
+//
+// Where a value ends (literal tags inside a string value stay in the value):
+// - `</parameter>` ends it when only whitespace and then a tag, a `{` or the end follow;
+// - a missing `</parameter>` is closed by the next `<parameter=NAME>` at the start of a line, or by a
+//   `</function>` followed only by whitespace (or another function);
+// - a child tag `<NAME>` ends at `</NAME>` followed the same way.
+// Exactly one framing newline is stripped on each side of a value.
+
+import { qwen3coder, type XmlBody } from "../formats/index.js";
+import { describeJsonError } from "./json-errors.js";
+import { decodeFail, skipWs, type DecodeFailure, type Decoded } from "./decoded.js";
+
+const X = qwen3coder.body as XmlBody;
+const NAME = /^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$/;
+const CHILD_OPEN = /<([A-Za-z_][A-Za-z0-9_.:-]{0,127})>/y;
+const PARAM_SHAPE = `${X.parameterOpen}NAME${X.tagEnd}\\nVALUE\\n${X.parameterClose}`;
+
+export function decodeQwen3Coder(body: string): Decoded {
+  let i = skipWs(body, 0);
+  if (!body.startsWith(X.functionOpen, i)) {
+    const incomplete = X.functionOpen.startsWith(body.slice(i));
+    return decodeFail("bad_shape", `Write the call as ${X.functionOpen}TOOL_NAME${X.tagEnd} followed by one ${PARAM_SHAPE} per argument and ${X.functionClose}.`, { incomplete });
+  }
+  const nameStart = i + X.functionOpen.length;
+  const gt = body.indexOf(X.tagEnd, nameStart);
+  const nl = body.indexOf("\n", nameStart);
+  if (gt < 0 || (nl >= 0 && nl < gt)) {
+    return decodeFail("bad_shape", `Close the function name with "${X.tagEnd}": ${X.functionOpen}TOOL_NAME${X.tagEnd}.`, { incomplete: gt < 0 });
+  }
+  const name = body.slice(nameStart, gt);
+  if (!NAME.test(name)) {
+    return decodeFail("bad_shape", `"${name.slice(0, 80)}" is not a valid tool name; write ${X.functionOpen}TOOL_NAME${X.tagEnd} with the exact name.`);
+  }
+  i = gt + X.tagEnd.length;
+  const first = skipWs(body, i);
+  const fn = body[first] === "{" ? jsonBody(body, first, name) : tagBody(body, i, name);
+  if (!fn.ok) return fn;
+  const after = skipWs(body, fn.end);
+  if (after < body.length) {
+    if (body.startsWith(X.functionOpen, after)) {
+      return decodeFail("multiple_functions", `One tool call holds one function. Close the tool call after ${X.functionClose} and put the next function in a tool call of its own.`, { name });
+    }
+    return decodeFail("bad_shape", `Unexpected text after ${X.functionClose} in your ${name} call; nothing may follow it inside the tool call.`, { name });
+  }
+  return fn.args
+    ? { ok: true, value: { format: "qwen3coder", name, args: fn.args } }
+    : { ok: true, value: { format: "qwen3coder", name, texts: fn.texts } };
+}
+
+type Body =
+  | { ok: true; end: number; args?: Record<string, unknown>; texts?: Array<[string, string]> }
+  | { ok: false; error: DecodeFailure };
+
+function jsonBody(body: string, start: number, name: string): Body {
+  const end = jsonObjectEnd(body, start);
+  if (end < 0) {
+    const closed = body.indexOf(X.functionClose, start) >= 0;
+    return closed
+      ? decodeFail("invalid_json", `The JSON object in your ${name} call is not closed: its braces or quotes do not balance.`, { name })
+      : decodeFail("bad_shape", `Your ${name} call ends before ${X.functionClose}.`, { name, incomplete: true });
+  }
+  const json = body.slice(start, end);
+  let args: unknown;
+  try {
+    args = JSON.parse(json);
+  } catch {
+    return decodeFail("invalid_json", describeJsonError(json, `the JSON body of your ${name} call`), { name });
+  }
+  const rest = skipWs(body, end);
+  if (body.startsWith(X.functionClose, rest)) return { ok: true, end: rest + X.functionClose.length, args: args as Record<string, unknown> };
+  if (rest >= body.length) return decodeFail("bad_shape", `Close your ${name} call with ${X.functionClose}.`, { name, incomplete: true });
+  if (body[rest] === "<") {
+    return decodeFail("mixed_forms", `Your ${name} call mixes a JSON body with tags. Give the arguments one way: one ${PARAM_SHAPE} per argument.`, { name });
+  }
+  return decodeFail("invalid_json", `Unexpected text after the JSON body of your ${name} call; close it with ${X.functionClose}.`, { name });
+}
+
+function tagBody(body: string, from: number, name: string): Body {
+  const texts: Array<[string, string]> = [];
+  const seen = new Set<string>();
+  let form: "parameter" | "child" | undefined;
+  let p = from;
+  for (;;) {
+    const q = skipWs(body, p);
+    if (q >= body.length) return decodeFail("bad_shape", `Close your ${name} call with ${X.functionClose}.`, { name, incomplete: true });
+    if (body.startsWith(X.functionClose, q)) return { ok: true, end: q + X.functionClose.length, texts };
+    let arg: string;
+    let valueStart: number;
+    let value: { end: number; resume: number } | undefined;
+    if (body.startsWith(X.parameterOpen, q)) {
+      if (form === "child") return mixed(name);
+      form = "parameter";
+      const nameStart = q + X.parameterOpen.length;
+      const gt = body.indexOf(X.tagEnd, nameStart);
+      const nl = body.indexOf("\n", nameStart);
+      if (gt < 0 || (nl >= 0 && nl < gt)) {
+        return decodeFail("bad_shape", `Close the parameter name with "${X.tagEnd}" in your ${name} call: ${PARAM_SHAPE}.`, { name, incomplete: gt < 0 });
+      }
+      arg = body.slice(nameStart, gt);
+      if (!NAME.test(arg)) return decodeFail("bad_shape", `"${arg.slice(0, 80)}" is not a valid parameter name in your ${name} call.`, { name });
+      valueStart = gt + X.tagEnd.length;
+      value = parameterEnd(body, valueStart);
+    } else if (body[q] === "<" && matchChild(body, q)) {
+      if (form === "parameter") return mixed(name);
+      form = "child";
+      arg = matchChild(body, q)!;
+      valueStart = q + arg.length + 2;
+      value = childEnd(body, valueStart, arg);
+      if (!value) {
+        const incomplete = body.indexOf(X.functionClose, valueStart) < 0;
+        return decodeFail("bad_shape", `Close <${arg}> with </${arg}> in your ${name} call.`, { name, incomplete });
+      }
+    } else if (body[q] === "{") {
+      return form ? mixed(name) : decodeFail("bad_shape", `Unexpected "{" in your ${name} call.`, { name });
+    } else {
+      const what = form ? "between parameters" : `after ${X.functionOpen}${name}${X.tagEnd}`;
+      return decodeFail("bad_shape", `Unexpected text ${what} in your ${name} call. Give each argument as ${PARAM_SHAPE}.`, { name });
+    }
+    if (!value) return decodeFail("bad_shape", `Your ${name} call ends inside the value of "${arg}".`, { name, incomplete: true });
+    if (seen.has(arg)) {
+      return decodeFail("duplicate_parameter", `Your ${name} call gives "${arg}" twice. Give each parameter once.`, { name });
+    }
+    seen.add(arg);
+    texts.push([arg, stripFraming(body.slice(valueStart, value.end))]);
+    p = value.resume;
+  }
+}
+
+/** Where a `<parameter=…>` value ends and where parsing resumes; undefined when the body ends first. */
+function parameterEnd(body: string, from: number): { end: number; resume: number } | undefined {
+  for (let j = body.indexOf("<", from); j >= 0; j = body.indexOf("<", j + 1)) {
+    if (body.startsWith(X.parameterClose, j)) {
+      const after = j + X.parameterClose.length;
+      if (endsValue(body, after)) return { end: j, resume: after };
+    } else if (body.startsWith(X.parameterOpen, j)) {
+      if (atLineStart(body, j, from) && looksLikeParameterOpen(body, j)) return { end: j, resume: j };
+    } else if (body.startsWith(X.functionClose, j)) {
+      const r = skipWs(body, j + X.functionClose.length);
+      if (r >= body.length || body.startsWith(X.functionOpen, r)) return { end: j, resume: j };
+    }
+  }
+  return undefined;
+}
+
+function childEnd(body: string, from: number, arg: string): { end: number; resume: number } | undefined {
+  const close = `</${arg}>`;
+  for (let j = body.indexOf(close, from); j >= 0; j = body.indexOf(close, j + 1)) {
+    const after = j + close.length;
+    if (endsValue(body, after)) return { end: j, resume: after };
+  }
+  return undefined;
+}
+
+/** A closing tag ends a value when only whitespace and then a tag, a `{` or the end follow it. */
+function endsValue(body: string, after: number): boolean {
+  const r = skipWs(body, after);
+  return r >= body.length || body[r] === "<" || body[r] === "{";
+}
+
+function matchChild(body: string, at: number): string | undefined {
+  CHILD_OPEN.lastIndex = at;
+  return CHILD_OPEN.exec(body)?.[1];
+}
+
+function looksLikeParameterOpen(body: string, at: number): boolean {
+  const nameStart = at + X.parameterOpen.length;
+  const gt = body.indexOf(X.tagEnd, nameStart);
+  return gt > nameStart && NAME.test(body.slice(nameStart, gt));
+}
+
+/** True when only spaces/tabs separate `at` from the previous newline (or from the value's start). */
+function atLineStart(body: string, at: number, valueStart: number): boolean {
+  for (let k = at - 1; k >= valueStart; k--) {
+    const c = body[k];
+    if (c === "\n") return true;
+    if (c !== " " && c !== "\t") return false;
+  }
+  return true;
+}
+
+/** Remove exactly one framing newline (`\n` or `\r\n`) on each side. */
+export function stripFraming(value: string): string {
+  let a = 0;
+  let b = value.length;
+  if (value.startsWith("\r\n")) a = 2;
+  else if (value.startsWith("\n")) a = 1;
+  if (b - a >= 2 && value.endsWith("\r\n")) b -= 2;
+  else if (b - a >= 1 && value.endsWith("\n")) b -= 1;
+  return value.slice(a, b);
+}
+
+/** End index (exclusive) of the JSON object starting at `start`, by balancing braces outside strings; -1 if open. */
+function jsonObjectEnd(s: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return -1;
+}
+
+function mixed(name: string) {
+  return decodeFail("mixed_forms", `Your ${name} call mixes <parameter=…> tags with other forms. Give every argument as ${PARAM_SHAPE}.`, { name });
+}

@@ -1,0 +1,382 @@
+// Owns: the incremental scanner: splits assistant output into answer text, reasoning and call blocks, one
+// chunk at a time, holding back only what could still be the start of a tag. Batch parsing is the same
+// scanner fed once, so every chunking yields the same segments.
+//
+// Modes: `undecided` (thinking "auto": start of output until a think tag decides it), `text`, `think`,
+// `fence` (``` or ~~~ code block: plain text), `block` (inside the open/close tags) and `bare` (a qwen3coder
+// `<function=…>` block at a line start without the wrapper). Fences and bare blocks are recognized after a
+// newline; the stream starts with a virtual newline (offset -1) so the first line counts too.
+
+import { QWEN3_TOKENS, qwen3coder, type ToolCallFormat, type XmlBody } from "../formats/index.js";
+import type { RawBlock } from "./block.js";
+import type { ThinkingStart } from "./options.js";
+
+export interface ScanSink {
+  text(text: string): void;
+  reasoning(text: string): void;
+  /** A think section was entered (reasoning becomes non-null). */
+  reasoningSeen(): void;
+  block(block: RawBlock): void;
+  note(note: string): void;
+}
+
+export interface ScannerOptions {
+  /** The format whose open/close tags wrap calls (both Qwen formats share them). */
+  format: ToolCallFormat;
+  /** Recognize bare `<function=` blocks (qwen3coder or auto). */
+  bare: boolean;
+  thinking: ThinkingStart;
+  /** Inner length (UTF-16 units) past which a block is kept only as a preview (too_large). */
+  maxBlockChars: number;
+}
+
+type Mode = "undecided" | "text" | "think" | "fence" | "block" | "bare";
+
+const RAW_PREVIEW = 256;
+/** Longest tail textHold must look at: a newline, 16 spaces or tabs and a proper prefix of `<function=`. */
+const TAIL_WINDOW = 1 + 16 + 16;
+const X = qwen3coder.body as XmlBody;
+const THINK_OPEN = QWEN3_TOKENS.thinkOpen.text;
+const THINK_CLOSE = QWEN3_TOKENS.thinkClose.text;
+const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+// Patterns are built once per (tags, bare) and shared; every use sets lastIndex first (exec is synchronous).
+const FENCE_RE = /\n {0,3}(`{3,}|~{3,})[ \t\r]*/g;
+const THINK_RE = new RegExp(`(${esc(THINK_OPEN)})|${esc(THINK_CLOSE)}`, "g");
+interface Patterns {
+  text: RegExp;
+  tags: readonly string[];
+  maxTagLen: number;
+}
+const PATTERNS = new WeakMap<ToolCallFormat, { bare?: Patterns; plain?: Patterns }>();
+
+function patternsFor(format: ToolCallFormat, bare: boolean): Patterns {
+  let entry = PATTERNS.get(format);
+  if (!entry) PATTERNS.set(format, (entry = {}));
+  let p = bare ? entry.bare : entry.plain;
+  if (!p) {
+    const open = format.open.text;
+    const close = format.close.text;
+    const bareAlt = bare ? `\\n([ \\t]{0,16})(${esc(X.functionOpen)})` : "(?!)()()";
+    const text = new RegExp(`(${esc(open)})|(${esc(close)})|(${esc(THINK_OPEN)})|(${esc(THINK_CLOSE)})|${bareAlt}|\\n( {0,3})(\`{3,}|~{3,})`, "g");
+    const tags = Object.freeze([open, close, THINK_OPEN, THINK_CLOSE]);
+    p = Object.freeze({ text, tags, maxTagLen: Math.max(...tags.map((t) => t.length)) });
+    if (bare) entry.bare = p;
+    else entry.plain = p;
+  }
+  return p;
+}
+
+export class Scanner {
+  private buf = "\n";
+  private base = -1;
+  private pos = 0;
+  private mode: Mode;
+  private readonly open: string;
+  private readonly close: string;
+  private readonly textRe: RegExp;
+  private readonly fenceRe = FENCE_RE;
+  private readonly thinkRe = THINK_RE;
+  private readonly textTags: readonly string[];
+  private readonly maxTagLen: number;
+  // current block or undecided prefix
+  private parts: string[] = [];
+  private partsLen = 0;
+  private overflow = false;
+  private blockStart = 0;
+  private fenceChar = "";
+  private fenceLen = 0;
+
+  constructor(
+    private readonly opts: ScannerOptions,
+    private readonly sink: ScanSink,
+  ) {
+    this.open = opts.format.open.text;
+    this.close = opts.format.close.text;
+    this.mode = opts.thinking === "open" ? "think" : opts.thinking === "closed" ? "text" : "undecided";
+    if (this.mode === "think") sink.reasoningSeen();
+    const patterns = patternsFor(opts.format, opts.bare);
+    this.textRe = patterns.text;
+    this.textTags = patterns.tags;
+    this.maxTagLen = patterns.maxTagLen;
+  }
+
+  feed(chunk: string): void {
+    if (chunk === "") return;
+    this.buf = this.pos === 0 ? this.buf + chunk : this.buf.slice(this.pos) + chunk;
+    this.base += this.pos;
+    this.pos = 0;
+    this.loop(false);
+  }
+
+  /** The output is over: flush everything held back and close whatever is open. */
+  end(): void {
+    this.loop(true);
+    if (this.mode === "undecided") {
+      this.replayAsText();
+      this.loop(true);
+    }
+    if (this.mode === "block" || this.mode === "bare") this.finishBlock(false, this.base + this.buf.length);
+    else if (this.mode === "think") this.sink.note("reasoning was not closed with </think>");
+    this.buf = "";
+    this.base += this.pos;
+    this.pos = 0;
+  }
+
+  private loop(final: boolean): void {
+    for (;;) {
+      let more: boolean;
+      switch (this.mode) {
+        case "text": more = this.scanText(final); break;
+        case "block": more = this.scanUntil(this.close, final, false); break;
+        case "bare": more = this.scanUntil(X.functionClose, final, true); break;
+        case "think": more = this.scanThink(final); break;
+        case "fence": more = this.scanFence(final); break;
+        case "undecided": more = this.scanUndecided(final); break;
+      }
+      if (!more) return;
+    }
+  }
+
+  private scanText(final: boolean): boolean {
+    const { buf } = this;
+    const re = this.textRe;
+    re.lastIndex = this.pos;
+    const m = re.exec(buf);
+    if (!m) {
+      const hold = final ? buf.length : this.textHold();
+      this.emitText(this.pos, hold);
+      this.pos = hold;
+      return false;
+    }
+    const j = m.index;
+    if (m[1] !== undefined) {
+      this.emitText(this.pos, j);
+      this.startBlock(j, "block");
+      this.pos = j + this.open.length;
+    } else if (m[2] !== undefined) {
+      this.emitText(this.pos, j);
+      this.sink.note(`stray ${this.close} without an open tag dropped`);
+      this.pos = j + this.close.length;
+    } else if (m[3] !== undefined) {
+      this.emitText(this.pos, j);
+      this.sink.reasoningSeen();
+      this.mode = "think";
+      this.pos = j + THINK_OPEN.length;
+    } else if (m[4] !== undefined) {
+      this.emitText(this.pos, j);
+      this.sink.note(`stray ${THINK_CLOSE} without ${THINK_OPEN} dropped`);
+      this.pos = j + THINK_CLOSE.length;
+    } else if (m[6] !== undefined) {
+      const k = j + 1 + m[5]!.length;
+      this.emitText(this.pos, k);
+      this.sink.note(`bare ${X.functionOpen}…${X.tagEnd} block without the ${this.open} wrapper`);
+      this.startBlock(k, "bare");
+      this.pos = k;
+    } else {
+      const end = j + m[0].length;
+      this.emitText(this.pos, end);
+      this.fenceChar = m[8]![0]!;
+      this.fenceLen = m[8]!.length;
+      this.mode = "fence";
+      this.pos = end;
+    }
+    return true;
+  }
+
+  /** How much of the buffer's tail must wait: a proper prefix of a tag, or a line start that may open a fence or bare block. */
+  private textHold(): number {
+    const { buf, pos } = this;
+    const len = buf.length;
+    // Only the last few characters can matter: scan them once, backwards, for the last "<" and "\n".
+    const stop = Math.max(pos, len - TAIL_WINDOW);
+    let lt = -1;
+    let nl = -1;
+    for (let k = len - 1; k >= stop; k--) {
+      const c = buf.charCodeAt(k);
+      if (c === 60 && lt < 0) lt = k;
+      else if (c === 10) {
+        nl = k;
+        break;
+      }
+    }
+    let hold = len;
+    if (lt >= 0 && lt > len - this.maxTagLen) {
+      const tail = buf.slice(lt);
+      for (const t of this.textTags) {
+        if (t.startsWith(tail)) {
+          hold = lt;
+          break;
+        }
+      }
+    }
+    if (nl >= 0 && nl < hold) {
+      const tail = buf.slice(nl);
+      if (/^\n {0,3}(?:`{0,2}|~{0,2})$/.test(tail)) hold = nl;
+      else if (this.opts.bare) {
+        const m = /^\n[ \t]{0,16}(<[^\n]*)?$/.exec(tail);
+        if (m && (m[1] === undefined || X.functionOpen.startsWith(m[1]))) hold = nl;
+      }
+    }
+    return hold;
+  }
+
+  private scanThink(final: boolean): boolean {
+    const j = this.buf.indexOf(THINK_CLOSE, this.pos);
+    if (j < 0) {
+      const hold = final ? this.buf.length : partialSuffix(this.buf, this.pos, THINK_CLOSE);
+      this.emitReasoning(this.pos, hold);
+      this.pos = hold;
+      return false;
+    }
+    this.emitReasoning(this.pos, j);
+    this.pos = j + THINK_CLOSE.length;
+    this.mode = "text";
+    return true;
+  }
+
+  private scanFence(final: boolean): boolean {
+    const { buf } = this;
+    const re = this.fenceRe;
+    re.lastIndex = this.pos;
+    for (let m = re.exec(buf); m; m = re.exec(buf)) {
+      const j = m.index;
+      const end = j + m[0].length;
+      if (m[1]![0] !== this.fenceChar || m[1]!.length < this.fenceLen || (end < buf.length && buf[end] !== "\n")) {
+        re.lastIndex = j + 1;
+        continue;
+      }
+      if (end === buf.length && !final) {
+        this.emitText(this.pos, j);
+        this.pos = j;
+        return false;
+      }
+      this.emitText(this.pos, end);
+      this.pos = end;
+      this.mode = "text";
+      return true;
+    }
+    let hold = buf.length;
+    if (!final) {
+      const nl = buf.lastIndexOf("\n");
+      if (nl >= this.pos && /^\n {0,3}(?:`*|~*)[ \t\r]*$/.test(buf.slice(nl))) hold = nl;
+    }
+    this.emitText(this.pos, hold);
+    this.pos = hold;
+    return false;
+  }
+
+  /** Inside a block: collect text until `close` (the format's close tag, or `</function>` for a bare block). */
+  private scanUntil(close: string, final: boolean, bare: boolean): boolean {
+    const j = this.buf.indexOf(close, this.pos);
+    if (j < 0) {
+      const hold = final ? this.buf.length : partialSuffix(this.buf, this.pos, close);
+      this.append(this.pos, hold);
+      this.pos = hold;
+      return false;
+    }
+    if (bare) {
+      this.append(this.pos, j + close.length);
+      this.pos = j + close.length;
+      this.finishBlock(true, this.base + this.pos);
+    } else {
+      this.append(this.pos, j);
+      this.pos = j + close.length;
+      this.finishBlock(true, this.base + this.pos);
+    }
+    return true;
+  }
+
+  private scanUndecided(final: boolean): boolean {
+    const re = this.thinkRe;
+    re.lastIndex = this.pos;
+    const m = re.exec(this.buf);
+    if (!m) {
+      let hold = this.buf.length;
+      if (!final) hold = Math.min(partialSuffix(this.buf, this.pos, THINK_OPEN), partialSuffix(this.buf, this.pos, THINK_CLOSE));
+      this.append(this.pos, hold, true);
+      this.pos = hold;
+      return false;
+    }
+    if (m[1] !== undefined) {
+      // `<think>` first: the start was answer text after all. Re-scan it as text from the stream start.
+      this.append(this.pos, m.index, true);
+      this.pos = m.index;
+      this.replayAsText();
+      return true;
+    }
+    this.append(this.pos, m.index, true);
+    const prefix = this.takeParts();
+    this.sink.reasoningSeen();
+    const text = prefix.slice(1); // drop the virtual newline
+    if (text !== "") this.sink.reasoning(text);
+    this.pos = m.index + THINK_CLOSE.length;
+    this.mode = "text";
+    return true;
+  }
+
+  private replayAsText(): void {
+    const prefix = this.takeParts();
+    this.buf = prefix + this.buf.slice(this.pos);
+    this.base = -1;
+    this.pos = 0;
+    this.mode = "text";
+  }
+
+  private startBlock(at: number, mode: "block" | "bare"): void {
+    this.mode = mode;
+    this.blockStart = this.base + at;
+    this.parts = [];
+    this.partsLen = 0;
+    this.overflow = false;
+  }
+
+  private append(from: number, to: number, unbounded = false): void {
+    if (to <= from) return;
+    const text = this.buf.slice(from, to);
+    if (this.overflow) return;
+    this.partsLen += text.length;
+    if (!unbounded && this.partsLen > this.opts.maxBlockChars) {
+      this.overflow = true;
+      this.parts = [(this.parts.join("") + text).slice(0, RAW_PREVIEW)];
+      return;
+    }
+    this.parts.push(text);
+  }
+
+  private takeParts(): string {
+    const s = this.parts.length === 1 ? this.parts[0]! : this.parts.join("");
+    this.parts = [];
+    this.partsLen = 0;
+    return s;
+  }
+
+  private finishBlock(closed: boolean, end: number): void {
+    const wrapped = this.mode === "block";
+    const overflow = this.overflow;
+    const inner = this.takeParts();
+    const raw = wrapped ? this.open + inner + (closed && !overflow ? this.close : "") : inner;
+    this.mode = "text";
+    this.overflow = false;
+    this.sink.block({ inner, raw, start: this.blockStart, end, wrapped, closed, overflow });
+  }
+
+  private emitText(from: number, to: number): void {
+    if (this.base + from === -1) from++;
+    if (to > from) this.sink.text(this.buf.slice(from, to));
+  }
+
+  private emitReasoning(from: number, to: number): void {
+    if (this.base + from === -1) from++;
+    if (to > from) this.sink.reasoning(this.buf.slice(from, to));
+  }
+}
+
+/** Index where the longest proper prefix of `tag` that ends `buf` (at or after `from`) starts; buf.length if none. */
+function partialSuffix(buf: string, from: number, tag: string): number {
+  const first = tag.charCodeAt(0);
+  for (let k = buf.length - 1, stop = Math.max(from, buf.length - tag.length + 1); k >= stop; k--) {
+    if (buf.charCodeAt(k) === first) return tag.startsWith(buf.slice(k)) ? k : buf.length;
+  }
+  return buf.length;
+}

@@ -1,0 +1,68 @@
+// Owns: node-llama-cpp grammar plumbing: a per-model cache of parsed GBNF grammars, fresh evaluation states
+// (cloned, not re-parsed), and the two per-token operations the runtime needs on a state: "could this token
+// come next?" and "advance past this forced token". The latter two use node-llama-cpp's internal binding (the
+// same calls LlamaChat makes), typed here in one place.
+
+import { LlamaGrammarEvaluationState, type Llama, type LlamaGrammar, type LlamaModel } from "node-llama-cpp";
+
+/** The internal static methods of node-llama-cpp's native sampler class (stable across 3.x). */
+interface AddonSamplerStatics {
+  acceptGrammarEvaluationStateToken(state: unknown, token: number): void;
+  canBeNextTokenForGrammarEvaluationState(state: unknown, token: number): boolean;
+}
+
+function bindingsOf(state: LlamaGrammarEvaluationState): AddonSamplerStatics {
+  const internal = state as unknown as { _llama: { _bindings: { AddonSampler: AddonSamplerStatics } } };
+  return internal._llama._bindings.AddonSampler;
+}
+
+function nativeOf(state: LlamaGrammarEvaluationState): unknown {
+  return (state as unknown as { _state: unknown })._state;
+}
+
+/** Whether `token` may come next under the grammar state (end-of-generation tokens: whether it may end here). */
+export function canBeNext(state: LlamaGrammarEvaluationState, token: number): boolean {
+  return bindingsOf(state).canBeNextTokenForGrammarEvaluationState(nativeOf(state), token);
+}
+
+/**
+ * Advance the state past a token that was fed without sampling (forced). Returns false when the grammar
+ * rejects it (the state is then unusable).
+ */
+export function acceptForced(state: LlamaGrammarEvaluationState, token: number): boolean {
+  if (!canBeNext(state, token)) return false;
+  try {
+    bindingsOf(state).acceptGrammarEvaluationStateToken(nativeOf(state), token);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Parsed grammars of one model keyed by GBNF text, each with a pristine state to clone. Bounded LRU. */
+export class GrammarCache {
+  private readonly entries = new Map<string, { grammar: LlamaGrammar; pristine: LlamaGrammarEvaluationState }>();
+
+  constructor(
+    private readonly llama: Llama,
+    private readonly model: LlamaModel,
+    private readonly capacity = 32,
+  ) {}
+
+  /** A fresh evaluation state for `gbnf` (parsed once per distinct text). Throws when llama.cpp rejects the GBNF. */
+  async stateFor(gbnf: string): Promise<LlamaGrammarEvaluationState> {
+    let entry = this.entries.get(gbnf);
+    if (entry) {
+      this.entries.delete(gbnf);
+    } else {
+      const grammar = await this.llama.createGrammar({ grammar: gbnf });
+      entry = { grammar, pristine: new LlamaGrammarEvaluationState({ model: this.model, grammar }) };
+      if (this.entries.size >= this.capacity) {
+        const oldest = this.entries.keys().next().value;
+        if (oldest !== undefined) this.entries.delete(oldest);
+      }
+    }
+    this.entries.set(gbnf, entry);
+    return entry.pristine.clone();
+  }
+}

@@ -1,0 +1,9 @@
+// Owns: the public surface of the runtime stage.
+
+export type { FinishReason, GenerateEvent, GenerateRequest, GenerateResult, GenerateTimings, GenerateUsage, GenerationMode } from "./types.js";
+export { GENERATE_DEFAULTS, RUNTIME_DEFAULTS } from "./defaults.js";
+export { createRuntime, type ModelInfo, type Runtime, type RuntimeLoad, type RuntimeOptions } from "./runtime.js";
+export type { GenerateOutput } from "./result.js";
+export { generateOnce, promptMessages, type GenerateOnceResult } from "./run-once.js";
+export { resolveToolChoice } from "./request.js";
+export { defineTools, type DefinedTools, type ToolHandler, type ToolHandlers, type ToolRunResult } from "./define-tools.js";

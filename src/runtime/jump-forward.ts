@@ -1,0 +1,129 @@
+// Owns: jump-forward: finding the text a grammar state admits as its only continuation, and the canonical
+// tokens to feed for it in one batch instead of sampling them one at a time.
+//
+// How "only continuation" is decided, exactly: every text token starts with some byte, and a llama.cpp grammar
+// accepts a token only if it accepts the token's first byte (partial UTF-8 included). So probing the 256
+// single-byte tokens, the special tokens the grammar names (`<[id]>`) and one end-of-generation token gives
+// every possible first step. When exactly one is allowed (an ASCII byte or a special token), that step is
+// forced; the state is advanced on a clone and the probe repeats.
+
+import type { LlamaGrammarEvaluationState } from "node-llama-cpp";
+import { acceptForced, canBeNext } from "./grammar-state.js";
+import type { TokenTables } from "./token-tables.js";
+
+/** Bytes that most free positions (strings, names) allow: probing them first ends the common case in 2 probes. */
+const COMMON_FIRST = [..."ea_s0 t\"/.,:}\n"].map((c) => c.charCodeAt(0));
+
+export type ForcedPiece = { kind: "text"; text: string } | { kind: "special"; token: number };
+
+export interface ForcedRun {
+  pieces: ForcedPiece[];
+  /** The grammar can only end after the run (end of generation is the one continuation). */
+  ends: boolean;
+}
+
+export interface JumpForwardPlan {
+  /** Tokens to feed, canonical for each text piece. */
+  tokens: number[];
+  /** The grammar can only end after these tokens. */
+  ends: boolean;
+}
+
+/** What the grammar allows next, probed in an order that settles "more than one" quickly. */
+export class ContinuationProber {
+  private readonly order: number[];
+  /** Token id → the byte it stands for (single-byte tokens only). */
+  private readonly byteOf = new Map<number, number>();
+
+  constructor(
+    private readonly tables: TokenTables,
+    /** Special token ids the grammar names (parsed from `<[id]>` in its GBNF). */
+    specialTokens: readonly number[],
+  ) {
+    const bytes = tables.byteTokens ?? [];
+    bytes.forEach((token, byte) => this.byteOf.set(token, byte));
+    const seen = new Set<number>();
+    const order: number[] = [];
+    const add = (t: number | undefined) => {
+      if (t !== undefined && !seen.has(t)) {
+        seen.add(t);
+        order.push(t);
+      }
+    };
+    for (const b of COMMON_FIRST) add(bytes[b]);
+    for (let b = 0; b < bytes.length; b++) add(bytes[b]);
+    for (const t of specialTokens) add(t);
+    add(tables.eog);
+    this.order = order;
+  }
+
+  /** Whether jump-forward can run at all (the vocabulary is byte-level). */
+  get usable(): boolean {
+    return this.tables.byteTokens !== undefined;
+  }
+
+  /** The single allowed next token, or undefined when none or several are allowed. */
+  private single(state: LlamaGrammarEvaluationState): number | undefined {
+    let found: number | undefined;
+    for (const token of this.order) {
+      if (!canBeNext(state, token)) continue;
+      if (found !== undefined) return undefined;
+      found = token;
+    }
+    return found;
+  }
+
+  /**
+   * The forced run from `state` (not modified), up to `maxSteps` steps. Empty when the next step is free.
+   */
+  forcedRun(state: LlamaGrammarEvaluationState, maxSteps: number): ForcedRun {
+    const pieces: ForcedPiece[] = [];
+    if (!this.usable) return { pieces, ends: false };
+    let probe: LlamaGrammarEvaluationState | undefined;
+    let text = "";
+    for (let step = 0; step < maxSteps; step++) {
+      const token = this.single(probe ?? state);
+      if (token === undefined) break;
+      if (token === this.tables.eog) {
+        if (text) pieces.push({ kind: "text", text });
+        return { pieces, ends: true };
+      }
+      const byte = this.byteOf.get(token);
+      if (byte !== undefined && byte >= 0x80) break; // a multi-byte character: left to sampling
+      probe ??= state.clone();
+      if (!acceptForced(probe, token)) break;
+      if (byte !== undefined) {
+        text += String.fromCharCode(byte);
+      } else {
+        if (text) pieces.push({ kind: "text", text });
+        text = "";
+        pieces.push({ kind: "special", token });
+      }
+    }
+    if (text) pieces.push({ kind: "text", text });
+    return { pieces, ends: false };
+  }
+}
+
+/**
+ * Canonical tokens for a forced run: each text piece tokenized as a whole (the way the tokenizer spells it).
+ * When the run stops at a free position, its last text token is held back: the model samples from there, so
+ * it can pick a longer token that merges the forced tail with what it writes next.
+ */
+export function planTokens(run: ForcedRun, tokenize: (text: string) => number[]): JumpForwardPlan {
+  const tokens: number[] = [];
+  run.pieces.forEach((piece) => {
+    if (piece.kind === "special") tokens.push(piece.token);
+    else tokens.push(...tokenize(piece.text));
+  });
+  const last = run.pieces[run.pieces.length - 1];
+  if (!run.ends && last?.kind === "text" && tokens.length > 0) tokens.pop();
+  return { tokens, ends: run.ends };
+}
+
+/** Special token ids a GBNF text names as `<[id]>`. */
+export function grammarSpecialTokens(gbnf: string): number[] {
+  const ids = new Set<number>();
+  for (const m of gbnf.matchAll(/<\[(\d+)\]>/g)) ids.add(Number(m[1]));
+  return [...ids];
+}

@@ -1,0 +1,95 @@
+// Owns: checking a GenerateRequest and filling in its defaults; bad caller input throws a QtcException here,
+// before any sequence is taken.
+
+import { randomInt } from "node:crypto";
+import { fail } from "../errors.js";
+import { FORMAT_IDS, type FormatId } from "../formats/index.js";
+import type { CompiledTools } from "../tools/index.js";
+import type { ToolChoice } from "../tools/types.js";
+import { GENERATE_DEFAULTS } from "./defaults.js";
+import type { GenerateRequest, GenerationMode } from "./types.js";
+
+/** A request with every default applied. */
+export interface ResolvedRequest {
+  toolChoice: ToolChoice;
+  mode: GenerationMode;
+  parallel: boolean;
+  maxTokens: number;
+  temperature: number;
+  topP: number;
+  topK: number;
+  seed: number;
+  thinking: boolean;
+  thinkingBudget: number;
+  format: FormatId;
+  jumpForward: boolean;
+  maxCalls: number;
+}
+
+function number(value: unknown, name: string, min: number, max: number, integer: boolean): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
+    fail("invalid_option", `${name} must be ${integer ? "a whole number" : "a number"} from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function boolean(value: unknown, name: string): boolean {
+  if (typeof value !== "boolean") fail("invalid_option", `${name} must be true or false, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** Normalize a tool choice against the declared tools; throws `invalid_tool_choice`. */
+export function resolveToolChoice(choice: unknown, tools: CompiledTools | undefined): ToolChoice {
+  const names = tools?.names ?? [];
+  if (choice === "auto" || choice === "none") return choice;
+  if (choice === "required") {
+    if (names.length === 0) fail("invalid_tool_choice", `tool choice "required" needs at least one tool`);
+    return choice;
+  }
+  const name = typeof choice === "object" && choice !== null ? (choice as { name?: unknown }).name : undefined;
+  if (typeof name !== "string") {
+    fail("invalid_tool_choice", `tool choice must be "auto", "required", "none" or {name}, got ${JSON.stringify(choice)}`);
+  }
+  if (!names.includes(name)) {
+    const known = names.length > 0 ? `declared tools: ${names.join(", ")}` : "no tools are declared";
+    fail("invalid_tool_choice", `tool choice names "${name}", which is not a declared tool (${known})`);
+  }
+  return { name };
+}
+
+/** Apply defaults and check ranges. `defaultFormat` is the runtime's format. */
+export function resolveRequest(req: GenerateRequest, tools: CompiledTools | undefined, defaultFormat: FormatId): ResolvedRequest {
+  if (typeof req !== "object" || req === null) fail("invalid_option", "a generate request must be an object");
+  const d = GENERATE_DEFAULTS;
+  const mode = req.mode ?? d.mode;
+  if (mode !== "constrained" && mode !== "unconstrained") {
+    fail("invalid_option", `mode must be "constrained" or "unconstrained", got ${JSON.stringify(mode)}`);
+  }
+  const format = req.format ?? defaultFormat;
+  if (!FORMAT_IDS.includes(format)) fail("unknown_format", `unknown format "${String(format)}"; supported: ${FORMAT_IDS.join(", ")}`);
+  const maxTokens = number(req.maxTokens ?? d.maxTokens, "maxTokens", 1, 1_000_000, true);
+  const thinking = boolean(req.thinking ?? d.thinking, "thinking");
+  const thinkingBudget =
+    req.thinkingBudget === undefined
+      ? Math.floor(maxTokens * d.thinkingShare)
+      : number(req.thinkingBudget, "thinkingBudget", 1, maxTokens, true);
+  for (const [token, value] of Object.entries(req.logitBias ?? {})) {
+    if (!/^\d+$/.test(token)) fail("invalid_option", `logitBias keys must be token ids, got "${token}"`);
+    number(value, `logitBias[${token}]`, -100, 100, false);
+  }
+  return {
+    toolChoice: resolveToolChoice(req.toolChoice ?? d.toolChoice, tools),
+    mode,
+    parallel: boolean(req.parallel ?? d.parallel, "parallel"),
+    maxTokens,
+    temperature: number(req.temperature ?? d.temperature, "temperature", 0, 100, false),
+    topP: number(req.topP ?? d.topP, "topP", 0, 1, false),
+    topK: number(req.topK ?? d.topK, "topK", 0, 1_000_000, true),
+    seed: req.seed === undefined ? randomInt(0, 2 ** 32 - 1) : number(req.seed, "seed", 0, 2 ** 32 - 1, true),
+    thinking,
+    thinkingBudget,
+    format,
+    jumpForward: boolean(req.jumpForward ?? d.jumpForward, "jumpForward"),
+    maxCalls: d.maxCalls,
+  };
+}

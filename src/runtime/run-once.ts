@@ -1,0 +1,35 @@
+// Owns: generateOnce: load a model, generate one turn, free the model (what `qtc run` does), checking the
+// caller's request before the model is loaded so bad input fails fast.
+
+import type { FormatId } from "../formats/index.js";
+import type { ChatMessage } from "../prompt/index.js";
+import { compileValidators } from "../tools/index.js";
+import { resolveToolChoice } from "./request.js";
+import type { GenerateOutput } from "./result.js";
+import { createRuntime, type ModelInfo, type RuntimeOptions } from "./runtime.js";
+import type { GenerateRequest } from "./types.js";
+
+export interface GenerateOnceResult {
+  result: GenerateOutput;
+  modelInfo: ModelInfo;
+  format: FormatId;
+  settings: { gpu: string | false; threads: number; contextSize: number; sequences: number };
+}
+
+/** Build the messages of a one-shot request: an optional system message, then the user prompt. */
+export function promptMessages(prompt: string, system?: string): ChatMessage[] {
+  return system === undefined ? [{ role: "user", content: prompt }] : [{ role: "system", content: system }, { role: "user", content: prompt }];
+}
+
+/** Load the model, run one request, close. Throws QtcException for bad input (before loading when it can). */
+export async function generateOnce(runtime: RuntimeOptions, request: GenerateRequest): Promise<GenerateOnceResult> {
+  const tools = request.tools && request.tools.length > 0 ? compileValidators(request.tools) : undefined;
+  resolveToolChoice(request.toolChoice ?? "auto", tools);
+  const rt = await createRuntime({ ...runtime, sequences: 1 });
+  try {
+    const result = await rt.generate(request);
+    return { result, modelInfo: rt.modelInfo, format: result.format, settings: rt.settings };
+  } finally {
+    await rt.close();
+  }
+}

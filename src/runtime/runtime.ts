@@ -1,0 +1,235 @@
+// Owns: createRuntime: one loaded model with a context of N sequences, serving generate/stream requests (one
+// sequence each; more wait), rendering the prompt, running the turn and judging its output with the parser.
+
+import { TokenBias, type LlamaContextSequence, type Token } from "node-llama-cpp";
+import { fail, QtcException } from "../errors.js";
+import { detectFormat, hermes, QWEN3_TOKENS, type FormatId } from "../formats/index.js";
+import { openModel, type GpuChoice, type OpenedModel } from "../model/index.js";
+import { createParser } from "../parse/index.js";
+import { renderPrompt } from "../prompt/index.js";
+import { compileValidators, type CompiledTools } from "../tools/index.js";
+import { RUNTIME_DEFAULTS } from "./defaults.js";
+import { GrammarCache } from "./grammar-state.js";
+import { checkToolGrammar, turnGrammarSource } from "./grammar-source.js";
+import { GrammarCache as ToolGrammarCache } from "../grammar/compile.js";
+import { resolveRequest } from "./request.js";
+import { buildResult, toGenerateEvents, type GenerateOutput } from "./result.js";
+import { SequencePool } from "./sequence-pool.js";
+import { computeTokenTables } from "./token-tables.js";
+import { runTurn, type TurnEnv, type TurnOutcome } from "./turn.js";
+import type { GenerateEvent, GenerateRequest } from "./types.js";
+
+export interface RuntimeOptions {
+  /** A GGUF path, an `hf:` URI, a registry name or `synthetic:<shape>`. Default: RUNTIME_DEFAULTS.model ("qwen3-0.6b"). */
+  model?: string;
+  /** Default: RUNTIME_DEFAULTS.gpu ("auto"). */
+  gpu?: GpuChoice;
+  /** Default: RUNTIME_DEFAULTS.threads. */
+  threads?: number;
+  /** Tokens per sequence. Default: RUNTIME_DEFAULTS.contextSize (4096). */
+  contextSize?: number;
+  /** Concurrent requests served. Default: RUNTIME_DEFAULTS.sequences (1). */
+  sequences?: number;
+  /** Tool-call format. Default: the registry's, else detected from the model's chat template, else hermes. */
+  format?: FormatId;
+  /** Where models are cached. Default: `$QTC_MODELS_DIR` or `<package root>/models`. */
+  modelsDir?: string;
+}
+
+export interface ModelInfo {
+  name: string;
+  /** True for qtc's synthetic models (random weights). */
+  synthetic: boolean;
+  path: string;
+}
+
+export interface RuntimeLoad {
+  /** Sequences in the context. */
+  sequences: number;
+  /** Sequences serving a request now. */
+  busy: number;
+  /** Requests waiting for a free sequence. */
+  waiting: number;
+}
+
+export interface Runtime {
+  /** The tool-call format requests use unless they override it. */
+  readonly format: FormatId;
+  readonly modelInfo: ModelInfo;
+  /** Settings in effect (threads and context size as llama.cpp reports them). */
+  readonly settings: OpenedModel["settings"];
+  /** How busy the runtime is right now. */
+  readonly load: RuntimeLoad;
+  /** Generate one assistant turn. Throws QtcException only for bad input; model output problems are in `errors`. */
+  generate(request: GenerateRequest): Promise<GenerateOutput>;
+  /** The same turn as events; the last is `done` with the result that `generate` would return. */
+  stream(request: GenerateRequest): AsyncGenerator<GenerateEvent, void, void>;
+  /** Free the model and context. Waiting requests fail; running ones should be aborted first. */
+  close(): Promise<void>;
+}
+
+/** Load a model and create its context (see RuntimeOptions for the defaults). */
+export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+  const sequences = options.sequences ?? RUNTIME_DEFAULTS.sequences;
+  if (!Number.isInteger(sequences) || sequences < 1) fail("invalid_option", `sequences must be a whole number ≥ 1, got ${sequences}`);
+  const opened = await openModel(options.model ?? RUNTIME_DEFAULTS.model, {
+    gpu: options.gpu ?? RUNTIME_DEFAULTS.gpu,
+    threads: options.threads ?? RUNTIME_DEFAULTS.threads,
+    contextSize: options.contextSize ?? RUNTIME_DEFAULTS.contextSize,
+    sequences,
+    modelsDir: options.modelsDir,
+  });
+  try {
+    return new ModelRuntime(opened, options.format);
+  } catch (e) {
+    await opened.dispose();
+    throw e;
+  }
+}
+
+class ModelRuntime implements Runtime {
+  readonly format: FormatId;
+  readonly modelInfo: ModelInfo;
+  readonly settings: OpenedModel["settings"];
+  private readonly pool: SequencePool<LlamaContextSequence>;
+  private readonly env: TurnEnv;
+  /** Compiled tool grammars, per tools list and options (budgets included). */
+  private readonly toolGrammars = new ToolGrammarCache();
+  private closed = false;
+
+  constructor(private readonly opened: OpenedModel, format: FormatId | undefined) {
+    const { model, context, llama, resolved } = opened;
+    const template = (model.fileInfo.metadata as { tokenizer?: { chat_template?: unknown } }).tokenizer?.chat_template;
+    this.format = format ?? resolved.format ?? detectFormat(typeof template === "string" ? template : undefined)?.id ?? hermes.id;
+    this.modelInfo = { name: resolved.name, synthetic: resolved.synthetic, path: resolved.path };
+    this.settings = opened.settings;
+    const sequences = Array.from({ length: context.totalSequences }, () => context.getSequence());
+    this.pool = new SequencePool(sequences);
+    const tables = computeTokenTables(model);
+    this.env = { model, tables, grammars: new GrammarCache(llama, model), biases: this.biasesFor(undefined, tables) };
+  }
+
+  /** The three sampler biases of a turn, with the caller's logit biases under qtc's own bans. */
+  private biasesFor(logitBias: Record<number, number> | undefined, tables = this.env.tables): TurnEnv["biases"] {
+    const { tokenizer } = this.opened.model;
+    const base = () => {
+      const bias = new TokenBias(tokenizer);
+      for (const [token, value] of Object.entries(logitBias ?? {})) bias.set(Number(token) as Token, { logit: value });
+      return bias;
+    };
+    const noCalls = base().set(QWEN3_TOKENS.toolCallOpen.token as Token, "never");
+    const inCall = base();
+    // A large negative logit rather than "never": still possible when the grammar allows nothing else.
+    for (const token of tables.partialUtf8Tokens) inCall.set(token as Token, { logit: -1e9 });
+    return { none: base(), noCalls, inCall };
+  }
+
+  /** Sequences in use and requests waiting for one. */
+  get load(): RuntimeLoad {
+    return { sequences: this.settings.sequences, busy: this.settings.sequences - this.pool.available, waiting: this.pool.waiting };
+  }
+
+  async generate(request: GenerateRequest): Promise<GenerateOutput> {
+    let result: GenerateOutput | undefined;
+    for await (const event of this.stream(request)) if (event.type === "done") result = event.result as GenerateOutput;
+    if (!result) throw new QtcException({ code: "internal", message: "the stream ended without a result" }, 1);
+    return result;
+  }
+
+  async *stream(request: GenerateRequest): AsyncGenerator<GenerateEvent, void, void> {
+    const startedAt = performance.now();
+    if (this.closed) fail("invalid_option", "the runtime is closed");
+    const tools: CompiledTools | undefined = request.tools && request.tools.length > 0 ? compileValidators(request.tools) : undefined;
+    const req = resolveRequest(request, tools, this.format);
+    for (const token of Object.keys(request.logitBias ?? {})) {
+      if (Number(token) >= this.env.tables.vocabSize) fail("invalid_option", `logitBias names token ${token}, beyond the vocabulary (${this.env.tables.vocabSize})`);
+    }
+    const prompt = renderPrompt({ messages: request.messages, tools: tools?.tools, format: req.format, thinking: req.thinking });
+    const promptTokens = this.env.model.tokenize(prompt, true);
+    const contextSize = this.settings.contextSize;
+    if (promptTokens.length + req.maxTokens > contextSize) {
+      fail("invalid_option", `the prompt (${promptTokens.length} tokens) plus maxTokens (${req.maxTokens}) exceeds the context size (${contextSize})`);
+    }
+    let grammar: ReturnType<typeof turnGrammarSource> | undefined;
+    if (req.mode === "constrained" && tools && req.toolChoice !== "none") {
+      const options = { format: req.format, toolChoice: req.toolChoice, parallel: req.parallel, maxCalls: req.maxCalls };
+      checkToolGrammar(tools, options, req.maxTokens, this.toolGrammars);
+      grammar = turnGrammarSource(tools, options, this.toolGrammars);
+    }
+    const parser = createParser({ tools, format: req.format, thinking: req.thinking ? "auto" : "closed" });
+    let calls = 0;
+    const callIndex = () => calls++;
+
+    let sequence: LlamaContextSequence;
+    try {
+      sequence = await this.pool.acquire(request.signal);
+    } catch (e) {
+      if (!request.signal?.aborted) throw e;
+      yield* this.finish(parser, emptyOutcome(startedAt, promptTokens.length), "", req.mode, req.format, callIndex);
+      return;
+    }
+    let raw = "";
+    let outcome: TurnOutcome | undefined;
+    try {
+      await sequence.clearHistory();
+      const env = request.logitBias && Object.keys(request.logitBias).length > 0 ? { ...this.env, biases: this.biasesFor(request.logitBias) } : this.env;
+      const turn = runTurn(sequence, env, {
+        ...req,
+        promptTokens: [...promptTokens],
+        grammar,
+        signal: request.signal,
+        startedAt,
+      });
+      for (;;) {
+        const step = await turn.next();
+        if (step.done) {
+          outcome = step.value;
+          break;
+        }
+        raw += step.value;
+        for (const event of parser.feed(step.value)) yield* toGenerateEvents(event, callIndex);
+      }
+    } finally {
+      this.pool.release(sequence);
+    }
+    if (!outcome) throw new QtcException({ code: "internal", message: "the turn ended without an outcome" }, 1);
+    yield* this.finish(parser, outcome, raw, req.mode, req.format, callIndex);
+  }
+
+  private *finish(
+    parser: ReturnType<typeof createParser>,
+    outcome: TurnOutcome,
+    raw: string,
+    mode: GenerateOutput["mode"],
+    format: FormatId,
+    callIndex: () => number,
+  ): Generator<GenerateEvent, void, void> {
+    const events = parser.end({ truncated: outcome.finishReason === "length" });
+    for (const event of events) yield* toGenerateEvents(event, callIndex);
+    const finish = events[events.length - 1];
+    if (finish?.type !== "finish") throw new QtcException({ code: "internal", message: "the parser ended without a result" }, 1);
+    yield { type: "done", result: buildResult({ parsed: finish.result, outcome, raw, mode, format }) };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.pool.close();
+    await this.opened.dispose();
+  }
+}
+
+function emptyOutcome(startedAt: number, promptTokens: number): TurnOutcome {
+  const totalMs = performance.now() - startedAt;
+  return {
+    finishReason: "aborted",
+    promptTokens,
+    completionTokens: 0,
+    forcedTokens: 0,
+    tokens: [],
+    timeToFirstTokenMs: totalMs,
+    decodeTokensPerSecond: 0,
+    grammarMs: 0,
+    totalMs,
+  };
+}

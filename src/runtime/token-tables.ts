@@ -1,0 +1,70 @@
+// Owns: per-model token tables the runtime computes once after loading: the token of each single byte, the
+// tokens that are not valid UTF-8 on their own (banned inside constrained calls), and the end-of-generation ids.
+
+import type { LlamaModel, Token } from "node-llama-cpp";
+import { QWEN3_TOKENS, QWEN3_VOCAB_SIZE } from "../formats/index.js";
+
+export interface TokenTables {
+  /** Vocabulary size (tokens the model can emit). */
+  vocabSize: number;
+  /** Token id of each byte 0..255 (byte-level BPE), or undefined when the vocabulary is not byte-level. */
+  byteTokens: readonly number[] | undefined;
+  /**
+   * Tokens whose text alone is not valid UTF-8 (a partial or invalid byte sequence). Inside a constrained call
+   * they are banned, so a call never holds invalid UTF-8 and every token adds at least one whole character
+   * (which keeps the grammar's token budget sound).
+   */
+  partialUtf8Tokens: readonly number[];
+  /** The end-of-generation token used to ask a grammar state "may it end here?". */
+  eog: number;
+}
+
+/**
+ * GPT-2 byte-level BPE orders its first 256 tokens by `bytes_to_unicode`: the printable bytes `!`..`~`,
+ * `¡`..`¬`, `®`..`ÿ` first, then the rest in byte order. Returns byte → token id.
+ */
+function byteLevelOrder(): number[] {
+  const printable: number[] = [];
+  for (let b = 0x21; b <= 0x7e; b++) printable.push(b);
+  for (let b = 0xa1; b <= 0xac; b++) printable.push(b);
+  for (let b = 0xae; b <= 0xff; b++) printable.push(b);
+  const rest: number[] = [];
+  for (let b = 0; b < 256; b++) if (!printable.includes(b)) rest.push(b);
+  const tokenOf = new Array<number>(256);
+  [...printable, ...rest].forEach((byte, id) => (tokenOf[byte] = id));
+  return tokenOf;
+}
+
+/** Compute the tables for a loaded model (about 0.3 s for Qwen3's 151,936 tokens). */
+export function computeTokenTables(model: LlamaModel): TokenTables {
+  const size = vocabSizeOf(model);
+  const partial: number[] = [];
+  for (let id = 0; id < size; id++) {
+    const text = model.detokenize([id as Token], false);
+    if (text.includes("\uFFFD")) partial.push(id);
+  }
+  return {
+    vocabSize: size,
+    byteTokens: verifyByteTokens(model, byteLevelOrder()),
+    partialUtf8Tokens: partial,
+    eog: model.tokens.eos ?? QWEN3_TOKENS.imEnd.token,
+  };
+}
+
+/** Rows of the token embedding (the vocabulary size), or Qwen3's when the tensor info is unavailable. */
+function vocabSizeOf(model: LlamaModel): number {
+  const tensors = model.fileInfo.fullTensorInfo ?? model.fileInfo.tensorInfo ?? [];
+  const embedding = tensors.find((t) => t.name === "token_embd.weight");
+  const rows = embedding?.dimensions[1];
+  return typeof rows === "number" && rows > 0 ? rows : typeof rows === "bigint" ? Number(rows) : QWEN3_VOCAB_SIZE;
+}
+
+/** The byte table holds when every ASCII byte's token detokenizes to that byte and the others to U+FFFD. */
+function verifyByteTokens(model: LlamaModel, table: number[]): number[] | undefined {
+  for (let b = 0; b < 256; b++) {
+    const text = model.detokenize([table[b]! as Token], false);
+    const expected = b < 0x80 ? String.fromCharCode(b) : "\uFFFD";
+    if (text !== expected) return undefined;
+  }
+  return table;
+}

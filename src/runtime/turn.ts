@@ -1,0 +1,267 @@
+// Owns: one assistant turn on one sequence: the token loop with its phases (think, free text, grammar), the
+// token budget, forced tokens (tags, jump-forward), cancellation, and the turn's counts and timings. It yields
+// raw text deltas (special tags included); the runtime feeds them to the parser.
+
+import type { LlamaContextSequence, LlamaGrammarEvaluationState, LlamaModel, Token, TokenBias } from "node-llama-cpp";
+import { QWEN3_TOKENS } from "../formats/index.js";
+import type { ToolChoice } from "../tools/types.js";
+import { StreamDetokenizer } from "./detokenizer.js";
+import { acceptForced, type GrammarCache } from "./grammar-state.js";
+import { ContinuationProber, grammarSpecialTokens, planTokens } from "./jump-forward.js";
+import type { TokenTables } from "./token-tables.js";
+import type { FinishReason, GenerationMode } from "./types.js";
+
+/** A grammar for the rest of the turn, compiled for the budget left when it takes over. */
+export interface TurnGrammarSpec {
+  gbnf: string;
+  /** Most tokens one more call can take (tags and separator included). */
+  worstCaseTokensPerCall: number;
+}
+
+/** Compiles the turn's grammar on demand. Returns undefined when not even one call fits `maxTokens`. */
+export type TurnGrammarSource = (phase: "full" | "after-open", maxTokens: number) => TurnGrammarSpec | undefined;
+
+/** Everything a turn needs, resolved (no defaults left). */
+export interface TurnPlan {
+  promptTokens: number[];
+  mode: GenerationMode;
+  toolChoice: ToolChoice;
+  maxTokens: number;
+  temperature: number;
+  topP: number;
+  topK: number;
+  seed: number;
+  thinking: boolean;
+  thinkingBudget: number;
+  parallel: boolean;
+  maxCalls: number;
+  jumpForward: boolean;
+  grammar: TurnGrammarSource | undefined;
+  signal?: AbortSignal;
+  /** When the request started (performance.now()), for time to first token. */
+  startedAt: number;
+}
+
+/** The shared, per-runtime things a turn uses. */
+export interface TurnEnv {
+  model: LlamaModel;
+  tables: TokenTables;
+  grammars: GrammarCache;
+  /** Empty bias (free text), `<tool_call>` banned (tool choice none), partial UTF-8 banned (inside calls). */
+  biases: { none: TokenBias; noCalls: TokenBias; inCall: TokenBias };
+}
+
+export interface TurnOutcome {
+  finishReason: FinishReason;
+  promptTokens: number;
+  completionTokens: number;
+  forcedTokens: number;
+  /** Tokens the turn added, in order (sampled and forced). */
+  tokens: number[];
+  timeToFirstTokenMs: number;
+  decodeTokensPerSecond: number;
+  grammarMs: number;
+  totalMs: number;
+}
+
+const T = QWEN3_TOKENS;
+type Phase = "think" | "free" | "grammar";
+
+/** Run one turn; yields raw text deltas and returns the outcome. The caller owns (and clears) the sequence. */
+export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: TurnPlan): AsyncGenerator<string, TurnOutcome, void> {
+  const { model, tables } = env;
+  const detok = new StreamDetokenizer((tokens) => model.detokenize(tokens as Token[], true));
+  const tokens: number[] = [];
+  let forcedCount = 0;
+  let grammarMs = 0;
+  let grammarState: LlamaGrammarEvaluationState | undefined;
+  let grammarSpec: TurnGrammarSpec | undefined;
+  let prober: ContinuationProber | undefined;
+  let bias = plan.mode === "constrained" && plan.toolChoice === "none" ? env.biases.noCalls : env.biases.none;
+  let callsClosed = 0;
+  let finish: FinishReason | undefined;
+  const grammarFromStart = plan.mode === "constrained" && (plan.toolChoice === "required" || typeof plan.toolChoice === "object");
+  let phase: Phase = plan.thinking ? "think" : grammarFromStart ? "grammar" : "free";
+  let thinkUsed = 0;
+
+  const remaining = () => plan.maxTokens - tokens.length;
+  const tokenize = (text: string) => model.tokenize(text, false);
+
+  /** Switch the grammar on for the rest of the turn; false when not even one call fits. */
+  const startGrammar = async (grammarPhase: "full" | "after-open"): Promise<boolean> => {
+    const t0 = performance.now();
+    grammarSpec = plan.grammar?.(grammarPhase, remaining());
+    if (!grammarSpec) return false;
+    grammarState = await env.grammars.stateFor(grammarSpec.gbnf);
+    prober = plan.jumpForward ? new ContinuationProber(tables, grammarSpecialTokens(grammarSpec.gbnf)) : undefined;
+    bias = env.biases.inCall;
+    phase = "grammar";
+    grammarMs += performance.now() - t0;
+    return true;
+  };
+
+  /** Forced continuation under the grammar (jump-forward), already accepted into the grammar state. */
+  const jump = (): { forced: number[]; ends: boolean } => {
+    if (!prober?.usable || !grammarState) return { forced: [], ends: false };
+    const t0 = performance.now();
+    const run = prober.forcedRun(grammarState, remaining());
+    const plan2 = planTokens(run, tokenize);
+    const forced: number[] = [];
+    for (const token of plan2.tokens) {
+      if (!acceptForced(grammarState, token)) break;
+      forced.push(token);
+    }
+    grammarMs += performance.now() - t0;
+    return { forced, ends: plan2.ends && forced.length === plan2.tokens.length };
+  };
+
+  /** Add tokens to the turn's output; returns the text delta. */
+  const add = (added: readonly number[], forced: boolean): string => {
+    tokens.push(...added);
+    if (forced) forcedCount += added.length;
+    return detok.push(added);
+  };
+
+  // The prompt but its last token is evaluated first: decode speed is measured from there. The last prompt
+  // token and any tokens forced before the first sample then go in one batch.
+  const promptHead = plan.promptTokens.slice(0, -1);
+  const promptLast = plan.promptTokens.slice(-1);
+  await seq.evaluateWithoutGeneratingNewTokens(promptHead as Token[]);
+  const promptDoneAt = performance.now();
+  let firstTokenAt = 0;
+
+  const initial: number[] = [];
+  if (phase === "think") {
+    initial.push(T.thinkOpen.token);
+    thinkUsed = 1;
+  } else if (phase === "grammar") {
+    if (!(await startGrammar("full"))) finish = "length";
+    else grammarJump((list) => initial.push(...list));
+  }
+  if (initial.length > 0) {
+    firstTokenAt = performance.now();
+    const text = add(initial, true);
+    if (text) yield text;
+  }
+  if (plan.signal?.aborted) finish = "aborted";
+
+  if (!finish) {
+    const gen = seq.evaluate([...promptLast, ...initial] as Token[], {
+      temperature: plan.temperature,
+      topP: plan.topP,
+      topK: plan.topK,
+      seed: plan.seed,
+      yieldEogToken: true,
+      grammarEvaluationState: () => (phase === "grammar" ? grammarState : undefined),
+      tokenBias: () => bias,
+    });
+    try {
+      let next = await gen.next();
+      if (firstTokenAt === 0) firstTokenAt = performance.now();
+      while (!finish) {
+        if (next.done) {
+          finish = "stop";
+          break;
+        }
+        const token = next.value;
+        if (plan.signal?.aborted) finish = "aborted";
+        else if (model.isEogToken(token)) finish = callsClosed > 0 ? "tool_calls" : "stop";
+        else if (remaining() <= 0) finish = "length";
+        if (finish) break;
+        const step = await stepAfter(token);
+        if (step.text) yield step.text;
+        if (remaining() < 0) throw new Error("internal: forced tokens overran the token budget");
+        if (finish) break;
+        next = await gen.next((step.forced.length > 0 ? [token, ...step.forced] : token) as Token | Token[]);
+      }
+    } finally {
+      await gen.return();
+    }
+  }
+  const tail = detok.flush();
+  if (tail) yield tail;
+  return outcome();
+
+  /** Take a sampled token: phase changes, forced tokens, end of turn. */
+  async function stepAfter(token: number): Promise<{ text: string; forced: number[] }> {
+    const forced: number[] = [];
+    let text = "";
+    const force = (list: readonly number[]) => {
+      forced.push(...list);
+      text += add(list, true);
+    };
+    if (phase === "free") {
+      const trigger = plan.mode === "constrained" && plan.toolChoice === "auto" && token === T.toolCallOpen.token;
+      // No room for one whole call: the open tag is refused and the turn ends at the limit.
+      if (trigger && !(await startGrammar("after-open"))) {
+        finish = "length";
+        return { text, forced };
+      }
+      text += add([token], false);
+      if (trigger) grammarJump(force);
+    } else if (phase === "think") {
+      text += add([token], false);
+      thinkUsed++;
+      const closedByModel = token === T.thinkClose.token;
+      if (closedByModel || thinkUsed >= plan.thinkingBudget || remaining() <= 3) {
+        if (!closedByModel) force([T.thinkClose.token, ...tokenize("\n\n")]);
+        else if (grammarFromStart) force(tokenize("\n\n"));
+        if (!grammarFromStart) phase = "free";
+        else if (!(await startGrammar("full"))) finish = "length";
+        else grammarJump(force);
+      }
+    } else {
+      // Sampled under the grammar: the native sampler already advanced the grammar state.
+      text += add([token], false);
+      if (token === T.toolCallClose.token) {
+        callsClosed++;
+        if (turnIsOver()) finish = "tool_calls";
+      }
+      if (!finish) grammarJump(force);
+    }
+    return { text, forced };
+  }
+
+  /**
+   * Jump forward under the grammar, stopping right after a closing tag when no further call fits. `force`
+   * receives the tokens to feed (the initial batch adds them to the turn only afterwards).
+   */
+  function grammarJump(force: (list: readonly number[]) => void): void {
+    const j = jump();
+    let take = j.forced.length;
+    for (let i = 0; i < j.forced.length; i++) {
+      if (j.forced[i] !== T.toolCallClose.token) continue;
+      callsClosed++;
+      if (turnIsOver(tokens.length + i + 1)) {
+        take = i + 1;
+        finish = "tool_calls";
+        break;
+      }
+    }
+    force(j.forced.slice(0, take));
+    if (j.ends) finish = "tool_calls";
+  }
+
+  /** After a closed call: whether the turn must end (no parallel calls, call limit, or no room for another). */
+  function turnIsOver(used = tokens.length): boolean {
+    if (!plan.parallel || callsClosed >= plan.maxCalls) return true;
+    const worst = grammarSpec?.worstCaseTokensPerCall ?? 0;
+    return plan.maxTokens - used < worst;
+  }
+
+  function outcome(): TurnOutcome {
+    const end = performance.now();
+    const decodeMs = end - promptDoneAt;
+    return {
+      finishReason: finish ?? "stop",
+      promptTokens: plan.promptTokens.length,
+      completionTokens: tokens.length,
+      forcedTokens: forcedCount,
+      tokens,
+      timeToFirstTokenMs: (firstTokenAt > 0 ? firstTokenAt : end) - plan.startedAt,
+      decodeTokensPerSecond: decodeMs > 0 ? (tokens.length * 1000) / decodeMs : 0,
+      grammarMs,
+      totalMs: end - plan.startedAt,
+    };
+  }
+}

@@ -1,0 +1,200 @@
+// Owns: turning an Anthropic messages body (system, content blocks, tool_use / tool_result history, tools,
+// tool_choice, thinking) into a runtime GenerateRequest with OpenAI-shaped ChatMessages.
+
+import type { AssistantToolCall, ChatMessage } from "../prompt/types.js";
+import type { GenerateRequest } from "../runtime/types.js";
+import type { JsonSchema, ToolChoice, ToolInput } from "../tools/types.js";
+import { ApiError, badRequest, unsupported } from "./api-error.js";
+import {
+  checkMaxTokens,
+  checkToolSchemas,
+  checkUniqueNames,
+  isObject,
+  listNames,
+  type Obj,
+  optionalString,
+  requireObject,
+  requireString,
+  requireToolName,
+} from "./convert-util.js";
+import type { ResolvedServerOptions } from "./defaults.js";
+
+export interface AnthropicPlan {
+  /** The runtime request, without `signal` (the route adds it). */
+  request: GenerateRequest;
+  stream: boolean;
+}
+
+type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit">;
+
+/** Convert a body that passed ANTHROPIC_MESSAGES_BODY; throws ApiError (400) for anything qtc cannot honour. */
+export function anthropicToGenerate(body: Obj, ctx: Ctx): AnthropicPlan {
+  if (Array.isArray(body.stop_sequences) && body.stop_sequences.length) {
+    throw unsupported("stop_sequences", "stop_sequences are not supported; remove stop_sequences.");
+  }
+  const { tools, names } = convertTools(body.tools);
+  const { toolChoice, parallel } = convertToolChoice(body.tool_choice, names);
+  const messages = convertMessages(body.messages as unknown[]);
+  const system = systemText(body.system);
+  const request: GenerateRequest = {
+    messages: system !== undefined ? [{ role: "system", content: system }, ...messages] : messages,
+    mode: ctx.mode,
+    maxTokens: checkMaxTokens(body.max_tokens as number, ctx.maxTokensLimit, "max_tokens"),
+    ...(tools.length ? { tools } : {}),
+    ...(toolChoice !== undefined ? { toolChoice } : {}),
+    ...(parallel !== undefined ? { parallel } : {}),
+    ...(typeof body.temperature === "number" ? { temperature: body.temperature } : {}),
+    ...(typeof body.top_p === "number" ? { topP: body.top_p } : {}),
+    ...(typeof body.top_k === "number" ? { topK: body.top_k } : {}),
+    ...thinkingOf(body.thinking, body.max_tokens as number),
+  };
+  return { request, stream: body.stream === true };
+}
+
+function thinkingOf(raw: unknown, maxTokens: number): Pick<GenerateRequest, "thinking" | "thinkingBudget"> {
+  if (raw === undefined) return {};
+  const thinking = raw as Obj;
+  if (thinking.type === "disabled") return { thinking: false };
+  if (thinking.type === "adaptive") return { thinking: true };
+  if (thinking.type !== "enabled") {
+    throw badRequest(`thinking.type must be "enabled", "disabled" or "adaptive"; got ${JSON.stringify(thinking.type)}.`, "thinking.type");
+  }
+  const budget = thinking.budget_tokens;
+  if (budget === undefined) return { thinking: true };
+  if (typeof budget !== "number" || !Number.isInteger(budget) || budget < 1) {
+    throw badRequest("thinking.budget_tokens must be a whole number ≥ 1.", "thinking.budget_tokens");
+  }
+  if (budget >= maxTokens) throw badRequest("thinking.budget_tokens must be less than max_tokens.", "thinking.budget_tokens");
+  return { thinking: true, thinkingBudget: budget };
+}
+
+function systemText(raw: unknown): string | undefined {
+  if (raw === undefined) return undefined;
+  return blocksText(raw, "system");
+}
+
+function convertTools(raw: unknown): { tools: ToolInput[]; names: string[] } {
+  if (raw === undefined) return { tools: [], names: [] };
+  const tools = (raw as unknown[]).map((t, i): ToolInput => {
+    const p = `tools[${i}]`;
+    const tool = requireObject(t, p);
+    if (tool.type !== undefined && tool.type !== null && tool.type !== "custom") {
+      throw unsupported(`${p}.type`, `Server tools (${JSON.stringify(tool.type)}) are not supported; send custom tools with name and input_schema.`);
+    }
+    const name = requireToolName(tool.name, `${p}.name`);
+    const description = optionalString(tool.description, `${p}.description`);
+    if (!isObject(tool.input_schema)) throw badRequest(`${p}.input_schema must be a JSON Schema object.`, `${p}.input_schema`);
+    return { name, ...(description !== undefined ? { description } : {}), input_schema: tool.input_schema as JsonSchema };
+  });
+  const names = tools.map((t) => ("function" in t ? t.function.name : t.name));
+  checkUniqueNames(names, "tools");
+  checkToolSchemas(tools);
+  return { tools, names };
+}
+
+function convertToolChoice(raw: unknown, names: string[]): { toolChoice?: ToolChoice; parallel?: boolean } {
+  if (raw === undefined) return {};
+  const choice = raw as Obj;
+  const parallel = choice.disable_parallel_tool_use === true ? false : undefined;
+  const fail = (message: string, param = "tool_choice") => new ApiError(400, "invalid_tool_choice", message, param);
+  switch (choice.type) {
+    case "auto":
+      return { toolChoice: "auto", parallel };
+    case "none":
+      return { toolChoice: "none" };
+    case "any":
+      if (!names.length) throw fail('tool_choice "any" needs tools; send tools or drop tool_choice.');
+      return { toolChoice: "required", parallel };
+    case "tool": {
+      const name = requireString(choice.name, "tool_choice.name");
+      if (!names.includes(name)) throw fail(`tool_choice names "${name}", which is not among the tools: ${listNames(names)}.`, "tool_choice.name");
+      return { toolChoice: { name }, parallel };
+    }
+    default:
+      throw fail(`tool_choice.type must be "auto", "any", "tool" or "none"; got ${JSON.stringify(choice.type)}.`, "tool_choice.type");
+  }
+}
+
+/**
+ * Anthropic turns to OpenAI-shaped messages: a user turn's `tool_result` blocks become `tool` messages (in
+ * order, named after the `tool_use` they answer), its text a user message; an assistant turn's `thinking`,
+ * `text` and `tool_use` blocks become one assistant message with `reasoning_content` and `tool_calls`.
+ */
+function convertMessages(raw: unknown[]): ChatMessage[] {
+  const toolNames = new Map<string, string>();
+  const out: ChatMessage[] = [];
+  raw.forEach((m, i) => {
+    const p = `messages[${i}]`;
+    const msg = m as Obj;
+    if (msg.role === "user") out.push(...userTurn(msg.content, `${p}.content`, toolNames));
+    else if (msg.role === "assistant") out.push(assistantTurn(msg.content, `${p}.content`, toolNames));
+    else throw badRequest(`${p}.role must be "user" or "assistant"; got ${JSON.stringify(msg.role)}. Put system text in the top-level "system" field.`, `${p}.role`);
+  });
+  return out;
+}
+
+function userTurn(content: unknown, p: string, toolNames: Map<string, string>): ChatMessage[] {
+  if (typeof content === "string") return [{ role: "user", content }];
+  if (!Array.isArray(content)) throw badRequest(`${p} must be a string or an array of content blocks.`, p);
+  const out: ChatMessage[] = [];
+  const texts: string[] = [];
+  content.forEach((b, j) => {
+    const bp = `${p}[${j}]`;
+    const block = requireObject(b, bp);
+    if (block.type === "text") texts.push(requireString(block.text, `${bp}.text`));
+    else if (block.type === "tool_result") {
+      const id = requireString(block.tool_use_id, `${bp}.tool_use_id`);
+      let text = block.content === undefined ? "" : blocksText(block.content, `${bp}.content`);
+      if (block.is_error === true) text = `Error: ${text}`;
+      const name = toolNames.get(id);
+      out.push({ role: "tool", content: text, tool_call_id: id, ...(name ? { name } : {}) });
+    } else throw unsupportedBlock(block.type, bp);
+  });
+  if (texts.length) out.push({ role: "user", content: texts.join("\n") });
+  return out;
+}
+
+function assistantTurn(content: unknown, p: string, toolNames: Map<string, string>): ChatMessage {
+  if (typeof content === "string") return { role: "assistant", content };
+  if (!Array.isArray(content)) throw badRequest(`${p} must be a string or an array of content blocks.`, p);
+  const texts: string[] = [];
+  const reasoning: string[] = [];
+  const calls: AssistantToolCall[] = [];
+  content.forEach((b, j) => {
+    const bp = `${p}[${j}]`;
+    const block = requireObject(b, bp);
+    if (block.type === "text") texts.push(requireString(block.text, `${bp}.text`));
+    else if (block.type === "thinking") reasoning.push(requireString(block.thinking, `${bp}.thinking`));
+    else if (block.type === "redacted_thinking") return;
+    else if (block.type === "tool_use") {
+      const id = requireString(block.id, `${bp}.id`);
+      const name = requireString(block.name, `${bp}.name`);
+      const input = requireObject(block.input ?? {}, `${bp}.input`);
+      toolNames.set(id, name);
+      calls.push({ id, type: "function", function: { name, arguments: JSON.stringify(input) } });
+    } else throw unsupportedBlock(block.type, bp);
+  });
+  return {
+    role: "assistant",
+    content: texts.length ? texts.join("\n") : null,
+    ...(reasoning.length ? { reasoning_content: reasoning.join("\n") } : {}),
+    ...(calls.length ? { tool_calls: calls } : {}),
+  };
+}
+
+/** A string, or text blocks joined by newlines (system prompts and tool results). */
+function blocksText(raw: unknown, p: string): string {
+  if (typeof raw === "string") return raw;
+  if (!Array.isArray(raw)) throw badRequest(`${p} must be a string or an array of text blocks.`, p);
+  return raw
+    .map((b, j) => {
+      const block = requireObject(b, `${p}[${j}]`);
+      if (block.type !== "text") throw unsupportedBlock(block.type, `${p}[${j}]`);
+      return requireString(block.text, `${p}[${j}].text`);
+    })
+    .join("\n");
+}
+
+function unsupportedBlock(type: unknown, param: string): ApiError {
+  return unsupported(`${param}.type`, `Content blocks of type ${JSON.stringify(type)} are not supported here: qtc serves text-only models. Send text, tool_use or tool_result blocks.`);
+}

@@ -1,0 +1,221 @@
+// Owns: turning an OpenAI chat-completions body into a runtime GenerateRequest, refusing what qtc cannot honour
+// (with a 400 naming the field and what to send instead).
+
+import type { AssistantToolCall, ChatMessage } from "../prompt/types.js";
+import type { GenerateRequest } from "../runtime/types.js";
+import type { JsonSchema, ToolChoice, ToolInput } from "../tools/types.js";
+import { ApiError, badRequest, unsupported } from "./api-error.js";
+import {
+  checkMaxTokens,
+  checkToolSchemas,
+  checkUniqueNames,
+  isObject,
+  listNames,
+  type Obj,
+  optionalString,
+  requireObject,
+  requireString,
+  requireToolName,
+  seedOf,
+} from "./convert-util.js";
+import type { ResolvedServerOptions } from "./defaults.js";
+
+export interface OpenAIPlan {
+  /** The runtime request, without `signal` (the route adds it). */
+  request: GenerateRequest;
+  stream: boolean;
+  /** `stream_options.include_usage`: a last chunk with `usage` and no choices. */
+  includeUsage: boolean;
+}
+
+type Ctx = Pick<ResolvedServerOptions, "mode" | "defaultMaxTokens" | "maxTokensLimit" | "supportsResponseSchema">;
+
+/** Convert a body that passed OPENAI_CHAT_BODY; throws ApiError (400) for anything qtc cannot honour. */
+export function openAIToGenerate(body: Obj, ctx: Ctx): OpenAIPlan {
+  refuseUnsupported(body);
+  const { tools, names } = convertTools(body.tools);
+  const toolChoice = convertToolChoice(body.tool_choice, names);
+  const maxTokens = checkMaxTokens(
+    (body.max_completion_tokens ?? body.max_tokens ?? ctx.defaultMaxTokens) as number,
+    ctx.maxTokensLimit,
+    body.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens",
+  );
+  const request: GenerateRequest = {
+    messages: convertMessages(body.messages as unknown[]),
+    mode: ctx.mode,
+    maxTokens,
+    ...(tools.length ? { tools } : {}),
+    ...(toolChoice !== undefined ? { toolChoice } : {}),
+    ...(typeof body.parallel_tool_calls === "boolean" ? { parallel: body.parallel_tool_calls } : {}),
+    ...(typeof body.temperature === "number" ? { temperature: body.temperature } : {}),
+    ...(typeof body.top_p === "number" ? { topP: body.top_p } : {}),
+    ...(seedOf(body.seed) !== undefined ? { seed: seedOf(body.seed) } : {}),
+    ...thinkingOf(body.reasoning_effort),
+  };
+  const schema = responseSchemaOf(body.response_format, ctx.supportsResponseSchema);
+  if (schema) {
+    if (tools.length && toolChoice !== "none") {
+      throw unsupported("response_format", "response_format json_schema together with tools is not supported; drop the tools or send tool_choice: \"none\".");
+    }
+    request.responseSchema = schema;
+  }
+  const stream = body.stream === true;
+  const options = body.stream_options;
+  if (options != null && !stream) throw badRequest("stream_options is only allowed with stream: true.", "stream_options");
+  return { request, stream, includeUsage: stream && isObject(options) && options.include_usage === true };
+}
+
+/** Parameters OpenAI defines that qtc does not implement: refused unless they are at their neutral value. */
+function refuseUnsupported(body: Obj): void {
+  const set = (v: unknown) => v !== undefined && v !== null;
+  if (set(body.n) && body.n !== 1) throw unsupported("n", "n must be 1: qtc generates one choice per request. Send several requests instead.");
+  if (body.logprobs === true) throw unsupported("logprobs", "logprobs are not supported; remove logprobs.");
+  if (set(body.top_logprobs)) throw unsupported("top_logprobs", "top_logprobs are not supported; remove top_logprobs.");
+  if (isObject(body.logit_bias) && Object.keys(body.logit_bias).length) throw unsupported("logit_bias", "logit_bias is not supported; remove logit_bias.");
+  if (set(body.stop) && !(Array.isArray(body.stop) && body.stop.length === 0)) {
+    throw unsupported("stop", "stop sequences are not supported; remove stop.");
+  }
+  for (const key of ["presence_penalty", "frequency_penalty"]) {
+    if (set(body[key]) && body[key] !== 0) throw unsupported(key, `${key} is not supported; remove it or send 0.`);
+  }
+  if (set(body.functions) || set(body.function_call)) {
+    throw unsupported(set(body.functions) ? "functions" : "function_call", "functions and function_call are deprecated; send tools and tool_choice.");
+  }
+  if (set(body.audio)) throw unsupported("audio", "audio output is not supported; qtc serves text-only models.");
+  if (set(body.modalities) && !(Array.isArray(body.modalities) && body.modalities.every((m) => m === "text"))) {
+    throw unsupported("modalities", 'Only the "text" modality is supported.');
+  }
+  if (set(body.prediction)) throw unsupported("prediction", "predicted outputs are not supported; remove prediction.");
+  if (set(body.web_search_options)) throw unsupported("web_search_options", "web search is not supported; remove web_search_options.");
+}
+
+function thinkingOf(effort: unknown): Pick<GenerateRequest, "thinking"> {
+  if (effort === undefined || effort === null) return {};
+  if (effort === "none" || effort === "minimal") return { thinking: false };
+  if (effort === "low" || effort === "medium" || effort === "high") return { thinking: true };
+  throw badRequest('reasoning_effort must be one of "none", "minimal", "low", "medium", "high".', "reasoning_effort");
+}
+
+function convertTools(raw: unknown): { tools: ToolInput[]; names: string[] } {
+  if (raw === undefined || raw === null) return { tools: [], names: [] };
+  const tools = (raw as unknown[]).map((t, i): ToolInput => {
+    const p = `tools[${i}]`;
+    const tool = requireObject(t, p);
+    if (tool.type !== "function") {
+      throw unsupported(`${p}.type`, `Only tools of type "function" are supported; got ${JSON.stringify(tool.type)}.`);
+    }
+    const fn = requireObject(tool.function, `${p}.function`);
+    const name = requireToolName(fn.name, `${p}.function.name`);
+    const description = optionalString(fn.description, `${p}.function.description`);
+    if (fn.parameters !== undefined && fn.parameters !== null && !isObject(fn.parameters)) {
+      throw badRequest(`${p}.function.parameters must be a JSON Schema object.`, `${p}.function.parameters`);
+    }
+    const parameters = (fn.parameters ?? { type: "object", properties: {} }) as JsonSchema;
+    return { type: "function", function: { name, ...(description !== undefined ? { description } : {}), parameters } };
+  });
+  const names = tools.map((t) => ("function" in t ? t.function.name : t.name));
+  checkUniqueNames(names, "tools");
+  checkToolSchemas(tools);
+  return { tools, names };
+}
+
+function convertToolChoice(raw: unknown, names: string[]): ToolChoice | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (raw === "auto" || raw === "none") return raw;
+  if (raw === "required") {
+    if (!names.length) throw new ApiError(400, "invalid_tool_choice", 'tool_choice "required" needs tools; send tools or drop tool_choice.', "tool_choice");
+    return raw;
+  }
+  if (typeof raw === "string") {
+    throw new ApiError(400, "invalid_tool_choice", `tool_choice must be "auto", "none", "required" or {"type": "function", "function": {"name": …}}; got ${JSON.stringify(raw)}.`, "tool_choice");
+  }
+  const choice = raw as Obj;
+  if (choice.type !== "function") {
+    throw new ApiError(400, "invalid_tool_choice", `tool_choice.type must be "function"; got ${JSON.stringify(choice.type)}.`, "tool_choice.type");
+  }
+  const fn = requireObject(choice.function, "tool_choice.function");
+  const name = requireString(fn.name, "tool_choice.function.name");
+  if (!names.includes(name)) {
+    throw new ApiError(400, "invalid_tool_choice", `tool_choice names "${name}", which is not among the tools: ${listNames(names)}.`, "tool_choice.function.name");
+  }
+  return { name };
+}
+
+function responseSchemaOf(raw: unknown, supported: boolean): JsonSchema | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const format = raw as Obj;
+  if (format.type === "text") return undefined;
+  if (format.type !== "json_object" && format.type !== "json_schema") {
+    throw badRequest(`response_format.type must be "text", "json_object" or "json_schema"; got ${JSON.stringify(format.type)}.`, "response_format.type");
+  }
+  let schema: JsonSchema = { type: "object" };
+  if (format.type === "json_schema") {
+    const spec = requireObject(format.json_schema, "response_format.json_schema");
+    requireString(spec.name, "response_format.json_schema.name");
+    schema = requireObject(spec.schema ?? { type: "object" }, "response_format.json_schema.schema") as JsonSchema;
+  }
+  if (!supported) throw unsupported("response_format", `response_format ${format.type} is not supported yet; remove response_format.`);
+  return schema;
+}
+
+function convertMessages(raw: unknown[]): ChatMessage[] {
+  const toolNames = new Map<string, string>();
+  return raw.map((m, i): ChatMessage => {
+    const p = `messages[${i}]`;
+    const msg = m as Obj;
+    switch (msg.role) {
+      case "system":
+      case "developer":
+        return { role: "system", content: textOf(msg.content, `${p}.content`) };
+      case "user":
+        return { role: "user", content: textOf(msg.content, `${p}.content`) };
+      case "assistant": {
+        const content = msg.content === undefined || msg.content === null ? null : textOf(msg.content, `${p}.content`);
+        const out: ChatMessage = { role: "assistant", content };
+        const reasoning = optionalString(msg.reasoning_content, `${p}.reasoning_content`);
+        if (reasoning !== undefined) out.reasoning_content = reasoning;
+        if (msg.tool_calls !== undefined && msg.tool_calls !== null) {
+          if (!Array.isArray(msg.tool_calls)) throw badRequest(`${p}.tool_calls must be an array.`, `${p}.tool_calls`);
+          out.tool_calls = msg.tool_calls.map((c, j) => historyCall(c, `${p}.tool_calls[${j}]`, toolNames));
+        }
+        return out;
+      }
+      case "tool": {
+        const id = requireString(msg.tool_call_id, `${p}.tool_call_id`);
+        const name = toolNames.get(id) ?? optionalString(msg.name, `${p}.name`);
+        return { role: "tool", content: textOf(msg.content, `${p}.content`), tool_call_id: id, ...(name ? { name } : {}) };
+      }
+      case "function":
+        throw unsupported(`${p}.role`, 'role "function" is deprecated; send role "tool" with tool_call_id.');
+      default:
+        throw badRequest(`${p}.role must be "system", "developer", "user", "assistant" or "tool"; got ${JSON.stringify(msg.role)}.`, `${p}.role`);
+    }
+  });
+}
+
+function historyCall(raw: unknown, p: string, toolNames: Map<string, string>): AssistantToolCall {
+  const call = requireObject(raw, p);
+  if (call.type !== undefined && call.type !== "function") throw badRequest(`${p}.type must be "function".`, `${p}.type`);
+  const fn = requireObject(call.function, `${p}.function`);
+  const name = requireString(fn.name, `${p}.function.name`);
+  const args = fn.arguments ?? "{}";
+  if (typeof args !== "string" && !isObject(args)) throw badRequest(`${p}.function.arguments must be a JSON string.`, `${p}.function.arguments`);
+  const id = optionalString(call.id, `${p}.id`);
+  if (id) toolNames.set(id, name);
+  return { ...(id ? { id } : {}), type: "function", function: { name, arguments: args } };
+}
+
+/** Message content as text: a string, or an array of `{type: "text", text}` parts joined by newlines. */
+function textOf(content: unknown, param: string): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) throw badRequest(`${param} must be a string or an array of text parts.`, param);
+  return content
+    .map((part, j) => {
+      const pp = `${param}[${j}]`;
+      const obj = requireObject(part, pp);
+      if (obj.type === "text") return requireString(obj.text, `${pp}.text`);
+      if (obj.type === "refusal") return requireString(obj.refusal, `${pp}.refusal`);
+      throw unsupported(`${pp}.type`, `Content parts of type ${JSON.stringify(obj.type)} are not supported: qtc serves text-only models. Send text parts.`);
+    })
+    .join("\n");
+}

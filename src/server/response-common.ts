@@ -1,0 +1,29 @@
+// Owns: what both APIs' responses share: response ids and the `qtc` extension object (mode, format, rejected
+// calls, timings) added to non-streamed responses.
+
+import { randomBytes } from "node:crypto";
+import type { GenerateResult } from "../runtime/types.js";
+
+export interface ResponseMeta {
+  /** `chatcmpl-…` or `msg_…`. */
+  id: string;
+  /** Unix seconds. */
+  created: number;
+  /** The served model's id. */
+  model: string;
+}
+
+export function newMeta(prefix: "chatcmpl-" | "msg_", model: string): ResponseMeta {
+  return { id: `${prefix}${randomBytes(12).toString("hex")}`, created: Math.floor(Date.now() / 1000), model };
+}
+
+/** Non-standard extra field (clients ignore unknown fields): what qtc did and what it rejected. */
+export function qtcExtension(result: GenerateResult): Record<string, unknown> {
+  return {
+    mode: result.mode,
+    format: result.format,
+    forced_tokens: result.usage.forcedTokens,
+    rejected_calls: result.errors.map((e) => ({ reason: e.reason, message: e.message, ...(e.name ? { name: e.name } : {}) })),
+    timings: result.timings,
+  };
+}

@@ -1,0 +1,147 @@
+// Owns: the HTTP server: a fastify instance with the OpenAI and Anthropic routes, `/health` and `/v1/models`,
+// API-key checks, one error handler that answers in each API's own error shape, and a close that cancels work.
+
+import { timingSafeEqual } from "node:crypto";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { anthropicToGenerate } from "./anthropic-request.js";
+import { AnthropicStreamEncoder, anthropicMessage } from "./anthropic-response.js";
+import { ApiError, type ApiDialect, errorBody, statusFor, toApiError } from "./api-error.js";
+import type { Obj } from "./convert-util.js";
+import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from "./defaults.js";
+import { type DialectEncoder, type GenerationContext, serveGeneration, streamErrorFrames } from "./generation.js";
+import { openAIToGenerate } from "./openai-request.js";
+import { OpenAIStreamEncoder, openAICompletion } from "./openai-response.js";
+import { newMeta } from "./response-common.js";
+import { ANTHROPIC_MESSAGES_BODY, OPENAI_CHAT_BODY } from "./schemas.js";
+import { SlotPool } from "./slots.js";
+
+/** How long close() waits for cancelled generations to wind down before dropping connections. */
+const CLOSE_GRACE_MS = 2000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/**
+ * Build the server (not listening yet): `await app.listen({host, port})`, and `await app.close()` to stop, which
+ * cancels generations in flight. Bad input of any kind is answered with 400/401/404/413 in the API's own shape.
+ */
+export function createServer(options: ServerOptions): FastifyInstance {
+  const opts = resolveServerOptions(options);
+  const app = Fastify({
+    logger: opts.logger,
+    bodyLimit: opts.bodyLimit,
+    return503OnClosing: false, // answered by the onRequest hook below, in the API's own error shape
+    forceCloseConnections: true,
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
+  });
+  const slots = new SlotPool(opts.parallel, opts.queueLimit);
+  const ctx: GenerationContext = { runtime: opts.runtime, slots, inFlight: new Map() };
+
+  app.setErrorHandler((error, request, reply) => {
+    let apiError = toApiError(error);
+    if (apiError.code === "request_too_large") {
+      apiError = new ApiError(413, "request_too_large", `The request body is over this server's limit of ${opts.bodyLimit} bytes. Send a smaller request, or start qtc serve with a larger --body-limit.`);
+    }
+    if (apiError.status >= 500) request.log.error(error);
+    return sendError(reply, apiError, dialectOf(request));
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new ApiError(404, "not_found", `There is no ${request.method} ${request.url.split("?")[0]}. qtc serves POST /v1/chat/completions, POST /v1/messages, GET /v1/models and GET /health.`), dialectOf(request)),
+  );
+  if (opts.apiKey) {
+    const expected = Buffer.from(opts.apiKey);
+    app.addHook("onRequest", async (request, reply) => {
+      if (!request.url.startsWith("/v1/")) return;
+      const given = keyOf(request);
+      if (given !== undefined && sameKey(Buffer.from(given), expected)) return;
+      const message = given === undefined
+        ? "No API key. Send it as `Authorization: Bearer KEY` (OpenAI) or `x-api-key: KEY` (Anthropic)."
+        : "Incorrect API key.";
+      return sendError(reply, new ApiError(401, "unauthorized", message), dialectOf(request));
+    });
+  }
+  // Closing: cancel queued and running generations, let their handlers answer, then fastify drops every
+  // connection (forceCloseConnections), so a client holding a socket open cannot delay the exit.
+  let closing = false;
+  app.addHook("onRequest", async (request, reply) => {
+    if (closing) return sendError(reply, new ApiError(503, "overloaded", "The server is shutting down."), dialectOf(request));
+  });
+  app.addHook("preClose", async () => {
+    closing = true;
+    const reason = new ApiError(503, "overloaded", "The server is shutting down.");
+    slots.rejectWaiting(reason);
+    for (const abort of ctx.inFlight.keys()) abort(reason);
+    await Promise.race([Promise.allSettled(ctx.inFlight.values()), sleep(CLOSE_GRACE_MS)]);
+    await sleep(20);
+  });
+
+  app.get("/health", async () => ({ status: "ok", model: opts.modelId, mode: opts.mode, slots: slots.stats() }));
+  app.get("/v1/models", async (request) => (dialectOf(request) === "anthropic" ? anthropicModels(opts) : openAIModels(opts)));
+  app.get<{ Params: { id: string } }>("/v1/models/:id", async (request) => {
+    if (request.params.id !== opts.modelId) throw new ApiError(404, "not_found", `Unknown model "${request.params.id}"; this server serves "${opts.modelId}".`, "model");
+    return dialectOf(request) === "anthropic" ? anthropicModels(opts).data[0] : openAIModels(opts).data[0];
+  });
+
+  app.post("/v1/chat/completions", { schema: { body: OPENAI_CHAT_BODY } }, async (request, reply) => {
+    const plan = openAIToGenerate(request.body as Obj, opts);
+    const meta = newMeta("chatcmpl-", opts.modelId);
+    const encoder: DialectEncoder = {
+      dialect: "openai",
+      complete: (result) => openAICompletion(result, meta),
+      stream: () => {
+        const s = new OpenAIStreamEncoder(meta, plan.includeUsage);
+        return {
+          start: () => s.start().map((data) => ({ data })),
+          event: (event) => s.event(event).map((data) => ({ data })),
+          error: (error) => streamErrorFrames(error, "openai"),
+        };
+      },
+    };
+    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder });
+  });
+
+  app.post("/v1/messages", { schema: { body: ANTHROPIC_MESSAGES_BODY } }, async (request, reply) => {
+    const plan = anthropicToGenerate(request.body as Obj, opts);
+    const meta = newMeta("msg_", opts.modelId);
+    const encoder: DialectEncoder = {
+      dialect: "anthropic",
+      complete: (result) => anthropicMessage(result, meta),
+      stream: () => {
+        const s = new AnthropicStreamEncoder(meta);
+        return { start: () => s.start(), event: (event) => s.event(event), error: (error) => streamErrorFrames(error, "anthropic") };
+      },
+    };
+    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder });
+  });
+
+  return app;
+}
+
+function sendError(reply: FastifyReply, error: ApiError, dialect: ApiDialect): FastifyReply {
+  return reply.code(statusFor(error, dialect)).type("application/json; charset=utf-8").send(errorBody(error, dialect));
+}
+
+/** Anthropic routes, and any request from an Anthropic client (it sends `anthropic-version`), get Anthropic shapes. */
+function dialectOf(request: FastifyRequest): ApiDialect {
+  if (request.url.startsWith("/v1/messages")) return "anthropic";
+  return request.headers["anthropic-version"] !== undefined ? "anthropic" : "openai";
+}
+
+function keyOf(request: FastifyRequest): string | undefined {
+  const auth = request.headers.authorization;
+  if (typeof auth === "string" && /^bearer\s+/i.test(auth)) return auth.replace(/^bearer\s+/i, "").trim();
+  const key = request.headers["x-api-key"];
+  return typeof key === "string" ? key : undefined;
+}
+
+function sameKey(given: Buffer, expected: Buffer): boolean {
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+function openAIModels(opts: ResolvedServerOptions) {
+  return { object: "list", data: [{ id: opts.modelId, object: "model", created: 0, owned_by: "qtc" }] };
+}
+
+function anthropicModels(opts: ResolvedServerOptions) {
+  const model = { type: "model", id: opts.modelId, display_name: opts.modelId, created_at: new Date(0).toISOString() };
+  return { data: [model], has_more: false, first_id: opts.modelId, last_id: opts.modelId };
+}

@@ -1,0 +1,7 @@
+// Owns: the public surface of the tools stage (normalize, compile, load, schema reading).
+
+export type { JsonSchema, ToolChoice, ToolDefinition, ToolInput } from "./types.js";
+export { normalizeTools } from "./normalize.js";
+export { compileValidators, type CompiledTool, type CompiledTools, type SchemaError, type ToolsLike } from "./validators.js";
+export { loadToolsFile, parseToolsJson, jsonErrorWhere, lineColumn } from "./load.js";
+export { readParameters, typesOf, type JsonType, type ParameterInfo, type TypeSet } from "./schema-info.js";

@@ -1,0 +1,168 @@
+// Owns: compiling each tool's parameters schema once (ajv + ajv-formats) into a frozen, cached CompiledTools
+// that the parser validates every call against.
+
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import { fail } from "../errors.js";
+import { normalizeTools } from "./normalize.js";
+import { readParameters, typesOf, type ParameterInfo, type TypeSet } from "./schema-info.js";
+import type { JsonSchema, ToolDefinition } from "./types.js";
+
+// ajv-formats is CommonJS with `exports.default`; under NodeNext the default import is the module object.
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule);
+
+/** One ajv error, as data (keyword, where, params). */
+export type SchemaError = ErrorObject;
+
+/** A tool with its compiled validator and what its schema lists. Frozen. */
+export interface CompiledTool extends ParameterInfo {
+  readonly definition: ToolDefinition;
+  readonly name: string;
+  /** Validate parsed arguments; returns null when valid, else ajv's errors (all of them). */
+  validate(args: unknown): readonly SchemaError[] | null;
+  /** JSON types argument `name` may take (from its property schema, or the `additionalProperties` schema). */
+  typesOf(name: string): TypeSet;
+}
+
+/** Every tool of one request, compiled. Frozen and cached: compile once, validate many. */
+export interface CompiledTools {
+  readonly tools: readonly ToolDefinition[];
+  /** Declared names, in order (for "available tools" messages). */
+  readonly names: readonly string[];
+  get(name: string): CompiledTool | undefined;
+}
+
+/** Tool inputs accepted by compileValidators: a raw tools list (any accepted shape) or an already compiled set. */
+export type ToolsLike = readonly unknown[] | CompiledTools;
+
+const COMPILE_OPTIONS = {
+  /** Report every failing keyword, so the model hears about all problems at once. */
+  allErrors: true,
+  /** Tool schemas in the wild carry annotations ajv does not know (`examples`, `x-…`); they are ignored. */
+  strict: false,
+  logger: false,
+  /** maxLength/minLength count code points, like the grammar. */
+  unicode: true,
+  /** The schema was checked against its meta-schema already (see compileSchema). */
+  validateSchema: false,
+} as const;
+
+/** Recently compiled tool lists by content, so per-request lists (new arrays each time) compile once. */
+const CACHE_LIMIT = 64;
+
+/**
+ * Compile a tools list (OpenAI, Anthropic or bare shapes; see normalizeTools) into validators. The same array
+ * object, or a list with the same JSON, returns the same frozen CompiledTools. Throws QtcException
+ * `invalid_tools` for a bad shape and `invalid_schema` naming the tool when ajv cannot compile its schema.
+ */
+export function compileValidators(input: ToolsLike): CompiledTools {
+  if (isCompiled(input)) return input;
+  const byIdentity = identityCache.get(input as object);
+  if (byIdentity) return byIdentity;
+  const tools = normalizeTools(input);
+  const key = safeKey(tools);
+  const byContent = key === undefined ? undefined : contentCache.get(key);
+  if (byContent) {
+    identityCache.set(input as object, byContent);
+    return byContent;
+  }
+  const compiled = build(tools);
+  identityCache.set(input as object, compiled);
+  if (key !== undefined) {
+    if (contentCache.size >= CACHE_LIMIT) contentCache.delete(contentCache.keys().next().value as string);
+    contentCache.set(key, compiled);
+  }
+  return compiled;
+}
+
+// Caches only: they never change what a compile returns, only whether it is recomputed.
+const identityCache = new WeakMap<object, CompiledTools>();
+const contentCache = new Map<string, CompiledTools>();
+
+function build(tools: readonly ToolDefinition[]): CompiledTools {
+  let ajv2020: Ajv2020 | undefined;
+  let ajv07: Ajv | undefined;
+  const get2020 = () => (ajv2020 ??= withFormats(new Ajv2020(COMPILE_OPTIONS)));
+  const get07 = () => (ajv07 ??= withFormats(new Ajv(COMPILE_OPTIONS)));
+  const byName = new Map<string, CompiledTool>();
+  for (const tool of tools) {
+    const fn = compileSchema(tool, get2020, get07);
+    const info = readParameters(tool.parameters);
+    const root = tool.parameters;
+    const types = new Map<string, TypeSet>([...info.properties].map(([key, schema]) => [key, typesOf(root, schema)]));
+    const extraTypes = info.extraSchema ? typesOf(root, info.extraSchema) : "any";
+    const compiledTool: CompiledTool = Object.freeze({
+      ...info,
+      definition: tool,
+      name: tool.name,
+      validate(args: unknown) {
+        return fn(args) ? null : (fn.errors ?? []);
+      },
+      typesOf(name: string): TypeSet {
+        return types.get(name) ?? extraTypes;
+      },
+    });
+    byName.set(tool.name, compiledTool);
+  }
+  return Object.freeze({
+    tools,
+    names: Object.freeze(tools.map((t) => t.name)),
+    get: (name: string) => byName.get(name),
+  });
+}
+
+/**
+ * Check the schema against its draft's meta-schema (on a shared instance that compiled the meta-schema once;
+ * validateSchema stores nothing), then compile it on this tool list's own instance, so that compiled
+ * validators are freed with the list.
+ */
+function compileSchema(tool: ToolDefinition, get2020: () => Ajv2020, get07: () => Ajv): ValidateFunction {
+  const schema = tool.parameters;
+  const declared = typeof schema.$schema === "string" ? schema.$schema : "";
+  const tryDraft = (draft07: boolean): ValidateFunction | string => {
+    const meta = draft07 ? (META.ajv07 ??= new Ajv(META_OPTIONS)) : (META.ajv2020 ??= new Ajv2020(META_OPTIONS));
+    if (!meta.validateSchema(schema)) return meta.errorsText(meta.errors, { dataVar: "schema" });
+    try {
+      return (draft07 ? get07() : get2020()).compile(schema);
+    } catch (e) {
+      return message(e);
+    }
+  };
+  const draft07 = /draft-0[4-7]/.test(declared);
+  const first = tryDraft(draft07);
+  if (typeof first !== "string") return first;
+  // A schema without $schema that uses draft-07 forms (array `items`, `dependencies`) still compiles there.
+  if (!draft07 && declared === "") {
+    const second = tryDraft(true);
+    if (typeof second !== "string") return second;
+  }
+  fail("invalid_schema", `tool "${tool.name}": its parameters schema cannot be compiled: ${first}`);
+}
+
+// Meta-schema checkers, created on first use and shared: they hold only the draft meta-schemas.
+const META: { ajv2020?: Ajv2020; ajv07?: Ajv } = {};
+const META_OPTIONS = { strict: false, logger: false, allErrors: true } as const;
+
+function withFormats<T extends Ajv | Ajv2020>(ajv: T): T {
+  (addFormats as unknown as (a: T) => unknown)(ajv);
+  return ajv;
+}
+
+function isCompiled(input: ToolsLike): input is CompiledTools {
+  return !Array.isArray(input) && typeof (input as CompiledTools).get === "function";
+}
+
+function safeKey(tools: readonly ToolDefinition[]): string | undefined {
+  try {
+    return JSON.stringify(tools);
+  } catch {
+    return undefined;
+  }
+}
+
+function message(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).replace(/\s+/g, " ").slice(0, 500);
+}
+
+export type { JsonSchema };

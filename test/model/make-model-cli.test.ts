@@ -1,0 +1,83 @@
+import { createHash } from "node:crypto";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
+import { main } from "../../src/cli/cli.js";
+import { tinyModelPath } from "../helpers/models.js";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "qtc-cli-model-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.unstubAllEnvs();
+});
+
+/** Run the CLI in-process; returns the exit code and what it wrote. */
+async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((stdout += String(chunk)), true));
+  vi.spyOn(process.stderr, "write").mockImplementation((chunk) => ((stderr += String(chunk)), true));
+  const code = await main(["node", "qtc", ...args]);
+  vi.restoreAllMocks();
+  return { code, stdout, stderr };
+}
+
+describe("qtc make-model", () => {
+  test.each([
+    ["--shape", "huge"],
+    ["--dtype", "q4_k"],
+    ["--seed", "-1"],
+    ["--seed", "abc"],
+    ["--bogus", "1"],
+  ])("%s %s → one line on stderr, exit 2", async (flag, value) => {
+    const r = await run("make-model", flag, value);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
+  });
+
+  test("writes the file and prints its path, size, sha256 and time", async () => {
+    const out = join(dir, "m.gguf");
+    const r = await run("make-model", "--shape", "tiny", "--dtype", "q8_0", "--seed", "0", "--out", out);
+    expect(r.code).toBe(0);
+    const bytes = await readFile(out);
+    const sha = createHash("sha256").update(bytes).digest("hex");
+    expect(sha).toBe(createHash("sha256").update(await readFile(await tinyModelPath())).digest("hex"));
+    expect(r.stdout).toContain(`wrote ${out}\n`);
+    expect(r.stdout).toContain(`size   ${bytes.length} bytes`);
+    expect(r.stdout).toContain(`sha256 ${sha}\n`);
+    expect(r.stdout).toMatch(/time {3}\d+\.\d\d s\n/);
+  });
+});
+
+describe("qtc pull", () => {
+  test("an unreachable mirror: one line saying what failed and how to work offline, exit 1", async () => {
+    const closed = http.createServer();
+    await new Promise<void>((ok) => closed.listen(0, "127.0.0.1", ok));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((ok) => closed.close(() => ok()));
+    vi.stubEnv("QTC_HF_ENDPOINT", `http://127.0.0.1:${port}/`);
+    vi.stubEnv("QTC_MODELS_DIR", dir);
+    const r = await run("pull", "qwen3-0.6b");
+    expect(r.code).toBe(1);
+    const lines = r.stderr.trimEnd().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^qtc: could not download hf:Qwen\/Qwen3-0\.6B-GGUF\/Qwen3-0\.6B-Q8_0\.gguf: connection refused/);
+    expect(lines[0]).toContain("--model synthetic:tiny");
+  });
+
+  test("an unknown model is exit 2", async () => {
+    const r = await run("pull", "no-such-model");
+    expect(r.code).toBe(2);
+    expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
+  });
+});

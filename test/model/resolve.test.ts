@@ -1,0 +1,67 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { QtcException } from "../../src/errors.js";
+import { writeGguf } from "../../src/model/gguf-writer.js";
+import { DEFAULT_MODEL, MODEL_REGISTRY, findRegistryModel } from "../../src/model/registry.js";
+import { resolveModel } from "../../src/model/resolve.js";
+import { tinyModelPath } from "../helpers/models.js";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "qtc-resolve-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const failure = async (p: Promise<unknown>): Promise<QtcException> => {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof QtcException) return e;
+    throw e;
+  }
+  throw new Error("expected a QtcException");
+};
+
+describe("resolveModel", () => {
+  test("synthetic:tiny is the model cached in the models dir, marked synthetic", async () => {
+    const r = await resolveModel("synthetic:tiny");
+    expect(r).toEqual({ path: await tinyModelPath(), name: "qtc-synthetic-tiny", synthetic: true, source: "synthetic", format: "hermes" });
+  });
+
+  test("a file path resolves to an absolute path; a synthetic file says so", async () => {
+    const tiny = await tinyModelPath();
+    const r = await resolveModel(relative(process.cwd(), tiny));
+    expect(r).toEqual({ path: tiny, name: "qtc-synthetic-tiny", synthetic: true, source: "file" });
+    const plain = join(dir, "My-Model.Q4.gguf");
+    await writeGguf(plain, [{ key: "general.architecture", value: { type: "string", value: "qwen3" } }], [], () => []);
+    expect(await resolveModel(plain)).toEqual({ path: plain, name: "My-Model.Q4", synthetic: false, source: "file" });
+  });
+
+  test("errors are model_not_found (exit 2): missing file, unknown name, unknown scheme, unknown shape", async () => {
+    for (const spec of [join(dir, "missing.gguf"), "qwen9-huge", "replay:some-run", "ollama:qwen3", "synthetic:huge"]) {
+      const e = await failure(resolveModel(spec, { modelsDir: join(dir, "models"), download: false }));
+      expect([spec, e.code, e.exitCode]).toEqual([spec, "model_not_found", 2]);
+    }
+  });
+});
+
+describe("registry", () => {
+  test("the default is qwen3-0.6b, the official Qwen Q8_0 GGUF", () => {
+    expect(DEFAULT_MODEL).toBe("qwen3-0.6b");
+    expect(findRegistryModel("Qwen3-0.6B")?.uri).toBe("hf:Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf");
+  });
+
+  test("1.7B, 4B and a Qwen3-Coder entry in the XML format", () => {
+    expect(MODEL_REGISTRY.map((m) => [m.name, m.format])).toEqual([
+      ["qwen3-0.6b", "hermes"],
+      ["qwen3-1.7b", "hermes"],
+      ["qwen3-4b", "hermes"],
+      ["qwen3-coder-30b-a3b", "qwen3coder"],
+    ]);
+    for (const m of MODEL_REGISTRY) expect(m.uri).toMatch(/^hf:[^/]+\/[^/]+-GGUF\/[^/]+\.gguf$/);
+  });
+});

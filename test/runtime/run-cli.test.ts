@@ -1,0 +1,102 @@
+// `qtc run` in-process with the synthetic tiny model: the --json contract, the summary, and one-line errors
+// (exit 2) for a missing model file, a bad tools file and an unknown tool in --tool-choice.
+
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
+import { main } from "../../src/cli/cli.js";
+import { QtcException } from "../../src/errors.js";
+import { HARNESS_TOOLS } from "../../src/harness/index.js";
+import { generateOnce } from "../../src/runtime/index.js";
+import { loadToolsFile } from "../../src/tools/index.js";
+import { tinyModelPath } from "../helpers/models.js";
+
+let dir: string;
+let toolsFile: string;
+let model: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "qtc-run-cli-"));
+  toolsFile = join(dir, "tools.json");
+  await writeFile(toolsFile, JSON.stringify(HARNESS_TOOLS));
+  model = await tinyModelPath();
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((stdout += String(chunk)), true));
+  vi.spyOn(process.stderr, "write").mockImplementation((chunk) => ((stderr += String(chunk)), true));
+  const code = await main(["node", "qtc", ...args]);
+  vi.restoreAllMocks();
+  return { code, stdout, stderr };
+}
+
+const common = ["--threads", "1", "--context-size", "1024", "--gpu", "cpu"];
+
+describe("qtc run", () => {
+  test("--json prints content, reasoning, calls, errors, finishReason, usage, timings and raw", async () => {
+    const r = await run("run", "--model", "synthetic:tiny", "--tools", toolsFile, "--prompt", "List the files.", "--tool-choice", "list_files", "--max-tokens", "64", "--seed", "5", "--json", ...common);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(Object.keys(out)).toEqual(["content", "reasoning", "calls", "errors", "finishReason", "usage", "timings", "raw"]);
+    const calls = out.calls as Array<{ id: string; name: string; arguments: Record<string, unknown> }>;
+    expect(calls.length).toBeGreaterThanOrEqual(1);
+    for (const call of calls) {
+      expect(Object.keys(call)).toEqual(["id", "name", "arguments"]);
+      expect(call.name).toBe("list_files");
+      expect(typeof call.arguments.path).toBe("string");
+    }
+    expect(out.errors).toEqual([]);
+    expect(out.finishReason).toBe("tool_calls");
+    expect(String(out.raw).startsWith("<tool_call>\n")).toBe(true);
+    expect(Object.keys(out.usage as object)).toEqual(["promptTokens", "completionTokens", "forcedTokens"]);
+  });
+
+  test("without --json prints a summary naming the synthetic model and each call", async () => {
+    const r = await run("run", "--model", model, "--tools", toolsFile, "--prompt", "Run the tests.", "--tool-choice", "required", "--max-tokens", "64", "--seed", "9", ...common);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("qtc-synthetic-tiny (synthetic: random weights)");
+    expect(r.stdout).toMatch(/^call (read_file|list_files|grep|write_file|run_tests) \{/m);
+    expect(r.stdout).toMatch(/^finish tool_calls · \d+ prompt \+ \d+ completion tokens/m);
+  });
+
+  test.each([
+    ["a missing model file", ["--model", "/nonexistent/model.gguf", "--prompt", "hi"]],
+    ["a tools file that is not JSON", ["--model", "synthetic:tiny", "--tools", "BAD", "--prompt", "hi"]],
+    ["an unknown tool in --tool-choice", ["--model", "synthetic:tiny", "--tools", "TOOLS", "--tool-choice", "rm_rf", "--prompt", "hi"]],
+    ["both --prompt and --messages", ["--model", "synthetic:tiny", "--prompt", "hi", "--messages", "x.json"]],
+  ])("%s → one line on stderr, exit 2", async (_what, args) => {
+    const bad = join(dir, "bad.json");
+    await writeFile(bad, "[{ not json");
+    const r = await run("run", ...args.map((a) => (a === "BAD" ? bad : a === "TOOLS" ? toolsFile : a)), ...common);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(r.stderr.startsWith("qtc: ")).toBe(true);
+  });
+
+  test("the library behind it fails with stable codes for the same mistakes", async () => {
+    const code = async (f: () => unknown) => {
+      try {
+        await f();
+        return "no error";
+      } catch (e) {
+        return e instanceof QtcException ? e.code : String(e);
+      }
+    };
+    const bad = join(dir, "bad.json");
+    await writeFile(bad, "[{ not json");
+    const messages = [{ role: "user" as const, content: "hi" }];
+    expect(await code(() => generateOnce({ model: "/nonexistent/model.gguf" }, { messages }))).toBe("model_not_found");
+    expect(await code(() => loadToolsFile(bad))).toBe("invalid_tools");
+    expect(await code(() => generateOnce({ model: "synthetic:tiny" }, { messages, tools: [...HARNESS_TOOLS], toolChoice: { name: "rm_rf" } }))).toBe("invalid_tool_choice");
+  });
+});

@@ -1,0 +1,83 @@
+// `qtc serve` through the CLI, in-process: bad flags are one line and exit 2; with the tiny model it prints where
+// it listens, serves an OpenAI client (with the API key), and exits 0 on SIGINT.
+
+import { createServer as createNetServer } from "node:net";
+import type { AddressInfo } from "node:net";
+import OpenAI from "openai";
+import { afterEach, describe, expect, test, vi } from "vitest";
+import { main } from "../../src/cli/cli.js";
+import { tinyModelPath } from "../helpers/models.js";
+import { waitFor } from "./helpers.js";
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** Start the CLI in-process; `output()` is what it has written so far; `done` resolves to the exit code. */
+function launch(...args: string[]): { done: Promise<number>; output: () => { stdout: string; stderr: string } } {
+  let stdout = "";
+  let stderr = "";
+  vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((stdout += String(chunk)), true));
+  vi.spyOn(process.stderr, "write").mockImplementation((chunk) => ((stderr += String(chunk)), true));
+  return { done: main(["node", "qtc", ...args]), output: () => ({ stdout, stderr }) };
+}
+
+describe("qtc serve", () => {
+  test.each([
+    [["serve"]],
+    [["serve", "--model", "x", "--port", "70000"]],
+    [["serve", "--model", "x", "--parallel", "0"]],
+    [["serve", "--model", "x", "--mode", "loose"]],
+  ])("%j → one line on stderr, exit 2", async (args) => {
+    const run = launch(...args);
+    expect(await run.done).toBe(2);
+    expect(run.output().stdout).toBe("");
+    expect(run.output().stderr.trimEnd().split("\n")).toHaveLength(1);
+  });
+
+  test("a model that does not exist → one line, no stack", async () => {
+    const run = launch("serve", "--model", "/nonexistent/model.gguf");
+    expect(await run.done).toBeGreaterThan(0);
+    expect(run.output().stderr).toMatch(/^qtc: .+\n$/);
+  });
+
+  test("a port in use → one line naming it, exit 2", async () => {
+    const blocker = createNetServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const port = (blocker.address() as AddressInfo).port;
+    try {
+      const run = launch("serve", "--model", await tinyModelPath(), "--port", String(port), "--threads", "2", "--context-size", "512", "--gpu", "cpu");
+      expect(await run.done).toBe(2);
+      expect(run.output().stderr).toBe(`qtc: 127.0.0.1:${port} is already in use; pick another --port\n`);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  test("serves until SIGINT, then exits 0", async () => {
+    const before = new Set(process.listeners("SIGINT"));
+    const run = launch("serve", "--model", await tinyModelPath(), "--port", "0", "--parallel", "2", "--api-key", "k3y", "--threads", "2", "--context-size", "1024", "--gpu", "cpu");
+    await waitFor(() => run.output().stdout.includes("\n") || run.output().stderr !== "", 60_000);
+    expect(run.output().stderr).toBe("");
+    const line = run.output().stdout;
+    expect(line).toMatch(/^qtc serve: http:\/\/127\.0\.0\.1:\d+\/v1 \(model .+, synthetic: random weights, constrained, parallel 2, format hermes, API key required\)\n$/);
+    const baseURL = line.match(/(http:\/\/\S+\/v1)/)![1]!;
+
+    const health = (await (await fetch(baseURL.replace(/\/v1$/, "/health"))).json()) as { slots: unknown };
+    expect(health.slots).toEqual({ total: 2, busy: 0, queued: 0 });
+    const noKey = new OpenAI({ baseURL, apiKey: "wrong", maxRetries: 0 });
+    await expect(noKey.models.list()).rejects.toMatchObject({ status: 401 });
+    const client = new OpenAI({ baseURL, apiKey: "k3y", maxRetries: 0 });
+    const tool = { type: "function" as const, function: { name: "read_file", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } } };
+    const r = await client.chat.completions.create({ model: "tiny", messages: [{ role: "user", content: "read it" }], tools: [tool], tool_choice: "required", max_tokens: 96, seed: 1 });
+    const call = r.choices[0]!.message.tool_calls![0]!;
+    expect(call.type === "function" && call.function.name).toBe("read_file");
+
+    // Deliver SIGINT to the command's own handler only (not to the test runner's).
+    const added = process.listeners("SIGINT").filter((l) => !before.has(l));
+    expect(added).toHaveLength(1);
+    (added[0] as () => void)();
+    expect(await run.done).toBe(0);
+    await expect(fetch(baseURL.replace(/\/v1$/, "/health"))).rejects.toThrow();
+  });
+});
