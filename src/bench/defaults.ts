@@ -13,7 +13,7 @@ export const BENCH_DEFAULTS = Object.freeze({
   maxTurns: AGENT_DEFAULTS.maxTurns,
   /** Token budget of one turn. Default: 512 (the harness default). */
   maxTokens: AGENT_DEFAULTS.maxTokens,
-  /** Default: "auto". */
+  /** Default: "auto" (but "required" when every model is `synthetic:*`; see defaultToolChoice in plan.ts). */
   toolChoice: "auto" as "auto" | "required",
   /** Default: false ("off"). */
   thinking: false,

@@ -82,6 +82,17 @@ export function selectModes(f: ModeFlags): BenchMode[] {
   return f.reference ? [...modes, "reference"] : modes;
 }
 
+/**
+ * The tool choice when `--tool-choice` is not given: `auto`, except when every model is synthetic
+ * (`synthetic:*`; replays do not count): random weights practically never open a call on their own, so
+ * under `auto` a bench of them would have no block to judge; `required` makes every turn call, and the
+ * rows then test the guarantee (constrained) against the same requests without the grammar.
+ */
+export function defaultToolChoice(models: readonly { spec: string }[]): "auto" | "required" {
+  const ggufs = models.filter((m) => !isReplaySpec(m.spec));
+  return ggufs.length > 0 && ggufs.every((m) => m.spec.trim().startsWith("synthetic:")) ? "required" : "auto";
+}
+
 /** Seeds 0 … n-1. */
 export const seedList = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
 

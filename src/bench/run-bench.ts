@@ -11,7 +11,7 @@ import { BENCH_DEFAULTS } from "./defaults.js";
 import { benchEnvironment } from "./environment.js";
 import { computeRows } from "./metrics.js";
 import { type BenchLoadSettings, type BenchModelHandle, type BenchModelOpener, openBenchModel } from "./models.js";
-import { planRuns, rowSlots, selectTasks, withLabels } from "./plan.js";
+import { defaultToolChoice, planRuns, rowSlots, selectTasks, withLabels } from "./plan.js";
 import { appendRecord, benchFiles, readRecords, readReportConfig, writeReport, writeReportJson } from "./store.js";
 import type { BenchConfig, BenchPlanConfig, BenchReport, BenchRunRecord, PlannedRun, ReferenceKind } from "./types.js";
 
@@ -30,7 +30,7 @@ export interface BenchOptions {
   maxTurns?: number;
   /** Default: 512. */
   maxTokens?: number;
-  /** Default: "auto". */
+  /** Default: "auto"; "required" when every model is `synthetic:*` (see defaultToolChoice). */
   toolChoice?: "auto" | "required";
   /** Default: false. */
   thinking?: boolean;
@@ -79,15 +79,16 @@ const timestamp = (d: Date): string => d.toISOString().replace(/\.\d+Z$/, "Z").r
 /** Build the plan from options (tasks resolved, seeds listed). */
 export async function buildPlan(opts: BenchOptions): Promise<BenchPlanConfig> {
   const tasks = await selectTasks(opts.tasks, opts.tasksRoot ?? path.join(packageRoot(), BENCH_DEFAULTS.tasksDir));
+  const models = opts.models?.length ? opts.models.map((m) => ({ spec: m.spec, lora: m.lora })) : [{ spec: BENCH_DEFAULTS.model, lora: null }];
   return {
-    models: opts.models?.length ? opts.models.map((m) => ({ spec: m.spec, lora: m.lora })) : [{ spec: BENCH_DEFAULTS.model, lora: null }],
+    models,
     modes: opts.modes ?? ["unconstrained"],
     tasks: tasks.ids,
     tasksDir: tasks.dir,
     seeds: Array.from({ length: opts.seeds ?? BENCH_DEFAULTS.seeds }, (_, i) => i),
     maxTurns: opts.maxTurns ?? BENCH_DEFAULTS.maxTurns,
     maxTokens: opts.maxTokens ?? BENCH_DEFAULTS.maxTokens,
-    toolChoice: opts.toolChoice ?? BENCH_DEFAULTS.toolChoice,
+    toolChoice: opts.toolChoice ?? defaultToolChoice(models),
     thinking: opts.thinking ?? BENCH_DEFAULTS.thinking,
   };
 }
@@ -254,6 +255,12 @@ function benchNotes(plan: BenchPlanConfig, models: BenchConfig["modelInfo"], ref
         "It does not report forced tokens (n/a).",
     );
     for (const m of models) if (m.source === "replay") notes.push(`${m.label} is a replay: it has no reference row.`);
+  }
+  if (plan.toolChoice === "required" && defaultToolChoice(plan.models) === "required") {
+    notes.push(
+      "Tool choice `required` (the default when every model is synthetic: random weights practically never open a call under `auto`, " +
+        "so there would be no block to judge). Every turn must call, so runs go to the turn limit; pass --tool-choice auto to change it.",
+    );
   }
   if (models.some((m) => m.lora)) notes.push("LoRA adapters are applied by node-llama-cpp when the model's context is created.");
   return notes;

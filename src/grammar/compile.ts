@@ -208,9 +208,15 @@ function compileResolved(tools: readonly ToolDefinition[], o: Resolved): Result<
       tools: Object.freeze(info.map((t) => Object.freeze(t))),
       omittedTools: Object.freeze(info.filter((t) => t.worstCaseTokens === undefined).map((t) => t.name)),
       triggerToken: f.open.token,
-      stats: Object.freeze({ rules: rules.size + 1, bytes: utf8Length(gbnf) }),
+      stats: gbnfStats(gbnf),
     }),
   );
+}
+
+function gbnfStats(gbnf: string): { readonly rules: number; readonly bytes: number } {
+  let rules = 0;
+  for (let i = gbnf.indexOf("\n"); i !== -1; i = gbnf.indexOf("\n", i + 1)) rules++;
+  return Object.freeze({ rules, bytes: utf8Length(gbnf) });
 }
 
 /**
@@ -235,7 +241,7 @@ export function compileSchema(schema: JsonSchema | boolean, options: SchemaGramm
   const value = emitter.emit(lowered.value, maxTokens);
   if (!value) return err({ code: "budget_too_small", message: `maxTokens ${maxTokens} is too small for the shortest value of the schema` });
   const gbnf = rules.print(value.expr);
-  return ok(Object.freeze({ gbnf, rootRule: "root" as const, maxTokens, worstCaseTokens: value.worst, stats: Object.freeze({ rules: rules.size + 1, bytes: utf8Length(gbnf) }) }));
+  return ok(Object.freeze({ gbnf, rootRule: "root" as const, maxTokens, worstCaseTokens: value.worst, stats: gbnfStats(gbnf) }));
 }
 
 /**

@@ -69,6 +69,7 @@ export class RuleSet {
   private readonly bodies = new Map<string, string>();
   private readonly byBody = new Map<string, string>();
   private readonly order: string[] = [];
+  private readonly deferred: (() => readonly string[])[] = [];
 
   /** Add a rule (or reuse the one with the same body); returns its name. */
   add(hint: string, body: string): string {
@@ -107,15 +108,19 @@ export class RuleSet {
     return this.bodies.has(name);
   }
 
-  /** Number of rules so far. */
-  get size(): number {
-    return this.order.length;
+  /**
+   * Rules printed after all others, produced only at print time (e.g. long counting chains, whose length is
+   * known only once every user has asked for its bound). Each produced line is a whole `name ::= body` rule.
+   */
+  defer(render: () => readonly string[]): void {
+    this.deferred.push(render);
   }
 
-  /** The GBNF text: `root ::= …` first, then every other rule in the order it was added. */
+  /** The GBNF text: `root ::= …` first, then every other rule in the order it was added, deferred rules last. */
   print(root: string): string {
     const lines = [`root ::= ${root}`];
     for (const name of this.order) lines.push(`${name} ::= ${this.bodies.get(name)}`);
+    for (const render of this.deferred) lines.push(...render());
     return lines.join("\n") + "\n";
   }
 

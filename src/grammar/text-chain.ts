@@ -1,13 +1,14 @@
 // Owns: bounded text inside a grammar: JSON string content and raw text (qwen3coder values, free text), as
 // chains of rules that count what is left (UTF-8 bytes or code points), and that can never spell a tag prefix.
 //
-// Chain `str-max-Kb` matches JSON string content of at most K bytes:
-//   str-max-Kb    ::= "" | str-c1 str-max-(K-1)b | str-c2 str-max-(K-2)b | str-c3 … | str-c4 … | "<" str-lt-max-(K-1)b
-//   str-lt-max-Kb ::= "" | str-lt-final | str-lt-exit str-max-(K-E)b | str-lt-stay str-lt-max-(K-S)b
-// `str-cN` are the characters of N UTF-8 bytes other than `<` (N = 2 includes the JSON escapes). After a `<`
-// the text may not continue into a banned prefix such as `</too`; the `lt` units walk the prefix trie and are
-// charged their worst cost (E, S), so `<` costs a few bytes more than it spends. Every rule consumes what it
-// charges or less, so a chain of K bytes never produces more than K bytes.
+// Chain `jbK` matches JSON string content of at most K bytes (`rbK`: raw text; `jcN`/`rcN`: at most N code
+// points). The names are short because a chain has two rules per unit of its bound:
+//   jbK  ::= "" | j1 jb(K-1) | j2 jb(K-2) | j3 jb(K-3) | j4 jb(K-4) | "<" jbl(K-1)
+//   jblK ::= "" | jfinal | jexit jb(K-E) | jstay jbl(K-S)
+// `jN` are the characters of N UTF-8 bytes other than `<` (j2 includes the JSON escapes). After a `<` (state
+// `jbl`) the text may not continue into a banned prefix such as `</too`: `jexit`, `jstay` and `jfinal` walk the
+// prefix trie and are charged their worst cost (E, S), so a `<` costs a few bytes more than it spends. Every rule
+// consumes what it charges or less, so a chain of K bytes never spells more than K bytes.
 
 import { type CodeRange, charClass, literal, type RuleSet } from "./gbnf.js";
 
@@ -84,7 +85,7 @@ export class TextChains {
     private readonly charset: Charset,
     banned: readonly string[],
   ) {
-    this.prefix = charset === "json" ? "str" : "raw";
+    this.prefix = charset === "json" ? "j" : "r";
     // Trie of what may follow `<`: node = path after `<`, children = next characters.
     const suffixes = banned.filter((b) => b.startsWith("<")).map((b) => b.slice(1));
     this.trie = new Map([["", new Set()]]);
@@ -112,7 +113,6 @@ export class TextChains {
   /** Rule for text of at most `k` bytes. */
   bytes(k: number): string {
     this.makeUnits();
-    for (let i = this.bytesMax + 1; i <= k; i++) this.addBytesRules(i);
     this.bytesMax = Math.max(this.bytesMax, k);
     return this.bytesName(k, false);
   }
@@ -120,7 +120,6 @@ export class TextChains {
   /** Rule for text of at most `n` code points (each at most 4 bytes). */
   codePoints(n: number): string {
     this.makeUnits();
-    for (let i = this.cpsMax + 1; i <= n; i++) this.addCpsRules(i);
     this.cpsMax = Math.max(this.cpsMax, n);
     return this.cpsName(n, false);
   }
@@ -128,52 +127,54 @@ export class TextChains {
   /** One character that returns to the normal state: any character, or `<` with a safe continuation. */
   requiredUnit(): string {
     this.makeUnits();
-    return `${this.prefix}-unit`;
+    return `${this.prefix}unit`;
   }
 
   /** One character other than `<` (1 code point, at most 4 bytes). */
   plainChar(): string {
     this.makeUnits();
-    return `${this.prefix}-char`;
+    return `${this.prefix}char`;
   }
 
   /** One ASCII character other than `<` (1 byte; for JSON also not `"` or `\`). */
   asciiChar(): string {
     this.makeUnits();
-    return `${this.prefix}-c1`;
+    return `${this.prefix}1`;
   }
 
   private bytesName(k: number, lt: boolean): string {
-    return `${this.prefix}${lt ? "-lt" : ""}-max-${k}b`;
+    return `${this.prefix}b${lt ? "l" : ""}${k}`;
   }
 
   private cpsName(n: number, lt: boolean): string {
-    return `${this.prefix}${lt ? "-lt" : ""}-max-${n}cp`;
+    return `${this.prefix}c${lt ? "l" : ""}${n}`;
   }
 
-  private addBytesRules(k: number): void {
+  /** The chain rules up to the largest bound asked for (printed last). */
+  private renderChains(): string[] {
     const p = this.prefix;
-    const alts = ['""'];
-    for (let n = 1; n <= 4; n++) if (k >= n) alts.push(`${p}-c${n} ${this.bytesName(k - n, false)}`);
-    if (k >= 1) alts.push(`"<" ${this.bytesName(k - 1, true)}`);
-    this.rules.addNamed(this.bytesName(k, false), alts.join(" | "));
-    const lt = ['""'];
-    if (k >= this.lt.finalBytes && this.lt.finalBytes > 0) lt.push(`${p}-lt-final`);
-    if (k >= this.lt.exitBytes) lt.push(`${p}-lt-exit ${this.bytesName(k - this.lt.exitBytes, false)}`);
-    if (k >= this.lt.stayBytes) lt.push(`${p}-lt-stay ${this.bytesName(k - this.lt.stayBytes, true)}`);
-    this.rules.addNamed(this.bytesName(k, true), lt.join(" | "));
-  }
-
-  private addCpsRules(n: number): void {
-    const p = this.prefix;
-    const alts = ['""'];
-    if (n >= 1) alts.push(`${p}-char ${this.cpsName(n - 1, false)}`, `"<" ${this.cpsName(n - 1, true)}`);
-    this.rules.addNamed(this.cpsName(n, false), alts.join(" | "));
-    const lt = ['""'];
-    if (n >= this.lt.finalCps && this.lt.finalCps > 0) lt.push(`${p}-lt-final`);
-    if (n >= this.lt.exitCps) lt.push(`${p}-lt-exit ${this.cpsName(n - this.lt.exitCps, false)}`);
-    if (n >= this.lt.stayCps) lt.push(`${p}-lt-stay ${this.cpsName(n - this.lt.stayCps, true)}`);
-    this.rules.addNamed(this.cpsName(n, true), lt.join(" | "));
+    const { exitBytes: eb, stayBytes: sb, finalBytes: fb, exitCps: ec, stayCps: sc, finalCps: fc } = this.lt;
+    const lines: string[] = [];
+    for (let k = 0; k <= this.bytesMax; k++) {
+      let main = `${p}b${k} ::= ""`;
+      for (let n = 1; n <= 4 && n <= k; n++) main += ` | ${p}${n} ${p}b${k - n}`;
+      if (k >= 1) main += ` | "<" ${p}bl${k - 1}`;
+      let lt = `${p}bl${k} ::= ""`;
+      if (fb > 0 && k >= fb) lt += ` | ${p}final`;
+      if (k >= eb) lt += ` | ${p}exit ${p}b${k - eb}`;
+      if (k >= sb) lt += ` | ${p}stay ${p}bl${k - sb}`;
+      lines.push(main, lt);
+    }
+    for (let n = 0; n <= this.cpsMax; n++) {
+      let main = `${p}c${n} ::= ""`;
+      if (n >= 1) main += ` | ${p}char ${p}c${n - 1} | "<" ${p}cl${n - 1}`;
+      let lt = `${p}cl${n} ::= ""`;
+      if (fc > 0 && n >= fc) lt += ` | ${p}final`;
+      if (n >= ec) lt += ` | ${p}exit ${p}c${n - ec}`;
+      if (n >= sc) lt += ` | ${p}stay ${p}cl${n - sc}`;
+      lines.push(main, lt);
+    }
+    return lines;
   }
 
   private makeUnits(): void {
@@ -181,26 +182,27 @@ export class TextChains {
     this.unitsMade = true;
     const p = this.prefix;
     const r = this.rules;
-    r.addNamed(`${p}-c1`, charClass(oneByteRanges(this.charset, new Set())));
+    r.defer(() => this.renderChains());
+    r.addNamed(`${p}1`, charClass(oneByteRanges(this.charset, new Set())));
     const c2 = charClass([[0x80, 0x7ff]]);
-    r.addNamed(`${p}-c2`, this.charset === "json" ? `${c2} | "\\\\" ["\\\\bfnrt]` : c2);
-    r.addNamed(`${p}-c3`, charClass(SURROGATE_FREE_3));
-    r.addNamed(`${p}-c4`, charClass([[0x10000, 0x10ffff]]));
-    r.addNamed(`${p}-char`, `${p}-c1 | ${p}-c2 | ${p}-c3 | ${p}-c4`);
+    r.addNamed(`${p}2`, this.charset === "json" ? `${c2} | "\\\\" ["\\\\bfnrt]` : c2);
+    r.addNamed(`${p}3`, charClass(SURROGATE_FREE_3));
+    r.addNamed(`${p}4`, charClass([[0x10000, 0x10ffff]]));
+    r.addNamed(`${p}char`, `${p}1 | ${p}2 | ${p}3 | ${p}4`);
     const exits: string[] = [];
     const stays: string[] = [];
     const finals: string[] = [];
     for (const [node, children] of [...this.trie.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const exclude = new Set([...children].map((c) => c.codePointAt(0)!));
       const first = charClass(oneByteRanges(this.charset, exclude));
-      const anyExit = `(${first} | ${p}-c2 | ${p}-c3 | ${p}-c4)`;
+      const anyExit = `(${first} | ${p}2 | ${p}3 | ${p}4)`;
       exits.push(node === "" ? anyExit : `${literal(node)} ${anyExit}`);
       stays.push(literal(node + "<"));
       if (node !== "") finals.push(literal(node));
     }
-    r.addNamed(`${p}-lt-exit`, exits.join(" | "));
-    r.addNamed(`${p}-lt-stay`, stays.join(" | "));
-    if (finals.length > 0) r.addNamed(`${p}-lt-final`, finals.join(" | "));
-    r.addNamed(`${p}-unit`, `${p}-char | "<" ${p}-lt-exit`);
+    r.addNamed(`${p}exit`, exits.join(" | "));
+    r.addNamed(`${p}stay`, stays.join(" | "));
+    if (finals.length > 0) r.addNamed(`${p}final`, finals.join(" | "));
+    r.addNamed(`${p}unit`, `${p}char | "<" ${p}exit`);
   }
 }

@@ -6,7 +6,7 @@ import { FORMATS, getFormat, hermes } from "../formats/index.js";
 import { compileValidators, type CompiledTools } from "../tools/validators.js";
 import { judgeBlock, type JudgeContext, type RawBlock } from "./block.js";
 import { PARSER_DEFAULTS, type EndOptions, type ParseLimits, type ParserOptions } from "./options.js";
-import { Scanner } from "./scanner.js";
+import { Scanner, type ScanSink } from "./scanner.js";
 import { TrimmedText } from "./text-sink.js";
 import type { CallError, ParseDiagnostics, ParseEvent, ParseResult, ToolCall } from "./types.js";
 
@@ -38,12 +38,12 @@ export function parse(text: string, options: ParserOptions & EndOptions = {}): P
   return finish.result;
 }
 
-class StreamParser implements Parser {
+class StreamParser implements Parser, ScanSink {
   private readonly scanner: Scanner;
   private readonly ctx: JudgeContext;
   private readonly content = new TrimmedText();
-  private readonly reasoning = new TrimmedText();
-  private reasoningSeen = false;
+  private readonly reasoningText = new TrimmedText();
+  private reasoningStarted = false;
   private events: ParseEvent[] = [];
   private readonly calls: ToolCall[] = [];
   private readonly errors: CallError[] = [];
@@ -63,24 +63,8 @@ class StreamParser implements Parser {
     }
     this.ctx = { tools, format, limits, newId: options.newId ?? PARSER_DEFAULTS.newId, truncatedStream: false };
     const scanFormat = format === "auto" ? hermes : FORMATS[format];
-    this.scanner = new Scanner(
-      { format: scanFormat, bare: format !== "hermes", thinking: options.thinking ?? PARSER_DEFAULTS.thinking, maxBlockChars: limits.maxBlockBytes },
-      {
-        text: (t) => {
-          const delta = this.content.push(t);
-          if (delta !== "") this.events.push({ type: "text-delta", text: delta });
-        },
-        reasoning: (t) => {
-          const delta = this.reasoning.push(t);
-          if (delta !== "") this.events.push({ type: "reasoning-delta", text: delta });
-        },
-        reasoningSeen: () => {
-          this.reasoningSeen = true;
-        },
-        block: (b) => this.onBlock(b),
-        note: (n) => this.note(n),
-      },
-    );
+    const thinking = options.thinking ?? PARSER_DEFAULTS.thinking;
+    this.scanner = new Scanner(scanFormat, format !== "hermes", thinking, limits.maxBlockBytes, this);
   }
 
   feed(chunk: string): ParseEvent[] {
@@ -97,7 +81,7 @@ class StreamParser implements Parser {
     this.scanner.end();
     const result: ParseResult = {
       content: this.content.value(),
-      reasoning: this.reasoningSeen ? this.reasoning.value() : null,
+      reasoning: this.reasoningStarted ? this.reasoningText.value() : null,
       calls: this.calls,
       errors: this.errors,
       diagnostics: this.diagnostics,
@@ -106,7 +90,24 @@ class StreamParser implements Parser {
     return this.take();
   }
 
-  private onBlock(block: RawBlock): void {
+  // ScanSink: the scanner reports segments here.
+
+  text(t: string): void {
+    const delta = this.content.push(t);
+    if (delta !== "") this.events.push({ type: "text-delta", text: delta });
+  }
+
+  reasoning(t: string): void {
+    const delta = this.reasoningText.push(t);
+    if (delta !== "") this.events.push({ type: "reasoning-delta", text: delta });
+  }
+
+  reasoningSeen(): void {
+    this.reasoningText.section("\n\n"); // a later think section is set apart from the earlier one
+    this.reasoningStarted = true;
+  }
+
+  block(block: RawBlock): void {
     this.diagnostics.detected++;
     const verdict = judgeBlock(block, this.ctx);
     if (verdict.note) this.note(verdict.note);
@@ -123,7 +124,7 @@ class StreamParser implements Parser {
     }
   }
 
-  private note(note: string): void {
+  note(note: string): void {
     const notes = this.diagnostics.notes;
     if (notes.length < MAX_NOTES && !notes.includes(note)) notes.push(note);
   }

@@ -20,16 +20,6 @@ export interface ScanSink {
   note(note: string): void;
 }
 
-export interface ScannerOptions {
-  /** The format whose open/close tags wrap calls (both Qwen formats share them). */
-  format: ToolCallFormat;
-  /** Recognize bare `<function=` blocks (qwen3coder or auto). */
-  bare: boolean;
-  thinking: ThinkingStart;
-  /** Inner length (UTF-16 units) past which a block is kept only as a preview (too_large). */
-  maxBlockChars: number;
-}
-
 type Mode = "undecided" | "text" | "think" | "fence" | "block" | "bare";
 
 const RAW_PREVIEW = 256;
@@ -87,15 +77,23 @@ export class Scanner {
   private fenceChar = "";
   private fenceLen = 0;
 
+  /**
+   * @param format whose open/close tags wrap calls (both Qwen formats share them)
+   * @param bare recognize bare `<function=` blocks (qwen3coder or auto)
+   * @param maxBlockChars inner length (UTF-16 units) past which a block is kept only as a preview (too_large)
+   */
   constructor(
-    private readonly opts: ScannerOptions,
+    format: ToolCallFormat,
+    private readonly bare: boolean,
+    thinking: ThinkingStart,
+    private readonly maxBlockChars: number,
     private readonly sink: ScanSink,
   ) {
-    this.open = opts.format.open.text;
-    this.close = opts.format.close.text;
-    this.mode = opts.thinking === "open" ? "think" : opts.thinking === "closed" ? "text" : "undecided";
+    this.open = format.open.text;
+    this.close = format.close.text;
+    this.mode = thinking === "open" ? "think" : thinking === "closed" ? "text" : "undecided";
     if (this.mode === "think") sink.reasoningSeen();
-    const patterns = patternsFor(opts.format, opts.bare);
+    const patterns = patternsFor(format, bare);
     this.textRe = patterns.text;
     this.textTags = patterns.tags;
     this.maxTagLen = patterns.maxTagLen;
@@ -213,7 +211,7 @@ export class Scanner {
     if (nl >= 0 && nl < hold) {
       const tail = buf.slice(nl);
       if (/^\n {0,3}(?:`{0,2}|~{0,2})$/.test(tail)) hold = nl;
-      else if (this.opts.bare) {
+      else if (this.bare) {
         const m = /^\n[ \t]{0,16}(<[^\n]*)?$/.exec(tail);
         if (m && (m[1] === undefined || X.functionOpen.startsWith(m[1]))) hold = nl;
       }
@@ -336,7 +334,7 @@ export class Scanner {
     const text = this.buf.slice(from, to);
     if (this.overflow) return;
     this.partsLen += text.length;
-    if (!unbounded && this.partsLen > this.opts.maxBlockChars) {
+    if (!unbounded && this.partsLen > this.maxBlockChars) {
       this.overflow = true;
       this.parts = [(this.parts.join("") + text).slice(0, RAW_PREVIEW)];
       return;

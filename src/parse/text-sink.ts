@@ -3,33 +3,45 @@
 
 /**
  * Leading whitespace is dropped; trailing whitespace is held back and only emitted once more visible text
- * follows (so whitespace around removed call blocks never ends a stream's text).
+ * follows (so whitespace around removed call blocks never ends a stream's text). `section()` starts a new
+ * section: its own leading whitespace is dropped too, and `separator` goes between it and the earlier text.
  */
 export class TrimmedText {
   private text = "";
-  private started = false;
   private held = "";
+  /** Dropping leading whitespace (start of the text or of a section). */
+  private leading = true;
+  private separator = "";
 
   /** Add raw text; returns the delta to emit now ("" for none). */
-  push(text: string): string {
-    let end = text.length;
-    while (end > 0 && isSpace(text.charCodeAt(end - 1))) end--;
+  push(chunk: string): string {
+    let end = chunk.length;
+    while (end > 0 && isSpace(chunk.charCodeAt(end - 1))) end--;
     if (end === 0) {
-      if (this.started) this.held += text;
+      if (!this.leading) this.held += chunk;
       return "";
     }
     let out: string;
-    if (this.started) {
-      out = this.held === "" ? text.slice(0, end) : this.held + text.slice(0, end);
-    } else {
+    if (this.leading) {
       let start = 0;
-      while (isSpace(text.charCodeAt(start))) start++;
-      out = text.slice(start, end);
-      this.started = true;
+      while (isSpace(chunk.charCodeAt(start))) start++;
+      out = this.separator + chunk.slice(start, end);
+      this.leading = false;
+      this.separator = "";
+    } else {
+      out = this.held === "" ? chunk.slice(0, end) : this.held + chunk.slice(0, end);
     }
-    this.held = end === text.length ? "" : text.slice(end);
+    this.held = end === chunk.length ? "" : chunk.slice(end);
     this.text += out;
     return out;
+  }
+
+  /** Start a new section after the text so far (no effect before any visible text). */
+  section(separator: string): void {
+    if (this.text === "") return;
+    this.leading = true;
+    this.held = "";
+    this.separator = separator;
   }
 
   /** Everything emitted so far. */

@@ -39,7 +39,7 @@ export interface ParseDiagnostics {
   rejected: Partial<Record<CallErrorCode, number>>;
   /** Calls emitted to the consumer (equals accepted once the stream has ended). */
   emitted: number;
-  /** Notes that are not errors, e.g. "bare <function=> block accepted without <tool_call> wrapper". */
+  /** Notes that are not errors, e.g. that a bare qwen3coder function block was read without its wrapper tags. */
   notes: string[];
 }
 

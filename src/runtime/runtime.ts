@@ -118,10 +118,19 @@ class ModelRuntime implements Runtime {
       return bias;
     };
     const noCalls = base().set(QWEN3_TOKENS.toolCallOpen.token as Token, "never");
-    const inCall = base();
     // A large negative logit rather than "never": still possible when the grammar allows nothing else.
-    for (const token of tables.partialUtf8Tokens) inCall.set(token as Token, { logit: -1e9 });
-    return { none: base(), noCalls, inCall };
+    const avoiding = (...lists: (readonly number[])[]) => {
+      const bias = base();
+      for (const list of lists) for (const token of list) bias.set(token as Token, { logit: -1e9 });
+      return bias;
+    };
+    return {
+      none: base(),
+      noCalls,
+      inCall: avoiding(tables.partialUtf8Tokens),
+      inJsonText: avoiding(tables.partialUtf8Tokens, tables.jsonTextUnsafe),
+      inRawText: avoiding(tables.partialUtf8Tokens, tables.rawTextUnsafe),
+    };
   }
 
   /** Sequences in use and requests waiting for one. */

@@ -15,9 +15,19 @@ export interface TokenTables {
    * (which keeps the grammar's token budget sound).
    */
   partialUtf8Tokens: readonly number[];
+  /**
+   * Tokens that can never continue JSON string content as a whole: a control character, or `"` / `\` inside a
+   * longer token (the lone `"` and `\` tokens stay: they close the string or start an escape).
+   */
+  jsonTextUnsafe: readonly number[];
+  /** Tokens that can never continue raw text (qwen3coder values): a control character other than tab, LF, CR. */
+  rawTextUnsafe: readonly number[];
   /** The end-of-generation token used to ask a grammar state "may it end here?". */
   eog: number;
 }
+
+const JSON_UNSAFE = /[\x00-\x1f"\\]/;
+const RAW_UNSAFE = /[\x00-\x08\x0b\x0c\x0e-\x1f]/;
 
 /**
  * GPT-2 byte-level BPE orders its first 256 tokens by `bytes_to_unicode`: the printable bytes `!`..`~`,
@@ -39,14 +49,20 @@ function byteLevelOrder(): number[] {
 export function computeTokenTables(model: LlamaModel): TokenTables {
   const size = vocabSizeOf(model);
   const partial: number[] = [];
+  const jsonUnsafe: number[] = [];
+  const rawUnsafe: number[] = [];
   for (let id = 0; id < size; id++) {
     const text = model.detokenize([id as Token], false);
     if (text.includes("\uFFFD")) partial.push(id);
+    else if (text !== '"' && text !== "\\" && JSON_UNSAFE.test(text)) jsonUnsafe.push(id);
+    if (RAW_UNSAFE.test(text)) rawUnsafe.push(id);
   }
   return {
     vocabSize: size,
     byteTokens: verifyByteTokens(model, byteLevelOrder()),
     partialUtf8Tokens: partial,
+    jsonTextUnsafe: jsonUnsafe,
+    rawTextUnsafe: rawUnsafe,
     eog: model.tokens.eos ?? QWEN3_TOKENS.imEnd.token,
   };
 }

@@ -3,10 +3,10 @@
 // raw text deltas (special tags included); the runtime feeds them to the parser.
 
 import type { LlamaContextSequence, LlamaGrammarEvaluationState, LlamaModel, Token, TokenBias } from "node-llama-cpp";
-import { QWEN3_TOKENS } from "../formats/index.js";
+import { getFormat, QWEN3_TOKENS, type FormatId } from "../formats/index.js";
 import type { ToolChoice } from "../tools/types.js";
 import { StreamDetokenizer } from "./detokenizer.js";
-import { acceptForced, type GrammarCache } from "./grammar-state.js";
+import { acceptForced, canBeNext, type GrammarCache } from "./grammar-state.js";
 import { ContinuationProber, grammarSpecialTokens, planTokens } from "./jump-forward.js";
 import type { TokenTables } from "./token-tables.js";
 import type { FinishReason, GenerationMode } from "./types.js";
@@ -24,6 +24,7 @@ export type TurnGrammarSource = (phase: "full" | "after-open", maxTokens: number
 /** Everything a turn needs, resolved (no defaults left). */
 export interface TurnPlan {
   promptTokens: number[];
+  format: FormatId;
   mode: GenerationMode;
   toolChoice: ToolChoice;
   maxTokens: number;
@@ -47,8 +48,12 @@ export interface TurnEnv {
   model: LlamaModel;
   tables: TokenTables;
   grammars: GrammarCache;
-  /** Empty bias (free text), `<tool_call>` banned (tool choice none), partial UTF-8 banned (inside calls). */
-  biases: { none: TokenBias; noCalls: TokenBias; inCall: TokenBias };
+  /**
+   * Sampler biases: `none` (free text), `noCalls` (`<tool_call>` banned: tool choice none), `inCall` (partial
+   * UTF-8 banned: inside calls), and `inJsonText` / `inRawText` (inside a call's free text: also the tokens that
+   * can never continue it, so a sample is rarely rejected and the full-vocabulary grammar pass rarely runs).
+   */
+  biases: { none: TokenBias; noCalls: TokenBias; inCall: TokenBias; inJsonText: TokenBias; inRawText: TokenBias };
 }
 
 export interface TurnOutcome {
@@ -85,6 +90,17 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
   let thinkUsed = 0;
 
   const remaining = () => plan.maxTokens - tokens.length;
+  const textBias = getFormat(plan.format).body.kind === "json" ? env.biases.inJsonText : env.biases.inRawText;
+  const textProbes = ["a", "e"].map((c) => tables.byteTokens?.[c.charCodeAt(0)]).filter((t): t is number => t !== undefined);
+
+  /** Inside a call: the free-text bias where the grammar allows ordinary letters next, else the call bias. */
+  const chooseGrammarBias = () => {
+    if (!grammarState) return;
+    const t0 = performance.now();
+    const inText = textProbes.length > 0 && textProbes.every((t) => canBeNext(grammarState!, t));
+    bias = inText ? textBias : env.biases.inCall;
+    grammarMs += performance.now() - t0;
+  };
   const tokenize = (text: string) => model.tokenize(text, false);
 
   /** Switch the grammar on for the rest of the turn; false when not even one call fits. */
@@ -240,6 +256,7 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
     }
     force(j.forced.slice(0, take));
     if (j.ends) finish = "tool_calls";
+    if (!finish) chooseGrammarBias();
   }
 
   /** After a closed call: whether the turn must end (no parallel calls, call limit, or no room for another). */

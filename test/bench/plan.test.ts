@@ -3,7 +3,7 @@
 import path from "node:path";
 import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { labelModels, planRuns, rowSlots, selectModes, selectTasks } from "../../src/bench/plan.js";
+import { defaultToolChoice, labelModels, planRuns, rowSlots, selectModes, selectTasks } from "../../src/bench/plan.js";
 import type { BenchPlanConfig } from "../../src/bench/types.js";
 import { QtcException } from "../../src/errors.js";
 import { makeTasks, makeTmp } from "./helpers.js";
@@ -43,6 +43,15 @@ describe("selectModes", () => {
     expect(codeOf(() => selectModes({ mode: "unconstrained", constrained: true }))).toBe("invalid_option");
     expect(codeOf(() => selectModes({ mode: "constrained", baseline: false }))).toBe("invalid_option");
     expect(codeOf(() => selectModes({ baseline: false }))).toBe("invalid_option");
+  });
+});
+
+describe("defaultToolChoice", () => {
+  it("is auto, or required when every GGUF model is synthetic (replays do not count)", () => {
+    expect(defaultToolChoice([{ spec: "qwen3-0.6b" }])).toBe("auto");
+    expect(defaultToolChoice([{ spec: "synthetic:tiny" }, { spec: "qwen3-0.6b" }])).toBe("auto");
+    expect(defaultToolChoice([{ spec: "replay:a.json" }])).toBe("auto");
+    expect(defaultToolChoice([{ spec: "synthetic:tiny" }, { spec: "synthetic:0.6b" }, { spec: "replay:a.json" }])).toBe("required");
   });
 });
 

@@ -126,6 +126,12 @@ describe("scanning", () => {
     expect(r.diagnostics.detected).toBe(0);
   });
 
+  it("joins several think sections with a blank line", () => {
+    const r = parse("<think>one</think>mid<think>\n</think><think>two\n</think>end");
+    expect(r).toMatchObject({ reasoning: "one\n\ntwo", content: "midend" });
+    expect(parse("<think>\n\n</think>\n\nhi")).toMatchObject({ reasoning: "", content: "hi" });
+  });
+
   it("never reads calls inside <think>", () => {
     const r = parse(`<think>${jsonCall("read_file", { path: "x" })}</think>done`, { tools: TOOLS });
     expect(r.calls).toEqual([]);

@@ -159,14 +159,15 @@ describe("runtime", () => {
     expect(r.usage.completionTokens).toBe(0);
   });
 
-  test("4 concurrent generates on one runtime all complete, each as it would alone", async () => {
-    const reqs = [0, 1, 2, 3].map((i) => ({ ...base, toolChoice: "required" as const, seed: 100 + i }));
-    const together = await Promise.all(reqs.map((req) => rt.generate(req)));
+  test("4 concurrent generates on one runtime all complete with valid calls, and a 5th waits for a sequence", async () => {
+    const reqs = [0, 1, 2, 3, 4].map((i) => ({ ...base, toolChoice: "required" as const, seed: 100 + i }));
+    const pending = reqs.map((req) => rt.generate(req));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(rt.load).toEqual({ sequences: 4, busy: 4, waiting: 1 });
+    const together = await Promise.all(pending);
     for (const r of together) expectValidCalls(r);
-    const alone = [];
-    for (const req of reqs) alone.push(await rt.generate(req));
-    expect(together.map((r) => r.raw)).toEqual(alone.map((r) => r.raw));
-    expect(rt.load.busy).toBe(0);
+    expect(new Set(together.flatMap((r) => r.toolCalls.map((c) => c.id))).size).toBe(together.reduce((n, r) => n + r.toolCalls.length, 0));
+    expect(rt.load).toEqual({ sequences: 4, busy: 0, waiting: 0 });
   });
 
   test("bad input throws a QtcException with a stable code before anything runs", async () => {

@@ -14,6 +14,8 @@ export interface FakeRuntime extends ServerRuntime {
   maxRunning: number;
   /** Requests that ended by abort. */
   aborted: number;
+  /** With `held`, let every request (running or to come) go on. */
+  open(): void;
 }
 
 export interface FakeOptions {
@@ -23,6 +25,8 @@ export interface FakeOptions {
   text?: string;
   /** Reasoning emitted before the answer when `thinking` is on. Default: "Let me think." */
   reasoning?: string;
+  /** Hold every request before its first event until `open()` (or its abort). Default: false. */
+  held?: boolean;
 }
 
 function toolName(t: ToolInput): string {
@@ -47,12 +51,15 @@ function argsFor(t: ToolInput): Record<string, unknown> {
 export function fakeRuntime(options: FakeOptions = {}): FakeRuntime {
   const delay = options.delayMs ?? 0;
   let callSeq = 0;
+  let openGate!: () => void;
+  const gate = options.held ? new Promise<void>((resolve) => (openGate = resolve)) : Promise.resolve();
   const fake: FakeRuntime = {
     requests: [],
     running: 0,
     maxRunning: 0,
     aborted: 0,
     modelInfo: { name: "fake-model" },
+    open: () => openGate?.(),
     async generate(request) {
       let result: GenerateResult | undefined;
       for await (const event of fake.stream(request)) if (event.type === "done") result = event.result;
@@ -69,6 +76,7 @@ export function fakeRuntime(options: FakeOptions = {}): FakeRuntime {
     fake.running++;
     fake.maxRunning = Math.max(fake.maxRunning, fake.running);
     try {
+      await Promise.race([gate, aborted(request.signal)]);
       const events = script(request);
       for (const event of events) {
         if (delay) await sleep(delay, request.signal);
@@ -124,6 +132,13 @@ export function fakeRuntime(options: FakeOptions = {}): FakeRuntime {
   }
 
   return fake;
+}
+
+function aborted(signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) resolve();
+    signal?.addEventListener("abort", () => resolve(), { once: true });
+  });
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -68,22 +68,29 @@ describe("API key", () => {
 
 describe("slots", () => {
   test("16 concurrent requests with parallel 4: all complete, never more than 4 at once", async () => {
-    const runtime = fakeRuntime({ delayMs: 5 });
+    const runtime = fakeRuntime({ delayMs: 5, held: true });
     server = await start({ runtime, parallel: 4 });
     const openai = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "x", maxRetries: 0 });
-    const results = await Promise.all(
+    const pending = Promise.all(
       Array.from({ length: 16 }, (_, i) =>
         openai.chat.completions.create({ model: "m", messages: [{ role: "user", content: `q${i}` }], tools: [READ_FILE_OPENAI], tool_choice: "required" }),
       ),
     );
-    for (const r of results) expect(JSON.parse(r.choices[0]!.message.tool_calls![0]!.type === "function" ? (r.choices[0]!.message.tool_calls![0] as any).function.arguments : "")).toEqual({ path: "path-value" });
-    expect(runtime.requests).toHaveLength(16);
+    await waitFor(async () => (await health(server!.url)).queued === 12);
+    expect(runtime.running).toBe(4);
+    runtime.open();
+    const results = await pending;
+    for (const r of results) {
+      const call = r.choices[0]!.message.tool_calls![0]!;
+      expect(call.type === "function" && [call.function.name, JSON.parse(call.function.arguments)]).toEqual(["read_file", { path: "path-value" }]);
+    }
+    expect(runtime.requests.map((q) => q.messages[0]!.content).sort()).toEqual(Array.from({ length: 16 }, (_, i) => `q${i}`).sort());
     expect(runtime.maxRunning).toBe(4);
     expect(await health(server.url)).toEqual({ total: 4, busy: 0, queued: 0 });
   });
 
   test("a cancelled stream frees its slot and stops its generation", async () => {
-    const runtime = fakeRuntime({ delayMs: 40 });
+    const runtime = fakeRuntime({ delayMs: 40, text: "word ".repeat(100) }); // 4 s of events unless cancelled
     server = await start({ runtime, parallel: 1 });
     const controller = new AbortController();
     const res = await fetch(`${server.url}/v1/chat/completions`, {
@@ -99,13 +106,13 @@ describe("slots", () => {
     controller.abort();
     await waitFor(async () => (await health(server!.url)).busy === 0);
     expect(runtime.aborted).toBe(1);
-    const next = await post(`${server.url}/v1/chat/completions`, { model: "m", messages: user });
+    const next = await post(`${server.url}/v1/chat/completions`, { model: "m", messages: user, tools: [READ_FILE_OPENAI], tool_choice: "required" });
     expect(next.status).toBe(200);
-    expect(next.json.choices[0].message.content).toBe("Hello from qtc.");
+    expect(next.json.choices[0].message.tool_calls[0].function.arguments).toBe('{"path":"path-value"}');
   });
 
   test("a client that leaves while queued leaves the queue; its request never reaches the runtime", async () => {
-    const runtime = fakeRuntime({ delayMs: 30 });
+    const runtime = fakeRuntime({ held: true });
     server = await start({ runtime, parallel: 1 });
     const running = post(`${server.url}/v1/chat/completions`, { model: "m", messages: user });
     await waitFor(() => runtime.running === 1);
@@ -120,12 +127,13 @@ describe("slots", () => {
     controller.abort();
     expect(await queued).toBe("AbortError");
     await waitFor(async () => (await health(server!.url)).queued === 0);
+    runtime.open();
     expect((await running).status).toBe(200);
     expect(runtime.requests).toHaveLength(1);
   });
 
   test("a full queue answers 503 (OpenAI) and 529 overloaded_error (Anthropic)", async () => {
-    const runtime = fakeRuntime({ delayMs: 30 });
+    const runtime = fakeRuntime({ held: true });
     server = await start({ runtime, parallel: 1, queueLimit: 1 });
     const first = post(`${server.url}/v1/chat/completions`, { model: "m", messages: user });
     await waitFor(() => runtime.running === 1);
@@ -133,12 +141,13 @@ describe("slots", () => {
     await waitFor(async () => (await health(server!.url)).queued === 1);
     expectOpenAIError(await post(`${server.url}/v1/chat/completions`, { model: "m", messages: user }), 503, "overloaded", null);
     expectAnthropicError(await post(`${server.url}/v1/messages`, { model: "m", max_tokens: 8, messages: user }), 529, "overloaded_error");
+    runtime.open();
     expect((await first).status).toBe(200);
     expect((await second).status).toBe(200);
   });
 
   test("close() cancels generations in flight and tells their clients", async () => {
-    const runtime = fakeRuntime({ delayMs: 200 });
+    const runtime = fakeRuntime({ held: true });
     const local = await start({ runtime, parallel: 1 });
     const pending = post(`${local.url}/v1/chat/completions`, { model: "m", messages: user });
     const streamed = fetch(`${local.url}/v1/messages`, {

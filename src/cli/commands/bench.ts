@@ -66,7 +66,7 @@ export function registerBench(program: Command): Command {
     .option("--seeds <n>", `seeds per task (default: ${d.seeds})`, intOption(1, 1000))
     .option("--max-turns <n>", `turns per run (default: ${d.maxTurns})`, intOption(1, 100))
     .option("--max-tokens <n>", `tokens per turn (default: ${d.maxTokens})`, intOption(1, 32768))
-    .option("--tool-choice <choice>", `auto or required (default: ${d.toolChoice})`, choiceOption(["auto", "required"] as const))
+    .option("--tool-choice <choice>", `auto or required (default: ${d.toolChoice}; required when every model is synthetic:*)`, choiceOption(["auto", "required"] as const))
     .option("--thinking <on|off>", "let the model think first (default: off)", choiceOption(["on", "off"] as const))
     .option("--out <dir>", `output folder (default: ${d.resultsDir}/<timestamp>/)`)
     .option("--resume <dir>", "continue an interrupted bench in its folder (same settings)")

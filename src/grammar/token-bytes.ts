@@ -1,0 +1,69 @@
+// Owns: the exact bytes each token stands for (byte-level BPE pieces decoded through GPT-2's byte map; added
+// tokens as their UTF-8 text), and the tokens that could smuggle an overlong UTF-8 sequence past llama.cpp's
+// grammar engine.
+
+import type { LlamaModel } from "node-llama-cpp";
+import { TOKEN_ATTR, tokenAttributes, tokenString } from "./llama-internals.js";
+
+/** GPT-2 byte-level BPE: each byte 0..255 is stored as one printable character; this maps it back. */
+function byteDecoder(): Map<number, number> {
+  const bytes: number[] = [];
+  for (let b = 0x21; b <= 0x7e; b++) bytes.push(b);
+  for (let b = 0xa1; b <= 0xac; b++) bytes.push(b);
+  for (let b = 0xae; b <= 0xff; b++) bytes.push(b);
+  const chars = [...bytes];
+  let n = 0;
+  for (let b = 0; b < 256; b++) {
+    if (!bytes.includes(b)) {
+      bytes.push(b);
+      chars.push(256 + n++);
+    }
+  }
+  return new Map(chars.map((c, i) => [c, bytes[i]!]));
+}
+
+/** Reads token bytes of one model (the byte map is built once per reader). */
+export class TokenBytes {
+  private readonly decoder = byteDecoder();
+
+  constructor(private readonly model: LlamaModel) {}
+
+  /** The bytes a token stands for. */
+  of(token: number): Uint8Array {
+    const text = tokenString(this.model, token);
+    const attrs = tokenAttributes(this.model, token);
+    if (attrs & (TOKEN_ATTR.control | TOKEN_ATTR.userDefined)) return new TextEncoder().encode(text);
+    const out: number[] = [];
+    for (const ch of text) {
+      const b = this.decoder.get(ch.codePointAt(0)!);
+      if (b === undefined) return new TextEncoder().encode(text);
+      out.push(b);
+    }
+    return Uint8Array.from(out);
+  }
+}
+
+/**
+ * Tokens llama.cpp's grammar engine could let through as part of an overlong UTF-8 sequence: its partial-
+ * sequence check rejects overlong 2-byte leads but not `E0 80–9F …` or `F0 80–8F …`. Those need a lead byte
+ * E0/F0 at the end of one token followed by a bad continuation, or inside one token. Banning these tokens
+ * (a token bias of -Infinity) keeps every constrained output valid UTF-8; valid text never needs them, because
+ * such a lead byte is always available together with its next byte in one token.
+ */
+export function unsafeUtf8Tokens(model: LlamaModel, vocabularySize: number): number[] {
+  const reader = new TokenBytes(model);
+  const out: number[] = [];
+  for (let t = 0; t < vocabularySize; t++) {
+    const b = reader.of(t);
+    for (let i = 0; i < b.length; i++) {
+      const lead = b[i]!;
+      if (lead !== 0xe0 && lead !== 0xf0) continue;
+      const next = b[i + 1];
+      if (next === undefined || (lead === 0xe0 && next >= 0x80 && next <= 0x9f) || (lead === 0xf0 && next >= 0x80 && next <= 0x8f)) {
+        out.push(t);
+        break;
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,63 @@
+// Owns: a synthetic LoRA adapter GGUF for the tiny synthetic Qwen3 (random low-rank deltas on attn_q and
+// attn_v of every layer), so `--lora` can be tested offline. Written in llama.cpp's adapter layout:
+// general.type "adapter", adapter.type "lora", adapter.lora.alpha, and `<weight>.lora_a` [in, r] /
+// `<weight>.lora_b` [r, out] tensors.
+
+import { existsSync } from "node:fs";
+import { mkdir, rename } from "node:fs/promises";
+import path from "node:path";
+import { writeGguf, type GgufTensorSpec } from "../../src/model/gguf-writer.js";
+import { GGML_TYPE, encodeF32 } from "../../src/model/quantize.js";
+import { QWEN3_SHAPES } from "../../src/model/qwen3-shapes.js";
+
+/** Deterministic pseudo-random floats in [-scale, scale] (mulberry32). */
+function randoms(count: number, seed: number, scale: number): Float32Array {
+  let a = seed >>> 0;
+  const out = new Float32Array(count);
+  for (let i = 0; i < count; i++) {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    out[i] = ((((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1) * scale;
+  }
+  return out;
+}
+
+/** Write (once) a rank-4 LoRA for the tiny shape into `dir`; returns its path. */
+export async function tinyLoraPath(dir: string, opts: { rank?: number; seed?: number } = {}): Promise<string> {
+  const rank = opts.rank ?? 4;
+  const seed = opts.seed ?? 7;
+  const file = path.join(dir, `synthetic-tiny-lora-r${rank}-s${seed}.gguf`);
+  if (existsSync(file)) return file;
+  await mkdir(dir, { recursive: true });
+  const s = QWEN3_SHAPES.tiny;
+  const tensors: GgufTensorSpec[] = [];
+  for (let l = 0; l < s.layers; l++) {
+    for (const [name, out] of [
+      ["attn_q", s.heads * s.headDim],
+      ["attn_v", s.kvHeads * s.headDim],
+    ] as const) {
+      tensors.push({ name: `blk.${l}.${name}.weight.lora_a`, dims: [s.hidden, rank], type: GGML_TYPE.F32 });
+      tensors.push({ name: `blk.${l}.${name}.weight.lora_b`, dims: [rank, out], type: GGML_TYPE.F32 });
+    }
+  }
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeGguf(
+    tmp,
+    [
+      { key: "general.architecture", value: { type: "string", value: "qwen3" } },
+      { key: "general.type", value: { type: "string", value: "adapter" } },
+      { key: "general.name", value: { type: "string", value: "qtc synthetic tiny LoRA" } },
+      { key: "adapter.type", value: { type: "string", value: "lora" } },
+      { key: "adapter.lora.alpha", value: { type: "f32", value: rank } },
+    ],
+    tensors,
+    function* (t) {
+      const count = t.dims.reduce((a, b) => a * b, 1);
+      yield encodeF32(randoms(count, seed + tensors.indexOf(t), 0.5));
+    },
+  );
+  await rename(tmp, file);
+  return file;
+}
