@@ -4,6 +4,7 @@
 import { err, fail, ok, type QtcError, type Result } from "../errors.js";
 import { getFormat } from "../formats/index.js";
 import type { ToolCallFormat } from "../formats/types.js";
+import { readParameters, typesOf } from "../tools/schema-info.js";
 import type { JsonSchema, ToolChoice, ToolDefinition } from "../tools/types.js";
 import { utf8Length } from "./canonical-json.js";
 import { bodyAround, blockOverhead, buildRoot, paramSpelling, tagWords, thinkingTokens, type ToolBody } from "./envelope.js";
@@ -31,6 +32,7 @@ interface Resolved {
   maxCalls: number;
   maxTokens: number;
   thinkingBudget?: number;
+  prefaceShare: number;
   phase: "start" | "after-open";
 }
 
@@ -50,11 +52,14 @@ function resolveOptions(o: ToolGrammarOptions): Resolved {
   if (thinkingBudget !== undefined && (!Number.isInteger(thinkingBudget) || thinkingBudget < 0)) {
     fail("invalid_option", `thinkingBudget must be a whole number ≥ 0, got ${thinkingBudget}`);
   }
-  return { format, toolChoice: o.toolChoice ?? GRAMMAR_DEFAULTS.toolChoice, parallel, maxCalls, maxTokens, thinkingBudget, phase };
+  const prefaceShare = o.prefaceShare ?? GRAMMAR_DEFAULTS.prefaceShare;
+  if (!(prefaceShare >= 0 && prefaceShare < 1)) fail("invalid_option", `prefaceShare must be from 0 to below 1, got ${prefaceShare}`);
+  const toolChoice = o.toolChoice ?? GRAMMAR_DEFAULTS.toolChoice;
+  return { format, toolChoice, parallel, maxCalls, maxTokens, thinkingBudget, prefaceShare, phase };
 }
 
 function optionsKey(r: Resolved): string {
-  return JSON.stringify([r.format.id, r.format, r.toolChoice, r.maxCalls, r.maxTokens, r.thinkingBudget ?? null, r.phase]);
+  return JSON.stringify([r.format.id, r.format, r.toolChoice, r.maxCalls, r.maxTokens, r.thinkingBudget ?? null, r.prefaceShare, r.phase]);
 }
 
 /** The parts one compile shares: rules, text chains, the emitter. */
@@ -127,6 +132,46 @@ function objectsOnly(n: Node, ids: { next: number }): Node | undefined {
   return undefined;
 }
 
+/** The string-valued part of a node; undefined when it has none. */
+function stringsOnly(n: Node, ids: { next: number }): Node | undefined {
+  const d = deref(n);
+  if (d.k === "string") return n;
+  if (d.k === "literal") {
+    const values = d.values.filter((v) => typeof v === "string");
+    return values.length === 0 ? undefined : values.length === d.values.length ? n : { ...d, id: ids.next++, values };
+  }
+  if (d.k === "union") {
+    const options = d.options.map((o) => stringsOnly(o, ids)).filter((o): o is Node => o !== undefined);
+    return options.length === 0 ? undefined : { ...d, id: ids.next++, options };
+  }
+  return undefined;
+}
+
+/**
+ * qwen3coder reads a parameter whose schema allows strings as its raw text, never as JSON (see the parser's
+ * typeXmlValue): such a parameter may only be written as a string, so its other alternatives are dropped.
+ */
+function xmlTyped(args: Node, schema: JsonSchema, ids: { next: number }): Node | undefined {
+  const info = readParameters(schema);
+  const rawString = (name: string) => {
+    const t = typesOf(schema, info.properties.get(name) ?? info.extraSchema);
+    return t !== "any" && t.has("string");
+  };
+  const d = deref(args);
+  if (d.k === "union") {
+    const options = d.options.map((o) => xmlTyped(o, schema, ids)).filter((o): o is Node => o !== undefined);
+    return options.length === 0 ? undefined : { ...d, id: ids.next++, options };
+  }
+  if (d.k !== "object") return args;
+  const props = [];
+  for (const p of d.props) {
+    const node = rawString(p.name) ? stringsOnly(p.node, ids) : p.node;
+    if (node) props.push(node === p.node ? p : { ...p, node });
+    else if (p.required) return undefined;
+  }
+  return { ...d, id: ids.next++, props };
+}
+
 function toolError(tool: string, e: QtcError): QtcError {
   return { ...e, message: `tool "${tool}": ${e.message}` };
 }
@@ -148,8 +193,10 @@ function compileResolved(tools: readonly ToolDefinition[], o: Resolved): Result<
     return err({ code: "invalid_tool_choice", message: `tool_choice must be "auto", "required", "none" or {name}, got "${choice}"` });
   }
   const selected = choice === "none" ? [] : typeof choice === "object" ? tools.filter((t) => t.name === choice.name) : tools;
+  const mode = choice === "none" ? "text" : choice === "auto" ? "auto" : "calls";
   const thinkCost = o.thinkingBudget === undefined ? 0 : thinkingTokens(o.thinkingBudget);
-  const callSpace = o.maxTokens - thinkCost - utf8Length(f.blockSeparator);
+  const preface = mode === "auto" && o.phase === "start" ? Math.floor(o.maxTokens * o.prefaceShare) : 0;
+  const callSpace = o.maxTokens - thinkCost - preface - utf8Length(f.blockSeparator);
   const ids = { next: 0 };
   const bodies: ToolBody[] = [];
   const info: GrammarTool[] = [];
@@ -160,8 +207,9 @@ function compileResolved(tools: readonly ToolDefinition[], o: Resolved): Result<
     if (!lowered.ok) return err(toolError(tool.name, lowered.error));
     const tagError = checkTags(lowered.value, words, f.body.kind === "xml");
     if (tagError) return err(toolError(tool.name, tagError));
-    const args = objectsOnly(lowered.value, ids);
-    if (!args) return err(toolError(tool.name, { code: "invalid_schema", message: "parameters must describe a JSON object", path: "" }));
+    const objects = objectsOnly(lowered.value, ids);
+    const args = objects && f.body.kind === "xml" ? xmlTyped(objects, tool.parameters as JsonSchema, ids) : objects;
+    if (!args) return err(toolError(tool.name, { code: "invalid_schema", message: "parameters must describe a JSON object (that qwen3coder can spell)", path: "" }));
     const around = bodyAround(f, tool.name);
     const fixed = blockOverhead(f) + utf8Length(around.before) + utf8Length(around.after);
     const spelling = paramSpelling(f);
@@ -175,8 +223,7 @@ function compileResolved(tools: readonly ToolDefinition[], o: Resolved): Result<
     bodies.push({ name: tool.name, expr: body });
     info.push({ name: tool.name, worstCaseTokens: fixed + value.worst });
   }
-  const mode = choice === "none" ? "text" : choice === "auto" ? "auto" : "calls";
-  if (mode === "calls" && bodies.length === 0) {
+  if ((mode === "calls" || o.phase === "after-open") && bodies.length === 0) {
     return err({ code: "budget_too_small", message: `maxTokens ${o.maxTokens} is too small for even the shortest call of ${selected.map((t) => `"${t.name}"`).join(", ") || "any tool"}` });
   }
   const worstCall = Math.max(0, ...info.map((t) => t.worstCaseTokens ?? 0));

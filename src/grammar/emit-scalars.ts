@@ -115,21 +115,34 @@ export function literalText(value: unknown, raw: boolean): string {
   return raw && typeof value === "string" ? value : canonicalJson(value);
 }
 
+/** Python's spelling of true/false/null (the Qwen3-Coder template prints scalar values with `str()`). */
+const PYTHON_SCALARS: ReadonlyMap<unknown, string> = new Map<unknown, string>([
+  [true, "True"],
+  [false, "False"],
+  [null, "None"],
+]);
+
 /** enum/const values that fit `budget`. */
 export function emitLiteral(ctx: ScalarContext, n: Node & { k: "literal" }, budget: number, raw: boolean): Emitted | undefined {
-  const texts = n.values.map((v) => literalText(v, raw)).filter((t) => utf8Length(t) <= budget);
+  const spelled = n.values.flatMap((v) => (raw && PYTHON_SCALARS.has(v) ? [literalText(v, raw), PYTHON_SCALARS.get(v)!] : [literalText(v, raw)]));
+  const texts = spelled.filter((t) => utf8Length(t) <= budget);
   if (texts.length === 0) return undefined;
   const worst = Math.max(...texts.map(utf8Length));
   const alts = [...new Set(texts)].map(literal);
   return { expr: alts.length === 1 ? alts[0]! : ctx.rules.add(n.hint, alts.join(" | ")), worst };
 }
 
-export function emitNull(budget: number): Emitted | undefined {
-  return budget >= 4 ? { expr: '"null"', worst: 4 } : undefined;
+/** null; a qwen3coder value may also be Python's `None`. */
+export function emitNull(ctx: ScalarContext, budget: number, raw: boolean): Emitted | undefined {
+  if (budget < 4) return undefined;
+  return raw ? { expr: ctx.rules.add("null-value", '"null" | "None"'), worst: 4 } : { expr: '"null"', worst: 4 };
 }
 
-export function emitBoolean(ctx: ScalarContext, budget: number): Emitted | undefined {
-  return budget >= 5 ? { expr: ctx.rules.add("boolean", '"true" | "false"'), worst: 5 } : undefined;
+/** true/false; a qwen3coder value may also be Python's `True`/`False`. */
+export function emitBoolean(ctx: ScalarContext, budget: number, raw: boolean): Emitted | undefined {
+  if (budget < 5) return undefined;
+  const body = raw ? '"true" | "false" | "True" | "False"' : '"true" | "false"';
+  return { expr: ctx.rules.add(raw ? "boolean-value" : "boolean", body), worst: 5 };
 }
 
 /** `"name": ` as a GBNF literal. */

@@ -14,3 +14,5 @@ export {
 export { tagWords } from "./envelope.js";
 export { SUPPORTED_FORMATS } from "./string-formats.js";
 export { ANNOTATION_KEYWORDS, SUPPORTED_KEYWORDS } from "./schema-keywords.js";
+export { type CheckResult, GrammarChecker } from "./checker.js";
+export { TokenBytes, unsafeUtf8Tokens } from "./token-bytes.js";

@@ -74,9 +74,9 @@ export class ValueEmitter {
       case "ref":
         return this.emit(n.target!, budget, raw);
       case "null":
-        return emitNull(budget);
+        return emitNull(this.ctx, budget, raw);
       case "boolean":
-        return emitBoolean(this.ctx, budget);
+        return emitBoolean(this.ctx, budget, raw);
       case "literal":
         return emitLiteral(this.ctx, n, budget, raw);
       case "integer":

@@ -27,6 +27,11 @@ export interface ToolGrammarOptions {
   /** Share of maxTokens the thinking text gets when thinkingBudget is not given. Default: 0.5. */
   thinkingShare?: number;
   /**
+   * Under `auto` (phase "start"): share of maxTokens kept for text before the first call, so calls are
+   * compiled with the rest. Default: 0.25.
+   */
+  prefaceShare?: number;
+  /**
    * "start": the whole answer. "after-open": everything after the first call's open tag token was already
    * sampled (the rest of that call, then optionally more calls) — for lazy grammars under `auto`, compiled
    * with the budget left at that point. Default: "start".
@@ -50,6 +55,8 @@ export const GRAMMAR_DEFAULTS = Object.freeze({
   thinking: false,
   /** Default: 0.5. */
   thinkingShare: 0.5,
+  /** Default: 0.25. */
+  prefaceShare: 0.25,
   /** Default: "start". */
   phase: "start" as GrammarPhase,
 });

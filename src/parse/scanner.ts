@@ -5,7 +5,7 @@
 // Modes: `undecided` (thinking "auto": start of output until a think tag decides it), `text`, `think`,
 // `fence` (``` or ~~~ code block: plain text), `block` (inside the open/close tags) and `bare` (a qwen3coder
 // `<function=…>` block at a line start without the wrapper). Fences and bare blocks are recognized after a
-// newline; the stream starts with a virtual newline (offset -1) so the first line counts too.
+// newline, or at the very start of the stream (checked on its own, so the text is never copied to prepend one).
 
 import { QWEN3_TOKENS, qwen3coder, type ToolCallFormat, type XmlBody } from "../formats/index.js";
 import type { RawBlock } from "./block.js";
@@ -32,6 +32,8 @@ const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 // Patterns are built once per (tags, bare) and shared; every use sets lastIndex first (exec is synchronous).
 const FENCE_RE = /\n {0,3}(`{3,}|~{3,})[ \t\r]*/g;
+const FENCE_AT_START = / {0,3}(`{3,}|~{3,})/y;
+const BARE_AT_START = new RegExp(`([ \\t]{0,16})${esc(X.functionOpen)}`, "y");
 const THINK_RE = new RegExp(`(${esc(THINK_OPEN)})|${esc(THINK_CLOSE)}`, "g");
 interface Patterns {
   text: RegExp;
@@ -58,8 +60,8 @@ function patternsFor(format: ToolCallFormat, bare: boolean): Patterns {
 }
 
 export class Scanner {
-  private buf = "\n";
-  private base = -1;
+  private buf = "";
+  private base = 0;
   private pos = 0;
   private mode: Mode;
   private readonly open: string;
@@ -137,6 +139,10 @@ export class Scanner {
   }
 
   private scanText(final: boolean): boolean {
+    if (this.base + this.pos === 0) {
+      const atStart = this.scanStreamStart(final);
+      if (atStart !== undefined) return atStart;
+    }
     const { buf } = this;
     const re = this.textRe;
     re.lastIndex = this.pos;
@@ -180,6 +186,43 @@ export class Scanner {
       this.pos = end;
     }
     return true;
+  }
+
+  /**
+   * The stream's first line: a fence or a bare block may open right at offset 0. Returns true after a
+   * transition, false to wait for more text, undefined to scan normally.
+   */
+  private scanStreamStart(final: boolean): boolean | undefined {
+    const { buf } = this;
+    FENCE_AT_START.lastIndex = 0;
+    const fence = FENCE_AT_START.exec(buf);
+    if (fence) {
+      this.emitText(0, fence[0].length);
+      this.fenceChar = fence[1]![0]!;
+      this.fenceLen = fence[1]!.length;
+      this.mode = "fence";
+      this.pos = fence[0].length;
+      return true;
+    }
+    if (this.bare) {
+      BARE_AT_START.lastIndex = 0;
+      const bare = BARE_AT_START.exec(buf);
+      if (bare) {
+        const k = bare[1]!.length;
+        this.emitText(0, k);
+        this.sink.note(`bare ${X.functionOpen}…${X.tagEnd} block without the ${this.open} wrapper`);
+        this.startBlock(k, "bare");
+        this.pos = k;
+        return true;
+      }
+    }
+    if (final) return undefined;
+    if (/^ {0,3}(?:`{0,2}|~{0,2})$/.test(buf)) return false;
+    if (this.bare) {
+      const m = /^[ \t]{0,16}(<[^\n]*)?$/.exec(buf);
+      if (m && (m[1] === undefined || X.functionOpen.startsWith(m[1]))) return false;
+    }
+    return undefined;
   }
 
   /** How much of the buffer's tail must wait: a proper prefix of a tag, or a line start that may open a fence or bare block. */
@@ -306,8 +349,7 @@ export class Scanner {
     this.append(this.pos, m.index, true);
     const prefix = this.takeParts();
     this.sink.reasoningSeen();
-    const text = prefix.slice(1); // drop the virtual newline
-    if (text !== "") this.sink.reasoning(text);
+    if (prefix !== "") this.sink.reasoning(prefix);
     this.pos = m.index + THINK_CLOSE.length;
     this.mode = "text";
     return true;
@@ -315,8 +357,8 @@ export class Scanner {
 
   private replayAsText(): void {
     const prefix = this.takeParts();
-    this.buf = prefix + this.buf.slice(this.pos);
-    this.base = -1;
+    this.buf = prefix === "" ? this.buf.slice(this.pos) : prefix + this.buf.slice(this.pos);
+    this.base = 0;
     this.pos = 0;
     this.mode = "text";
   }
@@ -360,12 +402,10 @@ export class Scanner {
   }
 
   private emitText(from: number, to: number): void {
-    if (this.base + from === -1) from++;
     if (to > from) this.sink.text(this.buf.slice(from, to));
   }
 
   private emitReasoning(from: number, to: number): void {
-    if (this.base + from === -1) from++;
     if (to > from) this.sink.reasoning(this.buf.slice(from, to));
   }
 }

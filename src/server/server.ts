@@ -51,9 +51,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
     const expected = Buffer.from(opts.apiKey);
     app.addHook("onRequest", async (request, reply) => {
       if (!request.url.startsWith("/v1/")) return;
-      const given = keyOf(request);
-      if (given !== undefined && sameKey(Buffer.from(given), expected)) return;
-      const message = given === undefined
+      const given = keysOf(request);
+      if (given.some((key) => sameKey(Buffer.from(key), expected))) return;
+      const message = given.length === 0
         ? "No API key. Send it as `Authorization: Bearer KEY` (OpenAI) or `x-api-key: KEY` (Anthropic)."
         : "Incorrect API key.";
       return sendError(reply, new ApiError(401, "unauthorized", message), dialectOf(request));
@@ -126,11 +126,14 @@ function dialectOf(request: FastifyRequest): ApiDialect {
   return request.headers["anthropic-version"] !== undefined ? "anthropic" : "openai";
 }
 
-function keyOf(request: FastifyRequest): string | undefined {
+/** The keys a request presents: `Authorization: Bearer KEY` (OpenAI) and `x-api-key: KEY` (Anthropic). */
+function keysOf(request: FastifyRequest): string[] {
+  const keys: string[] = [];
   const auth = request.headers.authorization;
-  if (typeof auth === "string" && /^bearer\s+/i.test(auth)) return auth.replace(/^bearer\s+/i, "").trim();
+  if (typeof auth === "string" && /^bearer\s+/i.test(auth)) keys.push(auth.replace(/^bearer\s+/i, "").trim());
   const key = request.headers["x-api-key"];
-  return typeof key === "string" ? key : undefined;
+  if (typeof key === "string") keys.push(key);
+  return keys;
 }
 
 function sameKey(given: Buffer, expected: Buffer): boolean {

@@ -181,6 +181,12 @@ describe("scanning", () => {
     ]);
     expect(r.content).toBe("Reading.\n\nDone.");
     expect(r.diagnostics.notes).toEqual(["bare <function=…> block without the <tool_call> wrapper"]);
+    // at the very start of the output too, however it is chunked
+    const atStart = "  <function=read_file>\n<path>b.ts</path>\n</function>";
+    expect(parse(atStart, { tools: TOOLS }).calls.map((c) => c.parsedArguments)).toEqual([{ path: "b.ts" }]);
+    expect(normalizeEvents(feedAll([..."  <func"], { tools: TOOLS }))).toEqual(normalizeEvents(feedAll(["  <func"], { tools: TOOLS })));
+    expect(resultOf(feedAll([..."  <func"], { tools: TOOLS })).content).toBe("<func");
+    expect(resultOf(feedAll([" ", " <f", "unction=read_file>\n<path>b.ts</path>\n</function>"], { tools: TOOLS })).calls).toHaveLength(1);
     // mid-line, or with the hermes format forced, it is text
     expect(parse("see <function=read_file><path>a</path></function>", { tools: TOOLS }).calls).toEqual([]);
     expect(parse("<function=read_file>\n<path>a</path>\n</function>", { tools: TOOLS, format: "hermes" }).calls).toEqual([]);
