@@ -4,7 +4,7 @@
 
 import * as echarts from "echarts";
 import { BENCH_DEFAULTS, SYNTHETIC_NOTE } from "./defaults.js";
-import { pct, times, tps } from "./format.js";
+import { count, pct, times, tps } from "./format.js";
 import type { BenchReport, BenchRow } from "./types.js";
 
 export interface ChartOptions {
@@ -39,8 +39,8 @@ export function chartOption(report: BenchReport): Record<string, unknown> {
   const categories = rows.map(rowCategory);
   const c = report.config;
   const subtitle = [
-    `${c.tasks.length} tasks × ${c.seeds.length} seeds, ${c.maxTurns} turns × ${c.maxTokens} tokens, tool choice ${c.toolChoice}; ` +
-      `${c.threads} threads; qtc ${c.versions.qtc}, node-llama-cpp ${c.versions.nodeLlamaCpp}${c.partial ? `; PARTIAL: ${c.runsDone}/${c.runsPlanned} runs` : ""}`,
+    `${count(c.tasks.length, "task")} × ${count(c.seeds.length, "seed")}, ${count(c.maxTurns, "turn")} × ${count(c.maxTokens, "token")}, tool choice ${c.toolChoice}; ` +
+      `${count(c.threads, "thread")}; qtc ${c.versions.qtc}, node-llama-cpp ${c.versions.nodeLlamaCpp}${c.partial ? `; PARTIAL: ${c.runsDone}/${c.runsPlanned} runs` : ""}`,
   ];
   const title = c.synthetic ? `qtc bench: ${SYNTHETIC_NOTE}` : "qtc bench: tool-call validity, call rate, task success and speed";
   const rotate = rows.length > 6 ? 30 : 0;

@@ -3,6 +3,11 @@
 
 import type { BenchRow } from "./types.js";
 
+/** `1 task`, `5 tasks`. */
+export function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
 /** A rate in [0, 1] as a percentage with one decimal, or "n/a" when there is none. */
 export function pct(rate: number | null): string {
   return rate === null ? "n/a" : `${(rate * 100).toFixed(1)}%`;

@@ -4,11 +4,11 @@ export { BENCH_DEFAULTS, BENCH_FILES, SYNTHETIC_NOTE } from "./defaults.js";
 export { chartOption, renderChartSvg, rowCategory, type ChartOptions } from "./chart.js";
 export { computeRows, decodeRate, mergeCounts, ratio, rowFromRuns, withSpeedRatios, type RowIdentity, type RowSlot } from "./metrics.js";
 export { openBenchModel, type BenchLoadSettings, type BenchModelHandle, type BenchModelOpener } from "./models.js";
-export { labelModels, planRuns, rowSlots, runKey, seedList, selectModes, selectTasks, type ModeFlags, type TaskSelection } from "./plan.js";
+export { defaultToolChoice, labelModels, planRuns, rowSlots, runKey, seedList, selectModes, selectTasks, type ModeFlags, type TaskSelection } from "./plan.js";
 export { createReferenceRun, type ReferenceRunOptions } from "./reference-model.js";
 export { ForcedCallQwenChatWrapper, referenceChatWrapper, referenceFunctions } from "./reference-engine.js";
 export { configLine, renderMarkdown, renderTable } from "./render-text.js";
-export { buildPlan, planConflicts, runBench, type BenchEvent, type BenchOptions, type BenchOutcome } from "./run-bench.js";
+export { buildPlan, planConflicts, runBench, type DraftPlan, type BenchEvent, type BenchOptions, type BenchOutcome } from "./run-bench.js";
 export { appendRecord, benchFiles, isBenchRecord, readRecords, readReportConfig, writeReport, writeReportJson } from "./store.js";
 export {
   BENCH_MODES,

@@ -83,14 +83,14 @@ export function selectModes(f: ModeFlags): BenchMode[] {
 }
 
 /**
- * The tool choice when `--tool-choice` is not given: `auto`, except when every model is synthetic
- * (`synthetic:*`; replays do not count): random weights practically never open a call on their own, so
- * under `auto` a bench of them would have no block to judge; `required` makes every turn call, and the
- * rows then test the guarantee (constrained) against the same requests without the grammar.
+ * The tool choice when `--tool-choice` is not given: `auto`, except when every model is synthetic (replays
+ * do not count): random weights practically never open a call on their own, so under `auto` a bench of them
+ * would have no block to judge; `required` makes every turn call, and the rows then test the guarantee
+ * (constrained) against the same requests without the grammar.
  */
-export function defaultToolChoice(models: readonly { spec: string }[]): "auto" | "required" {
-  const ggufs = models.filter((m) => !isReplaySpec(m.spec));
-  return ggufs.length > 0 && ggufs.every((m) => m.spec.trim().startsWith("synthetic:")) ? "required" : "auto";
+export function defaultToolChoice(models: readonly { synthetic: boolean; source: string }[]): "auto" | "required" {
+  const ggufs = models.filter((m) => m.source !== "replay");
+  return ggufs.length > 0 && ggufs.every((m) => m.synthetic) ? "required" : "auto";
 }
 
 /** Seeds 0 … n-1. */
@@ -127,11 +127,17 @@ export function planRuns(plan: BenchPlanConfig): PlannedRun[] {
 }
 
 /**
- * Unique row labels: the model's name, `+lora:<file>` for an adapter, and `#2`, `#3`, … when two entries
- * would otherwise share a label.
+ * Unique row labels: the model's name, `+lora:<file>` for an adapter; when two entries from different specs
+ * share a name, the later ones add `@<file name>` of their spec; identical entries add `#2`, `#3`, ….
  */
-export function labelModels(models: readonly { name: string; lora: string | null }[]): string[] {
-  const base = models.map((m) => (m.lora ? `${m.name}+lora:${path.basename(m.lora)}` : m.name));
+export function labelModels(models: readonly { name: string; spec?: string; lora: string | null }[]): string[] {
+  const firstSpec = new Map<string, string | undefined>();
+  const base = models.map((m) => {
+    let label = m.name;
+    if (!firstSpec.has(label)) firstSpec.set(label, m.spec);
+    else if (m.spec !== undefined && m.spec !== firstSpec.get(label)) label = `${label}@${path.basename(m.spec).replace(/\.gguf$/i, "")}`;
+    return m.lora ? `${label}+lora:${path.basename(m.lora)}` : label;
+  });
   const seen = new Map<string, number>();
   return base.map((label) => {
     const n = (seen.get(label) ?? 0) + 1;

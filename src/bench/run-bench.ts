@@ -76,8 +76,11 @@ export interface BenchOutcome {
 
 const timestamp = (d: Date): string => d.toISOString().replace(/\.\d+Z$/, "Z").replace(/:/g, "-");
 
+/** A plan whose tool choice may still be open (null: chosen from the models once they are resolved). */
+export type DraftPlan = Omit<BenchPlanConfig, "toolChoice"> & { toolChoice: BenchPlanConfig["toolChoice"] | null };
+
 /** Build the plan from options (tasks resolved, seeds listed). */
-export async function buildPlan(opts: BenchOptions): Promise<BenchPlanConfig> {
+export async function buildPlan(opts: BenchOptions): Promise<DraftPlan> {
   const tasks = await selectTasks(opts.tasks, opts.tasksRoot ?? path.join(packageRoot(), BENCH_DEFAULTS.tasksDir));
   const models = opts.models?.length ? opts.models.map((m) => ({ spec: m.spec, lora: m.lora })) : [{ spec: BENCH_DEFAULTS.model, lora: null }];
   return {
@@ -88,13 +91,14 @@ export async function buildPlan(opts: BenchOptions): Promise<BenchPlanConfig> {
     seeds: Array.from({ length: opts.seeds ?? BENCH_DEFAULTS.seeds }, (_, i) => i),
     maxTurns: opts.maxTurns ?? BENCH_DEFAULTS.maxTurns,
     maxTokens: opts.maxTokens ?? BENCH_DEFAULTS.maxTokens,
-    toolChoice: opts.toolChoice ?? defaultToolChoice(models),
+    // Filled in from the models once they are resolved when not given (see defaultToolChoice).
+    toolChoice: opts.toolChoice ?? null,
     thinking: opts.thinking ?? BENCH_DEFAULTS.thinking,
   };
 }
 
 /** The plan fields of `given` named in `explicit` that differ from `stored`. */
-export function planConflicts(stored: BenchPlanConfig, given: BenchPlanConfig, explicit: ReadonlySet<keyof BenchPlanConfig>): string[] {
+export function planConflicts(stored: DraftPlan, given: DraftPlan, explicit: ReadonlySet<keyof BenchPlanConfig>): string[] {
   return [...explicit].filter((k) => JSON.stringify(stored[k]) !== JSON.stringify(given[k]));
 }
 
@@ -113,7 +117,7 @@ const pickPlan = (c: BenchPlanConfig): BenchPlanConfig => ({
 /** Run a bench (or continue one). Throws QtcException for bad input; a failing model ends it after writing a partial report. */
 export async function runBench(opts: BenchOptions = {}): Promise<BenchOutcome> {
   const started = Date.now();
-  let plan: BenchPlanConfig;
+  let plan: DraftPlan;
   let stored: BenchConfig | null = null;
   let dir: string;
   if (opts.resume !== undefined) {
@@ -141,7 +145,7 @@ export async function runBench(opts: BenchOptions = {}): Promise<BenchOutcome> {
     threads: opts.threads ?? stored?.threads ?? BENCH_DEFAULTS.threads,
     contextSize: opts.contextSize ?? stored?.contextSize ?? BENCH_DEFAULTS.contextSize,
     gpu: opts.gpu ?? (stored?.gpu as BenchLoadSettings["gpu"] | undefined) ?? BENCH_DEFAULTS.gpu,
-    toolChoice: plan.toolChoice,
+    toolChoice: plan.toolChoice ?? "auto",
     thinking: plan.thinking,
     modelsDir: opts.modelsDir,
   };
@@ -155,6 +159,28 @@ export async function runBench(opts: BenchOptions = {}): Promise<BenchOutcome> {
     throw e;
   }
   const modelInfo = withLabels(handles.map((h) => h.info));
+  const defaulted = plan.toolChoice === null;
+  // Handles read the tool choice when a run starts, so settling it here reaches them.
+  settings.toolChoice = plan.toolChoice ?? defaultToolChoice(modelInfo);
+  const fullPlan: BenchPlanConfig = { ...plan, toolChoice: settings.toolChoice };
+  return await execute(fullPlan, { dir, stored, records, handles, modelInfo, settings, defaulted, started }, opts);
+}
+
+interface Prepared {
+  dir: string;
+  stored: BenchConfig | null;
+  records: BenchRunRecord[];
+  handles: BenchModelHandle[];
+  modelInfo: BenchConfig["modelInfo"];
+  settings: BenchLoadSettings;
+  /** The tool choice was not given and was chosen from the models. */
+  defaulted: boolean;
+  started: number;
+}
+
+async function execute(plan: BenchPlanConfig, p: Prepared, opts: BenchOptions): Promise<BenchOutcome> {
+  const { dir, stored, records, handles, modelInfo, settings, started } = p;
+  const files = benchFiles(dir);
   const runs = planRuns(plan);
   const slots = rowSlots(plan);
   const env = benchEnvironment();
@@ -175,7 +201,7 @@ export async function runBench(opts: BenchOptions = {}): Promise<BenchOutcome> {
     runsDone: 0,
     partial: true,
     wallMs: stored?.wallMs ?? 0,
-    notes: benchNotes(plan, modelInfo, reference, env.versions.nodeLlamaCpp),
+    notes: benchNotes(plan, modelInfo, reference, env.versions.nodeLlamaCpp, p.defaulted || (stored?.notes ?? []).some((n) => n.startsWith(DEFAULTED_NOTE))),
   };
   const report = (): BenchReport => ({
     config: { ...config, runsDone: records.length, partial: records.length < runs.length, wallMs: (stored?.wallMs ?? 0) + (Date.now() - started) },
@@ -240,8 +266,10 @@ async function runOne(run: PlannedRun, handle: BenchModelHandle, label: string, 
   }
 }
 
+const DEFAULTED_NOTE = "Tool choice `required` by default";
+
 /** What a reader of the report should know about this bench's rows. */
-function benchNotes(plan: BenchPlanConfig, models: BenchConfig["modelInfo"], reference: ReferenceKind | null, nlcVersion: string): string[] {
+function benchNotes(plan: BenchPlanConfig, models: BenchConfig["modelInfo"], reference: ReferenceKind | null, nlcVersion: string, defaulted: boolean): string[] {
   const notes: string[] = [];
   if (models.some((m) => m.synthetic)) {
     notes.push("Synthetic models have random weights: their validity figures test the grammar's guarantee, not model quality.");
@@ -256,9 +284,9 @@ function benchNotes(plan: BenchPlanConfig, models: BenchConfig["modelInfo"], ref
     );
     for (const m of models) if (m.source === "replay") notes.push(`${m.label} is a replay: it has no reference row.`);
   }
-  if (plan.toolChoice === "required" && defaultToolChoice(plan.models) === "required") {
+  if (defaulted && plan.toolChoice === "required") {
     notes.push(
-      "Tool choice `required` (the default when every model is synthetic: random weights practically never open a call under `auto`, " +
+      `${DEFAULTED_NOTE} (every model is synthetic: random weights practically never open a call under \`auto\`, ` +
         "so there would be no block to judge). Every turn must call, so runs go to the turn limit; pass --tool-choice auto to change it.",
     );
   }

@@ -223,7 +223,7 @@ function compileResolved(tools: readonly ToolDefinition[], o: Resolved): Result<
     bodies.push({ name: tool.name, expr: body });
     info.push({ name: tool.name, worstCaseTokens: fixed + value.worst });
   }
-  if ((mode === "calls" || o.phase === "after-open") && bodies.length === 0) {
+  if ((mode === "calls" || (mode === "auto" && o.phase === "after-open")) && bodies.length === 0) {
     return err({ code: "budget_too_small", message: `maxTokens ${o.maxTokens} is too small for even the shortest call of ${selected.map((t) => `"${t.name}"`).join(", ") || "any tool"}` });
   }
   const worstCall = Math.max(0, ...info.map((t) => t.worstCaseTokens ?? 0));

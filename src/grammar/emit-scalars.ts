@@ -3,7 +3,7 @@
 
 import { canonicalJson, jsonString, utf8Length } from "./canonical-json.js";
 import { literal, type RuleSet } from "./gbnf.js";
-import { integerRule, numberRule } from "./numbers.js";
+import { fitDigits, integerRule, MAX_DIGITS, numberRule } from "./numbers.js";
 import { MAX_REPEAT, setBytes, setExpr, universe } from "./regex-gbnf.js";
 import { intersect } from "./regex.js";
 import type { Node } from "./schema-ir.js";
@@ -93,21 +93,20 @@ function boundName(v: number): string {
 /** An integer or number value within `budget` bytes. */
 export function emitNumber(ctx: ScalarContext, n: Node & { k: "integer" | "number" }, budget: number): Emitted | undefined {
   if (n.k === "integer") {
-    const rule = integerRule(n.lo, n.hi);
-    if (!rule || rule.maxBytes > budget) return undefined;
-    const name =
-      n.lo === undefined && n.hi === undefined
-        ? "integer"
-        : `integer${n.lo === undefined ? "" : `-min-${boundName(n.lo)}`}${n.hi === undefined ? "" : `-max-${boundName(n.hi)}`}`;
+    const rule = fitDigits((d) => integerRule(n.lo, n.hi, d), budget);
+    if (!rule) return undefined;
+    const size = rule.maxBytes < integerRule(n.lo, n.hi, MAX_DIGITS)!.maxBytes ? `-${rule.maxBytes}b` : "";
+    const name = `integer${n.lo === undefined ? "" : `-min-${boundName(n.lo)}`}${n.hi === undefined ? "" : `-max-${boundName(n.hi)}`}${size}`;
     return { expr: ctx.rules.add(name, rule.expr), worst: rule.maxBytes };
   }
-  const rule = numberRule(n.lo, n.hi);
-  if (!rule || rule.maxBytes > budget) return undefined;
+  const rule = fitDigits((d) => numberRule(n.lo, n.hi, d), budget);
+  if (!rule) return undefined;
   const side = (tag: string, b: { value: number; open: boolean } | undefined) =>
     b === undefined ? "" : `-${b.open ? "above" : tag}-${boundName(b.value)}`;
   const lo = side("min", n.lo);
   const hi = n.hi === undefined ? "" : `-${n.hi.open ? "below" : "max"}-${boundName(n.hi.value)}`;
-  return { expr: ctx.rules.add(`number${lo}${hi}`, rule.expr), worst: rule.maxBytes };
+  const size = rule.maxBytes < numberRule(n.lo, n.hi, MAX_DIGITS)!.maxBytes ? `-${rule.maxBytes}b` : "";
+  return { expr: ctx.rules.add(`number${lo}${hi}${size}`, rule.expr), worst: rule.maxBytes };
 }
 
 /** Text of a literal: canonical JSON, or a string's raw text in a qwen3coder value. */

@@ -1,9 +1,8 @@
 // Owns: canonical JSON numbers as GBNF: integers in a range (exact, digit by digit) and numbers between
 // integer bounds (open or closed), with the digit counts capped so every number has a known worst length.
 
-/** Most digits of an integer part (and of a fraction). 10^15 - 1 is the largest integer the grammar spells. */
+/** Most digits of an integer part (and of a fraction): 10^15 - 1 is the largest integer the grammar spells. */
 export const MAX_DIGITS = 15;
-const MAX_INT = 10 ** MAX_DIGITS - 1;
 
 /** A number grammar: the expression, and its shortest and longest spelling in bytes. */
 export interface NumberRule {
@@ -12,9 +11,10 @@ export interface NumberRule {
   maxBytes: number;
 }
 
-const FRACTION = `("." [0-9]{1,${MAX_DIGITS}})?`;
+const fraction = (d: number) => `("." [0-9]{1,${d}})?`;
 const ZERO_FRACTION = `(".0")?`;
-const NONZERO_FRACTION = `"." [0-9]{0,${MAX_DIGITS - 1}} [1-9]`;
+const nonzeroFraction = (d: number) => (d === 1 ? `"." [1-9]` : `"." [0-9]{0,${d - 1}} [1-9]`);
+const cap = (d: number) => 10 ** d - 1;
 
 function alt(parts: readonly string[]): string {
   return parts.length === 1 ? parts[0]! : `(${parts.join(" | ")})`;
@@ -61,12 +61,12 @@ function naturalRange(a: number, b: number): string {
 }
 
 /**
- * Canonical JSON integers in [lo, hi] (undefined = unbounded; magnitudes are capped at 10^15 - 1).
- * Returns undefined when the range is empty.
+ * Canonical JSON integers in [lo, hi] (undefined = unbounded) with at most `d` digits. Returns undefined when
+ * no such integer exists.
  */
-export function integerRule(lo: number | undefined, hi: number | undefined): NumberRule | undefined {
-  const a = Math.max(lo ?? -MAX_INT, -MAX_INT);
-  const b = Math.min(hi ?? MAX_INT, MAX_INT);
+export function integerRule(lo: number | undefined, hi: number | undefined, d = MAX_DIGITS): NumberRule | undefined {
+  const a = Math.max(lo ?? -cap(d), -cap(d));
+  const b = Math.min(hi ?? cap(d), cap(d));
   if (a > b) return undefined;
   const parts: string[] = [];
   let minBytes = Infinity;
@@ -92,42 +92,70 @@ export interface Bound {
   open: boolean;
 }
 
-/** Non-negative reals in ⟨lo, hi⟩ (integers; hi undefined = unbounded), spelled without exponent. */
-function nonNegative(lo: Bound, hi: Bound | undefined): string[] {
+/** Non-negative reals in ⟨lo, hi⟩ (integers; hi undefined = unbounded) with at most `d` digits on each side of the point. */
+function nonNegative(lo: Bound, hi: Bound | undefined, d: number): { parts: string[]; intDigits: number } {
   const a = lo.value;
-  const b = hi === undefined ? MAX_INT : Math.min(hi.value, MAX_INT);
-  const bOpen = hi === undefined ? false : hi.open || hi.value > MAX_INT;
-  if (a > b) return [];
-  if (a === b) return !lo.open && !bOpen ? [`"${a}" ${ZERO_FRACTION}`] : [];
+  const beyond = hi === undefined || hi.value > cap(d);
+  const b = beyond ? cap(d) : hi.value;
+  const none = { parts: [], intDigits: 0 };
+  if (a > b) return none;
+  if (a === b) return !lo.open && (beyond || !hi.open) ? { parts: [`"${a}" ${ZERO_FRACTION}`], intDigits: digits(a) } : none;
   const parts: string[] = [];
-  parts.push(lo.open ? `"${a}" ${NONZERO_FRACTION}` : `"${a}" ${FRACTION}`);
-  if (a + 1 <= b - 1) parts.push(`${naturalRange(a + 1, b - 1)} ${FRACTION}`);
-  if (!bOpen) parts.push(hi === undefined ? `"${b}" ${FRACTION}` : `"${b}" ${ZERO_FRACTION}`);
-  return parts;
+  parts.push(lo.open ? `"${a}" ${nonzeroFraction(d)}` : `"${a}" ${fraction(d)}`);
+  if (a + 1 <= b - 1) parts.push(`${naturalRange(a + 1, b - 1)} ${fraction(d)}`);
+  if (beyond) parts.push(`"${b}" ${fraction(d)}`);
+  else if (!hi.open) parts.push(`"${b}" ${ZERO_FRACTION}`);
+  return { parts, intDigits: digits(b) };
 }
 
 /**
- * JSON numbers between integer bounds (undefined = unbounded on that side). Unbounded on both sides, the
- * spelling may use an exponent (`1e-05`); bounded, it is plain decimal. Returns undefined when empty.
+ * JSON numbers between integer bounds (undefined = unbounded on that side) with at most `d` digits on each
+ * side of the point. Unbounded on both sides the spelling may use an exponent (`1e-05`); bounded, it is plain
+ * decimal. Returns undefined when empty.
  */
-export function numberRule(lo: Bound | undefined, hi: Bound | undefined): NumberRule | undefined {
+export function numberRule(lo: Bound | undefined, hi: Bound | undefined, d = MAX_DIGITS): NumberRule | undefined {
   if (lo === undefined && hi === undefined) {
-    const expr = `"-"? ("0" | [1-9] [0-9]{0,${MAX_DIGITS - 1}}) ${FRACTION} ("e" [-+]? [0-9]{1,2})?`;
-    return { expr, minBytes: 1, maxBytes: 1 + MAX_DIGITS + 1 + MAX_DIGITS + 4 };
+    const expr = `"-"? ("0" | [1-9]${d > 1 ? ` [0-9]{0,${d - 1}}` : ""}) ${fraction(d)} ("e" [-+]? [0-9]{1,2})?`;
+    return { expr, minBytes: 1, maxBytes: 1 + d + 1 + d + 4 };
   }
   const parts: string[] = [];
+  let maxBytes = 0;
   // x ≥ 0
   if (hi === undefined || hi.value > 0 || (hi.value === 0 && !hi.open)) {
     const from: Bound = lo !== undefined && lo.value >= 0 ? lo : { value: 0, open: false };
-    parts.push(...nonNegative(from, hi));
+    const pos = nonNegative(from, hi, d);
+    parts.push(...pos.parts);
+    if (pos.parts.length > 0) maxBytes = Math.max(maxBytes, pos.intDigits + 1 + d);
   }
   // x < 0, spelled "-" y with y > 0
   if (lo === undefined || lo.value < 0) {
     const yLo: Bound = hi !== undefined && hi.value < 0 ? { value: -hi.value, open: hi.open } : { value: 0, open: true };
     const yHi: Bound | undefined = lo === undefined ? undefined : { value: -lo.value, open: lo.open };
-    const neg = nonNegative(yLo, yHi);
-    if (neg.length > 0) parts.push(`"-" ${alt(neg)}`);
+    const neg = nonNegative(yLo, yHi, d);
+    if (neg.parts.length > 0) {
+      parts.push(`"-" ${alt(neg.parts)}`);
+      maxBytes = Math.max(maxBytes, 1 + neg.intDigits + 1 + d);
+    }
   }
   if (parts.length === 0) return undefined;
-  return { expr: alt(parts), minBytes: 1, maxBytes: 1 + MAX_DIGITS + 1 + MAX_DIGITS };
+  return { expr: alt(parts), minBytes: 1, maxBytes };
+}
+
+/** The rule with the most digits (up to MAX_DIGITS) whose longest spelling fits `budget`; undefined if none. */
+export function fitDigits(make: (d: number) => NumberRule | undefined, budget: number): NumberRule | undefined {
+  for (let d = MAX_DIGITS; d >= 1; d--) {
+    const rule = make(d);
+    if (rule && rule.maxBytes <= budget) return rule;
+  }
+  return undefined;
+}
+
+/** Least budget a number needs (its longest spelling at the fewest digits that spell any value) and the most. */
+export function digitsCost(make: (d: number) => NumberRule | undefined): { min: number; max: number } {
+  const max = make(MAX_DIGITS)?.maxBytes ?? Infinity;
+  for (let d = 1; d <= MAX_DIGITS; d++) {
+    const rule = make(d);
+    if (rule) return { min: rule.maxBytes, max };
+  }
+  return { min: Infinity, max: Infinity };
 }

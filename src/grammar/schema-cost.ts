@@ -3,13 +3,13 @@
 // object, a tuple or a repetition.
 
 import { canonicalJson, utf8Length } from "./canonical-json.js";
-import { integerRule, numberRule } from "./numbers.js";
+import { digitsCost, integerRule, numberRule } from "./numbers.js";
 import { deref, type Node } from "./schema-ir.js";
 import { FORMAT_LENGTHS } from "./string-formats.js";
 import type { StringPlan } from "./string-plan.js";
 
 /** Items an unbounded array gets when the schema gives no maxItems (the budget is split among them). */
-export const DEFAULT_ARRAY_ITEMS = 8;
+export const DEFAULT_ARRAY_ITEMS = 4;
 /** Extra keys an object with `additionalProperties` may add (1 in qwen3coder, where a repeated name is an error). */
 export const DEFAULT_EXTRA_KEYS = 4;
 /** Longest extra key, in bytes (letters, digits and `_`). */
@@ -75,7 +75,7 @@ export class Costs {
         return n.values.length === 0 ? Infinity : Math.min(...n.values.map((v) => literalBytes(v, raw)));
       case "integer":
       case "number":
-        return numberCost(n).max;
+        return numberCost(n).min;
       case "string":
         return this.strings(n).min + (raw ? 0 : 2);
       case "union":
@@ -148,8 +148,7 @@ export function literalBytes(value: unknown, raw: boolean): number {
 }
 
 export function numberCost(n: Node & { k: "integer" | "number" }): Cost {
-  const rule = n.k === "integer" ? integerRule(n.lo, n.hi) : numberRule(n.lo, n.hi);
-  return rule ? { min: rule.maxBytes, max: rule.maxBytes } : { min: Infinity, max: Infinity };
+  return digitsCost(n.k === "integer" ? (d) => integerRule(n.lo, n.hi, d) : (d) => numberRule(n.lo, n.hi, d));
 }
 
 /**

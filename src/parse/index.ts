@@ -4,3 +4,4 @@ export type { CallError, ParseDiagnostics, ParseEvent, ParseResult, ToolCall } f
 export { createParser, parse, type Parser } from "./parser.js";
 export { PARSE_LIMITS, PARSER_DEFAULTS, randomCallId, type EndOptions, type ParseLimits, type ParserOptions, type ThinkingStart } from "./options.js";
 export { parsePythonLiteral, typeXmlValue } from "./values.js";
+export { parseJsonlLine, type JsonlDefaults, type JsonlOutcome } from "./jsonl.js";

@@ -16,6 +16,8 @@ export interface JsonlDefaults {
   format?: FormatId | "auto";
   /** Default: "auto". */
   thinking?: ThinkingStart;
+  /** For lines that do not say: the output was cut off at the token limit. Default: false. */
+  truncated?: boolean;
 }
 
 const THINKING: readonly ThinkingStart[] = ["auto", "open", "closed"];
@@ -43,7 +45,7 @@ export function parseJsonlLine(line: string, defaults: JsonlDefaults = {}): Json
   if (obj.tools !== undefined && obj.tools !== null && !Array.isArray(obj.tools)) return { ok: false, error: '"tools" must be an array or null' };
   try {
     const tools = Array.isArray(obj.tools) ? compileValidators(obj.tools) : defaults.tools;
-    const truncated = obj.truncated === true;
+    const truncated = obj.truncated === undefined ? defaults.truncated === true : obj.truncated === true;
     const value = parse(obj.text, { tools, format: format as FormatId | "auto", thinking: thinking as ThinkingStart, truncated });
     return { ok: true, value, truncated };
   } catch (e) {

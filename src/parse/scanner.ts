@@ -10,6 +10,7 @@
 import { QWEN3_TOKENS, qwen3coder, type ToolCallFormat, type XmlBody } from "../formats/index.js";
 import type { RawBlock } from "./block.js";
 import type { ThinkingStart } from "./options.js";
+import { BARE_AT_START, FENCE_AT_START, FENCE_RE, partialSuffix, patternsFor, TAIL_WINDOW, THINK_RE } from "./scan-patterns.js";
 
 export interface ScanSink {
   text(text: string): void;
@@ -23,41 +24,9 @@ export interface ScanSink {
 type Mode = "undecided" | "text" | "think" | "fence" | "block" | "bare";
 
 const RAW_PREVIEW = 256;
-/** Longest tail textHold must look at: a newline, 16 spaces or tabs and a proper prefix of `<function=`. */
-const TAIL_WINDOW = 1 + 16 + 16;
 const X = qwen3coder.body as XmlBody;
 const THINK_OPEN = QWEN3_TOKENS.thinkOpen.text;
 const THINK_CLOSE = QWEN3_TOKENS.thinkClose.text;
-const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-// Patterns are built once per (tags, bare) and shared; every use sets lastIndex first (exec is synchronous).
-const FENCE_RE = /\n {0,3}(`{3,}|~{3,})[ \t\r]*/g;
-const FENCE_AT_START = / {0,3}(`{3,}|~{3,})/y;
-const BARE_AT_START = new RegExp(`([ \\t]{0,16})${esc(X.functionOpen)}`, "y");
-const THINK_RE = new RegExp(`(${esc(THINK_OPEN)})|${esc(THINK_CLOSE)}`, "g");
-interface Patterns {
-  text: RegExp;
-  tags: readonly string[];
-  maxTagLen: number;
-}
-const PATTERNS = new WeakMap<ToolCallFormat, { bare?: Patterns; plain?: Patterns }>();
-
-function patternsFor(format: ToolCallFormat, bare: boolean): Patterns {
-  let entry = PATTERNS.get(format);
-  if (!entry) PATTERNS.set(format, (entry = {}));
-  let p = bare ? entry.bare : entry.plain;
-  if (!p) {
-    const open = format.open.text;
-    const close = format.close.text;
-    const bareAlt = bare ? `\\n([ \\t]{0,16})(${esc(X.functionOpen)})` : "(?!)()()";
-    const text = new RegExp(`(${esc(open)})|(${esc(close)})|(${esc(THINK_OPEN)})|(${esc(THINK_CLOSE)})|${bareAlt}|\\n( {0,3})(\`{3,}|~{3,})`, "g");
-    const tags = Object.freeze([open, close, THINK_OPEN, THINK_CLOSE]);
-    p = Object.freeze({ text, tags, maxTagLen: Math.max(...tags.map((t) => t.length)) });
-    if (bare) entry.bare = p;
-    else entry.plain = p;
-  }
-  return p;
-}
 
 export class Scanner {
   private buf = "";
@@ -148,7 +117,7 @@ export class Scanner {
     re.lastIndex = this.pos;
     const m = re.exec(buf);
     if (!m) {
-      const hold = final ? buf.length : this.textHold();
+      const hold = final ? buf.length : this.wholePairs(this.textHold());
       this.emitText(this.pos, hold);
       this.pos = hold;
       return false;
@@ -265,7 +234,7 @@ export class Scanner {
   private scanThink(final: boolean): boolean {
     const j = this.buf.indexOf(THINK_CLOSE, this.pos);
     if (j < 0) {
-      const hold = final ? this.buf.length : partialSuffix(this.buf, this.pos, THINK_CLOSE);
+      const hold = final ? this.buf.length : this.wholePairs(partialSuffix(this.buf, this.pos, THINK_CLOSE));
       this.emitReasoning(this.pos, hold);
       this.pos = hold;
       return false;
@@ -301,6 +270,7 @@ export class Scanner {
     if (!final) {
       const nl = buf.lastIndexOf("\n");
       if (nl >= this.pos && /^\n {0,3}(?:`*|~*)[ \t\r]*$/.test(buf.slice(nl))) hold = nl;
+      hold = this.wholePairs(hold);
     }
     this.emitText(this.pos, hold);
     this.pos = hold;
@@ -401,6 +371,12 @@ export class Scanner {
     this.sink.block({ inner, raw, start: this.blockStart, end, wrapped, closed, overflow });
   }
 
+  /** Never end a streamed delta between the two halves of a surrogate pair: hold a trailing high surrogate. */
+  private wholePairs(hold: number): number {
+    const c = this.buf.charCodeAt(hold - 1);
+    return hold > this.pos && c >= 0xd800 && c <= 0xdbff ? hold - 1 : hold;
+  }
+
   private emitText(from: number, to: number): void {
     if (to > from) this.sink.text(this.buf.slice(from, to));
   }
@@ -408,13 +384,4 @@ export class Scanner {
   private emitReasoning(from: number, to: number): void {
     if (to > from) this.sink.reasoning(this.buf.slice(from, to));
   }
-}
-
-/** Index where the longest proper prefix of `tag` that ends `buf` (at or after `from`) starts; buf.length if none. */
-function partialSuffix(buf: string, from: number, tag: string): number {
-  const first = tag.charCodeAt(0);
-  for (let k = buf.length - 1, stop = Math.max(from, buf.length - tag.length + 1); k >= stop; k--) {
-    if (buf.charCodeAt(k) === first) return tag.startsWith(buf.slice(k)) ? k : buf.length;
-  }
-  return buf.length;
 }

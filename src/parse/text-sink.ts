@@ -7,7 +7,9 @@
  * section: its own leading whitespace is dropped too, and `separator` goes between it and the earlier text.
  */
 export class TrimmedText {
-  private text = "";
+  /** Emitted pieces, joined once at the end (a long chain of `+=` ropes burdens the GC). */
+  private parts: string[] = [];
+  private started = false;
   private held = "";
   /** Dropping leading whitespace (start of the text or of a section). */
   private leading = true;
@@ -32,13 +34,14 @@ export class TrimmedText {
       out = this.held === "" ? chunk.slice(0, end) : this.held + chunk.slice(0, end);
     }
     this.held = end === chunk.length ? "" : chunk.slice(end);
-    this.text += out;
+    this.parts.push(out);
+    this.started = true;
     return out;
   }
 
   /** Start a new section after the text so far (no effect before any visible text). */
   section(separator: string): void {
-    if (this.text === "") return;
+    if (!this.started) return;
     this.leading = true;
     this.held = "";
     this.separator = separator;
@@ -46,7 +49,8 @@ export class TrimmedText {
 
   /** Everything emitted so far. */
   value(): string {
-    return this.text;
+    if (this.parts.length > 1) this.parts = [this.parts.join("")];
+    return this.parts[0] ?? "";
   }
 }
 

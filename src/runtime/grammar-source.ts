@@ -15,28 +15,45 @@ export interface TurnGrammarOptions {
   maxCalls: number;
 }
 
+/** Byte budgets tried, as multiples of the token budget, when a call does not fit it byte for byte. */
+const GUARDED_FACTORS = [2, 4, 8] as const;
+
 /**
  * A grammar source for one request. The runtime runs the `<think>` phase itself, so grammars start after it
- * ("start" = the first answer token, "after-open" = after a sampled `<tool_call>`). Returns undefined when not
- * even one call fits the budget left; other compile errors (a schema the compiler cannot honour) throw, which
- * is why `check` runs before a sequence is taken.
+ * ("start" = the first answer token, "after-open" = after a sampled `<tool_call>`).
+ *
+ * The grammar bounds a call in bytes (a token is at least one byte), which is sound but pessimistic: the
+ * forced envelope (`{"name": "write_file", "arguments": {"path": "`) is fed as a few canonical tokens. When a
+ * tool does not fit the token budget byte for byte, the grammar is compiled for a larger byte budget and the
+ * turn is `guarded`: the runtime closes the call itself before the token budget runs out.
+ *
+ * Returns undefined when not even one call fits; other compile errors (a schema the compiler cannot honour)
+ * throw, which is why `checkToolGrammar` runs before a sequence is taken.
  */
-export function turnGrammarSource(tools: CompiledTools, opts: TurnGrammarOptions, cache: ToolGrammarCache): TurnGrammarSource {
+export function turnGrammarSource(tools: CompiledTools, opts: TurnGrammarOptions, cache: ToolGrammarCache, canGuard: boolean): TurnGrammarSource {
   return (phase, maxTokens) => {
-    const compiled = cache.compile(tools.tools, {
-      format: opts.format,
-      toolChoice: opts.toolChoice,
-      parallel: opts.parallel,
-      maxCalls: opts.parallel ? opts.maxCalls : 1,
-      maxTokens,
-      thinking: false,
-      phase: phase === "full" ? "start" : "after-open",
-    });
-    if (!compiled.ok) {
-      if (compiled.error.code === "budget_too_small") return undefined;
-      throw new QtcException(compiled.error);
+    const compile = (budget: number) => {
+      const compiled = cache.compile(tools.tools, {
+        format: opts.format,
+        toolChoice: opts.toolChoice,
+        parallel: opts.parallel,
+        maxCalls: opts.parallel ? opts.maxCalls : 1,
+        maxTokens: budget,
+        thinking: false,
+        phase: phase === "full" ? "start" : "after-open",
+      });
+      if (!compiled.ok && compiled.error.code !== "budget_too_small") throw new QtcException(compiled.error);
+      return compiled.ok ? compiled.value : undefined;
+    };
+    const exact = compile(maxTokens);
+    if (exact && exact.omittedTools.length === 0) return { gbnf: exact.gbnf, worstCaseTokensPerCall: exact.worstCaseCallTokens, guarded: false };
+    if (canGuard) {
+      for (const factor of GUARDED_FACTORS) {
+        const wide = compile(maxTokens * factor);
+        if (wide && wide.omittedTools.length === 0) return { gbnf: wide.gbnf, worstCaseTokensPerCall: wide.worstCaseCallTokens, guarded: true };
+      }
     }
-    return { gbnf: compiled.value.gbnf, worstCaseTokensPerCall: compiled.value.worstCaseCallTokens };
+    return exact && { gbnf: exact.gbnf, worstCaseTokensPerCall: exact.worstCaseCallTokens, guarded: false };
   };
 }
 

@@ -77,31 +77,83 @@ export class ContinuationProber {
    * The forced run from `state` (not modified), up to `maxSteps` steps. Empty when the next step is free.
    */
   forcedRun(state: LlamaGrammarEvaluationState, maxSteps: number): ForcedRun {
-    const pieces: ForcedPiece[] = [];
-    if (!this.usable) return { pieces, ends: false };
-    let probe: LlamaGrammarEvaluationState | undefined;
-    let text = "";
+    const walk = new Walk(state);
+    const ends = this.advanceForced(walk, maxSteps, undefined);
+    return { pieces: walk.finish(), ends };
+  }
+
+  /**
+   * A completion of the current call, for when the budget runs out: forced runs, and at each free position the
+   * first of `closers` (token sequences, e.g. the bytes of `"`) the grammar accepts. Ends once `stopToken` (the
+   * close tag) is accepted or the grammar can only end; undefined when no closer applies within `maxSteps`.
+   */
+  closure(state: LlamaGrammarEvaluationState, closers: readonly (readonly number[])[], stopToken: number, maxSteps: number): ForcedRun | undefined {
+    if (!this.usable) return undefined;
+    const walk = new Walk(state);
     for (let step = 0; step < maxSteps; step++) {
-      const token = this.single(probe ?? state);
-      if (token === undefined) break;
-      if (token === this.tables.eog) {
-        if (text) pieces.push({ kind: "text", text });
-        return { pieces, ends: true };
-      }
-      const byte = this.byteOf.get(token);
-      if (byte !== undefined && byte >= 0x80) break; // a multi-byte character: left to sampling
-      probe ??= state.clone();
-      if (!acceptForced(probe, token)) break;
-      if (byte !== undefined) {
-        text += String.fromCharCode(byte);
-      } else {
-        if (text) pieces.push({ kind: "text", text });
-        text = "";
-        pieces.push({ kind: "special", token });
+      if (this.advanceForced(walk, maxSteps, stopToken)) return { pieces: walk.finish(), ends: true };
+      if (walk.stopped) return { pieces: walk.finish(), ends: true };
+      const closer = closers.find((list) => {
+        const trial = walk.state.clone();
+        return list.every((token) => acceptForced(trial, token));
+      });
+      if (!closer) return undefined;
+      for (const token of closer) {
+        acceptForced(walk.mutable(), token);
+        walk.push(token, this.byteOf.get(token));
+        if (token === stopToken) return { pieces: walk.finish(), ends: true };
       }
     }
-    if (text) pieces.push({ kind: "text", text });
-    return { pieces, ends: false };
+    return undefined;
+  }
+
+  /** Advance `walk` through forced steps; true when the grammar can only end there. */
+  private advanceForced(walk: Walk, maxSteps: number, stopToken: number | undefined): boolean {
+    for (let step = 0; step < maxSteps && !walk.stopped; step++) {
+      const token = this.single(walk.state);
+      if (token === undefined) return false;
+      if (token === this.tables.eog) return true;
+      const byte = this.byteOf.get(token);
+      if (byte !== undefined && byte >= 0x80) return false; // a multi-byte character: left to sampling
+      if (!acceptForced(walk.mutable(), token)) return false;
+      walk.push(token, byte);
+      if (token === stopToken) walk.stopped = true;
+    }
+    return false;
+  }
+}
+
+/** A walk over a grammar state: the first change clones it, so the caller's state is never modified. */
+class Walk {
+  private cloned = false;
+  private text = "";
+  private readonly pieces: ForcedPiece[] = [];
+  stopped = false;
+
+  constructor(public state: LlamaGrammarEvaluationState) {}
+
+  mutable(): LlamaGrammarEvaluationState {
+    if (!this.cloned) {
+      this.state = this.state.clone();
+      this.cloned = true;
+    }
+    return this.state;
+  }
+
+  push(token: number, byte: number | undefined): void {
+    if (byte !== undefined) {
+      this.text += String.fromCharCode(byte);
+      return;
+    }
+    if (this.text) this.pieces.push({ kind: "text", text: this.text });
+    this.text = "";
+    this.pieces.push({ kind: "special", token });
+  }
+
+  finish(): ForcedPiece[] {
+    if (this.text) this.pieces.push({ kind: "text", text: this.text });
+    this.text = "";
+    return this.pieces;
   }
 }
 

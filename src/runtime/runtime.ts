@@ -163,7 +163,7 @@ class ModelRuntime implements Runtime {
     if (req.mode === "constrained" && tools && req.toolChoice !== "none") {
       const options = { format: req.format, toolChoice: req.toolChoice, parallel: req.parallel, maxCalls: req.maxCalls };
       checkToolGrammar(tools, options, req.maxTokens, this.toolGrammars);
-      grammar = turnGrammarSource(tools, options, this.toolGrammars);
+      grammar = turnGrammarSource(tools, options, this.toolGrammars, this.env.tables.byteTokens !== undefined);
     }
     const parser = createParser({ tools, format: req.format, thinking: req.thinking ? "auto" : "closed" });
     let calls = 0;

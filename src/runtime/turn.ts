@@ -3,7 +3,7 @@
 // raw text deltas (special tags included); the runtime feeds them to the parser.
 
 import type { LlamaContextSequence, LlamaGrammarEvaluationState, LlamaModel, Token, TokenBias } from "node-llama-cpp";
-import { getFormat, QWEN3_TOKENS, type FormatId } from "../formats/index.js";
+import { getFormat, QWEN3_TOKENS, type FormatId, type ToolCallFormat } from "../formats/index.js";
 import type { ToolChoice } from "../tools/types.js";
 import { StreamDetokenizer } from "./detokenizer.js";
 import { acceptForced, canBeNext, type GrammarCache } from "./grammar-state.js";
@@ -16,6 +16,11 @@ export interface TurnGrammarSpec {
   gbnf: string;
   /** Most tokens one more call can take (tags and separator included). */
   worstCaseTokensPerCall: number;
+  /**
+   * The grammar bounds calls to more bytes than the token budget left: the runtime must close the call itself
+   * (forcing a completion) before the budget runs out.
+   */
+  guarded: boolean;
 }
 
 /** Compiles the turn's grammar on demand. Returns undefined when not even one call fits `maxTokens`. */
@@ -70,6 +75,31 @@ export interface TurnOutcome {
 }
 
 const T = QWEN3_TOKENS;
+/** Most steps a closing walk takes (characters and tags). */
+const CLOSURE_MAX_STEPS = 4096;
+/** One sampled token lengthens the closing of a call by less than this (an escape, a `<` in raw text). */
+const GUARD_MARGIN = 4;
+/** How far from the budget's end the closing is recomputed each step. */
+const GUARD_SLACK = 8;
+
+/**
+ * What may close a value at a free position, as token sequences, longest first: the end of a raw value
+ * (qwen3coder), the end of a JSON string, object or array, a digit for a number that needs one, and the
+ * suffixes of the XML closing tags for when their start was forced already.
+ */
+function closersFor(format: ToolCallFormat, tables: TokenTables): number[][] {
+  const bytes = tables.byteTokens;
+  if (!bytes) return [];
+  const texts: string[] = [];
+  if (format.body.kind === "xml") {
+    const { parameterClose, functionClose } = format.body;
+    texts.push(format.framing + parameterClose, format.framing + functionClose);
+    for (const tag of [parameterClose, functionClose]) for (let i = 1; i < tag.length; i++) texts.push(tag.slice(i));
+  }
+  texts.push('"', "}", "]", "0");
+  const asTokens = texts.map((text) => [...Buffer.from(text, "utf8")].map((b) => bytes[b]!));
+  return [...asTokens, [format.close.token]];
+}
 type Phase = "think" | "free" | "grammar";
 
 /** Run one turn; yields raw text deltas and returns the outcome. The caller owns (and clears) the sequence. */
@@ -88,6 +118,9 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
   const grammarFromStart = plan.mode === "constrained" && (plan.toolChoice === "required" || typeof plan.toolChoice === "object");
   let phase: Phase = plan.thinking ? "think" : grammarFromStart ? "grammar" : "free";
   let thinkUsed = 0;
+  /** Tokens the last computed closing of the current call took (guarded turns). */
+  let closureCost: number | undefined;
+  const closers = closersFor(getFormat(plan.format), tables);
 
   const remaining = () => plan.maxTokens - tokens.length;
   const textBias = getFormat(plan.format).body.kind === "json" ? env.biases.inJsonText : env.biases.inRawText;
@@ -109,16 +142,55 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
     grammarSpec = plan.grammar?.(grammarPhase, remaining());
     if (!grammarSpec) return false;
     grammarState = await env.grammars.stateFor(grammarSpec.gbnf);
-    prober = plan.jumpForward ? new ContinuationProber(tables, grammarSpecialTokens(grammarSpec.gbnf)) : undefined;
+    prober = new ContinuationProber(tables, grammarSpecialTokens(grammarSpec.gbnf));
     bias = env.biases.inCall;
     phase = "grammar";
+    closureCost = undefined;
     grammarMs += performance.now() - t0;
+    // A guarded grammar admits calls longer than the budget: refuse to open one that cannot close in time.
+    if (grammarSpec.guarded && (closingTokens()?.length ?? Infinity) > remaining()) {
+      phase = "free";
+      grammarState = undefined;
+      return false;
+    }
     return true;
+  };
+
+  /** Tokens that complete the current call from the grammar state (guarded turns), or undefined. */
+  const closingTokens = (): number[] | undefined => {
+    if (!prober || !grammarState) return undefined;
+    const t0 = performance.now();
+    const run = prober.closure(grammarState, closers, T.toolCallClose.token, CLOSURE_MAX_STEPS);
+    const list = run && planTokens(run, tokenize).tokens;
+    grammarMs += performance.now() - t0;
+    closureCost = list?.length;
+    return list;
+  };
+
+  /**
+   * Guarded turns: once the budget left is within reach of what closing the call takes, close it now (forced)
+   * and end the turn. One more sampled token could lengthen the closing by at most GUARD_MARGIN - 1 tokens.
+   */
+  const guard = (force: (list: readonly number[]) => void): void => {
+    if (!grammarSpec?.guarded || !grammarState || finish) return;
+    if (closureCost !== undefined && remaining() > closureCost + GUARD_MARGIN + GUARD_SLACK) return;
+    const closing = closingTokens();
+    if (!closing || remaining() > closing.length + GUARD_MARGIN) return;
+    const t0 = performance.now();
+    const accepted: number[] = [];
+    for (const token of closing) {
+      if (!acceptForced(grammarState, token)) break;
+      accepted.push(token);
+    }
+    grammarMs += performance.now() - t0;
+    const fits = accepted.length === closing.length && closing.length <= remaining();
+    force(fits ? accepted : accepted.slice(0, Math.max(0, remaining())));
+    finish = fits ? "tool_calls" : "length";
   };
 
   /** Forced continuation under the grammar (jump-forward), already accepted into the grammar state. */
   const jump = (): { forced: number[]; ends: boolean } => {
-    if (!prober?.usable || !grammarState) return { forced: [], ends: false };
+    if (!plan.jumpForward || !prober?.usable || !grammarState) return { forced: [], ends: false };
     const t0 = performance.now();
     const run = prober.forcedRun(grammarState, remaining());
     const plan2 = planTokens(run, tokenize);
@@ -147,18 +219,20 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
   let firstTokenAt = 0;
 
   const initial: number[] = [];
+  let initialText = "";
+  const forceInitial = (list: readonly number[]) => {
+    initial.push(...list);
+    initialText += add(list, true);
+  };
   if (phase === "think") {
-    initial.push(T.thinkOpen.token);
+    forceInitial([T.thinkOpen.token]);
     thinkUsed = 1;
   } else if (phase === "grammar") {
     if (!(await startGrammar("full"))) finish = "length";
-    else grammarJump((list) => initial.push(...list));
+    else grammarJump(forceInitial);
   }
-  if (initial.length > 0) {
-    firstTokenAt = performance.now();
-    const text = add(initial, true);
-    if (text) yield text;
-  }
+  if (initial.length > 0) firstTokenAt = performance.now();
+  if (initialText) yield initialText;
   if (plan.signal?.aborted) finish = "aborted";
 
   if (!finish) {
@@ -239,8 +313,8 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
   }
 
   /**
-   * Jump forward under the grammar, stopping right after a closing tag when no further call fits. `force`
-   * receives the tokens to feed (the initial batch adds them to the turn only afterwards).
+   * Jump forward under the grammar, stopping right after a closing tag when no further call fits; then the
+   * budget guard and the sampler bias for the next token. `force` adds the tokens to the turn and feeds them.
    */
   function grammarJump(force: (list: readonly number[]) => void): void {
     const j = jump();
@@ -256,6 +330,7 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
     }
     force(j.forced.slice(0, take));
     if (j.ends) finish = "tool_calls";
+    guard(force);
     if (!finish) chooseGrammarBias();
   }
 

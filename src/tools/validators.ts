@@ -53,8 +53,9 @@ const CACHE_LIMIT = 64;
 
 /**
  * Compile a tools list (OpenAI, Anthropic or bare shapes; see normalizeTools) into validators. The same array
- * object, or a list with the same JSON, returns the same frozen CompiledTools. Throws QtcException
- * `invalid_tools` for a bad shape and `invalid_schema` naming the tool when ajv cannot compile its schema.
+ * object, or a list with the same JSON, returns the same frozen CompiledTools (so treat a list as immutable
+ * once compiled). Throws QtcException `invalid_tools` for a bad shape and `invalid_schema` naming the tool
+ * when ajv cannot compile its schema.
  */
 export function compileValidators(input: ToolsLike): CompiledTools {
   if (isCompiled(input)) return input;

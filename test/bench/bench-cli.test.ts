@@ -72,6 +72,25 @@ describe("bad flags exit 2 with one line", () => {
   });
 });
 
+describe("the default model offline", () => {
+  it("fails with the model layer's one-line message about --model, exit 1, and writes nothing", async () => {
+    const saved = { ...process.env };
+    process.env.QTC_MODELS_DIR = path.join(root, "empty-models");
+    process.env.QTC_HF_ENDPOINT = "http://127.0.0.1:1/";
+    try {
+      const out = path.join(root, "offline");
+      const r = await qtc("--tasks", tasks, "--seeds", "1", "--out", out);
+      expect(r.code).toBe(1);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toContain("--model synthetic:tiny");
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+      expect(existsSync(out)).toBe(false);
+    } finally {
+      process.env = saved;
+    }
+  });
+});
+
 describe("a replayed bench through the CLI", () => {
   it("prints the table and writes the four files", async () => {
     const out = path.join(root, "cli-table");

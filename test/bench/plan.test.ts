@@ -47,11 +47,12 @@ describe("selectModes", () => {
 });
 
 describe("defaultToolChoice", () => {
+  const m = (synthetic: boolean, source = "file") => ({ synthetic, source });
   it("is auto, or required when every GGUF model is synthetic (replays do not count)", () => {
-    expect(defaultToolChoice([{ spec: "qwen3-0.6b" }])).toBe("auto");
-    expect(defaultToolChoice([{ spec: "synthetic:tiny" }, { spec: "qwen3-0.6b" }])).toBe("auto");
-    expect(defaultToolChoice([{ spec: "replay:a.json" }])).toBe("auto");
-    expect(defaultToolChoice([{ spec: "synthetic:tiny" }, { spec: "synthetic:0.6b" }, { spec: "replay:a.json" }])).toBe("required");
+    expect(defaultToolChoice([m(false, "registry")])).toBe("auto");
+    expect(defaultToolChoice([m(true, "synthetic"), m(false)])).toBe("auto");
+    expect(defaultToolChoice([m(true, "replay")])).toBe("auto");
+    expect(defaultToolChoice([m(true, "synthetic"), m(true, "file"), m(true, "replay")])).toBe("required");
   });
 });
 
@@ -91,14 +92,22 @@ describe("selectTasks", () => {
 });
 
 describe("labels and runs", () => {
-  it("labels each --model entry uniquely, naming its adapter", () => {
+  it("labels each --model entry uniquely, naming its adapter or its file", () => {
     expect(
       labelModels([
-        { name: "qtc-synthetic-tiny", lora: null },
-        { name: "qtc-synthetic-tiny", lora: "/x/style.gguf" },
-        { name: "qtc-synthetic-tiny", lora: null },
+        { name: "qtc-synthetic-tiny", spec: "synthetic:tiny", lora: null },
+        { name: "qtc-synthetic-tiny", spec: "synthetic:tiny", lora: "/x/style.gguf" },
+        { name: "qtc-synthetic-tiny", spec: "synthetic:tiny", lora: null },
+        { name: "qtc-synthetic-tiny", spec: "/tmp/tiny-seed1.gguf", lora: null },
+        { name: "qwen3-0.6b", spec: "qwen3-0.6b", lora: null },
       ]),
-    ).toEqual(["qtc-synthetic-tiny", "qtc-synthetic-tiny+lora:style.gguf", "qtc-synthetic-tiny#2"]);
+    ).toEqual([
+      "qtc-synthetic-tiny",
+      "qtc-synthetic-tiny+lora:style.gguf",
+      "qtc-synthetic-tiny#2",
+      "qtc-synthetic-tiny@tiny-seed1",
+      "qwen3-0.6b",
+    ]);
   });
 
   const plan: BenchPlanConfig = {

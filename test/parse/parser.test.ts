@@ -284,3 +284,15 @@ describe("scanning", () => {
     expect(() => p.end()).toThrow(QtcException);
   });
 });
+
+describe("streamed deltas", () => {
+  it("never end between the halves of a surrogate pair", () => {
+    const text = "a😀b😀";
+    for (const thinking of ["closed", "open"] as const) {
+      const events = feedAll([..."a😀b😀"].flatMap((c) => (c.length === 2 ? [c[0]!, c[1]!] : [c])), { thinking });
+      const deltas = events.filter((e) => e.type === "text-delta" || e.type === "reasoning-delta").map((e) => (e as { text: string }).text);
+      expect(deltas.join("")).toBe(text);
+      for (const d of deltas) expect(d).not.toMatch(/[\uD800-\uDBFF]$/);
+    }
+  });
+});

@@ -16,7 +16,7 @@ const PIECES = [
 ];
 
 const textArb = fc
-  .array(fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...PIECES) }, { weight: 1, arbitrary: fc.string({ maxLength: 6 }) }), { maxLength: 60 })
+  .array(fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...PIECES) }, { weight: 1, arbitrary: fc.string({ maxLength: 6 }) }, { weight: 1, arbitrary: fc.string({ maxLength: 4, unit: "binary" }) }), { maxLength: 60 })
   .map((parts) => parts.join(""));
 
 /** A text and a chunking of it (cut points). */

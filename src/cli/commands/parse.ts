@@ -37,14 +37,14 @@ export function registerParse(program: Command): Command {
     .option("--shape <shape>", `output shape: ${PARSE_SHAPES.join("|")}`, choiceOption(PARSE_SHAPES), "ir")
     .option("--thinking <start>", `how the output starts: ${THINKING_CHOICES.join("|")}`, choiceOption(THINKING_CHOICES), PARSER_DEFAULTS.thinking)
     .option("--truncated", "the output was cut off at the token limit (default: false)")
-    .option("--jsonl", 'read one JSON object per line, {"text", "tools"?, "format"?}, and print one result per line')
+    .option("--jsonl", 'read one JSON object per line, {"text", "tools"?, "format"?, "truncated"?}, and print one result per line')
     .action(async (file: string | undefined, flags: ParseFlags) => {
       const tools = flags.tools ? loadToolsFile(flags.tools) : undefined;
       if (flags.jsonl) {
         const input = file === undefined || file === "-" ? process.stdin : openFile(file);
         for await (const line of createInterface({ input, crlfDelay: Infinity })) {
           if (line.trim() === "") continue;
-          const outcome = parseJsonlLine(line, { tools, format: flags.format, thinking: flags.thinking });
+          const outcome = parseJsonlLine(line, { tools, format: flags.format, thinking: flags.thinking, truncated: flags.truncated === true });
           const out = outcome.ok ? toShape(outcome.value, flags.shape, outcome.truncated) : { error: outcome.error };
           if (!process.stdout.write(JSON.stringify(out) + "\n")) await once(process.stdout, "drain");
         }
@@ -66,12 +66,14 @@ function readText(path: string): string {
 }
 
 function openFile(path: string): NodeJS.ReadableStream {
+  let isFile: boolean;
   try {
-    if (!statSync(path).isFile()) fail("file_not_found", `cannot read ${path}: not a file`, { path });
+    isFile = statSync(path).isFile();
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code) fail("file_not_found", `cannot read ${path}: no such file`, { path });
-    throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    fail("file_not_found", `cannot read ${path}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`, { path });
   }
+  if (!isFile) fail("file_not_found", `cannot read ${path}: not a file`, { path });
   return createReadStream(path, { encoding: "utf8" });
 }
 

@@ -1,0 +1,86 @@
+// The guarantee, with the synthetic tiny model (random weights: the adversary). For 10 corpus schemas × both
+// formats × tool choice `required`, 50 seeded constrained generations each, with maxTokens spread from the
+// smallest budget the call fits (at least 64) to 512: every output is valid calls for the post-parser, and none is
+// cut off by the budget (the turn ends when the grammar ends, or by the runtime's rule that a turn ends after a
+// call when fewer tokens are left than one more call may take).
+
+import type { LlamaContext, LlamaModel } from "node-llama-cpp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { compileToolGrammar } from "../../src/grammar/index.js";
+import { parse } from "../../src/parse/index.js";
+import { Generator } from "./generate.js";
+import { type CorpusEntry, loadCorpus, tinyModel } from "./helpers.js";
+
+const SCHEMAS = [
+  "harness-read-file",
+  "harness-grep",
+  "enum-weather",
+  "nested-object",
+  "array-of-objects",
+  "optional-params",
+  "numeric-bounds",
+  "recursive-tree",
+  "formats",
+  "additional-schema",
+];
+const RUNS = 50;
+const FORMATS = ["hermes", "qwen3coder"] as const;
+const PROMPT = "<|im_start|>user\nDo the task with a tool.<|im_end|>\n<|im_start|>assistant\n";
+
+const corpus = new Map(loadCorpus().map((e) => [e.name, e]));
+let model: LlamaModel;
+let context: LlamaContext;
+let generator: Generator;
+let total = 0;
+
+beforeAll(async () => {
+  ({ model } = await tinyModel());
+  context = await model.createContext({ contextSize: 1024, threads: 1, sequences: 1 });
+  generator = new Generator(model, context.getSequence());
+});
+
+afterAll(async () => {
+  await context?.dispose();
+});
+
+/** The smallest maxTokens from 64 up for which a call to the tool fits in both formats. */
+function leastBudget(entry: CorpusEntry): number {
+  for (let n = 64; n <= 512; n++) {
+    if (FORMATS.every((format) => compileToolGrammar([entry.tool], { format, toolChoice: "required", maxTokens: n }).ok)) return n;
+  }
+  throw new Error(`${entry.name}: no call fits 512 tokens`);
+}
+
+describe("constrained generation with the tiny synthetic model", () => {
+  for (const name of SCHEMAS) {
+    const entry = corpus.get(name)!;
+    for (const format of FORMATS) {
+      it(`${name} × ${format}: ${RUNS} seeded generations under tool choice required are valid calls, none cut off`, async () => {
+        const lo = leastBudget(entry);
+        expect(lo).toBeGreaterThanOrEqual(64);
+        const failures: string[] = [];
+        for (let i = 0; i < RUNS; i++) {
+          const maxTokens = lo + Math.round((i * (512 - lo)) / (RUNS - 1));
+          const compiled = compileToolGrammar([entry.tool], { format, toolChoice: "required", maxTokens, maxCalls: 3 });
+          if (!compiled.ok) throw new Error(`${compiled.error.code}: ${compiled.error.message}`);
+          const seed = 1 + i + 1000 * SCHEMAS.indexOf(name) + (format === "hermes" ? 0 : 500);
+          const g = await generator.run(compiled.value, { maxTokens, seed, prompt: PROMPT });
+          const parsed = parse(g.text, { tools: [entry.tool], format });
+          const problems = [
+            g.stop === "cut-off" || g.tokens > maxTokens ? `cut off at ${g.tokens}/${maxTokens} tokens` : "",
+            parsed.calls.length === 0 ? "no call" : "",
+            parsed.errors.length > 0 ? parsed.errors.map((e) => `${e.reason}: ${e.message}`).join("; ") : "",
+            parsed.diagnostics.detected !== parsed.calls.length ? `${parsed.diagnostics.detected} blocks, ${parsed.calls.length} valid` : "",
+          ].filter(Boolean);
+          if (problems.length > 0) failures.push(`seed ${seed}, maxTokens ${maxTokens}: ${problems.join(", ")} in ${JSON.stringify(g.text)}`);
+          total++;
+        }
+        expect(failures).toEqual([]);
+      });
+    }
+  }
+
+  it(`ran ${SCHEMAS.length} schemas × ${FORMATS.length} formats × ${RUNS} = ${SCHEMAS.length * FORMATS.length * RUNS} generations`, () => {
+    expect(total).toBe(SCHEMAS.length * FORMATS.length * RUNS);
+  });
+});

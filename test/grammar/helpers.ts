@@ -1,0 +1,49 @@
+// Shared by the grammar tests: one llama.cpp instance with the synthetic tiny model per test file, the schema
+// corpus, and rendering an instance as a call in a format's canonical spelling (the prompt renderer, which
+// follows the real chat templates).
+
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Llama, LlamaModel } from "node-llama-cpp";
+import { getFormat } from "../../src/formats/index.js";
+import { renderToolCall } from "../../src/prompt/render-calls.js";
+import type { ToolDefinition } from "../../src/tools/types.js";
+import { tinyModelPath } from "../helpers/models.js";
+
+export interface CorpusEntry {
+  name: string;
+  description: string;
+  tool: ToolDefinition;
+  valid: Record<string, unknown>[];
+  invalid: Record<string, unknown>[];
+  /** Valid instances qwen3coder cannot spell as such (e.g. null for a string-or-null parameter, read as text). */
+  hermesOnly?: Record<string, unknown>[];
+}
+
+const CORPUS_DIR = new URL("./corpus/", import.meta.url).pathname;
+
+/** Every schema of test/grammar/corpus, sorted by name. */
+export function loadCorpus(): CorpusEntry[] {
+  return readdirSync(CORPUS_DIR)
+    .filter((f) => f.endsWith(".json"))
+    .sort()
+    .map((f) => ({ name: f.replace(/\.json$/, ""), ...(JSON.parse(readFileSync(join(CORPUS_DIR, f), "utf8")) as Omit<CorpusEntry, "name">) }));
+}
+
+/** One call block in the format's canonical spelling. */
+export function renderCall(format: "hermes" | "qwen3coder", name: string, args: Record<string, unknown>): string {
+  return renderToolCall({ name, arguments: args }, getFormat(format));
+}
+
+let loaded: Promise<{ llama: Llama; model: LlamaModel }> | undefined;
+
+/** The synthetic tiny model, loaded once per test file (CPU, llama.cpp logs off). */
+export function tinyModel(): Promise<{ llama: Llama; model: LlamaModel }> {
+  loaded ??= (async () => {
+    const { getLlama } = await import("node-llama-cpp");
+    const llama = await getLlama({ gpu: false, build: "never", skipDownload: true, progressLogs: false, logLevel: "error" as never });
+    const model = await llama.loadModel({ modelPath: await tinyModelPath() });
+    return { llama, model };
+  })();
+  return loaded;
+}
