@@ -21,13 +21,13 @@ export const CALL_ERROR_CODES = [
   "duplicate_parameter",
   /** `<parameter=…>`, child tags and a JSON body mixed in one function (qwen3coder). */
   "mixed_forms",
-  /** Two `<function=…>` in one `<tool_call>` block (qwen3coder). */
+  /** Two `<function=…>` in one call block (qwen3coder). */
   "multiple_functions",
   /** A string, array, nesting depth or block exceeds the parser's limits. */
   "too_large",
   /** The block holds bytes that are not valid UTF-8 (U+FFFD replacement characters). */
   "invalid_utf8",
-  /** `<tool_call>` and `</tool_call>` with nothing in between. */
+  /** An open and a close call tag with nothing in between. */
   "empty_block",
 ] as const;
 export type CallErrorCode = (typeof CALL_ERROR_CODES)[number];

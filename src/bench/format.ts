@@ -48,8 +48,7 @@ export const TABLE_COLUMNS: readonly { head: string; cell: (r: BenchRow) => stri
   { head: "validity", cell: (r) => pctOf(r.validityRate, r.validBlocks, r.blocks) },
   { head: "invalid by reason", cell: (r) => reasons(r.invalidByReason) },
   { head: "task success", cell: (r) => pctOf(r.taskSuccessRate, r.tasksPassed, r.runs) },
-  { head: "tokens", cell: (r) => String(r.completionTokens) },
-  { head: "forced", cell: (r) => (r.forcedTokens === null ? "n/a" : String(r.forcedTokens)) },
+  { head: "tokens (forced)", cell: (r) => `${r.completionTokens} (${r.forcedTokens === null ? "n/a" : r.forcedTokens})` },
   { head: "tok/s", cell: (r) => tps(r.decodeTokensPerSecond) },
   { head: "vs unconstrained", cell: (r) => times(r.speedRatioVsUnconstrained) },
 ];

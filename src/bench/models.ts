@@ -34,6 +34,11 @@ export interface BenchModelHandle {
    * after the run when it has one (per-run models: replays, reference sessions).
    */
   forRun(mode: BenchMode, label: string): Promise<AgentModel>;
+  /**
+   * Fail now, before any run, when this model cannot serve these modes (e.g. a LoRA adapter the runtime
+   * cannot apply). Optional.
+   */
+  check?(modes: readonly BenchMode[]): Promise<void>;
   /** Free everything this handle loaded. */
   close(): Promise<void>;
 }
@@ -82,6 +87,11 @@ class GgufHandle implements BenchModelHandle {
     private readonly settings: BenchLoadSettings,
   ) {
     this.info = { ...spec, name: resolved.name, synthetic: resolved.synthetic, source: resolved.source };
+  }
+
+  async check(modes: readonly BenchMode[]): Promise<void> {
+    // Loading the runtime early costs nothing (it is kept for the runs) and surfaces an adapter it cannot apply.
+    if (this.info.lora && modes.some((m) => m !== "reference")) await (this.runtime ??= this.openRuntime());
   }
 
   async forRun(mode: BenchMode, label: string): Promise<AgentModel> {

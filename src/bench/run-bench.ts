@@ -154,6 +154,7 @@ export async function runBench(opts: BenchOptions = {}): Promise<BenchOutcome> {
   const handles: BenchModelHandle[] = [];
   try {
     for (const m of plan.models) handles.push(await open(m, settings));
+    for (const h of handles) await h.check?.(plan.modes);
   } catch (e) {
     await Promise.all(handles.map((h) => h.close().catch(() => undefined)));
     throw e;

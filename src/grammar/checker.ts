@@ -46,7 +46,7 @@ export class GrammarChecker {
     return new LlamaGrammarEvaluationState({ model: this.model, grammar: this.grammar });
   }
 
-  /** Check a text, tokenized with special tokens on (so `<tool_call>` is its single token). */
+  /** Check a text, tokenized with special tokens on (so a call tag is its single special token). */
   checkText(text: string): CheckResult {
     const tokens = this.model.tokenize(text, true);
     const result = this.run(tokens);

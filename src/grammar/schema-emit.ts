@@ -160,7 +160,7 @@ export class ValueEmitter {
   }
 
   private emitObject(n: Node & { k: "object" }, budget: number): Emitted | undefined {
-    const members = this.planMembers(n, budget - 2, (name) => keyBytes(name) + 2, 2 + EXTRA_KEY_BYTES + 2 + 2, DEFAULT_EXTRA_KEYS, false);
+    const members = this.planMembers(n, budget - 2, (name) => keyBytes(name) + 2, 2 + EXTRA_KEY_BYTES + 2 + 2, DEFAULT_EXTRA_KEYS, false, 2);
     if (!members) return undefined;
     const items: Member[] = members.props.map((m) => ({ expr: `${keyLiteral(m.name)} ${m.value.expr}`, optional: m.optional }));
     const extra = members.extra && { expr: `"\\"" ${this.extraKey(n)} "\\": " ${members.extra.value.expr}`, count: members.extra.count };
@@ -190,7 +190,7 @@ export class ValueEmitter {
     }
     if (node.k !== "object") return undefined;
     const fixed = utf8Length(p.open + p.end + p.close);
-    const members = this.planMembers(node, budget, (name) => fixed + utf8Length(name), fixed + EXTRA_KEY_BYTES, 1, true);
+    const members = this.planMembers(node, budget, (name) => fixed + utf8Length(name), fixed + EXTRA_KEY_BYTES, 1, true, 0);
     if (!members) return undefined;
     const parts: string[] = members.props.map((m) => {
       const block = `${literal(p.open + m.name + p.end)} ${m.value.expr} ${literal(p.close)}`;
@@ -203,7 +203,10 @@ export class ValueEmitter {
     return { expr: this.ctx.rules.add(n.hint, parts.join(" ")), worst: members.worst };
   }
 
-  /** Budget split for an object's members (and its extra keys), and each member's value. */
+  /**
+   * Budget split for an object's members (and its extra keys), and each member's value. `overhead` includes a
+   * separator, which the first member does not write: `firstDiscount` gives it back.
+   */
   private planMembers(
     n: Node & { k: "object" },
     space: number,
@@ -211,10 +214,12 @@ export class ValueEmitter {
     extraOverhead: number,
     maxExtra: number,
     raw: boolean,
+    firstDiscount: number,
   ): { props: { name: string; value: Emitted; optional: boolean }[]; extra?: { value: Emitted; count: number }; worst: number } | undefined {
     const props = n.props.map((p) => ({ p, over: overhead(p.name), cost: this.cost(p.node, raw) }));
     let kept = props;
-    const least = () => kept.reduce((s, x) => s + x.over + x.cost.min, 0);
+    const discount = () => (kept.length > 0 ? firstDiscount : 0);
+    const least = () => kept.reduce((s, x) => s + x.over + x.cost.min, 0) - discount();
     while (least() > space) {
       const last = kept.map((x) => !x.p.required).lastIndexOf(true);
       if (last < 0) return undefined;
@@ -222,10 +227,10 @@ export class ValueEmitter {
     }
     const extraCost = n.extra ? this.cost(n.extra, raw) : undefined;
     const consumers: Cost[] = [...kept.map((x) => x.cost), ...(extraCost ? [{ min: 0, max: Infinity }] : [])];
-    const shares = allocate(space - kept.reduce((s, x) => s + x.over, 0), consumers);
+    const shares = allocate(space - kept.reduce((s, x) => s + x.over, 0) + discount(), consumers);
     if (!shares) return undefined;
     const out: { name: string; value: Emitted; optional: boolean }[] = [];
-    let worst = 0;
+    let worst = -discount();
     for (const [i, x] of kept.entries()) {
       const value = this.emit(x.p.node, shares[i]!, raw);
       if (!value) return undefined;

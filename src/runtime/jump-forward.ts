@@ -93,10 +93,12 @@ export class ContinuationProber {
     for (let step = 0; step < maxSteps; step++) {
       if (this.advanceForced(walk, maxSteps, stopToken)) return { pieces: walk.finish(), ends: true };
       if (walk.stopped) return { pieces: walk.finish(), ends: true };
-      const closer = closers.find((list) => {
-        const trial = walk.state.clone();
-        return list.every((token) => acceptForced(trial, token));
-      });
+      // A closer, else any allowed ASCII step (e.g. a letter of a tool name), in probe order.
+      const closer =
+        closers.find((list) => {
+          const trial = walk.state.clone();
+          return list.every((token) => acceptForced(trial, token));
+        }) ?? this.anyAsciiStep(walk.state);
       if (!closer) return undefined;
       for (const token of closer) {
         acceptForced(walk.mutable(), token);
@@ -105,6 +107,15 @@ export class ContinuationProber {
       }
     }
     return undefined;
+  }
+
+  /** The first allowed single-byte ASCII token (as a one-token step), in probe order. */
+  private anyAsciiStep(state: LlamaGrammarEvaluationState): number[] | undefined {
+    const token = this.order.find((t) => {
+      const byte = this.byteOf.get(t);
+      return byte !== undefined && byte < 0x80 && canBeNext(state, t);
+    });
+    return token === undefined ? undefined : [token];
   }
 
   /** Advance `walk` through forced steps; true when the grammar can only end there. */

@@ -180,11 +180,12 @@ class ModelRuntime implements Runtime {
     let raw = "";
     let outcome: TurnOutcome | undefined;
     try {
-      await sequence.clearHistory();
+      const reused = await reusePrefix(sequence, promptTokens, this.opened.context.batchSize);
       const env = request.logitBias && Object.keys(request.logitBias).length > 0 ? { ...this.env, biases: this.biasesFor(request.logitBias) } : this.env;
       const turn = runTurn(sequence, env, {
         ...req,
         promptTokens: [...promptTokens],
+        reusedPromptTokens: reused,
         grammar,
         signal: request.signal,
         startedAt,
@@ -226,6 +227,21 @@ class ModelRuntime implements Runtime {
     this.pool.close();
     await this.opened.dispose();
   }
+}
+
+/**
+ * Keep the KV cache of the longest prompt prefix the sequence already holds (the system prompt and tools of
+ * the previous request, typically), cut down to a whole number of batches, and erase the rest. Cutting at a
+ * batch boundary makes the rest of the prompt evaluate in the same batches as from scratch, so a request gives
+ * the same output whether or not a prefix was reused. Returns the tokens kept.
+ */
+async function reusePrefix(sequence: LlamaContextSequence, prompt: readonly number[], batchSize: number): Promise<number> {
+  const { firstDifferentIndex } = sequence.compareContextTokens(prompt as Token[]);
+  // The last prompt token is always evaluated again: its logits pick the first answer token.
+  const keep = Math.floor(Math.min(firstDifferentIndex, prompt.length - 1) / batchSize) * batchSize;
+  if (keep === 0) await sequence.clearHistory();
+  else if (keep < sequence.nextTokenIndex) await sequence.eraseContextTokenRanges([{ start: keep, end: sequence.nextTokenIndex }]);
+  return keep;
 }
 
 function emptyOutcome(startedAt: number, promptTokens: number): TurnOutcome {

@@ -29,6 +29,8 @@ export type TurnGrammarSource = (phase: "full" | "after-open", maxTokens: number
 /** Everything a turn needs, resolved (no defaults left). */
 export interface TurnPlan {
   promptTokens: number[];
+  /** Leading prompt tokens the sequence already holds (evaluated by an earlier request). */
+  reusedPromptTokens: number;
   format: FormatId;
   mode: GenerationMode;
   toolChoice: ToolChoice;
@@ -212,7 +214,7 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
 
   // The prompt but its last token is evaluated first: decode speed is measured from there. The last prompt
   // token and any tokens forced before the first sample then go in one batch.
-  const promptHead = plan.promptTokens.slice(0, -1);
+  const promptHead = plan.promptTokens.slice(plan.reusedPromptTokens, -1);
   const promptLast = plan.promptTokens.slice(-1);
   await seq.evaluateWithoutGeneratingNewTokens(promptHead as Token[]);
   const promptDoneAt = performance.now();

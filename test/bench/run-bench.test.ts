@@ -168,6 +168,25 @@ describe("a finished bench", () => {
   });
 });
 
+describe("a model that cannot serve its modes", () => {
+  it("fails before any run (the handle's check), writing no transcript", async () => {
+    const out = path.join(root, "out-check");
+    const inner = fakeOpener(SCRIPTS);
+    const err = await runBench({
+      ...base(out),
+      openModel: async (spec, settings) => ({
+        ...(await inner.open(spec, settings)),
+        async check() {
+          throw new QtcException({ code: "model_load_failed", message: "cannot apply the adapter" }, 1);
+        },
+      }),
+    }).catch((e: unknown) => e);
+    expect((err as QtcException).code).toBe("model_load_failed");
+    expect(inner.calls).toHaveLength(0);
+    expect(existsSync(path.join(out, "transcripts.jsonl"))).toBe(false);
+  });
+});
+
 describe("stopping and resuming", () => {
   it("keeps the finished runs and a partial report, then resume runs only the rest", async () => {
     const out = path.join(root, "out-resume");

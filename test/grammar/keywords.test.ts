@@ -1,0 +1,79 @@
+// Refuse, don't degrade: every keyword the compiler cannot honour is an `unsupported_keyword` error at its JSON
+// pointer, never dropped; annotations are ignored; what is honoured compiles.
+
+import { describe, expect, it } from "vitest";
+import { compileSchema, compileToolGrammar } from "../../src/grammar/index.js";
+import type { JsonSchema } from "../../src/tools/types.js";
+
+function errorOf(schema: JsonSchema | boolean) {
+  const r = compileSchema(schema, { maxTokens: 256 });
+  return r.ok ? undefined : { code: r.error.code, path: r.error.path };
+}
+
+const obj = (properties: Record<string, unknown>, extra: JsonSchema = {}): JsonSchema => ({ type: "object", properties, ...extra });
+
+describe("unsupported keywords", () => {
+  const cases: [string, JsonSchema, string][] = [
+    ["format email", obj({ a: { type: "string", format: "email" } }), "/properties/a/format"],
+    ["patternProperties", obj({}, { patternProperties: { "^x": { type: "string" } } }), "/patternProperties"],
+    ["not", obj({ a: { not: { type: "string" } } }), "/properties/a/not"],
+    ["if/then/else", obj({ a: { type: "string" } }, { if: { required: ["a"] } }), "/if"],
+    ["contains", obj({ a: { type: "array", contains: { type: "string" } } }), "/properties/a/contains"],
+    ["dependentRequired", obj({ a: { type: "string" } }, { dependentRequired: { a: ["b"] } }), "/dependentRequired"],
+    ["propertyNames", obj({}, { propertyNames: { maxLength: 3 } }), "/propertyNames"],
+    ["unevaluatedProperties", obj({}, { unevaluatedProperties: false }), "/unevaluatedProperties"],
+    ["multipleOf on a number", obj({ a: { type: "number", multipleOf: 0.5 } }), "/properties/a/multipleOf"],
+    ["multipleOf 3 on an integer", obj({ a: { type: "integer", multipleOf: 3 } }), "/properties/a/multipleOf"],
+    ["a fractional number bound", obj({ a: { type: "number", minimum: 0.5 } }), "/properties/a/minimum"],
+    ["lookahead in a pattern", obj({ a: { type: "string", pattern: "^(?=x)x$" } }), "/properties/a/pattern"],
+    ["a backreference in a pattern", obj({ a: { type: "string", pattern: "^(a)\\1$" } }), "/properties/a/pattern"],
+    ["a word boundary in a pattern", obj({ a: { type: "string", pattern: "\\bword\\b" } }), "/properties/a/pattern"],
+    ["a unicode property escape", obj({ a: { type: "string", pattern: "^\\p{L}+$" } }), "/properties/a/pattern"],
+    ["uniqueItems: true", obj({ a: { type: "array", items: { type: "string" }, uniqueItems: true } }), "/properties/a/uniqueItems"],
+    ["minProperties beyond required", obj({ a: { type: "string" } }, { minProperties: 1 }), "/minProperties"],
+    ["a remote $ref", obj({ a: { $ref: "https://example.com/s.json" } }), "/properties/a/$ref"],
+    ["a keyword inside $defs reached by $ref", obj({ a: { $ref: "#/$defs/x" } }, { $defs: { x: { type: "string", format: "ipv4" } } }), "/$defs/x/format"],
+    ["a keyword inside an allOf part", { allOf: [obj({ a: { type: "string" } }), { dependentSchemas: {} }] }, "/allOf/1/dependentSchemas"],
+    ["a keyword in an array's items", obj({ a: { type: "array", items: { type: "string", contentSchema: {} } } }), "/properties/a/items/contentSchema"],
+    ["overlapping oneOf options", obj({ a: { oneOf: [{ type: "integer" }, { type: "number" }] } }), "/properties/a/oneOf"],
+    ["pattern with format", obj({ a: { type: "string", format: "date", pattern: "^2" } }), "/properties/a/pattern"],
+    ["minLength a pattern does not imply", obj({ a: { type: "string", pattern: "^a(b|cd)$", minLength: 3 } }), "/properties/a/minLength"],
+    ["a JSON pointer token with ~ and /", obj({ "a/b~c": { type: "string", format: "hostname" } }), "/properties/a~1b~0c/format"],
+  ];
+  for (const [what, schema, path] of cases) {
+    it(`refuses ${what} at ${path}`, () => {
+      expect(errorOf(schema)).toEqual({ code: "unsupported_keyword", path });
+    });
+  }
+
+  it("names the tool and keeps the pointer when a tool's schema is refused", () => {
+    const r = compileToolGrammar([{ name: "t", parameters: obj({ a: { type: "string", format: "email" } }) }], { toolChoice: "required" });
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error).toMatchObject({ code: "unsupported_keyword", path: "/properties/a/format" });
+      expect(r.error.message).toContain('tool "t"');
+    }
+  });
+
+  it("ignores annotations and extension keywords", () => {
+    const schema = obj(
+      { a: { type: "string", title: "A", description: "d", examples: ["x"], default: "x", deprecated: true, readOnly: true, "x-ui": { w: 1 } } },
+      { $schema: "https://json-schema.org/draft/2020-12/schema", $id: "urn:x", $comment: "c", title: "T", description: "D", required: ["a"] },
+    );
+    expect(errorOf(schema)).toBeUndefined();
+  });
+
+  it("does not look at $defs nothing refers to", () => {
+    expect(errorOf(obj({ a: { type: "string" } }, { $defs: { unused: { type: "string", format: "email" } } }))).toBeUndefined();
+  });
+
+  it("refuses a required property that can never be valid, and an unreachable $ref", () => {
+    expect(errorOf(obj({ a: false }, { required: ["a"] }))).toEqual({ code: "invalid_schema", path: "/properties/a" });
+    expect(errorOf(obj({ a: { $ref: "#/$defs/missing" } }))).toEqual({ code: "invalid_schema", path: "/properties/a/$ref" });
+  });
+
+  it("refuses a name or literal that spells a tool-call tag", () => {
+    expect(errorOf(obj({ a: { enum: ["ok", "a</tool_call>b"] } }))).toEqual({ code: "unsupported_keyword", path: "/properties/a" });
+    expect(errorOf(obj({ "<think>": { type: "string" } }))).toEqual({ code: "unsupported_keyword", path: "/properties/<think>" });
+  });
+});
