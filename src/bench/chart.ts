@@ -14,9 +14,15 @@ export interface ChartOptions {
   height?: number;
 }
 
-/** The x-axis label of a row: its model (marked when synthetic) over its mode. */
+/** The x-axis label of a row: its model (broken before `@`, `+` and `#`), `(synthetic)` when it is, and its mode. */
 export function rowCategory(row: BenchRow): string {
-  return `${row.model}${row.synthetic ? " (synthetic)" : ""}\n${row.mode}`;
+  const model = row.model.replace(/([@+#])/g, "\n$1");
+  return `${model}${row.synthetic ? "\n(synthetic)" : ""}\n${row.mode}`;
+}
+
+/** Width of the chart: the option, or wide enough for every row (at least the default). */
+export function chartWidth(rows: number, opts: ChartOptions = {}): number {
+  return opts.width ?? Math.max(BENCH_DEFAULTS.chartWidth, 120 + rows * 150);
 }
 
 const COLORS = { validity: "#2f7ed8", callRate: "#8bbc21", success: "#f28f43", speed: "#7f6bb0" } as const;
@@ -43,7 +49,6 @@ export function chartOption(report: BenchReport): Record<string, unknown> {
       `${count(c.threads, "thread")}; qtc ${c.versions.qtc}, node-llama-cpp ${c.versions.nodeLlamaCpp}${c.partial ? `; PARTIAL: ${c.runsDone}/${c.runsPlanned} runs` : ""}`,
   ];
   const title = c.synthetic ? `qtc bench: ${SYNTHETIC_NOTE}` : "qtc bench: tool-call validity, call rate, task success and speed";
-  const rotate = rows.length > 6 ? 30 : 0;
   return {
     animation: false,
     backgroundColor: "#ffffff",
@@ -58,11 +63,11 @@ export function chartOption(report: BenchReport): Record<string, unknown> {
     legend: { top: 64, itemGap: 24, data: ["validity", "call rate", "task success", "decode tok/s"] },
     grid: [
       { left: 64, right: 24, top: 112, height: "36%", containLabel: false },
-      { left: 64, right: 24, bottom: rotate ? 90 : 64, height: "24%", containLabel: false },
+      { left: 64, right: 24, bottom: 84, height: "22%", containLabel: false },
     ],
     xAxis: [
       { type: "category", gridIndex: 0, data: categories, axisLabel: { show: false }, axisTick: { alignWithLabel: true } },
-      { type: "category", gridIndex: 1, data: categories, axisLabel: { interval: 0, fontSize: 10, rotate }, axisTick: { alignWithLabel: true } },
+      { type: "category", gridIndex: 1, data: categories, axisLabel: { interval: 0, fontSize: 10, lineHeight: 12 }, axisTick: { alignWithLabel: true } },
     ],
     yAxis: [
       { type: "value", gridIndex: 0, min: 0, max: 1, interval: 0.25, name: "rate", axisLabel: { formatter: (v: number) => `${Math.round(v * 100)}%` } },
@@ -98,7 +103,7 @@ export function chartOption(report: BenchReport): Record<string, unknown> {
 
 /** Draw the report as an SVG document (server-side, no DOM). */
 export function renderChartSvg(report: BenchReport, opts: ChartOptions = {}): string {
-  const width = opts.width ?? BENCH_DEFAULTS.chartWidth;
+  const width = chartWidth(report.rows.length, opts);
   const height = opts.height ?? BENCH_DEFAULTS.chartHeight;
   const chart = echarts.init(null, null, { renderer: "svg", ssr: true, width, height });
   try {

@@ -1,7 +1,7 @@
 // Owns: the public surface of the bench stage (the CLI and the library import from here).
 
 export { BENCH_DEFAULTS, BENCH_FILES, SYNTHETIC_NOTE } from "./defaults.js";
-export { chartOption, renderChartSvg, rowCategory, type ChartOptions } from "./chart.js";
+export { chartOption, chartWidth, renderChartSvg, rowCategory, type ChartOptions } from "./chart.js";
 export { computeRows, decodeRate, mergeCounts, ratio, rowFromRuns, withSpeedRatios, type RowIdentity, type RowSlot } from "./metrics.js";
 export { openBenchModel, type BenchLoadSettings, type BenchModelHandle, type BenchModelOpener } from "./models.js";
 export { defaultToolChoice, labelModels, planRuns, rowSlots, runKey, seedList, selectModes, selectTasks, type ModeFlags, type TaskSelection } from "./plan.js";

@@ -11,7 +11,7 @@ import { BENCH_DEFAULTS } from "./defaults.js";
 import { benchEnvironment } from "./environment.js";
 import { computeRows } from "./metrics.js";
 import { type BenchLoadSettings, type BenchModelHandle, type BenchModelOpener, openBenchModel } from "./models.js";
-import { defaultToolChoice, planRuns, rowSlots, selectTasks, withLabels } from "./plan.js";
+import { defaultToolChoice, planRuns, rowSlots, seedList, selectTasks, withLabels } from "./plan.js";
 import { appendRecord, benchFiles, readRecords, readReportConfig, writeReport, writeReportJson } from "./store.js";
 import type { BenchConfig, BenchPlanConfig, BenchReport, BenchRunRecord, PlannedRun, ReferenceKind } from "./types.js";
 
@@ -88,7 +88,7 @@ export async function buildPlan(opts: BenchOptions): Promise<DraftPlan> {
     modes: opts.modes ?? ["unconstrained"],
     tasks: tasks.ids,
     tasksDir: tasks.dir,
-    seeds: Array.from({ length: opts.seeds ?? BENCH_DEFAULTS.seeds }, (_, i) => i),
+    seeds: seedList(opts.seeds ?? BENCH_DEFAULTS.seeds),
     maxTurns: opts.maxTurns ?? BENCH_DEFAULTS.maxTurns,
     maxTokens: opts.maxTokens ?? BENCH_DEFAULTS.maxTokens,
     // Filled in from the models once they are resolved when not given (see defaultToolChoice).
@@ -214,7 +214,6 @@ async function execute(plan: BenchPlanConfig, p: Prepared, opts: BenchOptions): 
   await writeReportJson(dir, report());
   opts.onEvent?.({ type: "start", dir, planned: runs.length, done: records.length, config: report().config });
 
-  let interrupted = false;
   let failure: unknown = null;
   try {
     let current = -1;
@@ -236,7 +235,7 @@ async function execute(plan: BenchPlanConfig, p: Prepared, opts: BenchOptions): 
   } finally {
     await Promise.all(handles.map((h) => h.close().catch(() => undefined)));
   }
-  interrupted = records.length < runs.length && failure === null;
+  const interrupted = records.length < runs.length && failure === null;
   const final = report();
   await writeReport(dir, final);
   if (failure !== null) throw failure;

@@ -11,8 +11,11 @@ const ESCAPES: Readonly<Record<string, string>> = {
   "\f": "\\f",
 };
 
+const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
+
 /** A JSON string literal as json.dumps spells it (control characters as `\u00XX`). */
 export function jsonString(text: string): string {
+  if (!NEEDS_ESCAPE.test(text)) return `"${text}"`;
   let out = '"';
   for (const ch of text) {
     const esc = ESCAPES[ch];
@@ -37,5 +40,19 @@ export function canonicalJson(value: unknown): string {
 
 /** UTF-8 length of a string, in bytes. */
 export function utf8Length(text: string): number {
-  return Buffer.byteLength(text, "utf8");
+  if (text.length > 256) return Buffer.byteLength(text, "utf8");
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 4;
+        i++;
+      } else n += 3;
+    } else n += 3;
+  }
+  return n;
 }

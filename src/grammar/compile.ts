@@ -239,7 +239,7 @@ function compileResolved(tools: readonly ToolDefinition[], o: Resolved): Result<
     prefaceBudget: Math.max(0, textBudget - worstCaseCallTokens),
     thinkingBudget: o.thinkingBudget,
   });
-  const gbnf = rules.print(root);
+  const { text: gbnf, rules: ruleCount } = rules.print(root);
   return ok(
     Object.freeze({
       gbnf,
@@ -255,15 +255,9 @@ function compileResolved(tools: readonly ToolDefinition[], o: Resolved): Result<
       tools: Object.freeze(info.map((t) => Object.freeze(t))),
       omittedTools: Object.freeze(info.filter((t) => t.worstCaseTokens === undefined).map((t) => t.name)),
       triggerToken: f.open.token,
-      stats: gbnfStats(gbnf),
+      stats: Object.freeze({ rules: ruleCount, bytes: utf8Length(gbnf) }),
     }),
   );
-}
-
-function gbnfStats(gbnf: string): { readonly rules: number; readonly bytes: number } {
-  let rules = 0;
-  for (let i = gbnf.indexOf("\n"); i !== -1; i = gbnf.indexOf("\n", i + 1)) rules++;
-  return Object.freeze({ rules, bytes: utf8Length(gbnf) });
 }
 
 /**
@@ -287,8 +281,8 @@ export function compileSchema(schema: JsonSchema | boolean, options: SchemaGramm
   if (tagError) return err(tagError);
   const value = emitter.emit(lowered.value, maxTokens);
   if (!value) return err({ code: "budget_too_small", message: `maxTokens ${maxTokens} is too small for the shortest value of the schema` });
-  const gbnf = rules.print(value.expr);
-  return ok(Object.freeze({ gbnf, rootRule: "root" as const, maxTokens, worstCaseTokens: value.worst, stats: gbnfStats(gbnf) }));
+  const { text: gbnf, rules: ruleCount } = rules.print(value.expr);
+  return ok(Object.freeze({ gbnf, rootRule: "root" as const, maxTokens, worstCaseTokens: value.worst, stats: Object.freeze({ rules: ruleCount, bytes: utf8Length(gbnf) }) }));
 }
 
 /**

@@ -3,7 +3,7 @@
 
 import { canonicalJson, jsonString, utf8Length } from "./canonical-json.js";
 import { literal, type RuleSet } from "./gbnf.js";
-import { fitDigits, integerRule, MAX_DIGITS, numberRule } from "./numbers.js";
+import { fitDigits, integerBytes, integerRule, MAX_DIGITS, numberBytes, numberRule } from "./numbers.js";
 import { MAX_REPEAT, setBytes, setExpr, universe } from "./regex-gbnf.js";
 import { intersect } from "./regex.js";
 import type { Node } from "./schema-ir.js";
@@ -93,19 +93,21 @@ function boundName(v: number): string {
 /** An integer or number value within `budget` bytes. */
 export function emitNumber(ctx: ScalarContext, n: Node & { k: "integer" | "number" }, budget: number): Emitted | undefined {
   if (n.k === "integer") {
-    const rule = fitDigits((d) => integerRule(n.lo, n.hi, d), budget);
+    const d = fitDigits((k) => integerBytes(n.lo, n.hi, k), budget);
+    const rule = d === undefined ? undefined : integerRule(n.lo, n.hi, d);
     if (!rule) return undefined;
-    const size = rule.maxBytes < integerRule(n.lo, n.hi, MAX_DIGITS)!.maxBytes ? `-${rule.maxBytes}b` : "";
+    const size = rule.maxBytes < integerBytes(n.lo, n.hi, MAX_DIGITS)! ? `-${rule.maxBytes}b` : "";
     const name = `integer${n.lo === undefined ? "" : `-min-${boundName(n.lo)}`}${n.hi === undefined ? "" : `-max-${boundName(n.hi)}`}${size}`;
     return { expr: ctx.rules.add(name, rule.expr), worst: rule.maxBytes };
   }
-  const rule = fitDigits((d) => numberRule(n.lo, n.hi, d), budget);
+  const d = fitDigits((k) => numberBytes(n.lo, n.hi, k), budget);
+  const rule = d === undefined ? undefined : numberRule(n.lo, n.hi, d);
   if (!rule) return undefined;
   const side = (tag: string, b: { value: number; open: boolean } | undefined) =>
     b === undefined ? "" : `-${b.open ? "above" : tag}-${boundName(b.value)}`;
   const lo = side("min", n.lo);
   const hi = n.hi === undefined ? "" : `-${n.hi.open ? "below" : "max"}-${boundName(n.hi.value)}`;
-  const size = rule.maxBytes < numberRule(n.lo, n.hi, MAX_DIGITS)!.maxBytes ? `-${rule.maxBytes}b` : "";
+  const size = rule.maxBytes < numberBytes(n.lo, n.hi, MAX_DIGITS)! ? `-${rule.maxBytes}b` : "";
   return { expr: ctx.rules.add(`number${lo}${hi}${size}`, rule.expr), worst: rule.maxBytes };
 }
 

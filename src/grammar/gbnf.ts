@@ -50,8 +50,11 @@ function hex(n: number, width: number): string {
   return n.toString(16).toUpperCase().padStart(width, "0");
 }
 
+const SIMPLE_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
 /** A rule name: lowercase letters, digits and `-` only (llama.cpp's rule-name alphabet), never empty. */
 export function ruleName(hint: string): string {
+  if (SIMPLE_NAME.test(hint)) return hint;
   const name = hint
     .replace(/([a-z0-9])([A-Z])/g, "$1-$2")
     .toLowerCase()
@@ -69,7 +72,7 @@ export class RuleSet {
   private readonly bodies = new Map<string, string>();
   private readonly byBody = new Map<string, string>();
   private readonly order: string[] = [];
-  private readonly deferred: (() => readonly string[])[] = [];
+  private readonly deferred: (() => { text: string; rules: number })[] = [];
 
   /** Add a rule (or reuse the one with the same body); returns its name. */
   add(hint: string, body: string): string {
@@ -110,18 +113,23 @@ export class RuleSet {
 
   /**
    * Rules printed after all others, produced only at print time (e.g. long counting chains, whose length is
-   * known only once every user has asked for its bound). Each produced line is a whole `name ::= body` rule.
+   * known only once every user has asked for its bound): whole `name ::= body` lines, each ending in "\n".
    */
-  defer(render: () => readonly string[]): void {
+  defer(render: () => { text: string; rules: number }): void {
     this.deferred.push(render);
   }
 
-  /** The GBNF text: `root ::= …` first, then every other rule in the order it was added, deferred rules last. */
-  print(root: string): string {
-    const lines = [`root ::= ${root}`];
-    for (const name of this.order) lines.push(`${name} ::= ${this.bodies.get(name)}`);
-    for (const render of this.deferred) lines.push(...render());
-    return lines.join("\n") + "\n";
+  /** The GBNF text (`root ::= …` first, then every rule in the order it was added, deferred rules last). */
+  print(root: string): { text: string; rules: number } {
+    let text = `root ::= ${root}\n`;
+    let rules = 1 + this.order.length;
+    for (const name of this.order) text += `${name} ::= ${this.bodies.get(name)}\n`;
+    for (const render of this.deferred) {
+      const block = render();
+      text += block.text;
+      rules += block.rules;
+    }
+    return { text, rules };
   }
 
   private freshName(hint: string): string {

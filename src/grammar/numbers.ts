@@ -60,6 +60,14 @@ function naturalRange(a: number, b: number): string {
   return alt(parts);
 }
 
+/** Longest spelling (bytes) of the integers integerRule(lo, hi, d) admits; undefined when there are none. */
+export function integerBytes(lo: number | undefined, hi: number | undefined, d = MAX_DIGITS): number | undefined {
+  const a = Math.max(lo ?? -cap(d), -cap(d));
+  const b = Math.min(hi ?? cap(d), cap(d));
+  if (a > b) return undefined;
+  return Math.max(b >= 0 ? digits(b) : 0, a < 0 ? 1 + digits(-a) : 0);
+}
+
 /**
  * Canonical JSON integers in [lo, hi] (undefined = unbounded) with at most `d` digits. Returns undefined when
  * no such integer exists.
@@ -93,7 +101,7 @@ export interface Bound {
 }
 
 /** Non-negative reals in ⟨lo, hi⟩ (integers; hi undefined = unbounded) with at most `d` digits on each side of the point. */
-function nonNegative(lo: Bound, hi: Bound | undefined, d: number): { parts: string[]; intDigits: number } {
+function nonNegative(lo: Bound, hi: Bound | undefined, d: number, build: boolean): { parts: string[]; intDigits: number } {
   const a = lo.value;
   const beyond = hi === undefined || hi.value > cap(d);
   const b = beyond ? cap(d) : hi.value;
@@ -102,7 +110,7 @@ function nonNegative(lo: Bound, hi: Bound | undefined, d: number): { parts: stri
   if (a === b) return !lo.open && (beyond || !hi.open) ? { parts: [`"${a}" ${ZERO_FRACTION}`], intDigits: digits(a) } : none;
   const parts: string[] = [];
   parts.push(lo.open ? `"${a}" ${nonzeroFraction(d)}` : `"${a}" ${fraction(d)}`);
-  if (a + 1 <= b - 1) parts.push(`${naturalRange(a + 1, b - 1)} ${fraction(d)}`);
+  if (a + 1 <= b - 1) parts.push(build ? `${naturalRange(a + 1, b - 1)} ${fraction(d)}` : "");
   if (beyond) parts.push(`"${b}" ${fraction(d)}`);
   else if (!hi.open) parts.push(`"${b}" ${ZERO_FRACTION}`);
   return { parts, intDigits: digits(b) };
@@ -113,7 +121,7 @@ function nonNegative(lo: Bound, hi: Bound | undefined, d: number): { parts: stri
  * side of the point. Unbounded on both sides the spelling may use an exponent (`1e-05`); bounded, it is plain
  * decimal. Returns undefined when empty.
  */
-export function numberRule(lo: Bound | undefined, hi: Bound | undefined, d = MAX_DIGITS): NumberRule | undefined {
+export function numberRule(lo: Bound | undefined, hi: Bound | undefined, d = MAX_DIGITS, build = true): NumberRule | undefined {
   if (lo === undefined && hi === undefined) {
     const expr = `"-"? ("0" | [1-9]${d > 1 ? ` [0-9]{0,${d - 1}}` : ""}) ${fraction(d)} ("e" [-+]? [0-9]{1,2})?`;
     return { expr, minBytes: 1, maxBytes: 1 + d + 1 + d + 4 };
@@ -123,7 +131,7 @@ export function numberRule(lo: Bound | undefined, hi: Bound | undefined, d = MAX
   // x ≥ 0
   if (hi === undefined || hi.value > 0 || (hi.value === 0 && !hi.open)) {
     const from: Bound = lo !== undefined && lo.value >= 0 ? lo : { value: 0, open: false };
-    const pos = nonNegative(from, hi, d);
+    const pos = nonNegative(from, hi, d, build);
     parts.push(...pos.parts);
     if (pos.parts.length > 0) maxBytes = Math.max(maxBytes, pos.intDigits + 1 + d);
   }
@@ -131,7 +139,7 @@ export function numberRule(lo: Bound | undefined, hi: Bound | undefined, d = MAX
   if (lo === undefined || lo.value < 0) {
     const yLo: Bound = hi !== undefined && hi.value < 0 ? { value: -hi.value, open: hi.open } : { value: 0, open: true };
     const yHi: Bound | undefined = lo === undefined ? undefined : { value: -lo.value, open: lo.open };
-    const neg = nonNegative(yLo, yHi, d);
+    const neg = nonNegative(yLo, yHi, d, build);
     if (neg.parts.length > 0) {
       parts.push(`"-" ${alt(neg.parts)}`);
       maxBytes = Math.max(maxBytes, 1 + neg.intDigits + 1 + d);
@@ -141,21 +149,26 @@ export function numberRule(lo: Bound | undefined, hi: Bound | undefined, d = MAX
   return { expr: alt(parts), minBytes: 1, maxBytes };
 }
 
-/** The rule with the most digits (up to MAX_DIGITS) whose longest spelling fits `budget`; undefined if none. */
-export function fitDigits(make: (d: number) => NumberRule | undefined, budget: number): NumberRule | undefined {
+/** Longest spelling (bytes) of the numbers numberRule(lo, hi, d) admits; undefined when there are none. */
+export function numberBytes(lo: Bound | undefined, hi: Bound | undefined, d = MAX_DIGITS): number | undefined {
+  return numberRule(lo, hi, d, false)?.maxBytes;
+}
+
+/** The most digits (up to MAX_DIGITS) whose longest spelling fits `budget`; undefined if none. */
+export function fitDigits(bytes: (d: number) => number | undefined, budget: number): number | undefined {
   for (let d = MAX_DIGITS; d >= 1; d--) {
-    const rule = make(d);
-    if (rule && rule.maxBytes <= budget) return rule;
+    const b = bytes(d);
+    if (b !== undefined && b <= budget) return d;
   }
   return undefined;
 }
 
 /** Least budget a number needs (its longest spelling at the fewest digits that spell any value) and the most. */
-export function digitsCost(make: (d: number) => NumberRule | undefined): { min: number; max: number } {
-  const max = make(MAX_DIGITS)?.maxBytes ?? Infinity;
+export function digitsCost(bytes: (d: number) => number | undefined): { min: number; max: number } {
+  const max = bytes(MAX_DIGITS) ?? Infinity;
   for (let d = 1; d <= MAX_DIGITS; d++) {
-    const rule = make(d);
-    if (rule) return { min: rule.maxBytes, max };
+    const b = bytes(d);
+    if (b !== undefined) return { min: b, max };
   }
   return { min: Infinity, max: Infinity };
 }

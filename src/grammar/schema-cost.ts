@@ -3,7 +3,7 @@
 // object, a tuple or a repetition.
 
 import { canonicalJson, utf8Length } from "./canonical-json.js";
-import { digitsCost, integerRule, numberRule } from "./numbers.js";
+import { digitsCost, integerBytes, numberBytes } from "./numbers.js";
 import { deref, type Node } from "./schema-ir.js";
 import { FORMAT_LENGTHS } from "./string-formats.js";
 import type { StringPlan } from "./string-plan.js";
@@ -148,7 +148,7 @@ export function literalBytes(value: unknown, raw: boolean): number {
 }
 
 export function numberCost(n: Node & { k: "integer" | "number" }): Cost {
-  return digitsCost(n.k === "integer" ? (d) => integerRule(n.lo, n.hi, d) : (d) => numberRule(n.lo, n.hi, d));
+  return digitsCost(n.k === "integer" ? (d) => integerBytes(n.lo, n.hi, d) : (d) => numberBytes(n.lo, n.hi, d));
 }
 
 /**
@@ -181,8 +181,10 @@ export function allocate(available: number, consumers: readonly Cost[]): number[
 
 /**
  * How many items, each of at most how many bytes, fit in `space` when every item also costs `overhead`
- * bytes (its separator). Bounded items keep their full size; unbounded ones share the space among
- * `DEFAULT_ARRAY_ITEMS` (or the schema's limits). Undefined when the least count does not fit.
+ * bytes (its separator). Bounded items keep their full size. Unbounded ones share the space among at most
+ * `defaultCount` items, fewer when the space is tight, so that each item gets at least four times its least
+ * size (a deep recursive item is better served by one roomy item than by four cramped ones). Undefined when
+ * the least count does not fit.
  */
 export function planRepeat(
   space: number,
@@ -200,12 +202,11 @@ export function planRepeat(
     const bytes = Math.floor(space / count) - overhead;
     return fits(count, bytes) ? { count, itemBytes: bytes } : undefined;
   }
-  for (let count = Math.min(maxCount, Math.max(minCount, defaultCount)); count >= minCount; count--) {
+  const roomy = Math.floor(space / (4 * (item.min + overhead)));
+  const start = Math.min(maxCount, Math.max(minCount, Math.min(defaultCount, Math.max(roomy, 1))));
+  for (let count = start; count >= minCount; count--) {
     const bytes = count === 0 ? 0 : Math.floor(space / count) - overhead;
     if (fits(count, bytes)) return { count, itemBytes: bytes };
   }
   return undefined;
 }
-
-/** Follow refs (re-exported for the emitter). */
-export { deref };

@@ -112,9 +112,10 @@ export class ValueEmitter {
     // Positions beyond minItems are optional: drop the last ones while the least spelling does not fit.
     const costs = prefix.map((p) => this.cost(p));
     let kept = prefix.length;
-    const least = () => 2 + costs.slice(0, kept).reduce((s, c) => s + c.min + 2, 0) + (restMax > 0 ? restCost().min : 0);
-    while (kept > n.minItems && least() > budget) kept--;
-    if (least() > budget) return undefined;
+    const restLeast = restMax > 0 ? restCost().min : 0;
+    let least = 2 + costs.reduce((s, c) => s + c.min + 2, 0) + restLeast;
+    while (kept > n.minItems && least > budget) least -= costs[--kept]!.min + 2;
+    if (least > budget) return undefined;
     const useRest = restMax > 0 && kept === prefix.length;
     const consumers = [...costs.slice(0, kept), ...(useRest ? [restCost()] : [])];
     const shares = allocate(budget - 2 - 2 * kept, consumers);
@@ -231,11 +232,28 @@ export class ValueEmitter {
     if (!shares) return undefined;
     const out: { name: string; value: Emitted; optional: boolean }[] = [];
     let worst = -discount();
+    const values: Emitted[] = [];
     for (const [i, x] of kept.entries()) {
       const value = this.emit(x.p.node, shares[i]!, raw);
       if (!value) return undefined;
-      out.push({ name: x.p.name, value, optional: !x.p.required });
-      worst += x.over + value.worst;
+      values.push(value);
+    }
+    // What a member could not use (e.g. an array too short for one more item) goes to the members before it
+    // that used all of theirs, in order.
+    if (!extraCost) {
+      let slack = values.reduce((sum, v, i) => sum + shares[i]! - v.worst, 0);
+      for (let i = 0; i < kept.length && slack > 0; i++) {
+        if (values[i]!.worst < shares[i]! || kept[i]!.cost.max <= shares[i]!) continue;
+        const more = this.emit(kept[i]!.p.node, shares[i]! + slack, raw);
+        if (!more || more.worst <= values[i]!.worst) continue;
+        slack -= more.worst - values[i]!.worst;
+        shares[i] = shares[i]! + (more.worst - values[i]!.worst);
+        values[i] = more;
+      }
+    }
+    for (const [i, x] of kept.entries()) {
+      out.push({ name: x.p.name, value: values[i]!, optional: !x.p.required });
+      worst += x.over + values[i]!.worst;
     }
     let extra: { value: Emitted; count: number } | undefined;
     if (extraCost && n.extra) {

@@ -150,11 +150,11 @@ export class TextChains {
     return `${this.prefix}c${lt ? "l" : ""}${n}`;
   }
 
-  /** The chain rules up to the largest bound asked for (printed last). */
-  private renderChains(): string[] {
+  /** The chain rules up to the largest bound asked for (printed last), one string of whole lines. */
+  private renderChains(): string {
     const p = this.prefix;
     const { exitBytes: eb, stayBytes: sb, finalBytes: fb, exitCps: ec, stayCps: sc, finalCps: fc } = this.lt;
-    const lines: string[] = [];
+    let lines = "";
     for (let k = 0; k <= this.bytesMax; k++) {
       let main = `${p}b${k} ::= ""`;
       for (let n = 1; n <= 4 && n <= k; n++) main += ` | ${p}${n} ${p}b${k - n}`;
@@ -163,7 +163,7 @@ export class TextChains {
       if (fb > 0 && k >= fb) lt += ` | ${p}final`;
       if (k >= eb) lt += ` | ${p}exit ${p}b${k - eb}`;
       if (k >= sb) lt += ` | ${p}stay ${p}bl${k - sb}`;
-      lines.push(main, lt);
+      lines += `${main}\n${lt}\n`;
     }
     for (let n = 0; n <= this.cpsMax; n++) {
       let main = `${p}c${n} ::= ""`;
@@ -172,7 +172,7 @@ export class TextChains {
       if (fc > 0 && n >= fc) lt += ` | ${p}final`;
       if (n >= ec) lt += ` | ${p}exit ${p}c${n - ec}`;
       if (n >= sc) lt += ` | ${p}stay ${p}cl${n - sc}`;
-      lines.push(main, lt);
+      lines += `${main}\n${lt}\n`;
     }
     return lines;
   }
@@ -182,7 +182,7 @@ export class TextChains {
     this.unitsMade = true;
     const p = this.prefix;
     const r = this.rules;
-    r.defer(() => this.renderChains());
+    r.defer(() => ({ text: this.renderChains(), rules: 2 * (this.bytesMax + 1) + 2 * (this.cpsMax + 1) }));
     r.addNamed(`${p}1`, charClass(oneByteRanges(this.charset, new Set())));
     const c2 = charClass([[0x80, 0x7ff]]);
     r.addNamed(`${p}2`, this.charset === "json" ? `${c2} | "\\\\" ["\\\\bfnrt]` : c2);

@@ -20,7 +20,7 @@ const GUARDED_FACTORS = [2, 4, 8] as const;
 
 /**
  * A grammar source for one request. The runtime runs the `<think>` phase itself, so grammars start after it
- * ("start" = the first answer token, "after-open" = after a sampled `<tool_call>`).
+ * ("start" = the first answer token, "after-open" = after a sampled open tag).
  *
  * The grammar bounds a call in bytes (a token is at least one byte), which is sound but pessimistic: the
  * forced envelope (`{"name": "write_file", "arguments": {"path": "`) is fed as a few canonical tokens. When a

@@ -56,7 +56,7 @@ export interface TurnEnv {
   tables: TokenTables;
   grammars: GrammarCache;
   /**
-   * Sampler biases: `none` (free text), `noCalls` (`<tool_call>` banned: tool choice none), `inCall` (partial
+   * Sampler biases: `none` (free text), `noCalls` (the open tag banned: tool choice none), `inCall` (partial
    * UTF-8 banned: inside calls), and `inJsonText` / `inRawText` (inside a call's free text: also the tokens that
    * can never continue it, so a sample is rarely rejected and the full-vocabulary grammar pass rarely runs).
    */

@@ -37,7 +37,7 @@ export interface GenerateRequest {
   jumpForward?: boolean;
   /**
    * Added to the logits of these token ids, like OpenAI's `logit_bias` (-100 to 100; -100 bans a token, 100
-   * all but forces it where the grammar allows it). qtc's own bans win (e.g. `<tool_call>` under tool choice
+   * all but forces it where the grammar allows it). qtc's own bans win (e.g. the call open tag under tool choice
    * `none`). Default: none.
    */
   logitBias?: Record<number, number>;

@@ -1,7 +1,7 @@
 // chart.svg: what the chart shows (from the report's rows only) and that it renders as SVG.
 
 import { describe, expect, it } from "vitest";
-import { chartOption, renderChartSvg, rowCategory } from "../../src/bench/chart.js";
+import { chartOption, chartWidth, renderChartSvg, rowCategory } from "../../src/bench/chart.js";
 import { renderTable } from "../../src/bench/render-text.js";
 import type { BenchConfig, BenchReport, BenchRow } from "../../src/bench/types.js";
 
@@ -82,7 +82,16 @@ describe("chartOption", () => {
   it("says so in the title and the categories when a model is synthetic", () => {
     const o = chartOption(report(true)) as { title: { text: string } };
     expect(o.title.text).toContain("synthetic weights: validity tests the guarantee, not model quality");
-    expect(rowCategory(report(true).rows[0]!)).toBe("m (synthetic)\nunconstrained");
+    expect(rowCategory(report(true).rows[0]!)).toBe("m\n(synthetic)\nunconstrained");
+    expect(rowCategory({ ...report(false).rows[0]!, model: "tiny@seed1+lora:a.gguf#2" })).toBe("tiny\n@seed1\n+lora:a.gguf\n#2\nunconstrained");
+  });
+});
+
+describe("chartWidth", () => {
+  it("grows with the rows unless given", () => {
+    expect(chartWidth(3)).toBe(960);
+    expect(chartWidth(10)).toBe(120 + 10 * 150);
+    expect(chartWidth(10, { width: 700 })).toBe(700);
   });
 });
 

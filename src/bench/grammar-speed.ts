@@ -1,0 +1,198 @@
+// Owns: `npm run bench:grammar`: grammar compile time (the 5 harness tools; 200 generated tools) and the
+// per-token decode cost of each harness grammar on the synthetic tiny model, next to no grammar, measured in the
+// same run through node-llama-cpp's own sampler. Prints a table and writes JSON (default
+// bench/results/grammar-speed.json).
+
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { dirname, join } from "node:path";
+import type { LlamaModel, Token } from "node-llama-cpp";
+import { FORMAT_IDS } from "../formats/index.js";
+import type { FormatId } from "../formats/types.js";
+import { compileToolGrammar, type ToolGrammarOptions } from "../grammar/index.js";
+import { grammarsDir } from "../grammar/harness-grammars.js";
+import { createLlama, ensureSyntheticModel, loadModel } from "../model/index.js";
+import { normalizeTools } from "../tools/normalize.js";
+import type { ToolDefinition } from "../tools/types.js";
+
+export const GRAMMAR_BENCH_DEFAULTS = Object.freeze({
+  /** Compiles timed per case (after 5 warm-up compiles); the median is reported. */
+  compileRuns: 50,
+  /** Seeded generations per grammar for the decode cost. */
+  decodeRuns: 4,
+  /** Token budget of each generation. */
+  maxTokens: 256,
+  /** CPU threads for decoding. */
+  threads: 1,
+  out: "bench/results/grammar-speed.json",
+  /** Targets from issue 4, in ms. */
+  targetHarnessMs: 2,
+  targetManyMs: 50,
+});
+
+const PROMPT = "<|im_start|>user\nFind the failing test and fix it.<|im_end|>\n<|im_start|>assistant\n";
+
+/** 200 varied tools: strings with and without bounds, enums, integers, nested objects, arrays (seeded). */
+export function generatedTools(count = 200): ToolDefinition[] {
+  let seed = 7;
+  const next = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)]!;
+  const kinds = [
+    () => ({ type: "string" }),
+    () => ({ type: "string", maxLength: 8 + Math.floor(next() * 120) }),
+    () => ({ type: "string", enum: ["low", "medium", "high", `v${Math.floor(next() * 100)}`] }),
+    () => ({ type: "integer", minimum: 0, maximum: 10 + Math.floor(next() * 1000) }),
+    () => ({ type: "number" }),
+    () => ({ type: "boolean" }),
+    () => ({ type: "array", items: { type: "string", maxLength: 32 }, maxItems: 1 + Math.floor(next() * 6) }),
+    () => ({ type: "object", properties: { id: { type: "integer" }, label: { type: "string", maxLength: 40 } }, required: ["id"] }),
+    () => ({ type: "string", format: pick(["date", "uuid"]) }),
+  ];
+  return Array.from({ length: count }, (_, i) => {
+    const n = 1 + Math.floor(next() * 5);
+    const properties: Record<string, unknown> = {};
+    for (let j = 0; j < n; j++) properties[`arg_${j}_${pick(["path", "name", "query", "mode", "size"])}`] = pick(kinds)();
+    const names = Object.keys(properties);
+    return { name: `tool_${i}`, parameters: { type: "object", properties, required: names.filter(() => next() < 0.6), additionalProperties: false } };
+  });
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+/** Median compile time (ms) of `tools` with `options`, after warm-up; the first (cold) compile too. */
+function timeCompile(tools: ToolDefinition[], options: ToolGrammarOptions, runs: number): { coldMs: number; medianMs: number; rules: number; kb: number } {
+  let t0 = performance.now();
+  const first = compileToolGrammar(tools, options);
+  const coldMs = performance.now() - t0;
+  if (!first.ok) throw new Error(`${first.error.code}: ${first.error.message}`);
+  for (let i = 0; i < 5; i++) compileToolGrammar(tools, options);
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    t0 = performance.now();
+    compileToolGrammar(tools, options);
+    times.push(performance.now() - t0);
+  }
+  return { coldMs, medianMs: median(times), rules: first.value.stats.rules, kb: first.value.stats.bytes / 1024 };
+}
+
+interface DecodeRow {
+  grammar: string;
+  tokens: number;
+  msPerToken: number;
+  ratio: number;
+  parseMs?: number;
+}
+
+/** ms per generated token under a grammar (or none), through node-llama-cpp's sampler, over seeded runs. */
+async function decodeCost(model: LlamaModel, gbnf: string | undefined, runs: number, maxTokens: number, threads: number): Promise<{ tokens: number; ms: number; parseMs?: number }> {
+  const context = await model.createContext({ contextSize: 1024, threads, sequences: 1 });
+  const sequence = context.getSequence();
+  const { LlamaGrammarEvaluationState } = await import("node-llama-cpp");
+  let parseMs: number | undefined;
+  const grammar = gbnf === undefined ? undefined : await (async () => {
+    const t0 = performance.now();
+    const g = await model.llama.createGrammar({ grammar: gbnf });
+    new LlamaGrammarEvaluationState({ model, grammar: g });
+    parseMs = performance.now() - t0;
+    return g;
+  })();
+  let tokens = 0;
+  let ms = 0;
+  try {
+    for (let i = 0; i < runs; i++) {
+      await sequence.clearHistory();
+      const state = grammar ? new LlamaGrammarEvaluationState({ model, grammar }) : undefined;
+      const prompt = model.tokenize(PROMPT, true) as Token[];
+      const t0 = performance.now();
+      let n = 0;
+      for await (const _token of sequence.evaluate(prompt, { temperature: 1, seed: 100 + i, grammarEvaluationState: state })) {
+        if (++n >= maxTokens) break;
+      }
+      ms += performance.now() - t0;
+      tokens += n;
+    }
+  } finally {
+    await context.dispose();
+  }
+  return { tokens, ms, parseMs };
+}
+
+export async function runGrammarBench(opts: Partial<typeof GRAMMAR_BENCH_DEFAULTS> = {}): Promise<Record<string, unknown>> {
+  const o = { ...GRAMMAR_BENCH_DEFAULTS, ...opts };
+  const harness = normalizeTools(JSON.parse(readFileSync(join(grammarsDir(), "harness-tools.json"), "utf8")));
+  const many = generatedTools(200);
+  const compile: Record<string, unknown>[] = [];
+  for (const format of FORMAT_IDS) {
+    for (const [label, tools] of [
+      ["5 harness tools", harness],
+      ["200 generated tools", many],
+    ] as const) {
+      const r = timeCompile(tools, { format, toolChoice: "auto", maxTokens: 512 }, o.compileRuns);
+      compile.push({ tools: label, format, toolChoice: "auto", maxTokens: 512, ...r, targetMs: label.startsWith("5") ? o.targetHarnessMs : o.targetManyMs });
+    }
+  }
+  const llama = await createLlama({ gpu: "cpu" });
+  const model = await loadModel(llama, { path: await ensureSyntheticModel("tiny") });
+  const decode: DecodeRow[] = [];
+  try {
+    const base = await decodeCost(model, undefined, o.decodeRuns, o.maxTokens, o.threads);
+    const baseMs = base.ms / base.tokens;
+    decode.push({ grammar: "none", tokens: base.tokens, msPerToken: baseMs, ratio: 1 });
+    for (const format of FORMAT_IDS as FormatId[]) {
+      for (const toolChoice of ["auto", "required"] as const) {
+        const g = compileToolGrammar(harness, { format, toolChoice, maxTokens: o.maxTokens });
+        if (!g.ok) throw new Error(g.error.message);
+        const r = await decodeCost(model, g.value.gbnf, o.decodeRuns, o.maxTokens, o.threads);
+        const msPerToken = r.ms / r.tokens;
+        decode.push({ grammar: `harness ${format} ${toolChoice}`, tokens: r.tokens, msPerToken, ratio: msPerToken / baseMs, parseMs: r.parseMs });
+      }
+    }
+  } finally {
+    await model.dispose();
+    await llama.dispose();
+  }
+  return {
+    model: "synthetic tiny Qwen3 (random weights; Q8_0)",
+    threads: o.threads,
+    cpu: cpus()[0]?.model ?? "unknown",
+    cores: cpus().length,
+    node: process.version,
+    nodeLlamaCpp: "3.21.1",
+    compile,
+    decode,
+  };
+}
+
+function printTable(result: Record<string, unknown>): void {
+  const out: string[] = [];
+  out.push(`model: ${String(result.model)}, ${String(result.cores)} cores (${String(result.cpu)}), threads ${String(result.threads)}`);
+  out.push("", "compile (ms)                       format      cold   median  target  rules   KiB");
+  for (const c of result.compile as Record<string, number | string>[]) {
+    out.push(
+      `  ${String(c.tools).padEnd(32)} ${String(c.format).padEnd(10)} ${(c.coldMs as number).toFixed(2).padStart(6)} ${(c.medianMs as number).toFixed(2).padStart(7)}  ≤ ${String(c.targetMs).padStart(3)}  ${String(c.rules).padStart(5)} ${(c.kb as number).toFixed(0).padStart(5)}`,
+    );
+  }
+  out.push("", "decode (tiny model)                tokens  ms/token  × none  grammar parse ms");
+  for (const d of result.decode as DecodeRow[]) {
+    out.push(`  ${d.grammar.padEnd(32)} ${String(d.tokens).padStart(6)} ${d.msPerToken.toFixed(2).padStart(9)} ${d.ratio.toFixed(2).padStart(7)}  ${d.parseMs === undefined ? "" : d.parseMs.toFixed(1).padStart(8)}`);
+  }
+  process.stdout.write(out.join("\n") + "\n");
+}
+
+async function main(): Promise<void> {
+  const result = await runGrammarBench();
+  printTable(result);
+  mkdirSync(dirname(GRAMMAR_BENCH_DEFAULTS.out), { recursive: true });
+  writeFileSync(GRAMMAR_BENCH_DEFAULTS.out, JSON.stringify(result, null, 2) + "\n");
+  process.stdout.write(`\nwrote ${GRAMMAR_BENCH_DEFAULTS.out}\n`);
+}
+
+if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+  main().catch((e: unknown) => {
+    process.stderr.write(`qtc: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,112 @@
+// Jump-forward: the prober finds exactly the text a grammar forces, forced text is fed as the tokenizer's own
+// tokens, it is on by default in constrained mode and `jumpForward: false` turns it off.
+
+import type { Llama, LlamaModel, Token } from "node-llama-cpp";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { QWEN3_TOKENS } from "../../src/formats/index.js";
+import { HARNESS_TOOLS } from "../../src/harness/index.js";
+import { createRuntime, type GenerateRequest, type Runtime } from "../../src/index.js";
+import { createLlama } from "../../src/model/index.js";
+import { acceptForced, GrammarCache } from "../../src/runtime/grammar-state.js";
+import { ContinuationProber, grammarSpecialTokens, planTokens } from "../../src/runtime/jump-forward.js";
+import { computeTokenTables, type TokenTables } from "../../src/runtime/token-tables.js";
+import { tinyModelPath } from "../helpers/models.js";
+
+let llama: Llama;
+let vocab: LlamaModel;
+let tables: TokenTables;
+let grammars: GrammarCache;
+let rt: Runtime;
+
+beforeAll(async () => {
+  const path = await tinyModelPath();
+  llama = await createLlama({ gpu: "cpu" });
+  vocab = await llama.loadModel({ modelPath: path, vocabOnly: true });
+  tables = computeTokenTables(vocab);
+  grammars = new GrammarCache(llama, vocab);
+  rt = await createRuntime({ model: path, threads: 1, contextSize: 1024, sequences: 1 });
+});
+afterAll(async () => {
+  await rt?.close();
+  await vocab?.dispose();
+  await llama?.dispose();
+});
+
+const tokenize = (text: string) => vocab.tokenize(text, false) as number[];
+
+async function runOf(gbnf: string, before: string[] = []) {
+  const state = await grammars.stateFor(gbnf);
+  const prober = new ContinuationProber(tables, grammarSpecialTokens(gbnf));
+  for (const text of before) for (const t of vocab.tokenize(text, true)) expect(acceptForced(state, t)).toBe(true);
+  return prober.forcedRun(state, 1000);
+}
+
+describe("the prober", () => {
+  test("a literal grammar is forced to its end, special tokens included", async () => {
+    const run = await runOf(`root ::= <[${QWEN3_TOKENS.toolCallOpen.token}]> "\\n{\\"a\\": 1}" <[${QWEN3_TOKENS.toolCallClose.token}]>`);
+    expect(run).toEqual({
+      pieces: [
+        { kind: "special", token: QWEN3_TOKENS.toolCallOpen.token },
+        { kind: "text", text: '\n{"a": 1}' },
+        { kind: "special", token: QWEN3_TOKENS.toolCallClose.token },
+      ],
+      ends: true,
+    });
+  });
+
+  test("stops where the grammar allows two continuations, and where they share a prefix keeps the prefix", async () => {
+    expect(await runOf(`root ::= "ab" ("cd" | "ce")`)).toEqual({ pieces: [{ kind: "text", text: "abc" }], ends: false });
+    expect(await runOf(`root ::= "ab" [a-z]* "!"`)).toEqual({ pieces: [{ kind: "text", text: "ab" }], ends: false });
+    // Once a tool name's prefix is unique, the rest of it is forced.
+    expect(await runOf(`root ::= ("read_file" | "run_tests") "("`, ["re"])).toEqual({ pieces: [{ kind: "text", text: "ad_file(" }], ends: true });
+  });
+
+  test("a grammar that may end or go on is not forced", async () => {
+    expect(await runOf(`root ::= "a" "b"?`, ["a"])).toEqual({ pieces: [], ends: false });
+  });
+
+  test("planTokens: canonical tokens per text piece; the last token is held back before a free position", () => {
+    const text = '\n{"name": "read_file", "arguments": {"path": "';
+    const canonical = tokenize(text);
+    expect(planTokens({ pieces: [{ kind: "special", token: 1 }, { kind: "text", text }], ends: false }, tokenize).tokens).toEqual([1, ...canonical.slice(0, -1)]);
+    expect(planTokens({ pieces: [{ kind: "text", text }, { kind: "special", token: 2 }], ends: false }, tokenize).tokens).toEqual([...canonical, 2]);
+    expect(planTokens({ pieces: [{ kind: "text", text }], ends: true }, tokenize).tokens).toEqual(canonical);
+  });
+});
+
+describe("jump-forward in generation", () => {
+  const messages = [{ role: "user" as const, content: "Run the tests, please." }];
+  const req = (extra: Partial<GenerateRequest>): GenerateRequest => ({ messages, tools: [...HARNESS_TOOLS], maxTokens: 128, seed: 3, ...extra });
+
+  test.each(["hermes", "qwen3coder"] as const)("%s: a call the grammar fixes entirely is fed as the tokenizer's own tokens, none sampled", async (format) => {
+    const r = await rt.generate(req({ format, toolChoice: { name: "run_tests" } }));
+    expect(r.errors).toEqual([]);
+    expect(r.toolCalls.map((c) => c.name)).toEqual(["run_tests"]);
+    expect(r.usage.forcedTokens).toBe(r.usage.completionTokens);
+    expect(r.tokens).toEqual(vocab.tokenize(r.raw, true));
+    expect(vocab.detokenize(r.tokens as Token[], true)).toBe(r.raw);
+  });
+
+  test("the envelope before the first argument is forced as canonical tokens, its last token left to the model", async () => {
+    const r = await rt.generate(req({ toolChoice: { name: "read_file" } }));
+    expect(r.errors).toEqual([]);
+    const envelope = [QWEN3_TOKENS.toolCallOpen.token, ...tokenize('\n{"name": "read_file", "arguments": {"path": "')];
+    expect(r.tokens.slice(0, envelope.length - 1)).toEqual(envelope.slice(0, -1));
+    expect(r.usage.forcedTokens).toBeGreaterThanOrEqual(envelope.length - 1);
+  });
+
+  test("jumpForward: false samples every token of the call and still returns valid calls", async () => {
+    for (const format of ["hermes", "qwen3coder"] as const) {
+      const on = await rt.generate(req({ format, toolChoice: { name: "run_tests" } }));
+      const off = await rt.generate(req({ format, toolChoice: { name: "run_tests" }, jumpForward: false }));
+      expect(off.errors).toEqual([]);
+      expect(off.usage.forcedTokens).toBe(0);
+      expect(off.toolCalls.map((c) => c.name)).toEqual(["run_tests"]);
+      // The grammar admits one text only; without jump-forward the model spells it in tokens of its choosing.
+      expect(off.toolCalls[0]!.raw).toBe(on.toolCalls[0]!.raw);
+      const r = await rt.generate(req({ format, toolChoice: "required", jumpForward: false }));
+      expect(r.errors).toEqual([]);
+      expect(r.toolCalls.length).toBeGreaterThanOrEqual(1);
+    }
+  });
+});
