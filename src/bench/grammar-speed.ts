@@ -16,8 +16,8 @@ import { normalizeTools } from "../tools/normalize.js";
 import type { ToolDefinition } from "../tools/types.js";
 
 export const GRAMMAR_BENCH_DEFAULTS = Object.freeze({
-  /** Compiles timed per case (after 5 warm-up compiles); the median is reported. */
-  compileRuns: 50,
+  /** Compiles timed per case (after 30 warm-up compiles); the median is reported. */
+  compileRuns: 100,
   /** Seeded generations per grammar for the decode cost. */
   decodeRuns: 4,
   /** Token budget of each generation. */
@@ -68,7 +68,7 @@ function timeCompile(tools: ToolDefinition[], options: ToolGrammarOptions, runs:
   const first = compileToolGrammar(tools, options);
   const coldMs = performance.now() - t0;
   if (!first.ok) throw new Error(`${first.error.code}: ${first.error.message}`);
-  for (let i = 0; i < 5; i++) compileToolGrammar(tools, options);
+  for (let i = 0; i < 30; i++) compileToolGrammar(tools, options);
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     t0 = performance.now();

@@ -1,6 +1,20 @@
 // Owns: the canonical spelling of JSON values in calls (Python `json.dumps(…, ensure_ascii=False)`, which the
 // Qwen templates use: ", " and ": " separators, raw non-ASCII), and UTF-8 lengths.
 
+import { hermes } from "../formats/hermes.js";
+
+/**
+ * Separators of JSON values in calls, from the format definition: both Qwen templates write JSON with `tojson`
+ * (hermes for the whole call, qwen3coder for non-string parameter values), so hermes' body spelling is the one.
+ */
+export const JSON_SPELLING = Object.freeze({
+  itemSep: hermes.body.kind === "json" ? hermes.body.itemSep : ", ",
+  keySep: hermes.body.kind === "json" ? hermes.body.keySep : ": ",
+});
+/** Bytes of the separators (ASCII). */
+export const ITEM_SEP_BYTES = JSON_SPELLING.itemSep.length;
+export const KEY_SEP_BYTES = JSON_SPELLING.keySep.length;
+
 const ESCAPES: Readonly<Record<string, string>> = {
   '"': '\\"',
   "\\": "\\\\",
@@ -31,9 +45,10 @@ export function canonicalJson(value: unknown): string {
   if (value === null || typeof value === "boolean") return String(value);
   if (typeof value === "number") return Number.isFinite(value) ? JSON.stringify(value) : "null";
   if (typeof value === "string") return jsonString(value);
-  if (Array.isArray(value)) return "[" + value.map(canonicalJson).join(", ") + "]";
+  const { itemSep, keySep } = JSON_SPELLING;
+  if (Array.isArray(value)) return "[" + value.map(canonicalJson).join(itemSep) + "]";
   if (typeof value === "object") {
-    return "{" + Object.entries(value as Record<string, unknown>).map(([k, v]) => `${jsonString(k)}: ${canonicalJson(v)}`).join(", ") + "}";
+    return "{" + Object.entries(value as Record<string, unknown>).map(([k, v]) => jsonString(k) + keySep + canonicalJson(v)).join(itemSep) + "}";
   }
   return "null";
 }

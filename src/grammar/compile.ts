@@ -169,7 +169,9 @@ function xmlTyped(args: Node, schema: JsonSchema, ids: { next: number }): Node |
     if (node) props.push(node === p.node ? p : { ...p, node });
     else if (p.required) return undefined;
   }
-  return { ...d, id: ids.next++, props };
+  const extraTypes = d.extra ? typesOf(schema, info.extraSchema) : "any";
+  const extra = d.extra && extraTypes !== "any" && extraTypes.has("string") ? (stringsOnly(d.extra, ids) ?? null) : d.extra;
+  return { ...d, id: ids.next++, props, extra };
 }
 
 function toolError(tool: string, e: QtcError): QtcError {
@@ -193,6 +195,9 @@ function compileResolved(tools: readonly ToolDefinition[], o: Resolved): Result<
     return err({ code: "invalid_tool_choice", message: `tool_choice must be "auto", "required", "none" or {name}, got "${choice}"` });
   }
   const selected = choice === "none" ? [] : typeof choice === "object" ? tools.filter((t) => t.name === choice.name) : tools;
+  if (choice === "required" && tools.length === 0) {
+    return err({ code: "invalid_tool_choice", message: 'tool_choice "required" needs at least one tool' });
+  }
   const mode = choice === "none" ? "text" : choice === "auto" ? "auto" : "calls";
   const thinkCost = o.thinkingBudget === undefined ? 0 : thinkingTokens(o.thinkingBudget);
   const preface = mode === "auto" && o.phase === "start" ? Math.floor(o.maxTokens * o.prefaceShare) : 0;

@@ -1,14 +1,14 @@
 // Owns: GBNF for scalar values within a byte budget: strings (plain, format, character-class repeat, pattern),
 // integers, numbers, literals (enum/const), null and booleans. Each returns its expression and worst bytes.
 
-import { canonicalJson, jsonString, utf8Length } from "./canonical-json.js";
+import { canonicalJson, JSON_SPELLING, jsonString, utf8Length } from "./canonical-json.js";
 import { literal, type RuleSet } from "./gbnf.js";
 import { fitDigits, integerBytes, integerRule, MAX_DIGITS, numberBytes, numberRule } from "./numbers.js";
-import { MAX_REPEAT, setBytes, setExpr, universe } from "./regex-gbnf.js";
+import { emitPattern, MAX_REPEAT, setBytes, setExpr, universe } from "./regex-gbnf.js";
 import { intersect } from "./regex.js";
-import type { Node } from "./schema-ir.js";
+import type { Node } from "./schema-nodes.js";
 import { FORMAT_LENGTHS, formatRule } from "./string-formats.js";
-import { emitPattern, type StringPlanner } from "./string-plan.js";
+import type { StringPlanner } from "./string-plan.js";
 import type { TextChains } from "./text-chain.js";
 
 /** An emitted value: a GBNF expression and the most bytes it can spell. */
@@ -148,5 +148,5 @@ export function emitBoolean(ctx: ScalarContext, budget: number, raw: boolean): E
 
 /** `"name": ` as a GBNF literal. */
 export function keyLiteral(name: string): string {
-  return literal(jsonString(name) + ": ");
+  return literal(jsonString(name) + JSON_SPELLING.keySep);
 }

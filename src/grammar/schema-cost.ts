@@ -2,9 +2,9 @@
 // needs, the most it can ever spell (Infinity when unbounded), and how a budget is split among the parts of an
 // object, a tuple or a repetition.
 
-import { canonicalJson, utf8Length } from "./canonical-json.js";
+import { canonicalJson, ITEM_SEP_BYTES as SEP, KEY_SEP_BYTES, utf8Length } from "./canonical-json.js";
 import { digitsCost, integerBytes, numberBytes } from "./numbers.js";
-import { deref, type Node } from "./schema-ir.js";
+import type { Node } from "./schema-nodes.js";
 import { FORMAT_LENGTHS } from "./string-formats.js";
 import type { StringPlan } from "./string-plan.js";
 
@@ -85,12 +85,12 @@ export class Costs {
         for (let i = 0; i < n.minItems; i++) {
           const item = i < n.prefix.length ? n.prefix[i]! : n.items;
           if (!item) return Infinity;
-          total += child(item) + (i > 0 ? 2 : 0);
+          total += child(item) + (i > 0 ? SEP : 0);
         }
         return total;
       }
       case "object":
-        return 2 + n.props.filter((p) => p.required).reduce((sum, p) => sum + keyBytes(p.name) + child(p.node) + 2, 0);
+        return 2 + n.props.filter((p) => p.required).reduce((sum, p) => sum + keyBytes(p.name) + child(p.node) + SEP, 0);
     }
   }
 
@@ -127,19 +127,19 @@ export class Costs {
         const count = n.items === null ? Math.min(n.prefix.length, n.maxItems ?? Infinity) : n.maxItems;
         if (count === undefined) return Infinity;
         let total = 2;
-        for (let i = 0; i < count; i++) total += this.max(i < n.prefix.length ? n.prefix[i]! : n.items!) + 2;
+        for (let i = 0; i < count; i++) total += this.max(i < n.prefix.length ? n.prefix[i]! : n.items!) + SEP;
         return total;
       }
       case "object":
         if (n.extra) return Infinity;
-        return 2 + n.props.reduce((sum, p) => sum + keyBytes(p.name) + this.max(p.node) + 2, 0);
+        return 2 + n.props.reduce((sum, p) => sum + keyBytes(p.name) + this.max(p.node) + SEP, 0);
     }
   }
 }
 
 /** Bytes of `"name": ` in canonical JSON. */
 export function keyBytes(name: string): number {
-  return utf8Length(canonicalJson(name)) + 2;
+  return utf8Length(canonicalJson(name)) + KEY_SEP_BYTES;
 }
 
 /** Bytes of a literal value: canonical JSON, or the raw text of a string in a qwen3coder value. */

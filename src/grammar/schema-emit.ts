@@ -2,7 +2,7 @@
 // objects (required and optional members in schema order, bounded extra keys) and a qwen3coder parameter list.
 // Budgets shrink at every level, so recursive schemas end when no budget is left for another level.
 
-import { jsonString, utf8Length } from "./canonical-json.js";
+import { ITEM_SEP_BYTES as SEP, JSON_SPELLING, KEY_SEP_BYTES, utf8Length } from "./canonical-json.js";
 import {
   type Emitted,
   emitBoolean,
@@ -24,7 +24,7 @@ import {
   keyBytes,
   planRepeat,
 } from "./schema-cost.js";
-import { deref, type Node } from "./schema-ir.js";
+import { deref, type Node } from "./schema-nodes.js";
 
 export type { Emitted };
 
@@ -106,19 +106,19 @@ export class ValueEmitter {
     const restMin = Math.max(0, n.minItems - prefix.length);
     const itemCost = n.items ? this.cost(n.items) : { min: 0, max: 0 };
     const restCost = (): Cost => ({
-      min: restMin * (itemCost.min + 2),
-      max: Number.isFinite(restMax) && Number.isFinite(itemCost.max) ? restMax * (itemCost.max + 2) : Infinity,
+      min: restMin * (itemCost.min + SEP),
+      max: Number.isFinite(restMax) && Number.isFinite(itemCost.max) ? restMax * (itemCost.max + SEP) : Infinity,
     });
     // Positions beyond minItems are optional: drop the last ones while the least spelling does not fit.
     const costs = prefix.map((p) => this.cost(p));
     let kept = prefix.length;
     const restLeast = restMax > 0 ? restCost().min : 0;
-    let least = 2 + costs.reduce((s, c) => s + c.min + 2, 0) + restLeast;
-    while (kept > n.minItems && least > budget) least -= costs[--kept]!.min + 2;
+    let least = 2 + costs.reduce((s, c) => s + c.min + SEP, 0) + restLeast;
+    while (kept > n.minItems && least > budget) least -= costs[--kept]!.min + SEP;
     if (least > budget) return undefined;
     const useRest = restMax > 0 && kept === prefix.length;
     const consumers = [...costs.slice(0, kept), ...(useRest ? [restCost()] : [])];
-    const shares = allocate(budget - 2 - 2 * kept, consumers);
+    const shares = allocate(budget - 2 - SEP * kept, consumers);
     if (!shares) return undefined;
     const elems: Emitted[] = [];
     for (let i = 0; i < kept; i++) {
@@ -129,7 +129,7 @@ export class ValueEmitter {
     let count = 0;
     let item: Emitted | undefined;
     if (useRest) {
-      const plan = planRepeat(shares[kept]!, itemCost, 2, restMin, Math.min(restMax, 1000));
+      const plan = planRepeat(shares[kept]!, itemCost, SEP, restMin, Math.min(restMax, 1000));
       if (!plan) return undefined;
       count = plan.count;
       if (count > 0) {
@@ -138,20 +138,20 @@ export class ValueEmitter {
       }
     }
     const total = kept + count;
-    const worst = 2 + elems.reduce((s, e) => s + e.worst, 0) + count * (item?.worst ?? 0) + 2 * Math.max(0, total - 1);
+    const worst = 2 + elems.reduce((s, e) => s + e.worst, 0) + count * (item?.worst ?? 0) + SEP * Math.max(0, total - 1);
     let body: string;
     if (kept === 0) {
       if (count === 0 || !item) body = '"[]"';
       else {
-        const next = r.add(`${n.hint}-next`, `", " ${item.expr}`);
+        const next = r.add(`${n.hint}-next`, `${literal(JSON_SPELLING.itemSep)} ${item.expr}`);
         const more = repeat(next, Math.max(0, n.minItems - 1), count - 1);
         body = n.minItems >= 1 ? `"[" ${item.expr} ${more} "]"` : `"[" (${item.expr} ${more})? "]"`;
       }
     } else {
       let tail = "";
-      if (count > 0 && item) tail = repeat(r.add(`${n.hint}-next`, `", " ${item.expr}`), restMin, count);
+      if (count > 0 && item) tail = repeat(r.add(`${n.hint}-next`, `${literal(JSON_SPELLING.itemSep)} ${item.expr}`), restMin, count);
       for (let i = kept - 1; i >= 1; i--) {
-        const seg = `", " ${elems[i]!.expr}${tail ? " " + tail : ""}`;
+        const seg = `${literal(JSON_SPELLING.itemSep)} ${elems[i]!.expr}${tail ? " " + tail : ""}`;
         tail = i < n.minItems ? seg : `(${seg})?`;
       }
       const first = `${elems[0]!.expr}${tail ? " " + tail : ""}`;
@@ -161,11 +161,12 @@ export class ValueEmitter {
   }
 
   private emitObject(n: Node & { k: "object" }, budget: number): Emitted | undefined {
-    const members = this.planMembers(n, budget - 2, (name) => keyBytes(name) + 2, 2 + EXTRA_KEY_BYTES + 2 + 2, DEFAULT_EXTRA_KEYS, false, 2);
+    const extraOverhead = SEP + EXTRA_KEY_BYTES + 2 + KEY_SEP_BYTES;
+    const members = this.planMembers(n, budget - 2, (name) => keyBytes(name) + SEP, extraOverhead, DEFAULT_EXTRA_KEYS, false, SEP);
     if (!members) return undefined;
     const items: Member[] = members.props.map((m) => ({ expr: `${keyLiteral(m.name)} ${m.value.expr}`, optional: m.optional }));
-    const extra = members.extra && { expr: `"\\"" ${this.extraKey(n)} "\\": " ${members.extra.value.expr}`, count: members.extra.count };
-    const inner = this.members(n.hint, items, extra, '", "');
+    const extra = members.extra && { expr: `"\\"" ${this.extraKey(n)} ${literal(`"${JSON_SPELLING.keySep}`)} ${members.extra.value.expr}`, count: members.extra.count };
+    const inner = this.members(n.hint, items, extra, literal(JSON_SPELLING.itemSep));
     const body = inner ? `"{" ${inner} "}"` : '"{}"';
     return { expr: this.ctx.rules.add(n.hint, body), worst: 2 + members.worst };
   }
@@ -343,4 +344,3 @@ function classMinus(base: string, remove: ReadonlySet<string>): string | undefin
   return charClass(ranges);
 }
 
-export { jsonString };

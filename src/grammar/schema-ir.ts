@@ -4,7 +4,6 @@
 
 import { err, ok, type Result } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
-import type { Bound } from "./numbers.js";
 import { parsePattern, type ParsedPattern } from "./regex.js";
 import {
   deepEqual,
@@ -18,38 +17,11 @@ import {
   unsupported,
 } from "./schema-keywords.js";
 import { isSupportedFormat, type StringFormat } from "./string-formats.js";
-import { shapeString, type StringShape } from "./string-plan.js";
+import { shapeString } from "./string-plan.js";
+import type { Bound } from "./numbers.js";
+import { type Body, disjoint, type Node, type Prop, typeAccepts } from "./schema-nodes.js";
 
-export interface Prop {
-  name: string;
-  node: Node;
-  required: boolean;
-}
-
-interface Base {
-  id: number;
-  /** JSON pointer of the schema this node came from. */
-  path: string;
-  /** Rule-name hint, e.g. `read-file-args-path`. */
-  hint: string;
-}
-
-export type Node = Base &
-  (
-    | { k: "null" }
-    | { k: "boolean" }
-    | { k: "literal"; values: readonly unknown[] }
-    | { k: "integer"; lo?: number; hi?: number }
-    | { k: "number"; lo?: Bound; hi?: Bound }
-    | ({ k: "string" } & StringShape)
-    | { k: "array"; prefix: Node[]; items: Node | null; minItems: number; maxItems?: number }
-    | { k: "object"; props: Prop[]; extra: Node | null }
-    | { k: "union"; options: Node[] }
-    | { k: "ref"; target: Node | undefined }
-  );
-
-export type Kind = Node["k"];
-type Body = Node extends infer N ? (N extends Node ? Omit<N, keyof Base> : never) : never;
+export { deref, disjoint, type Kind, type Node, type Prop } from "./schema-nodes.js";
 
 const MAX_MERGE_DEPTH = 32;
 const JSON_TYPES = ["null", "boolean", "integer", "number", "string", "array", "object"];
@@ -59,28 +31,6 @@ const FAMILIES: Record<string, readonly string[]> = {
   string: ["minLength", "maxLength", "pattern", "format"],
   number: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
 };
-
-/** Follow ref nodes to the node they stand for. */
-export function deref(node: Node): Node {
-  let n = node;
-  for (let i = 0; n.k === "ref" && i < 64; i++) {
-    if (!n.target) throw new Error(`internal: unresolved ref ${n.path}`);
-    n = n.target;
-  }
-  return n;
-}
-
-function jsonTypeOf(v: unknown): string {
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "array";
-  if (typeof v === "number") return Number.isInteger(v) ? "integer" : "number";
-  return typeof v;
-}
-
-function typeAccepts(type: string, v: unknown): boolean {
-  const t = jsonTypeOf(v);
-  return t === type || (type === "number" && t === "integer");
-}
 
 /** Lower a schema (the whole document, for `$ref`s) into a value tree. */
 export function lowerSchema(root: JsonSchema | boolean, hint: string, ids: { next: number } = { next: 0 }): Result<Node> {
@@ -433,38 +383,4 @@ function bounds(
     [hi, hiKey] = [{ value: s.exclusiveMaximum, open: true }, "exclusiveMaximum"];
   }
   return ok({ lo, hi, loKey, hiKey });
-}
-
-/** Whether no value can match both nodes (conservative: false when unsure). */
-export function disjoint(a: Node, b: Node): boolean {
-  const x = deref(a);
-  const y = deref(b);
-  if (x.k === "union") return x.options.every((o) => disjoint(o, y));
-  if (y.k === "union") return y.options.every((o) => disjoint(x, o));
-  if (x.k === "literal" && y.k === "literal") return x.values.every((v) => !y.values.some((w) => deepEqual(v, w)));
-  if (x.k === "literal") return x.values.every((v) => !kindAccepts(y, v));
-  if (y.k === "literal") return y.values.every((v) => !kindAccepts(x, v));
-  const kx = kindOf(x);
-  const ky = kindOf(y);
-  if (kx !== ky) return true;
-  if (x.k === "object" && y.k === "object") {
-    for (const p of x.props) {
-      const q = y.props.find((r) => r.name === p.name);
-      if (p.required && !q && y.extra === null) return true;
-      if (q && p.required && q.required && disjoint(p.node, q.node)) return true;
-    }
-    for (const q of y.props) if (q.required && !x.props.some((p) => p.name === q.name) && x.extra === null) return true;
-  }
-  return false;
-}
-
-function kindOf(n: Node): string {
-  return n.k === "integer" ? "number" : n.k;
-}
-
-function kindAccepts(n: Node, v: unknown): boolean {
-  const t = jsonTypeOf(v);
-  const k = kindOf(n);
-  if (k === "number") return t === "integer" || (t === "number" && n.k === "number");
-  return k === t;
 }

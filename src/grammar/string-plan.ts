@@ -4,7 +4,7 @@
 
 import { err, ok, type Result } from "../errors.js";
 import type { CodeRange } from "./gbnf.js";
-import { emitPattern, type PreparedPattern, preparePattern, setBytes, universe } from "./regex-gbnf.js";
+import { type PreparedPattern, preparePattern, setBytes, universe } from "./regex-gbnf.js";
 import { intersect, type ParsedPattern } from "./regex.js";
 import { pointer, unsupported } from "./schema-keywords.js";
 import { FORMAT_LENGTHS, type StringFormat } from "./string-formats.js";
@@ -104,4 +104,3 @@ export class StringPlanner {
   }
 }
 
-export { emitPattern };

@@ -179,10 +179,11 @@ class ModelRuntime implements Runtime {
     }
     let raw = "";
     let outcome: TurnOutcome | undefined;
+    let turn: ReturnType<typeof runTurn> | undefined;
     try {
       const reused = await reusePrefix(sequence, promptTokens, this.opened.context.batchSize);
       const env = request.logitBias && Object.keys(request.logitBias).length > 0 ? { ...this.env, biases: this.biasesFor(request.logitBias) } : this.env;
-      const turn = runTurn(sequence, env, {
+      turn = runTurn(sequence, env, {
         ...req,
         promptTokens: [...promptTokens],
         reusedPromptTokens: reused,
@@ -200,6 +201,8 @@ class ModelRuntime implements Runtime {
         for (const event of parser.feed(step.value)) yield* toGenerateEvents(event, callIndex);
       }
     } finally {
+      // A consumer that stops iterating early leaves the turn suspended: end it before the sequence is reused.
+      if (!outcome) await turn?.return(undefined as never).catch(() => undefined);
       this.pool.release(sequence);
     }
     if (!outcome) throw new QtcException({ code: "internal", message: "the turn ended without an outcome" }, 1);

@@ -97,11 +97,22 @@ describe("envelope and tool choice", () => {
     }
   });
 
+  it("qwen3coder writes a parameter whose schema allows strings only as a string (the parser reads it as text)", async () => {
+    const tool = { name: "set", parameters: { type: "object", properties: { v: { anyOf: [{ type: "string", maxLength: 3 }, { type: "integer" }] } }, required: ["v"] } };
+    const c = await GrammarChecker.create(model, compiled({ format: "qwen3coder", toolChoice: "required" }, [tool]));
+    expect(c.checkText(renderCall("qwen3coder", "set", { v: "abc" })).accepted).toBe(true);
+    expect(c.checkText(renderCall("qwen3coder", "set", { v: 12345 })).accepted).toBe(false);
+    const h = await GrammarChecker.create(model, compiled({ format: "hermes", toolChoice: "required" }, [tool]));
+    expect(h.checkText(renderCall("hermes", "set", { v: 12345 })).accepted).toBe(true);
+  });
+
   it("refuses a named tool choice that names no declared tool, and required when nothing fits", () => {
     const named = compileToolGrammar(harness, { toolChoice: { name: "nope" } });
     expect(named.ok ? undefined : named.error.code).toBe("invalid_tool_choice");
     const tiny = compileToolGrammar(harness, { toolChoice: "required", maxTokens: 20 });
     expect(tiny.ok ? undefined : tiny.error.code).toBe("budget_too_small");
+    const none = compileToolGrammar([], { toolChoice: "required" });
+    expect(none.ok ? undefined : none.error.code).toBe("invalid_tool_choice");
   });
 });
 

@@ -2,10 +2,13 @@
 // formats × tool choice `required`, 50 seeded constrained generations each, with maxTokens spread from the
 // smallest budget the call fits (at least 64) to 512: every output is valid calls for the post-parser, and none is
 // cut off by the budget (the turn ends when the grammar ends, or by the runtime's rule that a turn ends after a
-// call when fewer tokens are left than one more call may take).
+// call when fewer tokens are left than one more call may take). Each call also stays within the grammar's
+// worst-case size (bytes, tags counted as one token each), and the adversary gets close to it: the budget is
+// exercised, not just respected.
 
 import type { LlamaContext, LlamaModel } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getFormat } from "../../src/formats/index.js";
 import { compileToolGrammar } from "../../src/grammar/index.js";
 import { parse } from "../../src/parse/index.js";
 import { Generator } from "./generate.js";
@@ -59,6 +62,7 @@ describe("constrained generation with the tiny synthetic model", () => {
         const lo = leastBudget(entry);
         expect(lo).toBeGreaterThanOrEqual(64);
         const failures: string[] = [];
+        let closest = 0;
         for (let i = 0; i < RUNS; i++) {
           const maxTokens = lo + Math.round((i * (512 - lo)) / (RUNS - 1));
           const compiled = compileToolGrammar([entry.tool], { format, toolChoice: "required", maxTokens, maxCalls: 3 });
@@ -66,7 +70,12 @@ describe("constrained generation with the tiny synthetic model", () => {
           const seed = 1 + i + 1000 * SCHEMAS.indexOf(name) + (format === "hermes" ? 0 : 500);
           const g = await generator.run(compiled.value, { maxTokens, seed, prompt: PROMPT });
           const parsed = parse(g.text, { tools: [entry.tool], format });
+          const worst = compiled.value.worstCaseCallTokens - 1;
+          const { open, close } = getFormat(format);
+          const sizes = parsed.calls.map((c) => Buffer.byteLength(c.raw) - open.text.length - close.text.length + 2);
+          closest = Math.max(closest, ...sizes.map((b) => b / worst));
           const problems = [
+            sizes.some((b) => b > worst) ? `a call of ${Math.max(...sizes)} bytes over the worst case ${worst}` : "",
             g.stop === "cut-off" || g.tokens > maxTokens ? `cut off at ${g.tokens}/${maxTokens} tokens` : "",
             parsed.calls.length === 0 ? "no call" : "",
             parsed.errors.length > 0 ? parsed.errors.map((e) => `${e.reason}: ${e.message}`).join("; ") : "",
@@ -76,6 +85,7 @@ describe("constrained generation with the tiny synthetic model", () => {
           total++;
         }
         expect(failures).toEqual([]);
+        expect(closest, "largest call / worst case").toBeGreaterThanOrEqual(0.8);
       });
     }
   }

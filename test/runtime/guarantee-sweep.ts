@@ -79,7 +79,8 @@ export function guaranteeSweep(format: FormatId, offset: number): void {
       expect(new Set(results.flatMap((r) => r.toolCalls.map((c) => c.name)))).toEqual(new Set(NAMES));
     }, 1_800_000);
 
-    const picked = indexes.filter((_, k) => k % UNCONSTRAINED_EVERY === 0);
+    // One in every UNCONSTRAINED_EVERY, staggered so the picks cover every tool, tool choice and budget range.
+    const picked = indexes.filter((_, k) => k % UNCONSTRAINED_EVERY === Math.floor(k / UNCONSTRAINED_EVERY) % UNCONSTRAINED_EVERY);
     test(`the same ${format} requests unconstrained (every ${UNCONSTRAINED_EVERY}th: ${picked.length}) return the model's text, judged by the parser, without throwing`, async () => {
       const results = await pool(picked.length, (k) => rt.generate({ ...sweepRequest(picked[k]!, format), mode: "unconstrained" }));
       for (const [k, r] of results.entries()) {
@@ -90,6 +91,7 @@ export function guaranteeSweep(format: FormatId, offset: number): void {
         // Judged by the parser: every detected block is a valid call or an error with a reason.
         expect(r.diagnostics.detected).toBe(r.toolCalls.length + r.errors.length);
       }
+      expect(new Set(picked.map((i) => JSON.stringify(sweepRequest(i, format).toolChoice))).size).toBe(NAMES.length + 1);
     }, 1_800_000);
   });
 }

@@ -65,12 +65,11 @@ describe("the prober", () => {
     expect(await runOf(`root ::= "a" "b"?`, ["a"])).toEqual({ pieces: [], ends: false });
   });
 
-  test("planTokens: canonical tokens per text piece; the last token is held back before a free position", () => {
+  test("planTokens: the tokenizer's own tokens for each text piece, special tokens as they are", () => {
     const text = '\n{"name": "read_file", "arguments": {"path": "';
     const canonical = tokenize(text);
-    expect(planTokens({ pieces: [{ kind: "special", token: 1 }, { kind: "text", text }], ends: false }, tokenize).tokens).toEqual([1, ...canonical.slice(0, -1)]);
-    expect(planTokens({ pieces: [{ kind: "text", text }, { kind: "special", token: 2 }], ends: false }, tokenize).tokens).toEqual([...canonical, 2]);
-    expect(planTokens({ pieces: [{ kind: "text", text }], ends: true }, tokenize).tokens).toEqual(canonical);
+    expect(planTokens({ pieces: [{ kind: "special", token: 1 }, { kind: "text", text }], ends: false }, tokenize)).toEqual({ tokens: [1, ...canonical], ends: false });
+    expect(planTokens({ pieces: [{ kind: "text", text }, { kind: "special", token: 2 }], ends: true }, tokenize)).toEqual({ tokens: [...canonical, 2], ends: true });
   });
 });
 
@@ -87,12 +86,12 @@ describe("jump-forward in generation", () => {
     expect(vocab.detokenize(r.tokens as Token[], true)).toBe(r.raw);
   });
 
-  test("the envelope before the first argument is forced as canonical tokens, its last token left to the model", async () => {
+  test("the envelope before the first argument is forced as the tokenizer's own tokens", async () => {
     const r = await rt.generate(req({ toolChoice: { name: "read_file" } }));
     expect(r.errors).toEqual([]);
     const envelope = [QWEN3_TOKENS.toolCallOpen.token, ...tokenize('\n{"name": "read_file", "arguments": {"path": "')];
-    expect(r.tokens.slice(0, envelope.length - 1)).toEqual(envelope.slice(0, -1));
-    expect(r.usage.forcedTokens).toBeGreaterThanOrEqual(envelope.length - 1);
+    expect(r.tokens.slice(0, envelope.length)).toEqual(envelope);
+    expect(r.usage.forcedTokens).toBeGreaterThanOrEqual(envelope.length);
   });
 
   test("jumpForward: false samples every token of the call and still returns valid calls", async () => {

@@ -159,6 +159,15 @@ describe("runtime", () => {
     expect(r.usage.completionTokens).toBe(0);
   });
 
+  test("a consumer that stops reading a stream frees its sequence; the next request runs normally", async () => {
+    for await (const event of rt.stream({ ...base, mode: "unconstrained", maxTokens: 200 })) {
+      if (event.type === "text-delta") break;
+    }
+    expect(rt.load.busy).toBe(0);
+    const r = await rt.generate({ ...base, toolChoice: "required" });
+    expectValidCalls(r);
+  });
+
   test("4 concurrent generates on one runtime all complete with valid calls, and a 5th waits for a sequence", async () => {
     const reqs = [0, 1, 2, 3, 4].map((i) => ({ ...base, toolChoice: "required" as const, seed: 100 + i }));
     const pending = reqs.map((req) => rt.generate(req));

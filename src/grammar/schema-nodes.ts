@@ -1,0 +1,93 @@
+// Owns: the compiler's value tree (one node kind per kind of JSON value): its types, following refs, and the
+// disjointness test that decides whether a oneOf can be a plain union.
+
+import type { Bound } from "./numbers.js";
+import { deepEqual } from "./schema-keywords.js";
+import type { StringShape } from "./string-plan.js";
+
+export interface Prop {
+  name: string;
+  node: Node;
+  required: boolean;
+}
+
+export interface Base {
+  id: number;
+  /** JSON pointer of the schema this node came from. */
+  path: string;
+  /** Rule-name hint, e.g. `read-file-args-path`. */
+  hint: string;
+}
+
+export type Node = Base &
+  (
+    | { k: "null" }
+    | { k: "boolean" }
+    | { k: "literal"; values: readonly unknown[] }
+    | { k: "integer"; lo?: number; hi?: number }
+    | { k: "number"; lo?: Bound; hi?: Bound }
+    | ({ k: "string" } & StringShape)
+    | { k: "array"; prefix: Node[]; items: Node | null; minItems: number; maxItems?: number }
+    | { k: "object"; props: Prop[]; extra: Node | null }
+    | { k: "union"; options: Node[] }
+    | { k: "ref"; target: Node | undefined }
+  );
+
+export type Kind = Node["k"];
+export type Body = Node extends infer N ? (N extends Node ? Omit<N, keyof Base> : never) : never;
+
+/** Follow ref nodes to the node they stand for. */
+export function deref(node: Node): Node {
+  let n = node;
+  for (let i = 0; n.k === "ref" && i < 64; i++) {
+    if (!n.target) throw new Error(`internal: unresolved ref ${n.path}`);
+    n = n.target;
+  }
+  return n;
+}
+
+export function jsonTypeOf(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "array";
+  if (typeof v === "number") return Number.isInteger(v) ? "integer" : "number";
+  return typeof v;
+}
+
+export function typeAccepts(type: string, v: unknown): boolean {
+  const t = jsonTypeOf(v);
+  return t === type || (type === "number" && t === "integer");
+}
+
+/** Whether no value can match both nodes (conservative: false when unsure). */
+export function disjoint(a: Node, b: Node): boolean {
+  const x = deref(a);
+  const y = deref(b);
+  if (x.k === "union") return x.options.every((o) => disjoint(o, y));
+  if (y.k === "union") return y.options.every((o) => disjoint(x, o));
+  if (x.k === "literal" && y.k === "literal") return x.values.every((v) => !y.values.some((w) => deepEqual(v, w)));
+  if (x.k === "literal") return x.values.every((v) => !kindAccepts(y, v));
+  if (y.k === "literal") return y.values.every((v) => !kindAccepts(x, v));
+  const kx = kindOf(x);
+  const ky = kindOf(y);
+  if (kx !== ky) return true;
+  if (x.k === "object" && y.k === "object") {
+    for (const p of x.props) {
+      const q = y.props.find((r) => r.name === p.name);
+      if (p.required && !q && y.extra === null) return true;
+      if (q && p.required && q.required && disjoint(p.node, q.node)) return true;
+    }
+    for (const q of y.props) if (q.required && !x.props.some((p) => p.name === q.name) && x.extra === null) return true;
+  }
+  return false;
+}
+
+function kindOf(n: Node): string {
+  return n.k === "integer" ? "number" : n.k;
+}
+
+function kindAccepts(n: Node, v: unknown): boolean {
+  const t = jsonTypeOf(v);
+  const k = kindOf(n);
+  if (k === "number") return t === "integer" || (t === "number" && n.k === "number");
+  return k === t;
+}
