@@ -54,7 +54,7 @@ export async function readQwen3ChatTemplate(): Promise<string> {
 
 /**
  * Read the Qwen3 tokenizer: the BPE vocabulary (151,643 tokens), the 26 added tokens (`<|…|>` ones CONTROL, the
- * others such as `<tool_call>` and `<think>` USER_DEFINED), padding to 151,936 with `[PAD<id>]` UNUSED tokens.
+ * others such as the tool-call and think tags USER_DEFINED), padding to 151,936 with `[PAD<id>]` UNUSED tokens.
  */
 export async function readQwen3Vocab(): Promise<Qwen3Vocab> {
   const files = qwen3TokenizerFiles();
