@@ -91,6 +91,8 @@ export interface CreateContextOptions {
   threads?: number;
   /** Default: LOAD_DEFAULTS.sequences (1). */
   sequences?: number;
+  /** A LoRA adapter GGUF that llama.cpp applies on top of the model. Default: none. */
+  lora?: string;
 }
 
 /** Create a context with an explicit size and thread count. Throws `model_load_failed` (exit 1), e.g. out of memory. */
@@ -98,9 +100,15 @@ export async function createContext(model: LlamaModel, opts: CreateContextOption
   const contextSize = opts.contextSize ?? LOAD_DEFAULTS.contextSize;
   const threads = opts.threads ?? LOAD_DEFAULTS.threads;
   try {
-    return await model.createContext({ contextSize, threads, sequences: opts.sequences ?? LOAD_DEFAULTS.sequences });
+    return await model.createContext({
+      contextSize,
+      threads,
+      sequences: opts.sequences ?? LOAD_DEFAULTS.sequences,
+      ...(opts.lora ? { lora: { adapters: [{ filePath: opts.lora }] } } : {}),
+    });
   } catch (e) {
-    fail("model_load_failed", `could not create a ${contextSize}-token context: ${firstLine(e)}`, { exitCode: 1 });
+    const what = opts.lora ? ` with LoRA adapter ${opts.lora}` : "";
+    fail("model_load_failed", `could not create a ${contextSize}-token context${what}: ${firstLine(e)}`, { exitCode: 1 });
   }
 }
 
@@ -113,7 +121,7 @@ export interface OpenedModel {
   context: LlamaContext;
   resolved: ResolvedModel;
   /** The settings actually used, for reports. */
-  settings: { gpu: string | false; threads: number; contextSize: number; sequences: number };
+  settings: { gpu: string | false; threads: number; contextSize: number; sequences: number; lora?: string };
   dispose(): Promise<void>;
 }
 
@@ -131,7 +139,7 @@ export async function openModel(spec: string | undefined, opts: OpenModelOptions
       model: loaded,
       context,
       resolved,
-      settings: { gpu: llama.gpu, threads: context.currentThreads, contextSize: context.contextSize, sequences: context.totalSequences },
+      settings: { gpu: llama.gpu, threads: context.currentThreads, contextSize: context.contextSize, sequences: context.totalSequences, ...(opts.lora ? { lora: opts.lora } : {}) },
       async dispose() {
         await context.dispose();
         await loaded.dispose();

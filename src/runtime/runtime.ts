@@ -34,6 +34,8 @@ export interface RuntimeOptions {
   format?: FormatId;
   /** Where models are cached. Default: `$QTC_MODELS_DIR` or `<package root>/models`. */
   modelsDir?: string;
+  /** A LoRA adapter GGUF applied on top of the model (a model-level fix the bench compares). Default: none. */
+  lora?: string;
 }
 
 export interface ModelInfo {
@@ -78,6 +80,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     contextSize: options.contextSize ?? RUNTIME_DEFAULTS.contextSize,
     sequences,
     modelsDir: options.modelsDir,
+    lora: options.lora,
   });
   try {
     return new ModelRuntime(opened, options.format);
