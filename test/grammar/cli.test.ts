@@ -5,10 +5,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { main } from "../../src/cli/cli.js";
 import { compileToolGrammar } from "../../src/grammar/index.js";
 import { normalizeTools } from "../../src/tools/index.js";
 import { renderCall } from "./helpers.js";
+import { runCli } from "../helpers/cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "qtc-grammar-cli-"));
 const write = (name: string, text: string) => {
@@ -18,19 +18,7 @@ const write = (name: string, text: string) => {
 };
 const toolsPath = new URL("../../grammars/harness-tools.json", import.meta.url).pathname;
 
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
-  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true));
-  try {
-    const code = await main(["node", "qtc", "grammar", ...args]);
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
+const run = (args: string[]) => runCli(["grammar", ...args]);
 
 afterEach(() => {
   process.exitCode = undefined;

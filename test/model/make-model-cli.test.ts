@@ -5,8 +5,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
-import { main } from "../../src/cli/cli.js";
 import { tinyModelPath } from "../helpers/models.js";
+import { runCli } from "../helpers/cli.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -20,16 +20,7 @@ afterEach(() => {
   vi.unstubAllEnvs();
 });
 
-/** Run the CLI in-process; returns the exit code and what it wrote. */
-async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  vi.spyOn(process.stderr, "write").mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  const code = await main(["node", "qtc", ...args]);
-  vi.restoreAllMocks();
-  return { code, stdout, stderr };
-}
+const run = (...args: string[]) => runCli(args);
 
 describe("qtc make-model", () => {
   test.each([

@@ -5,8 +5,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { main } from "../../src/cli/cli.js";
 import { jsonCall, TOOLS, xmlCall } from "./helpers.js";
+import { runCli } from "../helpers/cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "qtc-parse-cli-"));
 const write = (name: string, text: string) => {
@@ -18,19 +18,7 @@ const toolsFile = write("tools.json", JSON.stringify(TOOLS));
 const output = `<think>hm</think>\nSure.\n${xmlCall("read_file", { path: "src/index.ts" })}\n${jsonCall("delete_everything", {})}`;
 const outputFile = write("out.txt", output);
 
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
-  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true));
-  try {
-    const code = await main(["node", "qtc", "parse", ...args]);
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
+const run = (args: string[]) => runCli(["parse", ...args]);
 
 afterEach(() => {
   process.exitCode = undefined;

@@ -5,12 +5,12 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
-import { main } from "../../src/cli/cli.js";
 import { QtcException } from "../../src/errors.js";
 import { HARNESS_TOOLS } from "../../src/harness/index.js";
 import { generateOnce } from "../../src/runtime/index.js";
 import { loadToolsFile } from "../../src/tools/index.js";
 import { tinyModelPath } from "../helpers/models.js";
+import { runCli } from "../helpers/cli.js";
 
 let dir: string;
 let toolsFile: string;
@@ -28,15 +28,7 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  vi.spyOn(process.stderr, "write").mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  const code = await main(["node", "qtc", ...args]);
-  vi.restoreAllMocks();
-  return { code, stdout, stderr };
-}
+const run = (...args: string[]) => runCli(args);
 
 const common = ["--threads", "1", "--context-size", "1024", "--gpu", "cpu"];
 
