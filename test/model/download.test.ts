@@ -10,6 +10,7 @@ import { QtcException } from "../../src/errors.js";
 import { pullModel, remoteModelOf, resolveHfEndpoint } from "../../src/model/download.js";
 import { resolveModel } from "../../src/model/resolve.js";
 import { tinyModelPath } from "../helpers/models.js";
+import { qtcFailure } from "../helpers/errors.js";
 
 // The real download path (node-llama-cpp's downloader) against a server on 127.0.0.1 that serves the synthetic
 // tiny GGUF under any path containing "/good", with range requests, and 404 for everything else. No network.
@@ -57,15 +58,7 @@ afterAll(async () => {
 });
 
 const sha = async (path: string) => createHash("sha256").update(await readFile(path)).digest("hex");
-const failure = async (p: Promise<unknown>): Promise<QtcException> => {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof QtcException) return e;
-    throw e;
-  }
-  throw new Error("expected a QtcException");
-};
+const failure = qtcFailure;
 
 describe("pullModel", () => {
   test("downloads an hf: URI from the endpoint into the models dir, byte-identical", async () => {

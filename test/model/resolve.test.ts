@@ -7,6 +7,7 @@ import { writeGguf } from "../../src/model/gguf-writer.js";
 import { DEFAULT_MODEL, MODEL_REGISTRY, findRegistryModel } from "../../src/model/registry.js";
 import { resolveModel } from "../../src/model/resolve.js";
 import { tinyModelPath } from "../helpers/models.js";
+import { qtcFailure } from "../helpers/errors.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -16,15 +17,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const failure = async (p: Promise<unknown>): Promise<QtcException> => {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof QtcException) return e;
-    throw e;
-  }
-  throw new Error("expected a QtcException");
-};
+const failure = qtcFailure;
 
 describe("resolveModel", () => {
   test("synthetic:tiny is the model cached in the models dir, marked synthetic", async () => {
