@@ -9,6 +9,7 @@ import { createParser } from "../parse/index.js";
 import { renderPrompt } from "../prompt/index.js";
 import { compileValidators, type CompiledTools } from "../tools/index.js";
 import { RUNTIME_DEFAULTS } from "./defaults.js";
+import { AllowedNext } from "./allowed-next.js";
 import { GrammarCache } from "./grammar-state.js";
 import { checkToolGrammar, turnGrammarSource } from "./grammar-source.js";
 import { GrammarCache as ToolGrammarCache } from "../grammar/compile.js";
@@ -18,6 +19,13 @@ import { SequencePool } from "./sequence-pool.js";
 import { computeTokenTables } from "./token-tables.js";
 import { runTurn, type TurnEnv, type TurnOutcome } from "./turn.js";
 import type { GenerateEvent, GenerateRequest } from "./types.js";
+import { VocabTrie } from "./vocab-trie.js";
+
+/**
+ * Added to the logits of the tokens a narrowed sampler may pick: far above any model logit, so only they survive
+ * top-k/top-p, while their differences (the model's preferences among them) stay as they are.
+ */
+const NARROWED_BOOST = 1e4;
 
 export interface RuntimeOptions {
   /** A GGUF path, an `hf:` URI, a registry name or `synthetic:<shape>`. Default: RUNTIME_DEFAULTS.model ("qwen3-0.6b"). */
@@ -109,7 +117,9 @@ class ModelRuntime implements Runtime {
     const sequences = Array.from({ length: context.totalSequences }, () => context.getSequence());
     this.pool = new SequencePool(sequences);
     const tables = computeTokenTables(model);
-    this.env = { model, tables, grammars: new GrammarCache(llama, model), biases: this.biasesFor(undefined, tables) };
+    const byteTokens = tables.byteTokens;
+    const allowedNext = byteTokens && new AllowedNext(new VocabTrie(model, tables.vocabSize, tables.partialUtf8Tokens), byteTokens);
+    this.env = { model, tables, grammars: new GrammarCache(llama, model), biases: this.biasesFor(undefined, tables), allowedNext };
   }
 
   /** The three sampler biases of a turn, with the caller's logit biases under qtc's own bans. */
@@ -130,6 +140,11 @@ class ModelRuntime implements Runtime {
     return {
       none: base(),
       noCalls,
+      narrowTo: (tokens) => {
+        const bias = base();
+        for (const token of tokens) bias.set(token as Token, { logit: (logitBias?.[token] ?? 0) + NARROWED_BOOST });
+        return bias;
+      },
       inCall: avoiding(tables.partialUtf8Tokens),
       inJsonText: avoiding(tables.partialUtf8Tokens, tables.jsonTextUnsafe),
       inRawText: avoiding(tables.partialUtf8Tokens, tables.rawTextUnsafe),

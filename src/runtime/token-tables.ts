@@ -24,6 +24,8 @@ export interface TokenTables {
   rawTextUnsafe: readonly number[];
   /** The end-of-generation token used to ask a grammar state "may it end here?". */
   eog: number;
+  /** Every end-of-generation token (Qwen3 has several): where the grammar may end, each may be sampled. */
+  eogTokens: readonly number[];
 }
 
 const JSON_UNSAFE = /[\x00-\x1f"\\]/;
@@ -51,7 +53,9 @@ export function computeTokenTables(model: LlamaModel): TokenTables {
   const partial: number[] = [];
   const jsonUnsafe: number[] = [];
   const rawUnsafe: number[] = [];
+  const eogTokens: number[] = [];
   for (let id = 0; id < size; id++) {
+    if (model.isEogToken(id as Token)) eogTokens.push(id);
     const text = model.detokenize([id as Token], false);
     if (text.includes("\uFFFD")) partial.push(id);
     else if (text !== '"' && text !== "\\" && JSON_UNSAFE.test(text)) jsonUnsafe.push(id);
@@ -64,6 +68,7 @@ export function computeTokenTables(model: LlamaModel): TokenTables {
     jsonTextUnsafe: jsonUnsafe,
     rawTextUnsafe: rawUnsafe,
     eog: model.tokens.eos ?? QWEN3_TOKENS.imEnd.token,
+    eogTokens,
   };
 }
 

@@ -7,6 +7,7 @@ import { getFormat, QWEN3_TOKENS, type FormatId, type ToolCallFormat } from "../
 import type { ToolChoice } from "../tools/types.js";
 import { StreamDetokenizer } from "./detokenizer.js";
 import { acceptForced, canBeNext, type GrammarCache } from "./grammar-state.js";
+import type { AllowedNext } from "./allowed-next.js";
 import { ContinuationProber, grammarSpecialTokens, planTokens } from "./jump-forward.js";
 import type { TokenTables } from "./token-tables.js";
 import type { FinishReason, GenerationMode } from "./types.js";
@@ -60,7 +61,9 @@ export interface TurnEnv {
    * UTF-8 banned: inside calls), and `inJsonText` / `inRawText` (inside a call's free text: also the tokens that
    * can never continue it, so a sample is rarely rejected and the full-vocabulary grammar pass rarely runs).
    */
-  biases: { none: TokenBias; noCalls: TokenBias; inCall: TokenBias; inJsonText: TokenBias; inRawText: TokenBias };
+  biases: { none: TokenBias; noCalls: TokenBias; inCall: TokenBias; inJsonText: TokenBias; inRawText: TokenBias; narrowTo(tokens: readonly number[]): TokenBias };
+  /** Finds the tokens a grammar state allows next where they are few; undefined when the vocabulary is not byte-level. */
+  allowedNext: AllowedNext | undefined;
 }
 
 export interface TurnOutcome {
@@ -114,6 +117,8 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
   let grammarState: LlamaGrammarEvaluationState | undefined;
   let grammarSpec: TurnGrammarSpec | undefined;
   let prober: ContinuationProber | undefined;
+  /** Special tokens the current grammar names, and the end-of-generation tokens. */
+  let grammarSpecials: number[] = [];
   let bias = plan.mode === "constrained" && plan.toolChoice === "none" ? env.biases.noCalls : env.biases.none;
   let callsClosed = 0;
   let finish: FinishReason | undefined;
@@ -128,12 +133,17 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
   const textBias = getFormat(plan.format).body.kind === "json" ? env.biases.inJsonText : env.biases.inRawText;
   const textProbes = ["a", "e"].map((c) => tables.byteTokens?.[c.charCodeAt(0)]).filter((t): t is number => t !== undefined);
 
-  /** Inside a call: the free-text bias where the grammar allows ordinary letters next, else the call bias. */
+  /**
+   * Inside a call: the free-text bias where the grammar allows ordinary letters next; elsewhere the sampler is
+   * narrowed to exactly the tokens the grammar allows (so no sample is rejected), or the call bias when finding
+   * them would cost more than a rejection.
+   */
   const chooseGrammarBias = () => {
     if (!grammarState) return;
     const t0 = performance.now();
     const inText = textProbes.length > 0 && textProbes.every((t) => canBeNext(grammarState!, t));
-    bias = inText ? textBias : env.biases.inCall;
+    const allowed = inText ? undefined : env.allowedNext?.find(grammarState, grammarSpecials);
+    bias = inText ? textBias : allowed && allowed.length > 0 ? env.biases.narrowTo(allowed) : env.biases.inCall;
     grammarMs += performance.now() - t0;
   };
   const tokenize = (text: string) => model.tokenize(text, false);
@@ -144,7 +154,8 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
     grammarSpec = plan.grammar?.(grammarPhase, remaining());
     if (!grammarSpec) return false;
     grammarState = await env.grammars.stateFor(grammarSpec.gbnf);
-    prober = new ContinuationProber(tables, grammarSpecialTokens(grammarSpec.gbnf));
+    grammarSpecials = [...new Set([...grammarSpecialTokens(grammarSpec.gbnf), tables.eog, ...tables.eogTokens])];
+    prober = new ContinuationProber(tables, grammarSpecials);
     bias = env.biases.inCall;
     phase = "grammar";
     closureCost = undefined;

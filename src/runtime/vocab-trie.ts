@@ -1,0 +1,79 @@
+// Owns: the model's vocabulary as a byte trie (token ids sorted by their bytes, nodes as ranges of that order),
+// built once per model. The allowed-token walk descends it alongside a grammar state.
+
+import type { LlamaModel } from "node-llama-cpp";
+import { TokenBytes } from "../grammar/index.js";
+import { TOKEN_ATTR, tokenAttributes } from "../grammar/llama-internals.js";
+
+/** The tokens under one prefix: `order[lo..hi)`; the first `depth` bytes of each are the prefix. */
+export interface TrieRange {
+  lo: number;
+  hi: number;
+  depth: number;
+}
+
+export interface TrieNode {
+  /** Tokens whose bytes are exactly the prefix. */
+  ends: readonly number[];
+  /** One entry per next byte, in byte order. */
+  children: readonly (TrieRange & { byte: number })[];
+}
+
+/** Nodes with at least this many tokens keep their children once computed (they are few; scanning them is not). */
+const CACHE_FROM = 256;
+
+export class VocabTrie {
+  /** Token ids sorted by their bytes. */
+  private readonly order: Int32Array;
+  private readonly bytes: (Uint8Array | undefined)[];
+  private readonly cache = new Map<number, TrieNode>();
+  readonly root: TrieRange;
+
+  /**
+   * `excluded`: tokens left out (e.g. partial UTF-8, banned inside calls anyway). Control and user-defined tokens
+   * (`<tool_call>`, `<|im_end|>`) are always left out: grammars name them by id, and callers probe those directly.
+   */
+  constructor(model: LlamaModel, vocabSize: number, excluded: readonly number[]) {
+    const reader = new TokenBytes(model);
+    const skip = new Set(excluded);
+    this.bytes = new Array<Uint8Array | undefined>(vocabSize);
+    const ids: number[] = [];
+    for (let t = 0; t < vocabSize; t++) {
+      if (skip.has(t) || tokenAttributes(model, t) & (TOKEN_ATTR.control | TOKEN_ATTR.userDefined)) continue;
+      const b = reader.of(t);
+      if (b.length === 0) continue;
+      this.bytes[t] = b;
+      ids.push(t);
+    }
+    ids.sort((x, y) => Buffer.compare(this.bytes[x]!, this.bytes[y]!));
+    this.order = Int32Array.from(ids);
+    this.root = { lo: 0, hi: ids.length, depth: 0 };
+  }
+
+  /** Token ids in a range (for probing a small range token by token). */
+  tokensIn(range: TrieRange): Int32Array {
+    return this.order.subarray(range.lo, range.hi);
+  }
+
+  /** The node of a range: its own tokens and its children by next byte. */
+  node(range: TrieRange): TrieNode {
+    const key = range.lo * 4096 + range.depth;
+    const cached = this.cache.get(key);
+    if (cached) return cached;
+    const { depth } = range;
+    const ends: number[] = [];
+    const children: (TrieRange & { byte: number })[] = [];
+    let i = range.lo;
+    // Shorter sorts first: tokens that end at this depth lead the range.
+    while (i < range.hi && this.bytes[this.order[i]!]!.length === depth) ends.push(this.order[i++]!);
+    while (i < range.hi) {
+      const byte = this.bytes[this.order[i]!]![depth]!;
+      const lo = i;
+      while (i < range.hi && this.bytes[this.order[i]!]![depth] === byte) i++;
+      children.push({ byte, lo, hi: i, depth: depth + 1 });
+    }
+    const node = { ends, children };
+    if (range.hi - range.lo >= CACHE_FROM) this.cache.set(key, node);
+    return node;
+  }
+}
