@@ -7,6 +7,7 @@ export {
   generateOnce,
   GENERATE_DEFAULTS,
   RUNTIME_DEFAULTS,
+  type AnswerCheck,
   type DefinedTools,
   type FinishReason,
   type GenerateEvent,

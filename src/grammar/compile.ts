@@ -34,6 +34,7 @@ interface Resolved {
   thinkingBudget?: number;
   prefaceShare: number;
   phase: "start" | "after-open";
+  answerSchema?: JsonSchema | boolean;
 }
 
 /** Check and complete options (bad values are caller errors: they throw QtcException `invalid_option`). */
@@ -55,11 +56,12 @@ function resolveOptions(o: ToolGrammarOptions): Resolved {
   const prefaceShare = o.prefaceShare ?? GRAMMAR_DEFAULTS.prefaceShare;
   if (!(prefaceShare >= 0 && prefaceShare < 1)) fail("invalid_option", `prefaceShare must be from 0 to below 1, got ${prefaceShare}`);
   const toolChoice = o.toolChoice ?? GRAMMAR_DEFAULTS.toolChoice;
-  return { format, toolChoice, parallel, maxCalls, maxTokens, thinkingBudget, prefaceShare, phase };
+  const answerSchema = phase === "start" ? o.answerSchema : undefined;
+  return { format, toolChoice, parallel, maxCalls, maxTokens, thinkingBudget, prefaceShare, phase, answerSchema };
 }
 
 function optionsKey(r: Resolved): string {
-  return JSON.stringify([r.format.id, r.format, r.toolChoice, r.maxCalls, r.maxTokens, r.thinkingBudget ?? null, r.prefaceShare, r.phase]);
+  return JSON.stringify([r.format.id, r.format, r.toolChoice, r.maxCalls, r.maxTokens, r.thinkingBudget ?? null, r.prefaceShare, r.phase, r.answerSchema ?? null]);
 }
 
 /** The parts one compile shares: rules, text chains, the emitter. */
@@ -234,6 +236,12 @@ function compileResolved(tools: readonly ToolDefinition[], o: Resolved): Result<
   const worstCall = Math.max(0, ...info.map((t) => t.worstCaseTokens ?? 0));
   const worstCaseCallTokens = bodies.length === 0 ? 0 : worstCall + utf8Length(f.blockSeparator);
   const textBudget = Math.max(0, o.maxTokens - thinkCost);
+  let answer: string | undefined;
+  if (o.answerSchema !== undefined && mode !== "calls") {
+    const value = answerValue(o.answerSchema, textBudget, emitter, words, ids);
+    if (!value.ok) return value;
+    answer = value.value;
+  }
   const root = buildRoot(rules, raw, {
     format: f,
     phase: o.phase,
@@ -243,6 +251,7 @@ function compileResolved(tools: readonly ToolDefinition[], o: Resolved): Result<
     textBudget,
     prefaceBudget: Math.max(0, textBudget - worstCaseCallTokens),
     thinkingBudget: o.thinkingBudget,
+    answer,
   });
   const { text: gbnf, rules: ruleCount } = rules.print(root);
   return ok(
@@ -263,6 +272,17 @@ function compileResolved(tools: readonly ToolDefinition[], o: Resolved): Result<
       stats: Object.freeze({ rules: ruleCount, bytes: utf8Length(gbnf) }),
     }),
   );
+}
+
+/** The GBNF expression of a JSON answer that fits `schema` within `maxBytes`. */
+function answerValue(schema: JsonSchema | boolean, maxBytes: number, emitter: ValueEmitter, words: readonly string[], ids: { next: number }): Result<string> {
+  const lowered = lowerSchema(schema, "answer", ids);
+  if (!lowered.ok) return err({ ...lowered.error, message: `response schema: ${lowered.error.message}` });
+  const tagError = checkTags(lowered.value, words, false);
+  if (tagError) return err({ ...tagError, message: `response schema: ${tagError.message}` });
+  const value = emitter.emit(lowered.value, maxBytes);
+  if (!value) return err({ code: "budget_too_small", message: `maxTokens is too small for the shortest JSON answer the response schema admits` });
+  return ok(value.expr);
 }
 
 /**

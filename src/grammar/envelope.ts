@@ -56,6 +56,8 @@ export interface RootPlan {
   maxCalls: number;
   /** Bytes of free text when the answer is text only. */
   textBudget: number;
+  /** A rule for a JSON answer (its schema's value) that takes the place of free text; no text before calls then. */
+  answer?: string;
   /** Bytes of free text before calls (auto). */
   prefaceBudget: number;
   /** Bytes of thinking text; undefined for no thinking phase. */
@@ -91,14 +93,14 @@ export function buildRoot(rules: RuleSet, text: TextChains, plan: RootPlan): str
           `${tokenRef(QWEN3_TOKENS.thinkOpen.token)} ${text.bytes(plan.thinkingBudget)} ${tokenRef(QWEN3_TOKENS.thinkClose.token)} "\\n\\n"`,
         );
   const lead = think ? think + " " : "";
+  const answer = () => plan.answer ?? rules.add("free-text", text.bytes(plan.textBudget));
   if (!hasCalls) {
     if (plan.mode === "calls") return '""';
-    return `${lead}${rules.add("free-text", text.bytes(plan.textBudget))}`;
+    return `${lead}${answer()}`;
   }
   if (plan.mode === "calls") return `${lead}${calls}`;
-  const freeText = rules.add("free-text", text.bytes(plan.textBudget));
-  const options = [freeText, calls];
-  if (plan.prefaceBudget >= 1) {
+  const options = [answer(), calls];
+  if (plan.answer === undefined && plan.prefaceBudget >= 1) {
     const preface = rules.add("preface", `${text.requiredUnit()} ${text.bytes(Math.max(0, plan.prefaceBudget - text.requiredUnitBytes))}`);
     if (plan.prefaceBudget >= text.requiredUnitBytes) options.push(`${preface} ${literal(f.blockSeparator)} ${calls}`);
   }

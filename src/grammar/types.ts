@@ -1,7 +1,7 @@
 // Owns: the grammar compiler's options, their defaults (one object), and the frozen CompiledGrammar it returns.
 
 import type { FormatId, ToolCallFormat } from "../formats/types.js";
-import type { ToolChoice } from "../tools/types.js";
+import type { JsonSchema, ToolChoice } from "../tools/types.js";
 
 /** Where the grammar starts. */
 export type GrammarPhase = "start" | "after-open";
@@ -37,6 +37,12 @@ export interface ToolGrammarOptions {
    * with the budget left at that point. Default: "start".
    */
   phase?: GrammarPhase;
+  /**
+   * The answer, when it is not calls, is JSON that fits this schema (OpenAI `response_format`): with tool choice
+   * "none" (or no tools) the answer is that JSON alone; under "auto" it is that JSON or calls; with calls
+   * required it plays no part. Phase "start" only. Default: none (free text).
+   */
+  answerSchema?: JsonSchema | boolean;
 }
 
 /** Defaults of compileToolGrammar (docs and the CLI read them here). */

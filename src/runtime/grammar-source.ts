@@ -4,15 +4,16 @@
 import { QtcException } from "../errors.js";
 import type { FormatId } from "../formats/index.js";
 import { GrammarCache as ToolGrammarCache } from "../grammar/compile.js";
-import type { CompiledTools } from "../tools/index.js";
-import type { ToolChoice } from "../tools/types.js";
+import type { JsonSchema, ToolChoice, ToolDefinition } from "../tools/types.js";
 import type { TurnGrammarSource } from "./turn.js";
 
 export interface TurnGrammarOptions {
   format: FormatId;
-  toolChoice: Exclude<ToolChoice, "none">;
+  toolChoice: ToolChoice;
   parallel: boolean;
   maxCalls: number;
+  /** The answer, when not calls, is JSON that fits this schema (see ToolGrammarOptions.answerSchema). */
+  answerSchema?: JsonSchema | boolean;
 }
 
 /** Byte budgets tried, as multiples of the token budget, when a call does not fit it byte for byte. */
@@ -30,10 +31,10 @@ const GUARDED_FACTORS = [2, 4, 8] as const;
  * Returns undefined when not even one call fits; other compile errors (a schema the compiler cannot honour)
  * throw, which is why `checkToolGrammar` runs before a sequence is taken.
  */
-export function turnGrammarSource(tools: CompiledTools, opts: TurnGrammarOptions, cache: ToolGrammarCache, canGuard: boolean): TurnGrammarSource {
+export function turnGrammarSource(tools: readonly ToolDefinition[], opts: TurnGrammarOptions, cache: ToolGrammarCache, canGuard: boolean): TurnGrammarSource {
   return (phase, maxTokens) => {
     const compile = (budget: number) => {
-      const compiled = cache.compile(tools.tools, {
+      const compiled = cache.compile(tools, {
         format: opts.format,
         toolChoice: opts.toolChoice,
         parallel: opts.parallel,
@@ -41,6 +42,7 @@ export function turnGrammarSource(tools: CompiledTools, opts: TurnGrammarOptions
         maxTokens: budget,
         thinking: false,
         phase: phase === "full" ? "start" : "after-open",
+        answerSchema: opts.answerSchema,
       });
       if (!compiled.ok && compiled.error.code !== "budget_too_small") throw new QtcException(compiled.error);
       return compiled.ok ? compiled.value : undefined;
@@ -58,7 +60,7 @@ export function turnGrammarSource(tools: CompiledTools, opts: TurnGrammarOptions
 }
 
 /** Throw the compile error of a request's grammar (bad schema, unsupported keyword) before anything runs. */
-export function checkToolGrammar(tools: CompiledTools, opts: TurnGrammarOptions, maxTokens: number, cache: ToolGrammarCache): void {
-  const compiled = cache.compile(tools.tools, { format: opts.format, toolChoice: opts.toolChoice, parallel: opts.parallel, maxTokens, phase: "start" });
+export function checkToolGrammar(tools: readonly ToolDefinition[], opts: TurnGrammarOptions, maxTokens: number, cache: ToolGrammarCache): void {
+  const compiled = cache.compile(tools, { format: opts.format, toolChoice: opts.toolChoice, parallel: opts.parallel, maxTokens, phase: "start", answerSchema: opts.answerSchema });
   if (!compiled.ok && compiled.error.code !== "budget_too_small") throw new QtcException(compiled.error);
 }

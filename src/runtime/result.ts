@@ -5,7 +5,8 @@ import { anthropicStopReason, toAnthropicContent, toOpenAIMessage, type Anthropi
 import type { FormatId } from "../formats/types.js";
 import type { ParseEvent, ParseResult } from "../parse/types.js";
 import type { TurnOutcome } from "./turn.js";
-import type { GenerateEvent, GenerateResult, GenerationMode } from "./types.js";
+import type { SchemaError } from "../tools/validators.js";
+import type { AnswerCheck, GenerateEvent, GenerateResult, GenerationMode } from "./types.js";
 
 /** A finished turn, with views in the shapes OpenAI and Anthropic clients consume. */
 export interface GenerateOutput extends GenerateResult {
@@ -21,9 +22,28 @@ export interface ResultParts {
   raw: string;
   mode: GenerationMode;
   format: FormatId;
+  /** The response schema's validator, when the request has one. */
+  judgeAnswer?: (value: unknown) => readonly SchemaError[] | null;
 }
 
-export function buildResult({ parsed, outcome, raw, mode, format }: ResultParts): GenerateOutput {
+/** The content judged as the JSON answer (undefined when the turn answered with calls). */
+function checkAnswer(parsed: ParseResult, truncated: boolean, judge: NonNullable<ResultParts["judgeAnswer"]>): AnswerCheck | undefined {
+  if (parsed.calls.length > 0 || parsed.errors.length > 0) return undefined;
+  const text = parsed.content.trim();
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    if (truncated) return { ok: false, reason: "truncated", message: "the answer was cut off at the token limit before its JSON was complete" };
+    return { ok: false, reason: "invalid_json", message: `the answer is not JSON: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  const errors = judge(value);
+  if (!errors) return { ok: true, value };
+  const where = errors.map((e) => `${e.instancePath || "(root)"} ${e.message ?? e.keyword}`).join("; ");
+  return { ok: false, reason: "schema", message: `the answer does not fit the response schema: ${where}`, errors };
+}
+
+export function buildResult({ parsed, outcome, raw, mode, format, judgeAnswer }: ResultParts): GenerateOutput {
   const truncated = outcome.finishReason === "length";
   const finishReason = parsed.calls.length > 0 && outcome.finishReason === "stop" ? "tool_calls" : outcome.finishReason;
   const diagnostics = { ...parsed.diagnostics, notes: [...parsed.diagnostics.notes] };
@@ -51,6 +71,11 @@ export function buildResult({ parsed, outcome, raw, mode, format }: ResultParts)
     mode,
     format,
   };
+  const answer = judgeAnswer && checkAnswer(parsed, truncated, judgeAnswer);
+  if (answer) result.answer = answer;
+  if (mode === "constrained" && answer && !answer.ok && outcome.finishReason !== "aborted") {
+    diagnostics.notes.push(`constrained answer refused (${answer.reason}): a bug in the grammar or the runtime`);
+  }
   return Object.assign(result, {
     toOpenAI: () => toOpenAIMessage(parsed),
     toAnthropic: (): AnthropicMessageShape => ({

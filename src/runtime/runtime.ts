@@ -7,14 +7,14 @@ import { detectFormat, hermes, QWEN3_TOKENS, type FormatId } from "../formats/in
 import { openModel, type GpuChoice, type OpenedModel } from "../model/index.js";
 import { createParser } from "../parse/index.js";
 import { renderPrompt } from "../prompt/index.js";
-import { compileValidators, type CompiledTools } from "../tools/index.js";
+import { compileValidators, compileValueValidator, type CompiledTools, type ToolDefinition } from "../tools/index.js";
 import { RUNTIME_DEFAULTS } from "./defaults.js";
 import { AllowedNext } from "./allowed-next.js";
 import { GrammarCache } from "./grammar-state.js";
 import { checkToolGrammar, turnGrammarSource } from "./grammar-source.js";
 import { GrammarCache as ToolGrammarCache } from "../grammar/compile.js";
 import { resolveRequest } from "./request.js";
-import { buildResult, toGenerateEvents, type GenerateOutput } from "./result.js";
+import { buildResult, toGenerateEvents, type GenerateOutput, type ResultParts } from "./result.js";
 import { SequencePool } from "./sequence-pool.js";
 import { computeTokenTables } from "./token-tables.js";
 import { runTurn, type TurnEnv, type TurnOutcome } from "./turn.js";
@@ -26,6 +26,8 @@ import { VocabTrie } from "./vocab-trie.js";
  * top-k/top-p, while their differences (the model's preferences among them) stay as they are.
  */
 const NARROWED_BOOST = 1e4;
+
+const NO_TOOLS: readonly ToolDefinition[] = Object.freeze([]);
 
 export interface RuntimeOptions {
   /** A GGUF path, an `hf:` URI, a registry name or `synthetic:<shape>`. Default: RUNTIME_DEFAULTS.model ("qwen3-0.6b"). */
@@ -168,6 +170,8 @@ class ModelRuntime implements Runtime {
     if (this.closed) fail("invalid_option", "the runtime is closed");
     const tools: CompiledTools | undefined = request.tools && request.tools.length > 0 ? compileValidators(request.tools) : undefined;
     const req = resolveRequest(request, tools, this.format);
+    const answerSchema = request.responseSchema;
+    const judgeAnswer = answerSchema === undefined ? undefined : compileValueValidator(answerSchema);
     for (const token of Object.keys(request.logitBias ?? {})) {
       if (Number(token) >= this.env.tables.vocabSize) fail("invalid_option", `logitBias names token ${token}, beyond the vocabulary (${this.env.tables.vocabSize})`);
     }
@@ -178,10 +182,11 @@ class ModelRuntime implements Runtime {
       fail("invalid_option", `the prompt (${promptTokens.length} tokens) plus maxTokens (${req.maxTokens}) exceeds the context size (${contextSize})`);
     }
     let grammar: ReturnType<typeof turnGrammarSource> | undefined;
-    if (req.mode === "constrained" && tools && req.toolChoice !== "none") {
-      const options = { format: req.format, toolChoice: req.toolChoice, parallel: req.parallel, maxCalls: req.maxCalls };
-      checkToolGrammar(tools, options, req.maxTokens, this.toolGrammars);
-      grammar = turnGrammarSource(tools, options, this.toolGrammars, this.env.tables.byteTokens !== undefined);
+    if (req.mode === "constrained" && ((tools && req.toolChoice !== "none") || answerSchema !== undefined)) {
+      const options = { format: req.format, toolChoice: req.toolChoice, parallel: req.parallel, maxCalls: req.maxCalls, answerSchema };
+      const declared = tools?.tools ?? NO_TOOLS;
+      checkToolGrammar(declared, options, req.maxTokens, this.toolGrammars);
+      grammar = turnGrammarSource(declared, options, this.toolGrammars, this.env.tables.byteTokens !== undefined);
     }
     const parser = createParser({ tools, format: req.format, thinking: req.thinking ? "auto" : "closed" });
     let calls = 0;
@@ -192,7 +197,7 @@ class ModelRuntime implements Runtime {
       sequence = await this.pool.acquire(request.signal);
     } catch (e) {
       if (!request.signal?.aborted) throw e;
-      yield* this.finish(parser, emptyOutcome(startedAt, promptTokens.length), "", req.mode, req.format, callIndex);
+      yield* this.finish(parser, { outcome: emptyOutcome(startedAt, promptTokens.length), raw: "", mode: req.mode, format: req.format, judgeAnswer }, callIndex);
       return;
     }
     let raw = "";
@@ -206,6 +211,7 @@ class ModelRuntime implements Runtime {
         promptTokens: [...promptTokens],
         reusedPromptTokens: reused,
         grammar,
+        jsonAnswer: answerSchema !== undefined,
         signal: request.signal,
         startedAt,
       });
@@ -224,22 +230,15 @@ class ModelRuntime implements Runtime {
       this.pool.release(sequence);
     }
     if (!outcome) throw new QtcException({ code: "internal", message: "the turn ended without an outcome" }, 1);
-    yield* this.finish(parser, outcome, raw, req.mode, req.format, callIndex);
+    yield* this.finish(parser, { outcome, raw, mode: req.mode, format: req.format, judgeAnswer }, callIndex);
   }
 
-  private *finish(
-    parser: ReturnType<typeof createParser>,
-    outcome: TurnOutcome,
-    raw: string,
-    mode: GenerateOutput["mode"],
-    format: FormatId,
-    callIndex: () => number,
-  ): Generator<GenerateEvent, void, void> {
-    const events = parser.end({ truncated: outcome.finishReason === "length" });
+  private *finish(parser: ReturnType<typeof createParser>, parts: Omit<ResultParts, "parsed">, callIndex: () => number): Generator<GenerateEvent, void, void> {
+    const events = parser.end({ truncated: parts.outcome.finishReason === "length" });
     for (const event of events) yield* toGenerateEvents(event, callIndex);
     const finish = events[events.length - 1];
     if (finish?.type !== "finish") throw new QtcException({ code: "internal", message: "the parser ended without a result" }, 1);
-    yield { type: "done", result: buildResult({ parsed: finish.result, outcome, raw, mode, format }) };
+    yield { type: "done", result: buildResult({ ...parts, parsed: finish.result }) };
   }
 
   async close(): Promise<void> {

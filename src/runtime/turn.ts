@@ -46,6 +46,8 @@ export interface TurnPlan {
   maxCalls: number;
   jumpForward: boolean;
   grammar: TurnGrammarSource | undefined;
+  /** The answer is JSON under the grammar (a response schema): the grammar holds the turn from its first token. */
+  jsonAnswer: boolean;
   signal?: AbortSignal;
   /** When the request started (performance.now()), for time to first token. */
   startedAt: number;
@@ -122,7 +124,8 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
   let bias = plan.mode === "constrained" && plan.toolChoice === "none" ? env.biases.noCalls : env.biases.none;
   let callsClosed = 0;
   let finish: FinishReason | undefined;
-  const grammarFromStart = plan.mode === "constrained" && (plan.toolChoice === "required" || typeof plan.toolChoice === "object");
+  const grammarFromStart =
+    plan.mode === "constrained" && plan.grammar !== undefined && (plan.jsonAnswer || plan.toolChoice === "required" || typeof plan.toolChoice === "object");
   let phase: Phase = plan.thinking ? "think" : grammarFromStart ? "grammar" : "free";
   let thinkUsed = 0;
   /** Tokens the last computed closing of the current call took (guarded turns). */
@@ -342,7 +345,7 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
       }
     }
     force(j.forced.slice(0, take));
-    if (j.ends) finish = "tool_calls";
+    if (j.ends) finish = callsClosed > 0 ? "tool_calls" : "stop";
     guard(force);
     if (!finish) chooseGrammarBias();
   }

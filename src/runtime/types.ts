@@ -4,6 +4,7 @@ import type { FormatId } from "../formats/types.js";
 import type { CallError, ParseDiagnostics, ToolCall } from "../parse/types.js";
 import type { ChatMessage } from "../prompt/types.js";
 import type { JsonSchema, ToolChoice, ToolInput } from "../tools/types.js";
+import type { SchemaError } from "../tools/validators.js";
 
 export type GenerationMode = "constrained" | "unconstrained";
 
@@ -42,10 +43,12 @@ export interface GenerateRequest {
    */
   logitBias?: Record<number, number>;
   /**
-   * Constrain the answer text to JSON that fits this schema (OpenAI `response_format: json_schema`), with no
-   * tool calls. Added for `qtc serve`; the server refuses it with a 400 unless the runtime honours it. Default: none.
+   * The answer, when it is not tool calls, is JSON that fits this schema (OpenAI `response_format`). In
+   * constrained mode the grammar holds it from the first answer token: with tool choice "none" (or no tools) the
+   * answer is that JSON alone, under "auto" that JSON or calls; required calls leave it no part. In either mode
+   * the result's `answer` says whether the content fits. Default: none (free text).
    */
-  responseSchema?: JsonSchema;
+  responseSchema?: JsonSchema | boolean;
   signal?: AbortSignal;
 }
 
@@ -83,7 +86,14 @@ export interface GenerateResult {
   tokens: number[];
   mode: GenerationMode;
   format: FormatId;
+  /** With `responseSchema`, when the turn answered in text rather than calls: the content judged against it. */
+  answer?: AnswerCheck;
 }
+
+/** A JSON answer judged against the response schema: its value, or why it was refused (errors as data). */
+export type AnswerCheck =
+  | { ok: true; value: unknown }
+  | { ok: false; reason: "invalid_json" | "schema" | "truncated"; message: string; errors?: readonly SchemaError[] };
 
 /** Stream events, one union keyed by `type`. Concatenated text deltas equal `content`. */
 export type GenerateEvent =

@@ -2,8 +2,8 @@
 // seeds, token limits), each failing with a 400 that names the field.
 
 import { QtcException } from "../errors.js";
-import { compileValidators } from "../tools/index.js";
-import type { ToolInput } from "../tools/types.js";
+import { compileValidators, compileValueValidator } from "../tools/index.js";
+import type { JsonSchema, ToolInput } from "../tools/types.js";
 import { ApiError, badRequest } from "./api-error.js";
 
 export type Obj = Record<string, unknown>;
@@ -67,11 +67,20 @@ export function listNames(names: string[]): string {
  * 400 naming `tools` before the request waits for a slot.
  */
 export function checkToolSchemas(tools: ToolInput[]): void {
-  if (!tools.length) return;
+  if (tools.length) as400("tools", () => compileValidators(tools));
+}
+
+/** Compile a response schema now, so one that does not compile is a 400 naming `param`. */
+export function checkResponseSchema(schema: JsonSchema, param: string): void {
+  as400(param, () => compileValueValidator(schema));
+}
+
+/** Run `check`; a QtcException it throws becomes a 400 naming `param`. */
+function as400(param: string, check: () => unknown): void {
   try {
-    compileValidators(tools);
+    check();
   } catch (e) {
-    if (e instanceof QtcException) throw new ApiError(400, e.code, e.message, "tools");
+    if (e instanceof QtcException) throw new ApiError(400, e.code, e.message, param);
     throw e;
   }
 }

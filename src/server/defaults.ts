@@ -32,8 +32,6 @@ export interface ServerOptions {
   defaultMaxTokens?: number;
   /** Largest `max_tokens` a request may ask for. Default: 32768. */
   maxTokensLimit?: number;
-  /** Whether the runtime honours `GenerateRequest.responseSchema`; without it, `json_schema` gets 400. Default: false. */
-  supportsResponseSchema?: boolean;
   /** Fastify logger setting (`false`, `true` or pino options). Default: false. */
   logger?: boolean | Record<string, unknown>;
 }
@@ -51,7 +49,6 @@ export const SERVER_DEFAULTS = Object.freeze({
   bodyLimit: 4 * 1024 * 1024,
   defaultMaxTokens: 1024,
   maxTokensLimit: 32768,
-  supportsResponseSchema: false,
   /** Model id when neither `modelId` nor the runtime's model name is known. */
   modelIdFallback: "qtc",
 });
@@ -75,7 +72,6 @@ export function resolveServerOptions(options: ServerOptions): ResolvedServerOpti
     bodyLimit: options.bodyLimit ?? SERVER_DEFAULTS.bodyLimit,
     defaultMaxTokens: options.defaultMaxTokens ?? SERVER_DEFAULTS.defaultMaxTokens,
     maxTokensLimit: options.maxTokensLimit ?? SERVER_DEFAULTS.maxTokensLimit,
-    supportsResponseSchema: options.supportsResponseSchema ?? SERVER_DEFAULTS.supportsResponseSchema,
     logger: options.logger ?? false,
   };
 }

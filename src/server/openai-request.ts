@@ -7,6 +7,7 @@ import type { JsonSchema, ToolChoice, ToolInput } from "../tools/types.js";
 import { ApiError, badRequest, unsupported } from "./api-error.js";
 import {
   checkMaxTokens,
+  checkResponseSchema,
   checkToolSchemas,
   checkUniqueNames,
   isObject,
@@ -28,7 +29,7 @@ export interface OpenAIPlan {
   includeUsage: boolean;
 }
 
-type Ctx = Pick<ResolvedServerOptions, "mode" | "defaultMaxTokens" | "maxTokensLimit" | "supportsResponseSchema">;
+type Ctx = Pick<ResolvedServerOptions, "mode" | "defaultMaxTokens" | "maxTokensLimit">;
 
 /** Convert a body that passed OPENAI_CHAT_BODY; throws ApiError (400) for anything qtc cannot honour. */
 export function openAIToGenerate(body: Obj, ctx: Ctx): OpenAIPlan {
@@ -52,13 +53,9 @@ export function openAIToGenerate(body: Obj, ctx: Ctx): OpenAIPlan {
     ...(seedOf(body.seed) !== undefined ? { seed: seedOf(body.seed) } : {}),
     ...thinkingOf(body.reasoning_effort),
   };
-  const schema = responseSchemaOf(body.response_format, ctx.supportsResponseSchema);
-  if (schema) {
-    if (tools.length && toolChoice !== "none") {
-      throw unsupported("response_format", "response_format json_schema together with tools is not supported; drop the tools or send tool_choice: \"none\".");
-    }
-    request.responseSchema = schema;
-  }
+  // With tools under "auto" the answer is that JSON or tool calls; with calls required the schema plays no part.
+  const schema = responseSchemaOf(body.response_format);
+  if (schema) request.responseSchema = schema;
   const stream = body.stream === true;
   const options = body.stream_options;
   if (options != null && !stream) throw badRequest("stream_options is only allowed with stream: true.", "stream_options");
@@ -141,7 +138,7 @@ function convertToolChoice(raw: unknown, names: string[]): ToolChoice | undefine
   return { name };
 }
 
-function responseSchemaOf(raw: unknown, supported: boolean): JsonSchema | undefined {
+function responseSchemaOf(raw: unknown): JsonSchema | undefined {
   if (raw === undefined || raw === null) return undefined;
   const format = raw as Obj;
   if (format.type === "text") return undefined;
@@ -153,8 +150,8 @@ function responseSchemaOf(raw: unknown, supported: boolean): JsonSchema | undefi
     const spec = requireObject(format.json_schema, "response_format.json_schema");
     requireString(spec.name, "response_format.json_schema.name");
     schema = requireObject(spec.schema ?? { type: "object" }, "response_format.json_schema.schema") as JsonSchema;
+    checkResponseSchema(schema, "response_format.json_schema.schema");
   }
-  if (!supported) throw unsupported("response_format", `response_format ${format.type} is not supported yet; remove response_format.`);
   return schema;
 }
 

@@ -119,7 +119,10 @@ function build(tools: readonly ToolDefinition[]): CompiledTools {
  * validators are freed with the list.
  */
 function compileSchema(tool: ToolDefinition, get2020: () => Ajv2020, get07: () => Ajv): ValidateFunction {
-  const schema = tool.parameters;
+  return compileChecked(tool.parameters, `tool "${tool.name}": its parameters schema`, get2020, get07);
+}
+
+function compileChecked(schema: JsonSchema, what: string, get2020: () => Ajv2020, get07: () => Ajv): ValidateFunction {
   const declared = typeof schema.$schema === "string" ? schema.$schema : "";
   const tryDraft = (draft07: boolean): ValidateFunction | string => {
     const meta = draft07 ? (META.ajv07 ??= new Ajv(META_OPTIONS)) : (META.ajv2020 ??= new Ajv2020(META_OPTIONS));
@@ -138,7 +141,17 @@ function compileSchema(tool: ToolDefinition, get2020: () => Ajv2020, get07: () =
     const second = tryDraft(true);
     if (typeof second !== "string") return second;
   }
-  fail("invalid_schema", `tool "${tool.name}": its parameters schema cannot be compiled: ${first}`);
+  fail("invalid_schema", `${what} cannot be compiled: ${first}`);
+}
+
+/**
+ * A validator for one JSON value (e.g. a response schema): returns null when `value` fits, else ajv's errors.
+ * Throws QtcException `invalid_schema` when the schema cannot be compiled.
+ */
+export function compileValueValidator(schema: JsonSchema | boolean, what = "the response schema"): (value: unknown) => readonly SchemaError[] | null {
+  if (typeof schema === "boolean") return (value) => (schema ? null : [{ instancePath: "", schemaPath: "#", keyword: "false schema", params: {}, message: "boolean schema is false" }]);
+  const fn = compileChecked(schema, what, () => withFormats(new Ajv2020(COMPILE_OPTIONS)), () => withFormats(new Ajv(COMPILE_OPTIONS)));
+  return (value) => (fn(value) ? null : (fn.errors ?? []));
 }
 
 // Meta-schema checkers, created on first use and shared: they hold only the draft meta-schemas.

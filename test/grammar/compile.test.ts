@@ -116,6 +116,38 @@ describe("envelope and tool choice", () => {
   });
 });
 
+describe("answer schema (a JSON answer instead of free text)", () => {
+  const answerSchema = { type: "object", properties: { ok: { type: "boolean" }, note: { type: "string", maxLength: 12 } }, required: ["ok"], additionalProperties: false };
+  const canonical = (v: unknown) => JSON.stringify(v, null, 0).replace(/":/g, '": ').replace(/,"/g, ', "');
+
+  for (const format of ["hermes", "qwen3coder"] as const) {
+    it(`${format}: tool choice none admits the JSON answer only; auto admits it or calls, never text before calls`, async () => {
+      const none = await GrammarChecker.create(model, compiled({ format, toolChoice: "none", answerSchema }));
+      expect(none.checkText(canonical({ ok: true, note: "fine" })).accepted).toBe(true);
+      expect(none.checkText(canonical({ ok: "yes" })).accepted).toBe(false);
+      expect(none.checkText(canonical({ note: "no ok" })).accepted).toBe(false);
+      expect(none.checkText("All good.").accepted).toBe(false);
+      expect(none.checkText(read(format)).accepted).toBe(false);
+      const auto = await GrammarChecker.create(model, compiled({ format, toolChoice: "auto", answerSchema }));
+      expect(auto.checkText(canonical({ ok: false })).accepted).toBe(true);
+      expect(auto.checkText(read(format)).accepted).toBe(true);
+      expect(auto.checkText(`Let me look.\n${read(format)}`).accepted).toBe(false);
+      expect(auto.checkText("All good.").accepted).toBe(false);
+      const required = await GrammarChecker.create(model, compiled({ format, toolChoice: "required", answerSchema }));
+      expect(required.checkText(read(format)).accepted).toBe(true);
+      expect(required.checkText(canonical({ ok: true })).accepted).toBe(false);
+    });
+  }
+
+  it("an answer schema it cannot honour, or cannot fit, is an error naming the response schema", () => {
+    const bad = compileToolGrammar([], { toolChoice: "none", answerSchema: { type: "object", patternProperties: { x: {} } } });
+    expect(bad.ok ? undefined : [bad.error.code, bad.error.message.startsWith("response schema:")]).toEqual(["unsupported_keyword", true]);
+    const big = { type: "object", properties: { a: { type: "string", minLength: 400 } }, required: ["a"] };
+    const small = compileToolGrammar([], { toolChoice: "none", answerSchema: big, maxTokens: 64 });
+    expect(small.ok ? undefined : small.error.code).toBe("budget_too_small");
+  });
+});
+
 describe("budget", () => {
   for (const format of ["hermes", "qwen3coder"] as const) {
     it(`${format}: the longest admitted path makes a call of exactly worstCaseTokens, one byte more is refused`, async () => {

@@ -4,7 +4,7 @@ import { describe, expect, test } from "vitest";
 import { ApiError } from "../../src/server/api-error.js";
 import { openAIToGenerate } from "../../src/server/openai-request.js";
 
-const ctx = { mode: "unconstrained" as const, defaultMaxTokens: 333, maxTokensLimit: 4096, supportsResponseSchema: false };
+const ctx = { mode: "unconstrained" as const, defaultMaxTokens: 333, maxTokensLimit: 4096 };
 const tool = { type: "function", function: { name: "grep", parameters: { type: "object", properties: { pattern: { type: "string" } } } } };
 
 function code(fn: () => unknown): string {
@@ -86,19 +86,19 @@ describe("openAIToGenerate", () => {
     );
   });
 
-  test("response_format: text passes; json_schema is refused unless the runtime supports it, and then needs no tools", () => {
+  test("response_format: text adds nothing; json_schema and json_object become the runtime's response schema, with or without tools", () => {
     const m = [{ role: "user", content: "x" }];
     const schema = { type: "object", properties: { a: { type: "string" } } };
     const format = { type: "json_schema", json_schema: { name: "answer", schema } };
     expect(openAIToGenerate({ messages: m, response_format: { type: "text" } }, ctx).request.responseSchema).toBeUndefined();
-    expect(code(() => openAIToGenerate({ messages: m, response_format: format }, ctx))).toBe("400 unsupported_parameter response_format");
-    const on = { ...ctx, supportsResponseSchema: true };
-    expect(openAIToGenerate({ messages: m, response_format: format }, on).request.responseSchema).toBe(schema);
-    expect(openAIToGenerate({ messages: m, response_format: { type: "json_object" } }, on).request.responseSchema).toEqual({ type: "object" });
-    expect(code(() => openAIToGenerate({ messages: m, response_format: format, tools: [tool] }, on))).toBe("400 unsupported_parameter response_format");
-    expect(openAIToGenerate({ messages: m, response_format: format, tools: [tool], tool_choice: "none" }, on).request.responseSchema).toBe(schema);
-    expect(code(() => openAIToGenerate({ messages: m, response_format: { type: "json_schema", json_schema: { schema } } }, on))).toBe(
+    expect(openAIToGenerate({ messages: m, response_format: format }, ctx).request.responseSchema).toBe(schema);
+    expect(openAIToGenerate({ messages: m, response_format: { type: "json_object" } }, ctx).request.responseSchema).toEqual({ type: "object" });
+    const withTools = openAIToGenerate({ messages: m, response_format: format, tools: [tool] }, ctx).request;
+    expect([withTools.responseSchema, withTools.tools?.length]).toEqual([schema, 1]);
+    expect(code(() => openAIToGenerate({ messages: m, response_format: { type: "json_schema", json_schema: { schema } } }, ctx))).toBe(
       "400 invalid_request response_format.json_schema.name",
     );
+    const broken = { type: "json_schema", json_schema: { name: "x", schema: { type: "object", properties: { a: { type: "no-such-type" } } } } };
+    expect(code(() => openAIToGenerate({ messages: m, response_format: broken }, ctx))).toBe("400 invalid_schema response_format.json_schema.schema");
   });
 });

@@ -1,13 +1,14 @@
 // Acceptance: `qtc serve` on the real runtime with the synthetic tiny Qwen3 (random weights), driven by the
 // official `openai` and `@anthropic-ai/sdk` clients. Tool calls arrive structured, their arguments parse and fit
 // the schema, `required` always yields a call, streamed fragments concatenate to the final arguments, 16
-// concurrent requests with parallel 4 complete, a cancelled stream frees its slot, bad input gets a 400.
+// concurrent requests with parallel 4 complete, a cancelled stream frees its slot, bad input gets a 400, and
+// response_format answers are JSON that fits their schema.
 
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createRuntime, type Runtime } from "../../src/runtime/runtime.js";
-import { compileValidators } from "../../src/tools/index.js";
+import { compileValidators, compileValueValidator } from "../../src/tools/index.js";
 import { tinyModelPath } from "../helpers/models.js";
 import { expectOpenAIError, post, type Running, start, waitFor } from "./helpers.js";
 
@@ -126,6 +127,68 @@ describe("OpenAI client", () => {
     expectOpenAIError(bad, 400, "invalid_schema", "tools");
     const ok = await openai.chat.completions.create({ model: "tiny", messages, tools: OPENAI_TOOLS, tool_choice: "required", max_tokens: MAX_TOKENS, seed: 5 });
     expect(ok.choices[0]!.message.tool_calls!.length).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("OpenAI client, response_format", () => {
+  const WEATHER = {
+    type: "object",
+    properties: { city: { type: "string", maxLength: 20 }, celsius: { type: "integer", minimum: -60, maximum: 60 }, sky: { enum: ["clear", "rain"] } },
+    required: ["city", "celsius", "sky"],
+    additionalProperties: false,
+  };
+  const fits = compileValueValidator(WEATHER);
+  const weather = { type: "json_schema" as const, json_schema: { name: "weather", schema: WEATHER, strict: true } };
+  const ask = [{ role: "user" as const, content: "Weather in Paris, as JSON." }];
+
+  test("json_schema: the content is JSON that fits the schema, finish_reason stop, for every seed", async () => {
+    for (const seed of [1, 2, 3, 4]) {
+      const r = await openai.chat.completions.create({ model: "tiny", messages: ask, response_format: weather, max_tokens: MAX_TOKENS, seed });
+      const choice = r.choices[0]!;
+      expect(choice.finish_reason).toBe("stop");
+      expect(choice.message.tool_calls ?? []).toEqual([]);
+      expect(fits(JSON.parse(choice.message.content!))).toBeNull();
+    }
+  });
+
+  test("json_schema streamed: the content deltas concatenate to JSON that fits", async () => {
+    const stream = await openai.chat.completions.create({ model: "tiny", messages: ask, response_format: weather, max_tokens: MAX_TOKENS, seed: 9, stream: true });
+    let text = "";
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? "";
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect(finish).toBe("stop");
+    expect(fits(JSON.parse(text))).toBeNull();
+  });
+
+  test("json_object: a JSON object; with tools under auto: tool calls or JSON that fits", async () => {
+    const obj = await openai.chat.completions.create({ model: "tiny", messages: ask, response_format: { type: "json_object" }, max_tokens: MAX_TOKENS, seed: 2 });
+    const value = JSON.parse(obj.choices[0]!.message.content!);
+    expect([typeof value, Array.isArray(value)]).toEqual(["object", false]);
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const r = await openai.chat.completions.create({ model: "tiny", messages: ask, tools: OPENAI_TOOLS, response_format: weather, max_tokens: 128, seed });
+      const message = r.choices[0]!.message;
+      if (message.tool_calls?.length) {
+        expect(r.choices[0]!.finish_reason).toBe("tool_calls");
+        for (const call of message.tool_calls) if (call.type === "function") expectValid(call.function.name, JSON.parse(call.function.arguments));
+      } else {
+        expect(fits(JSON.parse(message.content!))).toBeNull();
+      }
+    }
+  });
+
+  test("a response schema the grammar cannot honour is a 400 naming the keyword; then it serves", async () => {
+    const res = await post(`${server.url}/v1/chat/completions`, {
+      model: "tiny",
+      messages: ask,
+      response_format: { type: "json_schema", json_schema: { name: "x", schema: { type: "object", patternProperties: { "^a": { type: "string" } } } } },
+    });
+    expectOpenAIError(res, 400, "unsupported_keyword", null);
+    expect(res.json.error.message).toContain("patternProperties");
+    const ok = await openai.chat.completions.create({ model: "tiny", messages: ask, response_format: weather, max_tokens: MAX_TOKENS, seed: 5 });
+    expect(fits(JSON.parse(ok.choices[0]!.message.content!))).toBeNull();
   });
 });
 
