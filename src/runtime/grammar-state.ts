@@ -1,29 +1,12 @@
 // Owns: node-llama-cpp grammar plumbing: a per-model cache of parsed GBNF grammars, fresh evaluation states
 // (cloned, not re-parsed), and the two per-token operations the runtime needs on a state: "could this token
-// come next?" and "advance past this forced token". The latter two use node-llama-cpp's internal binding (the
-// same calls LlamaChat makes), typed here in one place.
+// come next?" and "advance past this forced token" (node-llama-cpp's internal binding, typed once in
+// src/grammar/llama-internals.ts).
 
 import { LlamaGrammarEvaluationState, type Llama, type LlamaGrammar, type LlamaModel } from "node-llama-cpp";
+import { accept, canBeNext } from "../grammar/llama-internals.js";
 
-/** The internal static methods of node-llama-cpp's native sampler class (stable across 3.x). */
-interface AddonSamplerStatics {
-  acceptGrammarEvaluationStateToken(state: unknown, token: number): void;
-  canBeNextTokenForGrammarEvaluationState(state: unknown, token: number): boolean;
-}
-
-function bindingsOf(state: LlamaGrammarEvaluationState): AddonSamplerStatics {
-  const internal = state as unknown as { _llama: { _bindings: { AddonSampler: AddonSamplerStatics } } };
-  return internal._llama._bindings.AddonSampler;
-}
-
-function nativeOf(state: LlamaGrammarEvaluationState): unknown {
-  return (state as unknown as { _state: unknown })._state;
-}
-
-/** Whether `token` may come next under the grammar state (end-of-generation tokens: whether it may end here). */
-export function canBeNext(state: LlamaGrammarEvaluationState, token: number): boolean {
-  return bindingsOf(state).canBeNextTokenForGrammarEvaluationState(nativeOf(state), token);
-}
+export { canBeNext };
 
 /**
  * Advance the state past a token that was fed without sampling (forced). Returns false when the grammar
@@ -32,7 +15,7 @@ export function canBeNext(state: LlamaGrammarEvaluationState, token: number): bo
 export function acceptForced(state: LlamaGrammarEvaluationState, token: number): boolean {
   if (!canBeNext(state, token)) return false;
   try {
-    bindingsOf(state).acceptGrammarEvaluationStateToken(nativeOf(state), token);
+    accept(state, token);
     return true;
   } catch {
     return false;
