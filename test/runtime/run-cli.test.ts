@@ -1,5 +1,6 @@
 // `qtc run` in-process with the synthetic tiny model: the --json contract, the summary, and one-line errors
-// (exit 2) for a missing model file, a bad tools file and an unknown tool in --tool-choice.
+// (exit 2) for a missing model file, a bad tools file, an unknown tool in --tool-choice and a bad
+// --response-schema file; a JSON answer with --response-schema.
 
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -60,7 +61,23 @@ describe("qtc run", () => {
     expect(r.stdout).toMatch(/^finish tool_calls · \d+ prompt \+ \d+ completion tokens/m);
   });
 
+  test("--response-schema: the answer is JSON that fits the schema, and --json reports it as answer", async () => {
+    const schemaFile = join(dir, "answer.json");
+    const schema = { type: "object", properties: { done: { type: "boolean" }, files: { type: "integer", minimum: 0 } }, required: ["done", "files"], additionalProperties: false };
+    await writeFile(schemaFile, JSON.stringify(schema));
+    const r = await run("run", "--model", model, "--prompt", "How many files?", "--response-schema", schemaFile, "--max-tokens", "48", "--seed", "2", "--json", ...common);
+    expect([r.code, r.stderr]).toEqual([0, ""]);
+    const out = JSON.parse(r.stdout) as { content: string; answer: { ok: boolean; value: { done: unknown; files: unknown } } };
+    const value = JSON.parse(out.content) as { done: unknown; files: unknown };
+    expect(out.answer).toEqual({ ok: true, value });
+    expect([Object.keys(value), typeof value.done, Number.isInteger(value.files)]).toEqual([["done", "files"], "boolean", true]);
+    const summary = await run("run", "--model", model, "--prompt", "How many files?", "--response-schema", schemaFile, "--max-tokens", "48", "--seed", "2", ...common);
+    expect(summary.stdout).toContain("answer fits the response schema");
+  });
+
   test.each([
+    ["a missing response schema file", ["--model", "synthetic:tiny", "--prompt", "hi", "--response-schema", "/nonexistent/schema.json"]],
+    ["a response schema file that is not JSON", ["--model", "synthetic:tiny", "--prompt", "hi", "--response-schema", "BAD"]],
     ["a missing model file", ["--model", "/nonexistent/model.gguf", "--prompt", "hi"]],
     ["a tools file that is not JSON", ["--model", "synthetic:tiny", "--tools", "BAD", "--prompt", "hi"]],
     ["an unknown tool in --tool-choice", ["--model", "synthetic:tiny", "--tools", "TOOLS", "--tool-choice", "rm_rf", "--prompt", "hi"]],

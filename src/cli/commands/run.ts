@@ -10,7 +10,7 @@ import { GENERATE_DEFAULTS, RUNTIME_DEFAULTS } from "../../runtime/defaults.js";
 import { generateOnce, promptMessages, type GenerateOnceResult } from "../../runtime/run-once.js";
 import type { GenerateRequest, GenerationMode } from "../../runtime/types.js";
 import { loadToolsFile } from "../../tools/index.js";
-import type { ToolChoice } from "../../tools/types.js";
+import type { JsonSchema, ToolChoice } from "../../tools/types.js";
 import { choiceOption, intOption, numberOption } from "../options.js";
 
 interface RunFlags {
@@ -31,6 +31,7 @@ interface RunFlags {
   contextSize: number;
   gpu: GpuChoice;
   json?: boolean;
+  responseSchema?: string;
 }
 
 const MODES = ["constrained", "unconstrained"] as const;
@@ -55,7 +56,8 @@ export function registerRun(program: Command): Command {
     .option("--threads <n>", "CPU threads", intOption(1, 1024), RUNTIME_DEFAULTS.threads)
     .option("--context-size <n>", "context size in tokens", intOption(64), RUNTIME_DEFAULTS.contextSize)
     .option("--gpu <gpu>", `${GPU_CHOICES.join("|")}`, choiceOption(GPU_CHOICES), RUNTIME_DEFAULTS.gpu)
-    .option("--json", 'print {"content", "reasoning", "calls", "errors", "finishReason", "usage", "timings", "raw"}')
+    .option("--response-schema <file>", "a JSON Schema file: the answer, when not calls, is JSON that fits it (OpenAI response_format)")
+    .option("--json", 'print {"content", "reasoning", "calls", "errors", "finishReason", "usage", "timings", "raw"} (+ "answer" with --response-schema)')
     .action(async (flags: RunFlags) => {
       const tools = flags.tools === undefined ? undefined : loadToolsFile(flags.tools);
       const request: GenerateRequest = {
@@ -69,6 +71,7 @@ export function registerRun(program: Command): Command {
         temperature: flags.temperature,
         thinking: flags.thinking === "on",
         jumpForward: flags.jumpForward === "on",
+        ...(flags.responseSchema === undefined ? {} : { responseSchema: readResponseSchema(flags.responseSchema) }),
       };
       const out = await generateOnce(
         { model: flags.model, threads: flags.threads, contextSize: flags.contextSize, gpu: flags.gpu, format: flags.format },
@@ -89,22 +92,34 @@ function readMessages(flags: RunFlags): ChatMessage[] {
   if (flags.prompt !== undefined) return promptMessages(flags.prompt, flags.system);
   if (flags.system !== undefined) fail("invalid_option", "--system goes with --prompt; put the system message in the --messages file");
   const path = flags.messages!;
+  const value = readJsonFile(path, "messages file", "invalid_messages");
+  const list = Array.isArray(value) ? value : (value as { messages?: unknown } | null)?.messages;
+  if (!Array.isArray(list)) fail("invalid_messages", `messages file ${path} must hold a JSON array of messages (or {"messages": [...]})`, { path });
+  return list as ChatMessage[];
+}
+
+function readResponseSchema(path: string): JsonSchema | boolean {
+  const value = readJsonFile(path, "response schema file", "invalid_schema");
+  if (typeof value !== "boolean" && (typeof value !== "object" || value === null || Array.isArray(value))) {
+    fail("invalid_schema", `response schema file ${path} must hold a JSON Schema (an object or a boolean)`, { path });
+  }
+  return value as JsonSchema | boolean;
+}
+
+/** A JSON file's value; a missing file is `file_not_found`, bad JSON is `badJson`, each naming the file. */
+function readJsonFile(path: string, what: string, badJson: "invalid_messages" | "invalid_schema"): unknown {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    fail("file_not_found", `cannot read messages file ${path}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`, { path });
+    fail("file_not_found", `cannot read ${what} ${path}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`, { path });
   }
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch (e) {
-    fail("invalid_messages", `messages file ${path} is not valid JSON: ${(e as Error).message}`, { path });
+    fail(badJson, `${what} ${path} is not valid JSON: ${(e as Error).message}`, { path });
   }
-  const list = Array.isArray(value) ? value : (value as { messages?: unknown } | null)?.messages;
-  if (!Array.isArray(list)) fail("invalid_messages", `messages file ${path} must hold a JSON array of messages (or {"messages": [...]})`, { path });
-  return list as ChatMessage[];
 }
 
 /** The `--json` object (field names are a contract). */
@@ -118,6 +133,7 @@ export function toJson({ result }: GenerateOnceResult): Record<string, unknown> 
     usage: result.usage,
     timings: result.timings,
     raw: result.raw,
+    ...(result.answer ? { answer: result.answer.ok ? { ok: true, value: result.answer.value } : { ok: false, reason: result.answer.reason, message: result.answer.message } } : {}),
   };
 }
 
@@ -130,6 +146,7 @@ function summary({ result, modelInfo, settings }: GenerateOnceResult, request: G
   if (result.content !== "") lines.push(`content: ${JSON.stringify(result.content)}`);
   for (const call of result.toolCalls) lines.push(`call ${call.name} ${call.arguments}`);
   for (const error of result.errors) lines.push(`error ${error.reason}${error.name ? ` (${error.name})` : ""}: ${error.message}`);
+  if (result.answer) lines.push(result.answer.ok ? "answer fits the response schema" : `answer refused (${result.answer.reason}): ${result.answer.message}`);
   const { usage, timings } = result;
   lines.push(
     `finish ${result.finishReason} · ${usage.promptTokens} prompt + ${usage.completionTokens} completion tokens (${usage.forcedTokens} forced) · ` +
