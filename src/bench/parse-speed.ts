@@ -8,6 +8,7 @@ import { cpus } from "node:os";
 import { dirname } from "node:path";
 import { hermes, qwen3coder, QWEN3_TOKENS, type XmlBody } from "../formats/index.js";
 import { createParser, parse } from "../parse/parser.js";
+import { seededRandom } from "../random.js";
 import { compileValidators } from "../tools/validators.js";
 
 export const PARSE_BENCH_DEFAULTS = Object.freeze({
@@ -45,17 +46,6 @@ const TOOLS = compileValidators([
 ]);
 
 // ---- corpus ------------------------------------------------------------------------------------------------
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = "the a file test function returns value parser call read write module import export error fix check line code node array string object index src lib path result".split(" ");
 
@@ -101,7 +91,7 @@ function makeDoc(r: () => number): string {
 }
 
 export function makeCorpus(mb: number, seed: number): string[] {
-  const r = rng(seed);
+  const r = seededRandom(seed);
   const docs: string[] = [];
   let bytes = 0;
   while (bytes < mb * 1e6) {

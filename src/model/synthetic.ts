@@ -9,6 +9,7 @@ import { type GgufEntry, type GgufWriteResult, elementCount, writeGguf } from ".
 import { readGgufPrefix } from "./gguf-header.js";
 import { modelsDir } from "./paths.js";
 import { fail } from "../errors.js";
+import { seededRandom } from "../random.js";
 import { DTYPES, type Dtype, FILE_TYPE_OF_DTYPE, GGML_TYPE_OF_DTYPE, encodeTensorData } from "./quantize.js";
 import { QWEN3_SHAPES, SHAPES, type Qwen3Shape, type Qwen3TensorSpec, type ShapeName, qwen3Tensors } from "./qwen3-shapes.js";
 import { type Qwen3Vocab, readQwen3Vocab } from "./qwen3-vocab.js";
@@ -221,13 +222,13 @@ function* tensorChunks(t: Qwen3TensorSpec, seed: number): Generator<Buffer> {
   const rowLength = t.dims[0]!;
   const rowsPerChunk = Math.max(1, Math.floor(SYNTHETIC_DEFAULTS.chunkValues / rowLength));
   const chunkLength = rowsPerChunk * rowLength;
-  const rng = new Mulberry32(tensorSeed(seed, t.name));
+  const random = seededRandom(tensorSeed(seed, t.name));
   const init = initOf(t);
   const half = init.kind === "uniform" ? init.std * Math.sqrt(3) : 0; // uniform on [-half, half) has this std
   for (let start = 0; start < total; start += chunkLength) {
     const values = new Float32Array(Math.min(chunkLength, total - start));
     if (init.kind === "const") values.fill(init.value);
-    else for (let i = 0; i < values.length; i++) values[i] = (rng.next() * 2 - 1) * half;
+    else for (let i = 0; i < values.length; i++) values[i] = (random() * 2 - 1) * half;
     yield encodeTensorData(t.type, values);
   }
 }
@@ -239,17 +240,3 @@ function tensorSeed(seed: number, name: string): number {
   return (h ^ Math.imul(seed, 0x9e3779b1)) >>> 0;
 }
 
-/** Mulberry32: a small, fast, deterministic 32-bit PRNG (period 2^32, enough for one tensor's stream). */
-class Mulberry32 {
-  private state: number;
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-  /** A float in [0, 1). */
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) | 0;
-    let t = Math.imul(this.state ^ (this.state >>> 15), 1 | this.state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-}

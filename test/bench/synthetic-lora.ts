@@ -9,19 +9,12 @@ import path from "node:path";
 import { writeGguf, type GgufTensorSpec } from "../../src/model/gguf-writer.js";
 import { GGML_TYPE, encodeF32 } from "../../src/model/quantize.js";
 import { QWEN3_SHAPES } from "../../src/model/qwen3-shapes.js";
+import { seededRandom } from "../../src/random.js";
 
-/** Deterministic pseudo-random floats in [-scale, scale] (mulberry32). */
+/** Deterministic pseudo-random floats in [-scale, scale]. */
 function randoms(count: number, seed: number, scale: number): Float32Array {
-  let a = seed >>> 0;
-  const out = new Float32Array(count);
-  for (let i = 0; i < count; i++) {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    out[i] = ((((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1) * scale;
-  }
-  return out;
+  const random = seededRandom(seed);
+  return Float32Array.from({ length: count }, () => (random() * 2 - 1) * scale);
 }
 
 /** Write (once) a rank-4 LoRA for the tiny shape into `dir`; returns its path. */

@@ -13,6 +13,7 @@ import { LlamaGrammarEvaluationState, TokenBias, type LlamaContextSequence, type
 import { QWEN3_TOKENS } from "../../src/formats/index.js";
 import { type CompiledGrammar, TokenBytes, unsafeUtf8Tokens } from "../../src/grammar/index.js";
 import { accept, canBeNext } from "../../src/grammar/llama-internals.js";
+import { seededRandom } from "../../src/random.js";
 
 export interface Generation {
   text: string;
@@ -27,18 +28,6 @@ const CLOSE = QWEN3_TOKENS.toolCallClose.token;
 const SPECIALS = [QWEN3_TOKENS.toolCallOpen, QWEN3_TOKENS.toolCallClose, QWEN3_TOKENS.thinkOpen, QWEN3_TOKENS.thinkClose].map((t) => t.token);
 /** Bytes tried first when looking for a forced byte: two of them are allowed almost everywhere in free text. */
 const COMMON = [..."eatoinsr lcdu0123456789\",.:{}[]-_/\n"].map((c) => c.charCodeAt(0));
-
-/** Seeded PRNG (mulberry32), uniform in [0, 1). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export class Generator {
   private readonly byteToken = new Map<number, Token>();
@@ -66,7 +55,7 @@ export class Generator {
     let parsed = this.grammars.get(grammar.gbnf);
     if (!parsed) this.grammars.set(grammar.gbnf, (parsed = this.model.llama.createGrammar({ grammar: grammar.gbnf })));
     const state = new LlamaGrammarEvaluationState({ model: this.model, grammar: await parsed });
-    const random = rng(opts.seed);
+    const random = seededRandom(opts.seed);
     await this.sequence.clearHistory();
     const out: Token[] = [];
     let forcedCount = 0;
