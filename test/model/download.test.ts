@@ -6,7 +6,6 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { QtcException } from "../../src/errors.js";
 import { pullModel, remoteModelOf, resolveHfEndpoint } from "../../src/model/download.js";
 import { resolveModel } from "../../src/model/resolve.js";
 import { tinyModelPath } from "../helpers/models.js";

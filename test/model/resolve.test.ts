@@ -2,7 +2,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { QtcException } from "../../src/errors.js";
 import { writeGguf } from "../../src/model/gguf-writer.js";
 import { DEFAULT_MODEL, MODEL_REGISTRY, findRegistryModel } from "../../src/model/registry.js";
 import { resolveModel } from "../../src/model/resolve.js";
