@@ -3,14 +3,14 @@
 // raw text deltas (special tags included); the runtime feeds them to the parser.
 
 import type { LlamaContextSequence, LlamaGrammarEvaluationState, LlamaModel, Token, TokenBias } from "node-llama-cpp";
-import { getFormat, QWEN3_TOKENS, type FormatId, type ToolCallFormat } from "../formats/index.js";
-import type { ToolChoice } from "../tools/types.js";
+import { getFormat, QWEN3_TOKENS, type ToolCallFormat } from "../formats/index.js";
 import { StreamDetokenizer } from "./detokenizer.js";
 import { acceptForced, canBeNext, type GrammarCache } from "./grammar-state.js";
 import type { AllowedNext } from "./allowed-next.js";
 import { ContinuationProber, grammarSpecialTokens, planTokens } from "./jump-forward.js";
+import type { ResolvedRequest } from "./request.js";
 import type { TokenTables } from "./token-tables.js";
-import type { FinishReason, GenerationMode } from "./types.js";
+import type { FinishReason } from "./types.js";
 
 /** A grammar for the rest of the turn, compiled for the budget left when it takes over. */
 export interface TurnGrammarSpec {
@@ -27,24 +27,11 @@ export interface TurnGrammarSpec {
 /** Compiles the turn's grammar on demand. Returns undefined when not even one call fits `maxTokens`. */
 export type TurnGrammarSource = (phase: "full" | "after-open", maxTokens: number) => TurnGrammarSpec | undefined;
 
-/** Everything a turn needs, resolved (no defaults left). */
-export interface TurnPlan {
+/** Everything a turn needs, resolved (no defaults left): the request's settings and what the runtime adds. */
+export interface TurnPlan extends ResolvedRequest {
   promptTokens: number[];
   /** Leading prompt tokens the sequence already holds (evaluated by an earlier request). */
   reusedPromptTokens: number;
-  format: FormatId;
-  mode: GenerationMode;
-  toolChoice: ToolChoice;
-  maxTokens: number;
-  temperature: number;
-  topP: number;
-  topK: number;
-  seed: number;
-  thinking: boolean;
-  thinkingBudget: number;
-  parallel: boolean;
-  maxCalls: number;
-  jumpForward: boolean;
   grammar: TurnGrammarSource | undefined;
   /** The answer is JSON under the grammar (a response schema): the grammar holds the turn from its first token. */
   jsonAnswer: boolean;
