@@ -5,7 +5,7 @@
 import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import { fail } from "../errors.js";
-import { isRunRecord } from "../harness/transcript.js";
+import { isRunRecord, parseRecordLines } from "../harness/transcript.js";
 import { renderChartSvg } from "./chart.js";
 import { BENCH_FILES } from "./defaults.js";
 import { renderMarkdown } from "./render-text.js";
@@ -46,21 +46,9 @@ export async function readRecords(file: string): Promise<BenchRunRecord[]> {
     text = text.slice(0, text.lastIndexOf("\n") + 1);
     await fs.writeFile(file, text, "utf8");
   }
-  const records: BenchRunRecord[] = [];
-  const lines = text.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.trim();
-    if (line === "") continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      fail("invalid_option", `${file} line ${i + 1} is not JSON: not a qtc bench transcript`, { path: file });
-    }
-    if (!isBenchRecord(value)) fail("invalid_option", `${file} line ${i + 1} is not a qtc bench run record`, { path: file });
-    records.push(value);
-  }
-  return records;
+  const parsed = parseRecordLines(text, isBenchRecord, "a qtc bench run record");
+  if (!parsed.ok) fail("invalid_option", `${file} ${parsed.message}`, { path: file });
+  return parsed.records;
 }
 
 /** Write report.json only (cheap; done after every run so a hard kill still leaves a report). */

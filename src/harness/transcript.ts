@@ -36,7 +36,16 @@ export function isRunRecord(value: unknown): value is AgentRun {
  * a non-empty line is not a run record.
  */
 export function parseTranscript(text: string): { ok: true; runs: AgentRun[] } | { ok: false; message: string } {
-  const runs: AgentRun[] = [];
+  const parsed = parseRecordLines(text, isRunRecord, "a qtc agent run record");
+  return parsed.ok ? { ok: true, runs: parsed.records } : parsed;
+}
+
+/**
+ * JSON Lines whose every non-empty line must pass `accept` (`what` names such a line in the message); the first
+ * line that does not is reported, with its number.
+ */
+export function parseRecordLines<T>(text: string, accept: (value: unknown) => value is T, what: string): { ok: true; records: T[] } | { ok: false; message: string } {
+  const records: T[] = [];
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
@@ -47,8 +56,8 @@ export function parseTranscript(text: string): { ok: true; runs: AgentRun[] } | 
     } catch (e) {
       return { ok: false, message: `line ${i + 1} is not JSON: ${(e as Error).message}` };
     }
-    if (!isRunRecord(value)) return { ok: false, message: `line ${i + 1} is not a qtc agent run record` };
-    runs.push(value);
+    if (!accept(value)) return { ok: false, message: `line ${i + 1} is not ${what}` };
+    records.push(value);
   }
-  return { ok: true, runs };
+  return { ok: true, records };
 }
