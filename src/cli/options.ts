@@ -2,6 +2,7 @@
 // CLI turns into a one-line error with exit code 2.
 
 import { InvalidArgumentError } from "commander";
+import type { ToolChoice } from "../tools/types.js";
 
 /** Parse a whole number within [min, max]. */
 export function intOption(min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
@@ -21,6 +22,11 @@ export function numberOption(min: number, max: number): (value: string) => numbe
     if (n < min || n > max) throw new InvalidArgumentError(`expected a number from ${min} to ${max}, got ${n}.`);
     return n;
   };
+}
+
+/** A `--tool-choice` value: `auto`, `required`, `none`, or a tool name. */
+export function toolChoiceFlag(value: string): ToolChoice {
+  return value === "auto" || value === "required" || value === "none" ? value : { name: value };
 }
 
 /** Parse one of a fixed set of words. */

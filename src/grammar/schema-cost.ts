@@ -5,7 +5,6 @@
 import { canonicalJson, ITEM_SEP_BYTES as SEP, KEY_SEP_BYTES, utf8Length } from "./canonical-json.js";
 import { digitsCost, integerBytes, numberBytes } from "./numbers.js";
 import type { Node } from "./schema-nodes.js";
-import { FORMAT_LENGTHS } from "./string-formats.js";
 import type { StringPlan } from "./string-plan.js";
 
 /** Items an unbounded array gets when the schema gives no maxItems (the budget is split among them). */

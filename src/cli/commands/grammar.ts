@@ -1,7 +1,6 @@
 // Owns: the `qtc grammar` command: compile a tools file into GBNF and print it, or check a text against the
 // grammar with llama.cpp's own grammar engine (`--check FILE`: exit 0 accepted, 1 rejected).
 
-import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { fail } from "../../errors.js";
 import { FORMAT_IDS } from "../../formats/index.js";
@@ -9,8 +8,8 @@ import type { FormatId } from "../../formats/types.js";
 import { type CheckResult, compileToolGrammar, GRAMMAR_DEFAULTS, GrammarChecker, type GrammarPhase } from "../../grammar/index.js";
 import { createLlama, loadModel, MODEL_SPEC_HELP, resolveModel } from "../../model/index.js";
 import { loadToolsFile } from "../../tools/load.js";
-import type { ToolChoice } from "../../tools/types.js";
-import { choiceOption, intOption } from "../options.js";
+import { choiceOption, intOption, toolChoiceFlag } from "../options.js";
+import { readTextFile } from "../read-file.js";
 
 interface GrammarFlags {
   tools: string;
@@ -47,7 +46,7 @@ export function registerGrammar(program: Command): Command {
       const tools = loadToolsFile(flags.tools);
       const compiled = compileToolGrammar(tools.tools, {
         format: flags.format,
-        toolChoice: toolChoiceOf(flags.toolChoice),
+        toolChoice: toolChoiceFlag(flags.toolChoice),
         parallel: flags.parallel,
         maxCalls: flags.maxCalls,
         maxTokens: flags.maxTokens,
@@ -62,7 +61,7 @@ export function registerGrammar(program: Command): Command {
         process.stdout.write(compiled.value.gbnf);
         return;
       }
-      const text = readText(flags.check);
+      const text = readTextFile(flags.check);
       const llama = await createLlama({ gpu: "cpu" });
       const model = await loadModel(llama, { path: (await resolveModel(flags.model)).path });
       try {
@@ -74,19 +73,6 @@ export function registerGrammar(program: Command): Command {
         await llama.dispose();
       }
     });
-}
-
-function toolChoiceOf(value: string): ToolChoice {
-  return value === "auto" || value === "required" || value === "none" ? value : { name: value };
-}
-
-function readText(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    fail("file_not_found", `cannot read ${path}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`, { path });
-  }
 }
 
 /** One line: accepted, or where and why the text stops matching. */

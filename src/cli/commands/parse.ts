@@ -2,7 +2,7 @@
 // post-parser, print one JSON object per input (IR, OpenAI or Anthropic shape).
 
 import { once } from "node:events";
-import { createReadStream, readFileSync, statSync } from "node:fs";
+import { createReadStream, statSync } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Command } from "commander";
 import { PARSE_SHAPES, toShape, type ParseShape } from "../../adapters/report.js";
@@ -14,6 +14,7 @@ import { PARSER_DEFAULTS, type ThinkingStart } from "../../parse/options.js";
 import { parse } from "../../parse/parser.js";
 import { loadToolsFile } from "../../tools/load.js";
 import { choiceOption } from "../options.js";
+import { readTextFile, unreadable } from "../read-file.js";
 
 interface ParseFlags {
   tools?: string;
@@ -50,19 +51,10 @@ export function registerParse(program: Command): Command {
         }
         return;
       }
-      const text = file === undefined || file === "-" ? await readStdin() : readText(file);
+      const text = file === undefined || file === "-" ? await readStdin() : readTextFile(file);
       const result = parse(text, { tools, format: flags.format, thinking: flags.thinking, truncated: flags.truncated === true });
       process.stdout.write(JSON.stringify(toShape(result, flags.shape, flags.truncated === true), null, 2) + "\n");
     });
-}
-
-function readText(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    fail("file_not_found", `cannot read ${path}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`, { path });
-  }
 }
 
 function openFile(path: string): NodeJS.ReadableStream {
@@ -70,8 +62,7 @@ function openFile(path: string): NodeJS.ReadableStream {
   try {
     isFile = statSync(path).isFile();
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    fail("file_not_found", `cannot read ${path}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`, { path });
+    fail("file_not_found", `cannot read ${path}: ${unreadable(e)}`, { path });
   }
   if (!isFile) fail("file_not_found", `cannot read ${path}: not a file`, { path });
   return createReadStream(path, { encoding: "utf8" });

@@ -1,6 +1,5 @@
 // Owns: the `qtc run` command: one assistant turn with tools, printed as JSON (--json) or a short summary.
 
-import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { fail } from "../../errors.js";
 import { FORMAT_IDS, type FormatId } from "../../formats/index.js";
@@ -10,8 +9,9 @@ import { GENERATE_DEFAULTS, RUNTIME_DEFAULTS } from "../../runtime/defaults.js";
 import { generateOnce, promptMessages, type GenerateOnceResult } from "../../runtime/run-once.js";
 import type { GenerateRequest, GenerationMode } from "../../runtime/types.js";
 import { loadToolsFile } from "../../tools/index.js";
-import type { JsonSchema, ToolChoice } from "../../tools/types.js";
-import { choiceOption, intOption, numberOption } from "../options.js";
+import type { JsonSchema } from "../../tools/types.js";
+import { choiceOption, intOption, numberOption, toolChoiceFlag } from "../options.js";
+import { readTextFile } from "../read-file.js";
 
 interface RunFlags {
   model: string;
@@ -63,7 +63,7 @@ export function registerRun(program: Command): Command {
       const request: GenerateRequest = {
         messages: readMessages(flags),
         tools: tools ? [...tools.tools] : undefined,
-        toolChoice: parseToolChoice(flags.toolChoice),
+        toolChoice: toolChoiceFlag(flags.toolChoice),
         mode: flags.mode,
         format: flags.format,
         maxTokens: flags.maxTokens,
@@ -79,10 +79,6 @@ export function registerRun(program: Command): Command {
       );
       process.stdout.write(flags.json ? JSON.stringify(toJson(out), null, 2) + "\n" : summary(out, request));
     });
-}
-
-function parseToolChoice(value: string): ToolChoice {
-  return value === "auto" || value === "required" || value === "none" ? value : { name: value };
 }
 
 function readMessages(flags: RunFlags): ChatMessage[] {
@@ -108,13 +104,7 @@ function readResponseSchema(path: string): JsonSchema | boolean {
 
 /** A JSON file's value; a missing file is `file_not_found`, bad JSON is `badJson`, each naming the file. */
 function readJsonFile(path: string, what: string, badJson: "invalid_messages" | "invalid_schema"): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    fail("file_not_found", `cannot read ${what} ${path}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`, { path });
-  }
+  const text = readTextFile(path, what);
   try {
     return JSON.parse(text);
   } catch (e) {
