@@ -144,8 +144,11 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
     grammarSpec = plan.grammar?.(grammarPhase, remaining());
     if (!grammarSpec) return false;
     grammarState = await env.grammars.stateFor(grammarSpec.gbnf);
-    grammarSpecials = [...new Set([...grammarSpecialTokens(grammarSpec.gbnf), tables.eog, ...tables.eogTokens])];
-    prober = new ContinuationProber(tables, grammarSpecials);
+    const named = grammarSpecialTokens(grammarSpec.gbnf);
+    // The prober asks "may it end here?" with one end-of-generation token (several would never be "the only
+    // continuation"); the narrowed sampler must offer every one the grammar allows.
+    prober = new ContinuationProber(tables, named);
+    grammarSpecials = [...new Set([...named, ...tables.eogTokens])];
     bias = env.biases.inCall;
     phase = "grammar";
     closureCost = undefined;

@@ -49,6 +49,19 @@ describe("constrained JSON answers", () => {
     }
   });
 
+  test("a budget below the shortest answer's bytes (but not its tokens): the runtime closes the JSON in time", async () => {
+    // `{"note": "", "n": 0}` is 20 bytes, so the grammar is compiled wider and the turn is guarded.
+    const schema = { type: "object", properties: { note: { type: "string", maxLength: 200 }, n: { type: "integer" } }, required: ["note", "n"], additionalProperties: false };
+    const fits = new Ajv2020({ strict: false }).compile(schema);
+    for (let seed = 0; seed < 6; seed++) {
+      const r = await rt.generate({ messages, responseSchema: schema, seed, maxTokens: 16 });
+      expect(r.finishReason).toBe("stop");
+      expect(r.usage.completionTokens).toBeLessThanOrEqual(16);
+      expect(fits(JSON.parse(r.content))).toBe(true);
+      expect(r.answer?.ok).toBe(true);
+    }
+  });
+
   test("json_object ({type: object}): any JSON object", async () => {
     for (let seed = 0; seed < 5; seed++) {
       const r = await rt.generate({ messages, responseSchema: { type: "object" }, seed, maxTokens: 96 });
