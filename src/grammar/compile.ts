@@ -11,7 +11,7 @@ import { bodyAround, blockOverhead, buildRoot, paramSpelling, tagWords, thinking
 import { literal, RuleSet } from "./gbnf.js";
 import { deref, lowerSchema, type Node } from "./schema-ir.js";
 import { pointer, unsupported } from "./schema-keywords.js";
-import { ValueEmitter } from "./schema-emit.js";
+import { type Emitted, ValueEmitter } from "./schema-emit.js";
 import { StringPlanner } from "./string-plan.js";
 import { bannedPrefixes, TextChains } from "./text-chain.js";
 import {
@@ -274,15 +274,28 @@ function compileResolved(tools: readonly ToolDefinition[], o: Resolved): Result<
   );
 }
 
-/** The GBNF expression of a JSON answer that fits `schema` within `maxBytes`. */
+/** A JSON answer that fits `schema` within `maxBytes`, in a tool grammar's rules (errors name the response schema). */
 function answerValue(schema: JsonSchema | boolean, maxBytes: number, emitter: ValueEmitter, words: readonly string[], ids: { next: number }): Result<string> {
-  const lowered = lowerSchema(schema, "answer", ids);
-  if (!lowered.ok) return err({ ...lowered.error, message: `response schema: ${lowered.error.message}` });
+  const value = emitSchemaValue(schema, maxBytes, emitter, words, "answer", ids);
+  if (!value.ok) return err({ ...value.error, message: `response schema: ${value.error.message}` });
+  if (!value.value) return err({ code: "budget_too_small", message: "maxTokens is too small for the shortest JSON answer the response schema admits" });
+  return ok(value.value.expr);
+}
+
+/** Lower `schema`, refuse tag spellings, and emit its value within `maxBytes` (undefined when none fits). */
+function emitSchemaValue(
+  schema: JsonSchema | boolean,
+  maxBytes: number,
+  emitter: ValueEmitter,
+  words: readonly string[],
+  hint: string,
+  ids?: { next: number },
+): Result<Emitted | undefined> {
+  const lowered = lowerSchema(schema, hint, ids);
+  if (!lowered.ok) return lowered;
   const tagError = checkTags(lowered.value, words, false);
-  if (tagError) return err({ ...tagError, message: `response schema: ${tagError.message}` });
-  const value = emitter.emit(lowered.value, maxBytes);
-  if (!value) return err({ code: "budget_too_small", message: `maxTokens is too small for the shortest JSON answer the response schema admits` });
-  return ok(value.expr);
+  if (tagError) return err(tagError);
+  return ok(emitter.emit(lowered.value, maxBytes));
 }
 
 /**
@@ -300,11 +313,9 @@ export function compileSchema(schema: JsonSchema | boolean, options: SchemaGramm
   const maxTokens = options.maxTokens ?? GRAMMAR_DEFAULTS.maxTokens;
   if (!Number.isInteger(maxTokens) || maxTokens < 1) fail("invalid_option", `maxTokens must be a whole number ≥ 1, got ${maxTokens}`);
   const { rules, emitter } = workspace(format);
-  const lowered = lowerSchema(schema, "value");
-  if (!lowered.ok) return lowered;
-  const tagError = checkTags(lowered.value, tagWords(format), false);
-  if (tagError) return err(tagError);
-  const value = emitter.emit(lowered.value, maxTokens);
+  const emitted = emitSchemaValue(schema, maxTokens, emitter, tagWords(format), "value");
+  if (!emitted.ok) return emitted;
+  const value = emitted.value;
   if (!value) return err({ code: "budget_too_small", message: `maxTokens ${maxTokens} is too small for the shortest value of the schema` });
   const { text: gbnf, rules: ruleCount } = rules.print(value.expr);
   return ok(Object.freeze({ gbnf, rootRule: "root" as const, maxTokens, worstCaseTokens: value.worst, stats: Object.freeze({ rules: ruleCount, bytes: utf8Length(gbnf) }) }));
