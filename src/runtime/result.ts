@@ -5,7 +5,7 @@ import { anthropicStopReason, toAnthropicContent, toOpenAIMessage, type Anthropi
 import type { FormatId } from "../formats/types.js";
 import type { ParseEvent, ParseResult } from "../parse/types.js";
 import type { TurnOutcome } from "./turn.js";
-import type { SchemaError } from "../tools/validators.js";
+import type { ValueValidator } from "../tools/validators.js";
 import type { AnswerCheck, GenerateEvent, GenerateResult, GenerationMode } from "./types.js";
 
 /** A finished turn, with views in the shapes OpenAI and Anthropic clients consume. */
@@ -23,7 +23,7 @@ export interface ResultParts {
   mode: GenerationMode;
   format: FormatId;
   /** The response schema's validator, when the request has one. */
-  judgeAnswer?: (value: unknown) => readonly SchemaError[] | null;
+  judgeAnswer?: ValueValidator;
 }
 
 /** The content judged as the JSON answer (undefined when the turn answered with calls). */

@@ -2,6 +2,6 @@
 
 export type { JsonSchema, ToolChoice, ToolDefinition, ToolInput } from "./types.js";
 export { normalizeTools } from "./normalize.js";
-export { compileValidators, compileValueValidator, type CompiledTool, type CompiledTools, type SchemaError, type ToolsLike } from "./validators.js";
+export { compileValidators, compileValueValidator, type CompiledTool, type ValueValidator, type CompiledTools, type SchemaError, type ToolsLike } from "./validators.js";
 export { loadToolsFile, parseToolsJson, jsonErrorWhere, lineColumn } from "./load.js";
 export { readParameters, typesOf, type JsonType, type ParameterInfo, type TypeSet } from "./schema-info.js";

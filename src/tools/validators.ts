@@ -70,16 +70,20 @@ export function compileValidators(input: ToolsLike): CompiledTools {
   }
   const compiled = build(tools);
   identityCache.set(input as object, compiled);
-  if (key !== undefined) {
-    if (contentCache.size >= CACHE_LIMIT) contentCache.delete(contentCache.keys().next().value as string);
-    contentCache.set(key, compiled);
-  }
+  if (key !== undefined) remember(contentCache, key, compiled);
   return compiled;
 }
 
 // Caches only: they never change what a compile returns, only whether it is recomputed.
 const identityCache = new WeakMap<object, CompiledTools>();
 const contentCache = new Map<string, CompiledTools>();
+const valueCache = new Map<string, ValueValidator>();
+
+/** Keep `value` under `key`, dropping the oldest entry beyond CACHE_LIMIT. */
+function remember<T>(cache: Map<string, T>, key: string, value: T): void {
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  cache.set(key, value);
+}
 
 function build(tools: readonly ToolDefinition[]): CompiledTools {
   let ajv2020: Ajv2020 | undefined;
@@ -148,11 +152,20 @@ function compileChecked(schema: JsonSchema, what: string, get2020: () => Ajv2020
  * A validator for one JSON value (e.g. a response schema): returns null when `value` fits, else ajv's errors.
  * Throws QtcException `invalid_schema` when the schema cannot be compiled.
  */
-export function compileValueValidator(schema: JsonSchema | boolean, what = "the response schema"): (value: unknown) => readonly SchemaError[] | null {
+export function compileValueValidator(schema: JsonSchema | boolean, what = "the response schema"): ValueValidator {
   if (typeof schema === "boolean") return (value) => (schema ? null : [{ instancePath: "", schemaPath: "#", keyword: "false schema", params: {}, message: "boolean schema is false" }]);
+  // Per schema text: the server checks a request's schema before the runtime compiles it for the same request.
+  const key = safeKey(schema);
+  const cached = key === undefined ? undefined : valueCache.get(key);
+  if (cached) return cached;
   const fn = compileChecked(schema, what, () => withFormats(new Ajv2020(COMPILE_OPTIONS)), () => withFormats(new Ajv(COMPILE_OPTIONS)));
-  return (value) => (fn(value) ? null : (fn.errors ?? []));
+  const validate: ValueValidator = (value) => (fn(value) ? null : (fn.errors ?? []));
+  if (key !== undefined) remember(valueCache, key, validate);
+  return validate;
 }
+
+/** Validates one JSON value: null when it fits, else ajv's errors. */
+export type ValueValidator = (value: unknown) => readonly SchemaError[] | null;
 
 // Meta-schema checkers, created on first use and shared: they hold only the draft meta-schemas.
 const META: { ajv2020?: Ajv2020; ajv07?: Ajv } = {};
@@ -167,9 +180,9 @@ function isCompiled(input: ToolsLike): input is CompiledTools {
   return !Array.isArray(input) && typeof (input as CompiledTools).get === "function";
 }
 
-function safeKey(tools: readonly ToolDefinition[]): string | undefined {
+function safeKey(value: unknown): string | undefined {
   try {
-    return JSON.stringify(tools);
+    return JSON.stringify(value);
   } catch {
     return undefined;
   }
