@@ -76,6 +76,16 @@ export const INPUT_ERROR_CODES = [
   "internal",
   /** A bench task folder whose task.json is malformed, or a task that fails the tasks check. */
   "invalid_task",
+  /** A schema over qtc's stated size limits (enum size, nesting depth, item bounds, total size); names the keyword. */
+  "schema_too_large",
+  /** A schema no value can satisfy (e.g. `minimum` above `maximum`), so no call could ever be valid. */
+  "unsatisfiable_schema",
+  /** No OS sandbox is available to confine code the model wrote; the run is refused unless unconfined runs are allowed. */
+  "sandbox_unavailable",
+  /** A request (or its body) took longer than the server's time limit (qtc serve). */
+  "request_timeout",
+  /** The server is shutting down; the answer was cut off and is not complete (qtc serve). */
+  "shutting_down",
 ] as const;
 export type InputErrorCode = (typeof INPUT_ERROR_CODES)[number];
 
