@@ -47,18 +47,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, new ApiError(404, "not_found", `There is no ${request.method} ${request.url.split("?")[0]}. qtc serves POST /v1/chat/completions, POST /v1/messages, GET /v1/models and GET /health.`), dialectOf(request)),
   );
-  if (opts.apiKey) {
-    const expected = Buffer.from(opts.apiKey);
-    app.addHook("onRequest", async (request, reply) => {
-      if (!request.url.startsWith("/v1/")) return;
-      const given = keysOf(request);
-      if (given.some((key) => sameKey(Buffer.from(key), expected))) return;
-      const message = given.length === 0
-        ? "No API key. Send it as `Authorization: Bearer KEY` (OpenAI) or `x-api-key: KEY` (Anthropic)."
-        : "Incorrect API key.";
-      return sendError(reply, new ApiError(401, "unauthorized", message), dialectOf(request));
-    });
-  }
+  if (opts.apiKey) app.addHook("onRequest", apiKeyCheck(opts.apiKey));
   // Closing: cancel queued and running generations, let their handlers answer, then fastify drops every
   // connection (forceCloseConnections), so a client holding a socket open cannot delay the exit.
   let closing = false;
@@ -120,10 +109,34 @@ function sendError(reply: FastifyReply, error: ApiError, dialect: ApiDialect): F
   return reply.code(statusFor(error, dialect)).type("application/json; charset=utf-8").send(errorBody(error, dialect));
 }
 
-/** Anthropic routes, and any request from an Anthropic client (it sends `anthropic-version`), get Anthropic shapes. */
+/**
+ * Anthropic routes, and any request from an Anthropic client (it sends `anthropic-version`), get Anthropic shapes.
+ * Keyed on the route the router matched (decoded), never on the raw URL.
+ */
 function dialectOf(request: FastifyRequest): ApiDialect {
-  if (request.url.startsWith("/v1/messages")) return "anthropic";
+  if (request.routeOptions.url === "/v1/messages") return "anthropic";
   return request.headers["anthropic-version"] !== undefined ? "anthropic" : "openai";
+}
+
+/** Routes that answer without the API key. */
+const OPEN_ROUTES: ReadonlySet<string> = new Set(["/health"]);
+
+/**
+ * The API-key hook. It judges the route the router matched (so `/%761/models` is `/v1/models`), and every request
+ * that did not match an open route needs the key, unknown routes included: no spelling of a path gets around it.
+ */
+function apiKeyCheck(apiKey: string): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
+  const expected = Buffer.from(apiKey);
+  return async (request, reply) => {
+    const route = request.routeOptions.url;
+    if (route !== undefined && OPEN_ROUTES.has(route)) return;
+    const given = keysOf(request);
+    if (given.some((key) => sameKey(Buffer.from(key), expected))) return;
+    const message = given.length === 0
+      ? "No API key. Send it as `Authorization: Bearer KEY` (OpenAI) or `x-api-key: KEY` (Anthropic)."
+      : "Incorrect API key.";
+    return sendError(reply, new ApiError(401, "unauthorized", message), dialectOf(request));
+  };
 }
 
 /** The keys a request presents: `Authorization: Bearer KEY` (OpenAI) and `x-api-key: KEY` (Anthropic). */

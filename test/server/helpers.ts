@@ -1,5 +1,6 @@
 // Owns: test helpers for the server: start one on a free loopback port, post raw bodies, read SSE streams.
 
+import { request as httpRequest } from "node:http";
 import type { FastifyInstance } from "fastify";
 import { expect } from "vitest";
 import { createServer, type ServerOptions } from "../../src/server/index.js";
@@ -92,3 +93,38 @@ export const READ_FILE_ANTHROPIC = {
   description: "Read a file",
   input_schema: { type: "object" as const, properties: { path: { type: "string" } }, required: ["path"], additionalProperties: false },
 };
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json: any;
+}
+
+/**
+ * One HTTP/1.1 request with the path sent exactly as given (no URL normalisation, unlike fetch): for encoded,
+ * dotted and doubled paths.
+ */
+export function rawRequest(url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<RawResponse> {
+  const { hostname, port } = new URL(url);
+  const payload = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: hostname, port: Number(port), method, path, agent: false, headers: { ...(payload !== undefined ? { "content-type": "application/json" } : {}), ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+      });
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
