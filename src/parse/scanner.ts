@@ -148,6 +148,12 @@ export class Scanner {
       this.pos = k;
     } else {
       const end = j + m[0].length;
+      if (end === buf.length && !final) {
+        // The run may go on in the next chunk (```` cut after ```): its length decides what closes the fence.
+        this.emitText(this.pos, j);
+        this.pos = j;
+        return false;
+      }
       this.emitText(this.pos, end);
       this.fenceChar = m[8]![0]!;
       this.fenceLen = m[8]!.length;
@@ -166,6 +172,7 @@ export class Scanner {
     FENCE_AT_START.lastIndex = 0;
     const fence = FENCE_AT_START.exec(buf);
     if (fence) {
+      if (fence[0].length === buf.length && !final) return false; // the run may go on (see scanText)
       this.emitText(0, fence[0].length);
       this.fenceChar = fence[1]![0]!;
       this.fenceLen = fence[1]!.length;
