@@ -7,6 +7,7 @@ import type { JsonSchema, ToolChoice, ToolInput } from "../tools/types.js";
 import { ApiError, badRequest, unsupported } from "./api-error.js";
 import {
   checkMaxTokens,
+  checkNesting,
   checkToolSchemas,
   checkUniqueNames,
   isObject,
@@ -17,7 +18,7 @@ import {
   requireString,
   requireToolName,
 } from "./convert-util.js";
-import type { ResolvedServerOptions } from "./defaults.js";
+import { type ResolvedServerOptions, SERVER_DEFAULTS } from "./defaults.js";
 
 export interface AnthropicPlan {
   /** The runtime request, without `signal` (the route adds it). */
@@ -25,7 +26,7 @@ export interface AnthropicPlan {
   stream: boolean;
 }
 
-type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit">;
+type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth">>;
 
 /** Convert a body that passed ANTHROPIC_MESSAGES_BODY; throws ApiError (400) for anything qtc cannot honour. */
 export function anthropicToGenerate(body: Obj, ctx: Ctx): AnthropicPlan {
@@ -34,7 +35,7 @@ export function anthropicToGenerate(body: Obj, ctx: Ctx): AnthropicPlan {
   }
   const { tools, names } = convertTools(body.tools);
   const { toolChoice, parallel } = convertToolChoice(body.tool_choice, names);
-  const messages = convertMessages(body.messages as unknown[]);
+  const messages = convertMessages(body.messages as unknown[], ctx.maxNestingDepth ?? SERVER_DEFAULTS.maxNestingDepth);
   const system = systemText(body.system);
   const request: GenerateRequest = {
     messages: system !== undefined ? [{ role: "system", content: system }, ...messages] : messages,
@@ -120,14 +121,14 @@ function convertToolChoice(raw: unknown, names: string[]): { toolChoice?: ToolCh
  * order, named after the `tool_use` they answer), its text a user message; an assistant turn's `thinking`,
  * `text` and `tool_use` blocks become one assistant message with `reasoning_content` and `tool_calls`.
  */
-function convertMessages(raw: unknown[]): ChatMessage[] {
+function convertMessages(raw: unknown[], maxDepth: number): ChatMessage[] {
   const toolNames = new Map<string, string>();
   const out: ChatMessage[] = [];
   raw.forEach((m, i) => {
     const p = `messages[${i}]`;
     const msg = m as Obj;
     if (msg.role === "user") out.push(...userTurn(msg.content, `${p}.content`, toolNames));
-    else if (msg.role === "assistant") out.push(assistantTurn(msg.content, `${p}.content`, toolNames));
+    else if (msg.role === "assistant") out.push(assistantTurn(msg.content, `${p}.content`, toolNames, maxDepth));
     else throw badRequest(`${p}.role must be "user" or "assistant"; got ${JSON.stringify(msg.role)}. Put system text in the top-level "system" field.`, `${p}.role`);
   });
   return out;
@@ -154,7 +155,7 @@ function userTurn(content: unknown, p: string, toolNames: Map<string, string>): 
   return out;
 }
 
-function assistantTurn(content: unknown, p: string, toolNames: Map<string, string>): ChatMessage {
+function assistantTurn(content: unknown, p: string, toolNames: Map<string, string>, maxDepth: number): ChatMessage {
   if (typeof content === "string") return { role: "assistant", content };
   if (!Array.isArray(content)) throw badRequest(`${p} must be a string or an array of content blocks.`, p);
   const texts: string[] = [];
@@ -170,6 +171,7 @@ function assistantTurn(content: unknown, p: string, toolNames: Map<string, strin
       const id = requireString(block.id, `${bp}.id`);
       const name = requireString(block.name, `${bp}.name`);
       const input = requireObject(block.input ?? {}, `${bp}.input`);
+      checkNesting(input, maxDepth, `${bp}.input`);
       toolNames.set(id, name);
       calls.push({ id, type: "function", function: { name, arguments: JSON.stringify(input) } });
     } else throw unsupportedBlock(block.type, bp);

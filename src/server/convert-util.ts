@@ -1,5 +1,5 @@
 // Owns: small checks shared by the OpenAI and Anthropic request converters (objects, strings, tool names,
-// seeds, token limits), each failing with a 400 that names the field.
+// seeds, token limits, nesting depth), each failing with a 400 that names the field.
 
 import { QtcException } from "../errors.js";
 import { compileValidators, compileValueValidator } from "../tools/index.js";
@@ -73,6 +73,42 @@ export function checkToolSchemas(tools: ToolInput[]): void {
 /** Compile a response schema now, so one that does not compile is a 400 naming `param`. */
 export function checkResponseSchema(schema: JsonSchema, param: string): void {
   as400(param, () => compileValueValidator(schema));
+}
+
+/**
+ * Refuse a value (history tool-call arguments, `tool_use.input`) nested deeper than `maxDepth` objects and arrays
+ * before anything renders it: the prompt renderer recurses, and 10,000 levels overflow its stack. Iterative.
+ */
+export function checkNesting(value: unknown, maxDepth: number, param: string): void {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== "object" || node === null) continue;
+    if (depth > maxDepth) throw tooDeep(maxDepth, param);
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+}
+
+/** checkNesting for JSON text (arguments sent as a string), by counting brackets outside strings: no parse. */
+export function checkTextNesting(text: string, maxDepth: number, param: string): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > maxDepth) throw tooDeep(maxDepth, param);
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+}
+
+function tooDeep(maxDepth: number, param: string): ApiError {
+  return badRequest(`${param} is nested deeper than ${maxDepth} levels of objects and arrays; send flatter arguments.`, param);
 }
 
 /** Run `check`; a QtcException it throws becomes a 400 naming `param`. */

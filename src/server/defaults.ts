@@ -32,6 +32,11 @@ export interface ServerOptions {
   defaultMaxTokens?: number;
   /** Largest `max_tokens` a request may ask for. Default: 32768. */
   maxTokensLimit?: number;
+  /**
+   * Deepest nesting of objects and arrays in a history tool call's arguments (OpenAI `tool_calls[].function.arguments`,
+   * Anthropic `tool_use.input`); deeper ones get 400 before anything renders them. Default: 64.
+   */
+  maxNestingDepth?: number;
   /** Fastify logger setting (`false`, `true` or pino options). Default: false. */
   logger?: boolean | Record<string, unknown>;
 }
@@ -49,6 +54,7 @@ export const SERVER_DEFAULTS = Object.freeze({
   bodyLimit: 4 * 1024 * 1024,
   defaultMaxTokens: 1024,
   maxTokensLimit: 32768,
+  maxNestingDepth: 64,
   /** Model id when neither `modelId` nor the runtime's model name is known. */
   modelIdFallback: "qtc",
 });
@@ -72,6 +78,7 @@ export function resolveServerOptions(options: ServerOptions): ResolvedServerOpti
     bodyLimit: options.bodyLimit ?? SERVER_DEFAULTS.bodyLimit,
     defaultMaxTokens: options.defaultMaxTokens ?? SERVER_DEFAULTS.defaultMaxTokens,
     maxTokensLimit: options.maxTokensLimit ?? SERVER_DEFAULTS.maxTokensLimit,
+    maxNestingDepth: options.maxNestingDepth ?? SERVER_DEFAULTS.maxNestingDepth,
     logger: options.logger ?? false,
   };
 }

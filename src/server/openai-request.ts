@@ -7,7 +7,9 @@ import type { JsonSchema, ToolChoice, ToolInput } from "../tools/types.js";
 import { ApiError, badRequest, unsupported } from "./api-error.js";
 import {
   checkMaxTokens,
+  checkNesting,
   checkResponseSchema,
+  checkTextNesting,
   checkToolSchemas,
   checkUniqueNames,
   isObject,
@@ -19,7 +21,7 @@ import {
   requireToolName,
   seedOf,
 } from "./convert-util.js";
-import type { ResolvedServerOptions } from "./defaults.js";
+import { type ResolvedServerOptions, SERVER_DEFAULTS } from "./defaults.js";
 
 export interface OpenAIPlan {
   /** The runtime request, without `signal` (the route adds it). */
@@ -29,7 +31,7 @@ export interface OpenAIPlan {
   includeUsage: boolean;
 }
 
-type Ctx = Pick<ResolvedServerOptions, "mode" | "defaultMaxTokens" | "maxTokensLimit">;
+type Ctx = Pick<ResolvedServerOptions, "mode" | "defaultMaxTokens" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth">>;
 
 /** Convert a body that passed OPENAI_CHAT_BODY; throws ApiError (400) for anything qtc cannot honour. */
 export function openAIToGenerate(body: Obj, ctx: Ctx): OpenAIPlan {
@@ -42,7 +44,7 @@ export function openAIToGenerate(body: Obj, ctx: Ctx): OpenAIPlan {
     body.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens",
   );
   const request: GenerateRequest = {
-    messages: convertMessages(body.messages as unknown[]),
+    messages: convertMessages(body.messages as unknown[], ctx.maxNestingDepth ?? SERVER_DEFAULTS.maxNestingDepth),
     mode: ctx.mode,
     maxTokens,
     ...(tools.length ? { tools } : {}),
@@ -155,7 +157,7 @@ function responseSchemaOf(raw: unknown): JsonSchema | undefined {
   return schema;
 }
 
-function convertMessages(raw: unknown[]): ChatMessage[] {
+function convertMessages(raw: unknown[], maxDepth: number): ChatMessage[] {
   const toolNames = new Map<string, string>();
   return raw.map((m, i): ChatMessage => {
     const p = `messages[${i}]`;
@@ -173,7 +175,7 @@ function convertMessages(raw: unknown[]): ChatMessage[] {
         if (reasoning !== undefined) out.reasoning_content = reasoning;
         if (msg.tool_calls !== undefined && msg.tool_calls !== null) {
           if (!Array.isArray(msg.tool_calls)) throw badRequest(`${p}.tool_calls must be an array.`, `${p}.tool_calls`);
-          out.tool_calls = msg.tool_calls.map((c, j) => historyCall(c, `${p}.tool_calls[${j}]`, toolNames));
+          out.tool_calls = msg.tool_calls.map((c, j) => historyCall(c, `${p}.tool_calls[${j}]`, toolNames, maxDepth));
         }
         return out;
       }
@@ -190,13 +192,15 @@ function convertMessages(raw: unknown[]): ChatMessage[] {
   });
 }
 
-function historyCall(raw: unknown, p: string, toolNames: Map<string, string>): AssistantToolCall {
+function historyCall(raw: unknown, p: string, toolNames: Map<string, string>, maxDepth: number): AssistantToolCall {
   const call = requireObject(raw, p);
   if (call.type !== undefined && call.type !== "function") throw badRequest(`${p}.type must be "function".`, `${p}.type`);
   const fn = requireObject(call.function, `${p}.function`);
   const name = requireString(fn.name, `${p}.function.name`);
   const args = fn.arguments ?? "{}";
   if (typeof args !== "string" && !isObject(args)) throw badRequest(`${p}.function.arguments must be a JSON string.`, `${p}.function.arguments`);
+  if (typeof args === "string") checkTextNesting(args, maxDepth, `${p}.function.arguments`);
+  else checkNesting(args, maxDepth, `${p}.function.arguments`);
   const id = optionalString(call.id, `${p}.id`);
   if (id) toolNames.set(id, name);
   return { ...(id ? { id } : {}), type: "function", function: { name, arguments: args } };

@@ -2,11 +2,13 @@
 // that the parser validates every call against.
 
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { fail } from "../errors.js";
 import { normalizeTools } from "./normalize.js";
 import { readParameters, typesOf, type ParameterInfo, type TypeSet } from "./schema-info.js";
+import { checkSchemaDepth, declaredDraft, type SchemaDraft } from "./schema-limits.js";
 import type { JsonSchema, ToolDefinition } from "./types.js";
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext the default import is the module object.
@@ -44,7 +46,7 @@ const COMPILE_OPTIONS = {
   logger: false,
   /** maxLength/minLength count code points, like the grammar. */
   unicode: true,
-  /** The schema was checked against its meta-schema already (see compileSchema). */
+  /** The schema was checked against its meta-schema already (see compileChecked). */
   validateSchema: false,
 } as const;
 
@@ -54,8 +56,9 @@ const CACHE_LIMIT = 64;
 /**
  * Compile a tools list (OpenAI, Anthropic or bare shapes; see normalizeTools) into validators. The same array
  * object, or a list with the same JSON, returns the same frozen CompiledTools (so treat a list as immutable
- * once compiled). Throws QtcException `invalid_tools` for a bad shape and `invalid_schema` naming the tool
- * when ajv cannot compile its schema.
+ * once compiled). Throws QtcException `invalid_tools` for a bad shape, `schema_too_large` for a schema nested
+ * deeper than SCHEMA_LIMITS.maxDepth, and `invalid_schema` naming the tool when ajv cannot compile its schema
+ * (an unknown `$schema` included).
  */
 export function compileValidators(input: ToolsLike): CompiledTools {
   if (isCompiled(input)) return input;
@@ -86,13 +89,10 @@ function remember<T>(cache: Map<string, T>, key: string, value: T): void {
 }
 
 function build(tools: readonly ToolDefinition[]): CompiledTools {
-  let ajv2020: Ajv2020 | undefined;
-  let ajv07: Ajv | undefined;
-  const get2020 = () => (ajv2020 ??= withFormats(new Ajv2020(COMPILE_OPTIONS)));
-  const get07 = () => (ajv07 ??= withFormats(new Ajv(COMPILE_OPTIONS)));
+  const instances = ajvInstances();
   const byName = new Map<string, CompiledTool>();
   for (const tool of tools) {
-    const fn = compileSchema(tool, get2020, get07);
+    const fn = compileChecked(tool.parameters, `tool "${tool.name}": its parameters schema`, instances);
     const info = readParameters(tool.parameters);
     const root = tool.parameters;
     const types = new Map<string, TypeSet>([...info.properties].map(([key, schema]) => [key, typesOf(root, schema)]));
@@ -117,32 +117,47 @@ function build(tools: readonly ToolDefinition[]): CompiledTools {
   });
 }
 
-/**
- * Check the schema against its draft's meta-schema (on a shared instance that compiled the meta-schema once;
- * validateSchema stores nothing), then compile it on this tool list's own instance, so that compiled
- * validators are freed with the list.
- */
-function compileSchema(tool: ToolDefinition, get2020: () => Ajv2020, get07: () => Ajv): ValidateFunction {
-  return compileChecked(tool.parameters, `tool "${tool.name}": its parameters schema`, get2020, get07);
+type AnyAjv = Ajv | Ajv2019 | Ajv2020;
+
+/** One ajv instance per draft, created on first use: a tool list's validators are freed with the list. */
+function ajvInstances(): (draft: SchemaDraft) => AnyAjv {
+  const made = new Map<SchemaDraft, AnyAjv>();
+  return (draft) => {
+    let ajv = made.get(draft);
+    if (!ajv) made.set(draft, (ajv = withFormats(newAjv(draft, COMPILE_OPTIONS))));
+    return ajv;
+  };
 }
 
-function compileChecked(schema: JsonSchema, what: string, get2020: () => Ajv2020, get07: () => Ajv): ValidateFunction {
-  const declared = typeof schema.$schema === "string" ? schema.$schema : "";
-  const tryDraft = (draft07: boolean): ValidateFunction | string => {
-    const meta = draft07 ? (META.ajv07 ??= new Ajv(META_OPTIONS)) : (META.ajv2020 ??= new Ajv2020(META_OPTIONS));
-    if (!meta.validateSchema(schema)) return meta.errorsText(meta.errors, { dataVar: "schema" });
+function newAjv(draft: SchemaDraft, options: typeof COMPILE_OPTIONS | typeof META_OPTIONS): AnyAjv {
+  if (draft === "draft-07") return new Ajv(options);
+  return draft === "2019-09" ? new Ajv2019(options) : new Ajv2020(options);
+}
+
+/**
+ * Check the schema's depth and declared draft first (ajv recurses, and throws on an unknown `$schema`), then check
+ * it against its draft's meta-schema (on a shared instance that compiled the meta-schema once; validateSchema
+ * stores nothing), then compile it on the caller's instance. Whatever ajv throws becomes `invalid_schema`.
+ */
+function compileChecked(schema: JsonSchema, what: string, instance: (draft: SchemaDraft) => AnyAjv): ValidateFunction {
+  const tooDeep = checkSchemaDepth(schema);
+  if (tooDeep) fail(tooDeep.code, `${what} is too large: ${tooDeep.message}`, { path: tooDeep.path });
+  const declared = declaredDraft(schema);
+  if (!declared.ok) fail(declared.error.code, `${what} cannot be compiled: ${declared.error.message}`, { path: declared.error.path });
+  const tryDraft = (draft: SchemaDraft): ValidateFunction | string => {
     try {
-      return (draft07 ? get07() : get2020()).compile(schema);
+      const meta = metaChecker(draft);
+      if (!meta.validateSchema(schema)) return meta.errorsText(meta.errors, { dataVar: "schema" });
+      return instance(draft).compile(schema);
     } catch (e) {
       return message(e);
     }
   };
-  const draft07 = /draft-0[4-7]/.test(declared);
-  const first = tryDraft(draft07);
+  const first = tryDraft(declared.value ?? "2020-12");
   if (typeof first !== "string") return first;
   // A schema without $schema that uses draft-07 forms (array `items`, `dependencies`) still compiles there.
-  if (!draft07 && declared === "") {
-    const second = tryDraft(true);
+  if (declared.value === undefined) {
+    const second = tryDraft("draft-07");
     if (typeof second !== "string") return second;
   }
   fail("invalid_schema", `${what} cannot be compiled: ${first}`);
@@ -158,7 +173,7 @@ export function compileValueValidator(schema: JsonSchema | boolean, what = "the 
   const key = safeKey(schema);
   const cached = key === undefined ? undefined : valueCache.get(key);
   if (cached) return cached;
-  const fn = compileChecked(schema, what, () => withFormats(new Ajv2020(COMPILE_OPTIONS)), () => withFormats(new Ajv(COMPILE_OPTIONS)));
+  const fn = compileChecked(schema, what, ajvInstances());
   const validate: ValueValidator = (value) => (fn(value) ? null : (fn.errors ?? []));
   if (key !== undefined) remember(valueCache, key, validate);
   return validate;
@@ -168,10 +183,16 @@ export function compileValueValidator(schema: JsonSchema | boolean, what = "the 
 export type ValueValidator = (value: unknown) => readonly SchemaError[] | null;
 
 // Meta-schema checkers, created on first use and shared: they hold only the draft meta-schemas.
-const META: { ajv2020?: Ajv2020; ajv07?: Ajv } = {};
+const META = new Map<SchemaDraft, AnyAjv>();
 const META_OPTIONS = { strict: false, logger: false, allErrors: true } as const;
 
-function withFormats<T extends Ajv | Ajv2020>(ajv: T): T {
+function metaChecker(draft: SchemaDraft): AnyAjv {
+  let ajv = META.get(draft);
+  if (!ajv) META.set(draft, (ajv = newAjv(draft, META_OPTIONS)));
+  return ajv;
+}
+
+function withFormats<T extends AnyAjv>(ajv: T): T {
   (addFormats as unknown as (a: T) => unknown)(ajv);
   return ajv;
 }
