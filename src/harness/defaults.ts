@@ -1,6 +1,8 @@
 // Owns: every default of the harness (sandbox caps, loop settings, the system prompt), in two objects the
 // CLI help reads.
 
+import type { SandboxMode } from "./os-sandbox.js";
+
 /** Caps of the sandboxed tools. Each cap, when hit, is told to the model in the tool's result. */
 export interface SandboxLimits {
   /** Bytes of a file `read_file` returns; the rest is cut with a note. Default: 8192. */
@@ -36,9 +38,21 @@ export interface SandboxLimits {
   /**
    * Run the tests under Node's permission model, reads and writes confined to the run folder, when this Node
    * has it (`--permission`, or `--experimental-permission` on Node 20). Child processes the tests start
-   * are not confined by it. Default: true.
+   * are not confined by it (the OS sandbox below confines them). Default: true.
    */
   confineTests: boolean;
+  /**
+   * The OS sandbox every process of `run_tests` and of the final check runs in. `"bwrap"` (bubblewrap): no
+   * network, a minimal read-only root (system folders, Node, a few /etc files; no /etc/passwd, /root, /home, or
+   * the qtc package), a private /tmp, the run folder as the only writable place, and a pid namespace killed
+   * with the run. Where bwrap is missing or fails its self-check the run is refused (`sandbox_unavailable`).
+   * `"off"` runs the code unconfined and must be asked for (`--unsafe-no-sandbox`). Default: "bwrap".
+   */
+  sandbox: SandboxMode;
+  /** Files of the model's workspace carried into the fresh copy a run is judged on; more fail the verdict. Default: 5000. */
+  maxJudgedFiles: number;
+  /** Bytes of those files together; more fail the verdict. Default: 67108864 (64 MiB). */
+  maxJudgedBytes: number;
 }
 
 export const SANDBOX_DEFAULTS: Readonly<SandboxLimits> = Object.freeze({
@@ -56,6 +70,9 @@ export const SANDBOX_DEFAULTS: Readonly<SandboxLimits> = Object.freeze({
   testTimeoutMs: 10_000,
   maxTestOutputChars: 4000,
   confineTests: true,
+  sandbox: "bwrap",
+  maxJudgedFiles: 5000,
+  maxJudgedBytes: 64 * 1024 * 1024,
 });
 
 export const SYSTEM_PROMPT = [

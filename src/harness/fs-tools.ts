@@ -1,10 +1,8 @@
 // Owns: the file tools of the sandbox (read_file, list_files, grep, write_file): each takes the model's
 // arguments and returns a ToolOutcome; every cap hit and every refusal is said in the text.
 
-import { constants, promises as fs } from "node:fs";
-import path from "node:path";
 import { RE2JS } from "re2js";
-import { isInside, resolveInside, walkInside } from "./sandbox.js";
+import { openInside, resolveInside, walkInside } from "./sandbox.js";
 import type { ToolOutcome } from "./types.js";
 import type { Workspace } from "./workspace.js";
 
@@ -27,7 +25,9 @@ export async function readFileTool(ws: Workspace, given: string): Promise<ToolOu
   if (r.kind === "missing") return out("not_found", `Error: "${r.rel}" does not exist. Use list_files to see the files.`);
   if (r.kind !== "file") return out("not_a_file", `Error: "${r.rel}" is a folder, not a file. Use list_files on it.`);
   const max = ws.limits.maxReadBytes;
-  const handle = await fs.open(r.real, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const opened = await openInside(ws.root, r.real, "read");
+  if (!opened.ok) return opened.outcome;
+  const handle = opened.handle;
   try {
     const size = (await handle.stat()).size;
     const buf = Buffer.alloc(Math.min(size, max + 4));
@@ -62,18 +62,30 @@ export async function writeFileTool(ws: Workspace, given: string, content: strin
   if (!r.ok) return r.outcome;
   if (r.rel === "." || r.kind === "dir") return out("not_a_file", `Error: "${r.rel}" is a folder; give a file path.`);
   if (r.kind === "other") return out("not_a_file", `Error: "${r.rel}" is not a regular file.`);
-  const parent = path.dirname(r.real);
-  if (!isInside(ws.root, parent)) return out("outside_workspace", `Error: "${r.rel}" is outside the project folder.`);
-  await fs.mkdir(parent, { recursive: true });
-  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
-  const handle = await fs.open(r.real, flags, 0o644);
+  // Opened from a directory handle, component by component: race-free against a folder swapped for a symlink.
+  const opened = await openInside(ws.root, r.real, "write");
+  if (!opened.ok) return opened.outcome;
   try {
-    await handle.writeFile(content, "utf8");
+    await opened.handle.writeFile(content, "utf8");
   } finally {
-    await handle.close();
+    await opened.handle.close();
   }
   ws.written += bytes;
   return out("ok", `Wrote ${bytes} bytes to ${r.rel}${r.kind === "missing" ? " (new file)" : ""}.`);
+}
+
+/** A file's bytes, opened race-free inside the root; its size when over `max`; null when it cannot be read. */
+async function readCapped(root: string, real: string, max: number): Promise<Buffer | number | null> {
+  const opened = await openInside(root, real, "read");
+  if (!opened.ok) return null;
+  try {
+    const size = (await opened.handle.stat()).size;
+    return size > max ? size : await opened.handle.readFile();
+  } catch {
+    return null;
+  } finally {
+    await opened.handle.close().catch(() => undefined);
+  }
 }
 
 export async function listFilesTool(ws: Workspace, given: string): Promise<ToolOutcome> {
@@ -156,14 +168,12 @@ export async function grepTool(ws: Workspace, pattern: string, given: string): P
   const deadline = performance.now() + grepTimeBudgetMs;
   let longLines = 0;
   search: for (const f of files) {
-    const st = await fs.stat(f.real).catch(() => null);
-    if (!st) continue;
-    if (st.size > maxGrepFileBytes) {
-      notes.push(`[skipped ${f.rel}: ${st.size} bytes is over the ${maxGrepFileBytes}-byte limit]`);
+    const buf = await readCapped(ws.root, f.real, maxGrepFileBytes);
+    if (typeof buf === "number") {
+      notes.push(`[skipped ${f.rel}: ${buf} bytes is over the ${maxGrepFileBytes}-byte limit]`);
       capped = true;
       continue;
     }
-    const buf = await fs.readFile(f.real).catch(() => null);
     if (!buf || buf.includes(0)) continue;
     const lines = buf.toString("utf8").split("\n");
     for (let i = 0; i < lines.length; i++) {

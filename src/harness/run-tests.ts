@@ -1,9 +1,10 @@
 // Owns: running a workspace's `node --test` suite: test files found without following links out, a minimal
-// environment, confinement to the run folder, a timeout that kills the whole process group, and a capped,
-// tail-kept output. Used by the run_tests tool, the final check and tasks:check.
+// environment, the OS sandbox (and Node's permission model inside it), a timeout that kills the whole process
+// tree, and a capped, tail-kept output. Used by the run_tests tool, the final check and tasks:check.
 
 import { spawn } from "node:child_process";
 import path from "node:path";
+import { confine } from "./os-sandbox.js";
 import { walkInside } from "./sandbox.js";
 import type { TestRunRecord, ToolOutcome } from "./types.js";
 import { isTestFile, type Workspace } from "./workspace.js";
@@ -75,18 +76,26 @@ export async function findTestFiles(root: string): Promise<string[]> {
   return [...new Set(files)].sort();
 }
 
+export interface SuiteOptions {
+  /** Mount the project read-only in the sandbox (the final check: no code may rewrite the tests). Default: false. */
+  readOnlyProject?: boolean;
+}
+
+type SuiteWorkspace = Pick<Workspace, "root" | "runDir" | "home" | "tmp" | "limits" | "sandbox">;
+
 /** Run `node --test` on the workspace's test files. Never throws: a failure to start is a failed run. */
-export async function runSuite(ws: Pick<Workspace, "root" | "runDir" | "home" | "tmp" | "limits">): Promise<TestRunRecord> {
+export async function runSuite(ws: SuiteWorkspace, opts: SuiteOptions = {}): Promise<TestRunRecord> {
   const files = await findTestFiles(ws.root).catch(() => []);
   if (files.length === 0) {
     return { passed: false, timedOut: false, exitCode: null, tests: 0, output: "No test files found (node --test looks for *.test.js files and test/ folders).", ms: 0 };
   }
-  return spawnSuite(ws, files);
+  return spawnSuite(ws, files, opts);
 }
 
-function spawnSuite(ws: Pick<Workspace, "root" | "runDir" | "home" | "tmp" | "limits">, files: string[]): Promise<TestRunRecord> {
+function spawnSuite(ws: SuiteWorkspace, files: string[], opts: SuiteOptions): Promise<TestRunRecord> {
   const { testTimeoutMs, maxTestOutputChars, confineTests } = ws.limits;
-  const args = [...(confineTests ? confinementFlags(ws.runDir) : []), "--test", "--test-reporter=spec", ...files.map((f) => `./${f}`)];
+  const node = [process.execPath, ...(confineTests ? confinementFlags(ws.runDir) : []), "--test", "--test-reporter=spec", ...files.map((f) => `./${f}`)];
+  const cmd = confine(ws.sandbox, { writable: ws.runDir, readOnly: opts.readOnlyProject ? [ws.root] : [], cwd: ws.root }, node);
   const started = performance.now();
   const tail = new TailBuffer(maxTestOutputChars);
   return new Promise((resolve) => {
@@ -110,7 +119,7 @@ function spawnSuite(ws: Pick<Workspace, "root" | "runDir" | "home" | "tmp" | "li
     };
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(process.execPath, args, {
+      child = spawn(cmd.file, cmd.args, {
         cwd: ws.root,
         env: testEnvironment(ws),
         detached: true,
@@ -127,7 +136,8 @@ function spawnSuite(ws: Pick<Workspace, "root" | "runDir" | "home" | "tmp" | "li
     child.stdout!.setEncoding("utf8").on("data", (c: string) => tail.push(c));
     child.stderr!.setEncoding("utf8").on("data", (c: string) => tail.push(c));
     child.on("error", (e) => finish(null, `\ncould not run node --test: ${e.message}`));
-    // When node exits, kill what it left behind (a test may have started background processes holding the pipes).
+    // When node exits, kill what it left behind (a test may have started background processes holding the pipes);
+    // under bwrap the pid namespace dies with its first process, taking detached children along.
     child.on("exit", () => killGroup(child.pid));
     child.on("close", (code) => finish(code));
   });

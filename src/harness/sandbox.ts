@@ -1,7 +1,8 @@
 // Owns: path containment for the sandboxed tools: a model-given path is turned into a real path inside the
-// workspace, or refused with an outcome the model can read (absolute, `..`, symlinks that lead out).
+// workspace, or refused with an outcome the model can read (absolute, `..`, symlinks that lead out), and
+// opened without a race: component by component from a directory handle, never by the whole path again.
 
-import { promises as fs } from "node:fs";
+import { constants, promises as fs } from "node:fs";
 import path from "node:path";
 import type { ToolOutcome } from "./types.js";
 
@@ -146,3 +147,77 @@ export async function* walkInside(root: string, dirReal: string, dirRel: string)
     }
   }
 }
+
+export type Opened = { ok: true; handle: fs.FileHandle } | { ok: false; outcome: ToolOutcome };
+
+/** `/proc/self/fd/N/name` is openat(N, name): the lookup starts at the directory the handle holds. */
+const FD_DIR = "/proc/self/fd";
+const at = (dir: fs.FileHandle, name: string): string => `${FD_DIR}/${dir.fd}/${name}`;
+
+const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+
+/**
+ * Open `real` (a path inside `root` without symlinks, as resolveInside returns it) for reading or writing,
+ * so that no swap of a folder for a symlink meanwhile can make it land outside. Check-then-open on the whole
+ * path is racy, and O_NOFOLLOW guards only the last component. Here the root is opened once and each further
+ * component is looked up in the directory handle of the one before, with O_NOFOLLOW: a component that became
+ * a symlink fails with ELOOP instead of being followed, and a handle keeps naming the folder it was opened on
+ * even if that folder's path is swapped. For writes, missing folders are made the same way (mkdirat). The
+ * opened file's real path is checked once more before the handle is returned. Linux only (/proc); elsewhere
+ * the whole path is opened with O_NOFOLLOW, which is racy (documented in docs/security.md).
+ */
+export async function openInside(root: string, real: string, mode: "read" | "write"): Promise<Opened> {
+  const rel = path.relative(root, real);
+  if (rel === "" || !isInside(root, real)) return refuseOpen("outside_workspace", `Error: "${rel}" is outside the project folder.`);
+  const fileFlags =
+    (mode === "read" ? constants.O_RDONLY : constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC) | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+  if (process.platform !== "linux") return openedFile(root, rel, await fs.open(real, fileFlags, 0o644).catch((e: NodeJS.ErrnoException) => e));
+  const parts = rel.split(path.sep);
+  let dir: fs.FileHandle | null = null;
+  try {
+    const opened = await fs.open(root, DIR_FLAGS).catch((e: NodeJS.ErrnoException) => e);
+    if (opened instanceof Error) return openFailure(rel, opened);
+    dir = opened;
+    if ((await fs.readlink(`${FD_DIR}/${dir.fd}`)) !== root) return refuseOpen("outside_workspace", `Error: the project folder changed while "${rel}" was opened; try again.`);
+    for (const part of parts.slice(0, -1)) {
+      if (mode === "write") await fs.mkdir(at(dir, part)).catch(() => undefined);
+      const next: fs.FileHandle | NodeJS.ErrnoException = await fs.open(at(dir, part), DIR_FLAGS).catch((e: NodeJS.ErrnoException) => e);
+      if (next instanceof Error) return openFailure(rel, next);
+      await dir.close();
+      dir = next;
+    }
+    return await openedFile(root, rel, await fs.open(at(dir, parts[parts.length - 1]!), fileFlags, 0o644).catch((e: NodeJS.ErrnoException) => e));
+  } finally {
+    await dir?.close().catch(() => undefined);
+  }
+}
+
+/** Accept an opened file only when it is a regular file whose real path is inside the root. */
+async function openedFile(root: string, rel: string, file: fs.FileHandle | NodeJS.ErrnoException): Promise<Opened> {
+  if (file instanceof Error) return openFailure(rel, file);
+  const st = await file.stat();
+  const where = process.platform === "linux" ? await fs.readlink(`${FD_DIR}/${file.fd}`).catch(() => null) : root;
+  if (!st.isFile() || where === null || !isInside(root, where)) {
+    await file.close();
+    return st.isFile() ? refuseOpen("outside_workspace", `Error: "${rel}" leads outside the project folder; access refused.`) : refuseOpen("not_a_file", `Error: "${rel}" is not a regular file.`);
+  }
+  return { ok: true, handle: file };
+}
+
+function openFailure(rel: string, e: NodeJS.ErrnoException): Opened {
+  switch (e.code) {
+    case "ELOOP":
+      return refuseOpen("outside_workspace", `Error: "${rel}" went through a symlink while it was opened (the project changed meanwhile); access refused.`);
+    case "ENOENT":
+      return refuseOpen("not_found", `Error: "${rel}" does not exist (it changed while it was opened).`);
+    case "ENOTDIR":
+      return refuseOpen("not_a_directory", `Error: a folder on the way to "${rel}" is a file.`);
+    case "ENXIO":
+    case "EISDIR":
+      return refuseOpen("not_a_file", `Error: "${rel}" is not a regular file.`);
+    default:
+      return refuseOpen("io_error", `Error: cannot open "${rel}": ${e.code ?? e.message}.`);
+  }
+}
+
+const refuseOpen = (code: ToolOutcome["code"], text: string): Opened => ({ ok: false, outcome: { code, text } });

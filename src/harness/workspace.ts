@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { fail } from "../errors.js";
 import { SANDBOX_DEFAULTS, type SandboxLimits } from "./defaults.js";
+import { resolveSandbox, type OsSandbox } from "./os-sandbox.js";
 import type { BenchTask } from "./types.js";
 
 /** Folder of a task that holds the reference fix; never copied into a workspace. */
@@ -26,6 +27,8 @@ export interface Workspace {
   /** The task folder the project was copied from. */
   taskDir: string;
   limits: SandboxLimits;
+  /** The OS sandbox the task's code runs in (checked when the workspace was made). */
+  sandbox: OsSandbox;
   /** Bytes written so far by write_file. */
   written: number;
 }
@@ -35,6 +38,8 @@ export interface WorkspaceOptions {
   limits?: Partial<SandboxLimits>;
   /** Folder the run folder is created in. Default: os.tmpdir(). */
   tmpRoot?: string;
+  /** A sandbox already checked (saves the self-check). Default: resolved from `limits.sandbox`. */
+  sandbox?: OsSandbox;
 }
 
 /** Read and check `task.json` in a task folder. Throws a QtcException (bad caller input) when it is wrong. */
@@ -112,12 +117,15 @@ export async function listProjectFiles(taskDir: string): Promise<string[]> {
 
 /**
  * A fresh run folder `<tmpRoot>/qtc-run-XXXX/` holding `work/` (a copy of the task's project without
- * `solution/` and `task.json`), `home/` and `tmp/`.
+ * `solution/` and `task.json`), `home/` and `tmp/`. Throws `sandbox_unavailable` (before creating anything)
+ * when the OS sandbox `limits.sandbox` asks for cannot run.
  */
 export async function createWorkspace(taskDir: string, opts: WorkspaceOptions = {}): Promise<Workspace> {
   const from = path.resolve(taskDir);
   const stat = await fs.stat(from).catch(() => null);
   if (!stat?.isDirectory()) fail("file_not_found", `task folder not found: ${from}`, { path: from });
+  const limits = { ...SANDBOX_DEFAULTS, ...opts.limits };
+  const sandbox = opts.sandbox ?? (await resolveSandbox(limits.sandbox));
   const tmpRoot = opts.tmpRoot ?? os.tmpdir();
   await fs.mkdir(tmpRoot, { recursive: true });
   const runDir = await fs.realpath(await fs.mkdtemp(path.join(tmpRoot, "qtc-run-")));
@@ -127,7 +135,7 @@ export async function createWorkspace(taskDir: string, opts: WorkspaceOptions = 
   await copyTree(from, root, new Set([SOLUTION_DIR, TASK_FILE]));
   await fs.mkdir(home);
   await fs.mkdir(tmp);
-  return { root, runDir, home, tmp, taskDir: from, limits: { ...SANDBOX_DEFAULTS, ...opts.limits }, written: 0 };
+  return { root, runDir, home, tmp, taskDir: from, limits, sandbox, written: 0 };
 }
 
 /**

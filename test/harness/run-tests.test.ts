@@ -28,6 +28,17 @@ async function isAlive(pid: number): Promise<boolean> {
   }
 }
 
+/** Host pids of the live processes whose command line contains `marker`. */
+async function processesWith(marker: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const name of await fs.readdir("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const cmd = await fs.readFile(`/proc/${name}/cmdline`, "utf8").catch(() => "");
+    if (cmd.split("\0").includes(marker) && (await isAlive(Number(name)))) pids.push(Number(name));
+  }
+  return pids;
+}
+
 const testFile = (body: string): string =>
   `const { test } = require("node:test");\nconst assert = require("node:assert/strict");\n${body}\n`;
 
@@ -53,33 +64,45 @@ describe("runSuite", () => {
       expect(env.HOME).toBe(ws.home);
       expect(env.TMPDIR).toBe(ws.tmp);
       expect(env.QTC_TEST_SECRET).toBeUndefined();
-      expect(Object.keys(env).filter((k) => !k.startsWith("NODE_TEST")).sort()).toEqual(["HOME", "LANG", "NO_COLOR", "PATH", "TMPDIR"]);
+      // bwrap sets PWD (the working directory, the project folder) itself.
+      expect(env.PWD).toBe(ws.root);
+      expect(Object.keys(env).filter((k) => !k.startsWith("NODE_TEST")).sort()).toEqual(["HOME", "LANG", "NO_COLOR", "PATH", "PWD", "TMPDIR"]);
     } finally {
       delete process.env.QTC_TEST_SECRET;
     }
   });
 
   it("kills a test that never ends, with the processes it started", async () => {
+    // The grandchild's pid is its pid inside the sandbox's pid namespace, so it is found on the host by a
+    // marker in its command line instead.
+    const marker = `qtc-grandchild-${process.pid}-${Date.now()}`;
     const dir = await makeTask(s.tasks, {
       id: "hang-task",
       type: "commonjs",
       files: {
         "test/hang.test.js": testFile(
-          'test("hangs", async () => { const c = require("node:child_process").spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"]); console.log("GRANDCHILD=" + c.pid); await new Promise(() => setInterval(() => {}, 1000)); });',
+          `test("hangs", async () => { const c = require("node:child_process").spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)", ${JSON.stringify(marker)}]); console.log("GRANDCHILD=" + c.pid); await new Promise(() => setInterval(() => {}, 1000)); });`,
         ),
       },
     });
     const ws = await createWorkspace(dir, { tmpRoot: s.runs, limits: { testTimeoutMs: 1500 } });
     const t0 = performance.now();
+    const running = (async () => {
+      await new Promise((r) => setTimeout(r, 1200));
+      return processesWith(marker);
+    })();
     const outcome = await runTestsTool(ws);
     await removeWorkspace(ws);
     expect(outcome.code).toBe("timeout");
     expect(outcome.text.startsWith("Error: the tests did not finish within 1.5 s")).toBe(true);
     expect(performance.now() - t0).toBeLessThan(8000);
-    const pid = Number(/GRANDCHILD=(\d+)/.exec(outcome.text)![1]);
-    expect(pid).toBeGreaterThan(0);
+    expect(Number(/GRANDCHILD=(\d+)/.exec(outcome.text)![1])).toBeGreaterThan(0);
+    // it was running before the stop, and is gone after it
+    const before = await running;
+    expect(before.length).toBe(1);
     await new Promise((r) => setTimeout(r, 200));
-    expect(await isAlive(pid)).toBe(false);
+    for (const pid of before) expect(await isAlive(pid)).toBe(false);
+    expect(await processesWith(marker)).toEqual([]);
   });
 
   it("keeps the tail of a flood of output", async () => {
