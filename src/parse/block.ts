@@ -10,8 +10,9 @@ import { decodeHermes, guessName } from "./hermes.js";
 import type { ParseLimits } from "./options.js";
 import { decodeQwen3Coder } from "./qwen3coder.js";
 import type { CallError, ToolCall } from "./types.js";
+import { isWellFormed, nestsDeeper } from "./nesting.js";
 import { unknownToolMessage, validateArguments } from "./validate.js";
-import { setOwn, typeXmlValue } from "./values.js";
+import { readsLiteral, setOwn, typeXmlValue } from "./values.js";
 
 const X = qwen3coder.body as XmlBody;
 
@@ -58,19 +59,24 @@ export function judgeBlock(block: RawBlock, ctx: JudgeContext): Judgement {
   if (inner.includes("\uFFFD")) {
     return reject("invalid_utf8", "Your tool call holds bytes that are not valid UTF-8 (shown as U+FFFD) and was not run. Write it again in plain valid text.", guessName(inner.trim()));
   }
+  if (!isWellFormed(inner)) {
+    return reject("invalid_utf8", "Your tool call holds a lone UTF-16 surrogate, which is not valid Unicode text, and was not run. Write it again in plain valid text.", guessName(inner.trim()));
+  }
   const q = skipWs(inner, 0);
   if (q >= inner.length) {
     return block.closed
       ? reject("empty_block", "Your tool call was empty. Put the call inside the tool-call tags, or answer in text.")
       : reject("truncated", cutMessage(undefined, ctx.truncatedStream));
   }
-  const decoded = decode(inner, q, ctx.format);
+  const decoded = decode(inner, q, ctx.format, ctx.limits.maxDepth);
   if (!decoded.ok) {
     const name = decoded.error.name ?? guessName(inner.trim());
     if (!block.closed) return reject("truncated", cutMessage(name, ctx.truncatedStream), name);
     return reject(decoded.error.reason, decoded.error.message, name);
   }
   const { name } = decoded.value;
+  // A JSON escape such as "\ud800" in the name decodes to a lone surrogate (the raw text was checked above).
+  if (!isWellFormed(name)) return reject("invalid_utf8", "The tool name in your call holds a lone UTF-16 surrogate (such as \\ud800). Call the tool by its exact name.");
   const note = block.closed ? undefined : `${name} block was not closed; accepted because its body was complete`;
   const tool = ctx.tools?.get(name);
   if (ctx.tools && !tool) return reject("unknown_tool", unknownToolMessage(name, ctx.tools), name, note);
@@ -79,8 +85,12 @@ export function judgeBlock(block: RawBlock, ctx: JudgeContext): Judgement {
     args = {};
     for (const [key, text] of decoded.value.texts ?? []) {
       // Unlisted arguments are rejected below; they are not typed (and so not guessed at).
-      const typed = tool && (tool.allowsExtra || tool.properties.has(key)) ? typeXmlValue(text, tool.typesOf(key)) : text;
-      setOwn(args, key, typed);
+      const types = tool && (tool.allowsExtra || tool.properties.has(key)) ? tool.typesOf(key) : undefined;
+      // A value sits at depth 2 (the arguments object is 1): refuse deeper text before reading it.
+      if (readsLiteral(types) && nestsDeeper(text, ctx.limits.maxDepth - 1, true)) {
+        return reject("too_large", `Your ${name} call is too large: argument ${JSON.stringify(key)} is nested deeper than ${ctx.limits.maxDepth} levels. Send less in one call.`, name, note);
+      }
+      setOwn(args, key, typeXmlValue(text, types));
     }
   }
   const verdict = validateArguments(name, args, tool, ctx.limits);
@@ -98,15 +108,15 @@ export function judgeBlock(block: RawBlock, ctx: JudgeContext): Judgement {
   return note ? { ok: true, call, note } : { ok: true, call };
 }
 
-function decode(inner: string, q: number, format: FormatId | "auto"): Decoded {
+function decode(inner: string, q: number, format: FormatId | "auto", maxDepth: number): Decoded {
   const xml = inner.startsWith(X.functionOpen, q);
   const json = inner[q] === "{";
-  if (format === hermes.id || (format === "auto" && json)) return decodeHermes(inner);
+  if (format === hermes.id || (format === "auto" && json)) return decodeHermes(inner, maxDepth);
   if (format === qwen3coder.id || (format === "auto" && xml)) {
     if (json) {
       return decodeFail("bad_shape", `Write the call as ${X.functionOpen}TOOL_NAME${X.tagEnd} with one ${X.parameterOpen}NAME${X.tagEnd} per argument and ${X.functionClose}; a bare JSON object is not used here.`, { name: guessName(inner) });
     }
-    return decodeQwen3Coder(inner);
+    return decodeQwen3Coder(inner, maxDepth);
   }
   return decodeFail("bad_shape", `A tool call holds either one JSON object {"name": …, "arguments": {…}} or ${X.functionOpen}TOOL_NAME${X.tagEnd}…${X.functionClose}; this one holds neither.`);
 }

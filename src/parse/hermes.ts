@@ -4,6 +4,7 @@
 import { hermes, qwen3coder } from "../formats/index.js";
 import { describeJsonError } from "./json-errors.js";
 import { decodeFail, skipWs, type Decoded } from "./decoded.js";
+import { nestsDeeper } from "./nesting.js";
 
 const BODY = hermes.body.kind === "json" ? hermes.body : { nameKey: "name", argumentsKey: "arguments" };
 const XML_OPEN = qwen3coder.body.kind === "xml" ? qwen3coder.body.functionOpen : "<function=";
@@ -11,7 +12,8 @@ const XML_TAG_END = qwen3coder.body.kind === "xml" ? qwen3coder.body.tagEnd : ">
 const XML_NAME = new RegExp(`^${XML_OPEN.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}([A-Za-z_][A-Za-z0-9_.:-]{0,127})>`);
 const SHAPE = `{"${BODY.nameKey}": "TOOL_NAME", "${BODY.argumentsKey}": {…}}`;
 
-export function decodeHermes(body: string): Decoded {
+/** @param maxDepth deepest nesting of the arguments (the arguments object is depth 1; see ParseLimits) */
+export function decodeHermes(body: string, maxDepth: number): Decoded {
   if (body.startsWith(XML_OPEN, skipWs(body, 0))) {
     return decodeFail("bad_shape", `Write each tool call as one JSON object, ${SHAPE}, between the tool-call tags; the ${XML_OPEN}…${XML_TAG_END} form is not used here.`, { name: guessName(body.trim()) });
   }
@@ -21,6 +23,8 @@ export function decodeHermes(body: string): Decoded {
   } catch {
     const text = body.trim();
     const name = guessName(text);
+    // The error locator recurses per level: too deep is refused first (the envelope adds one level).
+    if (nestsDeeper(text, maxDepth + 1)) return tooDeep(name, maxDepth);
     return decodeFail("invalid_json", describeJsonError(text, name ? `your ${name} call` : "your tool call"), { name });
   }
   if (!isPlainObject(value)) {
@@ -52,6 +56,11 @@ export function decodeHermes(body: string): Decoded {
     return decodeFail("bad_shape", `The "${BODY.argumentsKey}" of your ${name} call must be a JSON object, got ${kindOf(args)}.`, { name });
   }
   return { ok: true, value: { format: "hermes", name, args } };
+}
+
+export function tooDeep(name: string | undefined, maxDepth: number): Decoded & { ok: false } {
+  const what = name ? `Your ${name} call` : "Your tool call";
+  return decodeFail("too_large", `${what} is too large: its arguments are nested deeper than ${maxDepth} levels. Send less in one call.`, { name });
 }
 
 /** The function name a broken body seems to give (for messages only; never used to run anything). */

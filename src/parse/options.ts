@@ -11,7 +11,7 @@ export interface ParseLimits {
   maxStringLength: number;
   /** Most items in one array value. Default: 10,000. */
   maxArrayLength: number;
-  /** Deepest nesting of objects and arrays in the arguments (the arguments object is depth 1). Default: 32. */
+  /** Deepest nesting of objects and arrays in the arguments (the arguments object is depth 1), at most MAX_DEPTH_LIMIT. Default: 32. */
   maxDepth: number;
   /** Largest block, tags included, in UTF-8 bytes. Default: 4,194,304. */
   maxBlockBytes: number;
@@ -51,6 +51,9 @@ export interface EndOptions {
   /** The generation stopped at the token limit; an unfinished final block is reported as cut off there. Default: false. */
   truncated?: boolean;
 }
+
+/** The largest maxDepth accepted: checks below it recurse once per level, and this keeps them far from the stack limit. */
+export const MAX_DEPTH_LIMIT = 1000;
 
 export const PARSE_LIMITS: Readonly<ParseLimits> = Object.freeze({
   maxStringLength: 1_048_576,

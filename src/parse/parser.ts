@@ -5,7 +5,7 @@ import { fail } from "../errors.js";
 import { FORMATS, getFormat, hermes } from "../formats/index.js";
 import { compileValidators, type CompiledTools } from "../tools/validators.js";
 import { judgeBlock, type JudgeContext, type RawBlock } from "./block.js";
-import { PARSER_DEFAULTS, type EndOptions, type ParseLimits, type ParserOptions } from "./options.js";
+import { MAX_DEPTH_LIMIT, PARSER_DEFAULTS, type EndOptions, type ParseLimits, type ParserOptions } from "./options.js";
 import { Scanner, type ScanSink } from "./scanner.js";
 import { TrimmedText } from "./text-sink.js";
 import type { CallError, ParseDiagnostics, ParseEvent, ParseResult, ToolCall } from "./types.js";
@@ -60,6 +60,7 @@ class StreamParser implements Parser, ScanSink {
       for (const [key, value] of Object.entries(limits)) {
         if (!Number.isInteger(value) || value < 1) fail("invalid_option", `parser limit ${key} must be a whole number ≥ 1, got ${value}`);
       }
+      if (limits.maxDepth > MAX_DEPTH_LIMIT) fail("invalid_option", `parser limit maxDepth must be at most ${MAX_DEPTH_LIMIT}, got ${limits.maxDepth}`);
     }
     this.ctx = { tools, format, limits, newId: options.newId ?? PARSER_DEFAULTS.newId, truncatedStream: false };
     const scanFormat = format === "auto" ? hermes : FORMATS[format];

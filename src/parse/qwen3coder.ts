@@ -11,13 +11,16 @@
 import { qwen3coder, type XmlBody } from "../formats/index.js";
 import { describeJsonError } from "./json-errors.js";
 import { decodeFail, skipWs, type DecodeFailure, type Decoded } from "./decoded.js";
+import { tooDeep } from "./hermes.js";
+import { nestsDeeper } from "./nesting.js";
 
 const X = qwen3coder.body as XmlBody;
 const NAME = /^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$/;
 const CHILD_OPEN = /<([A-Za-z_][A-Za-z0-9_.:-]{0,127})>/y;
 const PARAM_SHAPE = `${X.parameterOpen}NAME${X.tagEnd}\\nVALUE\\n${X.parameterClose}`;
 
-export function decodeQwen3Coder(body: string): Decoded {
+/** @param maxDepth deepest nesting of the arguments (a JSON body is the arguments object: depth 1) */
+export function decodeQwen3Coder(body: string, maxDepth: number): Decoded {
   let i = skipWs(body, 0);
   if (!body.startsWith(X.functionOpen, i)) {
     const incomplete = X.functionOpen.startsWith(body.slice(i));
@@ -35,7 +38,7 @@ export function decodeQwen3Coder(body: string): Decoded {
   }
   i = gt + X.tagEnd.length;
   const first = skipWs(body, i);
-  const fn = body[first] === "{" ? jsonBody(body, first, name) : tagBody(body, i, name);
+  const fn = body[first] === "{" ? jsonBody(body, first, name, maxDepth) : tagBody(body, i, name);
   if (!fn.ok) return fn;
   const after = skipWs(body, fn.end);
   if (after < body.length) {
@@ -53,8 +56,10 @@ type Body =
   | { ok: true; end: number; args?: Record<string, unknown>; texts?: Array<[string, string]> }
   | { ok: false; error: DecodeFailure };
 
-function jsonBody(body: string, start: number, name: string): Body {
+function jsonBody(body: string, start: number, name: string, maxDepth: number): Body {
   const end = jsonObjectEnd(body, start);
+  // Refused before JSON.parse's error is located (that recurses per level); valid deep JSON is caught later too.
+  if (nestsDeeper(end < 0 ? body.slice(start) : body.slice(start, end), maxDepth)) return tooDeep(name, maxDepth);
   if (end < 0) {
     const closed = body.indexOf(X.functionClose, start) >= 0;
     return closed

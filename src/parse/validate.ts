@@ -15,8 +15,10 @@
 // | duplicate_parameter | the same parameter twice in one qwen3coder function                                |
 // | mixed_forms         | `<parameter=…>`, child tags and a JSON body mixed in one function                  |
 // | multiple_functions  | two `<function=…>` in one tool-call block                                          |
-// | too_large           | a block over maxBlockBytes, a string, array or nesting over the limits             |
-// | invalid_utf8        | the block holds U+FFFD (bytes that were not valid UTF-8)                           |
+// | too_large           | a block over maxBlockBytes, a string, array or nesting over the limits (nesting is |
+// |                     | checked on the text, iteratively, before any recursive reader runs)                |
+// | invalid_utf8        | the block holds U+FFFD (bytes that were not valid UTF-8), or a lone surrogate      |
+// |                     | (raw or a `\ud800` escape: it cannot be written as UTF-8), in a value, key or name |
 // | empty_block         | a closed tool-call block with nothing inside                                       |
 
 import type { CallErrorCode } from "../errors.js";
@@ -36,8 +38,9 @@ export function unknownToolMessage(name: string, tools: CompiledTools): string {
 
 /** Check arguments: limits always; with a tool, required and unknown arguments, then its schema. */
 export function validateArguments(name: string, args: Record<string, unknown>, tool: CompiledTool | undefined, limits: ParseLimits): Verdict {
-  const tooLarge = checkLimits(args, limits);
-  if (tooLarge) return { ok: false, reason: "too_large", message: `Your ${name} call is too large: ${tooLarge}. Send less in one call.` };
+  const limit = checkLimits(args, limits);
+  if (limit?.reason === "too_large") return { ok: false, reason: "too_large", message: `Your ${name} call is too large: ${limit.problem}. Send less in one call.` };
+  if (limit) return { ok: false, reason: "invalid_utf8", message: `Your ${name} call is not valid text: ${limit.problem}. Write the character itself, or a complete surrogate pair, and call ${name} again.` };
   if (!tool) return { ok: true };
   let missing: string[] | undefined;
   for (const r of tool.required) if (!Object.hasOwn(args, r)) (missing ??= []).push(r);

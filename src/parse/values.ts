@@ -11,8 +11,7 @@ const MAX_LITERAL_DEPTH = 64;
  * (which then fails the schema check with a clear message).
  */
 export function typeXmlValue(text: string, types: TypeSet | undefined): unknown {
-  if (types === undefined) return text;
-  if (types !== "any" && types.has("string")) return text;
+  if (!readsLiteral(types)) return text;
   const t = text.trim();
   // Only texts that can start a JSON value or a Python literal are tried (no exception for plain words).
   if (t === "" || !LITERAL_START.test(t)) return text;
@@ -23,6 +22,11 @@ export function typeXmlValue(text: string, types: TypeSet | undefined): unknown 
   }
   const py = parsePythonLiteral(t);
   return py.ok ? py.value : text;
+}
+
+/** Whether typeXmlValue reads a value of these types as JSON or a Python literal (else it stays the raw text). */
+export function readsLiteral(types: TypeSet | undefined): types is TypeSet {
+  return types !== undefined && (types === "any" || !types.has("string"));
 }
 
 const LITERAL_START = /^(?:[-+.\d{["'(]|true|false|null|True|False|None)/;
