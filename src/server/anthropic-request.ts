@@ -4,7 +4,7 @@
 import type { AssistantToolCall, ChatMessage } from "../prompt/types.js";
 import type { GenerateRequest } from "../runtime/types.js";
 import type { JsonSchema, ToolChoice, ToolInput } from "../tools/types.js";
-import { ApiError, badRequest, unsupported } from "./api-error.js";
+import { ApiError, badRequest, type ParamHints, unsupported } from "./api-error.js";
 import {
   checkMaxTokens,
   checkNesting,
@@ -24,6 +24,8 @@ export interface AnthropicPlan {
   /** The runtime request, without `signal` (the route adds it). */
   request: GenerateRequest;
   stream: boolean;
+  /** The fields library errors are reported against. */
+  params: ParamHints;
 }
 
 type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth">>;
@@ -49,7 +51,7 @@ export function anthropicToGenerate(body: Obj, ctx: Ctx): AnthropicPlan {
     ...(typeof body.top_k === "number" ? { topK: body.top_k } : {}),
     ...thinkingOf(body.thinking, body.max_tokens as number),
   };
-  return { request, stream: body.stream === true };
+  return { request, stream: body.stream === true, params: { maxTokens: "max_tokens" } };
 }
 
 function thinkingOf(raw: unknown, maxTokens: number): Pick<GenerateRequest, "thinking" | "thinkingBudget"> {

@@ -33,6 +33,7 @@ const OPENAI_TYPES: Record<number, string> = {
   400: "invalid_request_error",
   401: "invalid_request_error",
   404: "invalid_request_error",
+  408: "invalid_request_error",
   413: "invalid_request_error",
   503: "server_error",
 };
@@ -41,9 +42,13 @@ const ANTHROPIC_TYPES: Record<number, string> = {
   400: "invalid_request_error",
   401: "authentication_error",
   404: "not_found_error",
+  408: "invalid_request_error",
   413: "request_too_large",
   529: "overloaded_error",
 };
+
+/** Anthropic error types chosen by code rather than status: a shutdown is "try again elsewhere or later". */
+const ANTHROPIC_CODE_TYPES: Partial<Record<ErrorCode, string>> = { shutting_down: "overloaded_error" };
 
 /** The status each dialect answers for an error; Anthropic reports overload as 529. */
 export function statusFor(error: ApiError, dialect: ApiDialect): number {
@@ -60,7 +65,7 @@ export function openAIErrorBody(error: ApiError): { error: { message: string; ty
 export function anthropicErrorBody(error: ApiError): { type: "error"; error: { type: string; message: string } } {
   const status = statusFor(error, "anthropic");
   const message = error.param && !error.message.startsWith(error.param) ? `${error.param}: ${error.message}` : error.message;
-  return { type: "error", error: { type: ANTHROPIC_TYPES[status] ?? "api_error", message } };
+  return { type: "error", error: { type: ANTHROPIC_CODE_TYPES[error.code] ?? ANTHROPIC_TYPES[status] ?? "api_error", message } };
 }
 
 export function errorBody(error: ApiError, dialect: ApiDialect): object {
@@ -76,15 +81,67 @@ const FASTIFY_ERRORS: Record<string, (e: { message: string }) => ApiError> = {
   FST_ERR_CTP_BODY_TOO_LARGE: () => new ApiError(413, "request_too_large", "The request body is over the server's size limit. Send a smaller request (or raise the limit)."),
 };
 
+/** Which request field each kind of library error is about, as the request spelt it (set per route). */
+export interface ParamHints {
+  /** `max_tokens` or `max_completion_tokens`. */
+  maxTokens: string;
+  /** Where the request's response schema sits, when it has one. */
+  responseSchema?: string;
+}
+
+/** Status of a library error code that is not the client's fault, or that HTTP has its own status for. */
+const CODE_STATUS: Partial<Record<ErrorCode, number>> = {
+  request_too_large: 413,
+  unauthorized: 401,
+  not_found: 404,
+  request_timeout: 408,
+  overloaded: 503,
+  shutting_down: 503,
+  internal: 500,
+  aborted: 500,
+  model_not_found: 500,
+  model_load_failed: 500,
+  download_failed: 500,
+  file_not_found: 500,
+  sandbox_unavailable: 500,
+  unknown_format: 500,
+  invalid_task: 500,
+};
+
+const SCHEMA_CODES: ReadonlySet<ErrorCode> = new Set(["unsupported_keyword", "invalid_schema", "schema_too_large", "unsatisfiable_schema"]);
+
+/** The request field a library error (thrown by the runtime, the grammar or the renderer) is about. */
+function paramFor(e: QtcException, hints: ParamHints | undefined): string | null {
+  switch (e.code) {
+    case "budget_too_small":
+      return hints?.maxTokens ?? "max_tokens";
+    case "invalid_option": // the prompt plus max_tokens is over the context size
+    case "invalid_messages":
+      return e.path?.startsWith("/messages") ? paramFromPath(e.path) : "messages";
+    case "invalid_tools":
+      return "tools";
+    case "invalid_tool_choice":
+      return "tool_choice";
+    default:
+      if (!SCHEMA_CODES.has(e.code)) return null;
+      // The grammar names the tool (`tool "x": …`) for a tool's schema; anything else is the response schema.
+      return e.message.startsWith('tool "') || !hints?.responseSchema ? "tools" : hints.responseSchema;
+  }
+}
+
 /**
  * Any error thrown while handling a request, as an ApiError. Caller mistakes reported by the library
- * (QtcException: a bad tool schema, an unknown tool) become 400; anything else is a 500 that names no internals.
+ * (QtcException: a bad tool schema, a budget too small, an unknown tool) become 400 naming the field `hints`
+ * point to; server-side failures and anything unexpected become a 500 that names no internals (the caller logs
+ * the original).
  */
-export function toApiError(e: unknown): ApiError {
+export function toApiError(e: unknown, hints?: ParamHints): ApiError {
   if (e instanceof ApiError) return e;
   if (e instanceof QtcException) {
-    if (e.code === "internal") return new ApiError(500, "internal", `Internal error: ${e.message}`);
-    return new ApiError(400, e.code, e.path ? `${e.message} (at ${e.path})` : e.message);
+    const status = CODE_STATUS[e.code] ?? 400;
+    if (status >= 500) return internalError();
+    const where = e.path && !e.message.includes(e.path) ? ` (at ${e.path})` : "";
+    return new ApiError(status, e.code, `${e.message}${where}`, status === 400 ? paramFor(e, hints) : null);
   }
   const fe = e as { code?: unknown; message?: unknown; validation?: unknown; statusCode?: unknown };
   if (typeof fe?.code === "string" && FASTIFY_ERRORS[fe.code]) return FASTIFY_ERRORS[fe.code]!({ message: String(fe.message ?? "") });
@@ -93,7 +150,12 @@ export function toApiError(e: unknown): ApiError {
   if (typeof fe?.statusCode === "number" && fe.statusCode >= 400 && fe.statusCode < 500) {
     return badRequest(String(fe.message ?? "Bad request."));
   }
-  return new ApiError(500, "internal", "Internal server error.");
+  return internalError();
+}
+
+/** The one 500 answer: it says nothing about the cause, which goes to the server's log instead. */
+export function internalError(): ApiError {
+  return new ApiError(500, "internal", "Internal server error; the server's log has the details. Please report it if it persists.");
 }
 
 interface ValidationItem {

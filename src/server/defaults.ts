@@ -39,6 +39,29 @@ export interface ServerOptions {
   maxNestingDepth?: number;
   /** Fastify logger setting (`false`, `true` or pino options). Default: false. */
   logger?: boolean | Record<string, unknown>;
+  /**
+   * Called with every unexpected error (answered as a generic 500, or cut into a stream as an error event), so no
+   * 500 goes unrecorded. Default: the fastify logger when `logger` is on, else one line with the stack on stderr.
+   */
+  onInternalError?: (error: unknown) => void;
+  /** Milliseconds a client has to send a request's headers; then the connection is closed. Default: 10000. */
+  headersTimeout?: number;
+  /**
+   * Milliseconds a request's body has to arrive, counted from the end of its headers; a body still arriving
+   * then gets 408 `request_timeout` and the connection is closed. Default: 30000.
+   */
+  bodyTimeout?: number;
+  /** Milliseconds an idle keep-alive connection stays open between requests. Default: 5000. */
+  keepAliveTimeout?: number;
+  /**
+   * Milliseconds a socket may stay silent in both directions before it is closed; 0 turns this off. Off by
+   * default because a queued or long non-streamed generation sends nothing until it is done. Default: 0.
+   */
+  connectionTimeout?: number;
+  /** Open connections at most; more are closed as they arrive. Default: 1024. */
+  maxConnections?: number;
+  /** Requests one keep-alive connection may carry before the server closes it; 0 means no limit. Default: 1000. */
+  maxRequestsPerSocket?: number;
 }
 
 /**
@@ -55,14 +78,21 @@ export const SERVER_DEFAULTS = Object.freeze({
   defaultMaxTokens: 1024,
   maxTokensLimit: 32768,
   maxNestingDepth: 64,
+  headersTimeout: 10_000,
+  bodyTimeout: 30_000,
+  keepAliveTimeout: 5000,
+  connectionTimeout: 0,
+  maxConnections: 1024,
+  maxRequestsPerSocket: 1000,
   /** Model id when neither `modelId` nor the runtime's model name is known. */
   modelIdFallback: "qtc",
 });
 
 /** Options with every default filled in. */
-export type ResolvedServerOptions = Required<Omit<ServerOptions, "apiKey" | "modelId">> & {
+export type ResolvedServerOptions = Required<Omit<ServerOptions, "apiKey" | "modelId" | "onInternalError">> & {
   apiKey: string | undefined;
   modelId: string;
+  onInternalError: ((error: unknown) => void) | undefined;
 };
 
 export function resolveServerOptions(options: ServerOptions): ResolvedServerOptions {
@@ -80,7 +110,27 @@ export function resolveServerOptions(options: ServerOptions): ResolvedServerOpti
     maxTokensLimit: options.maxTokensLimit ?? SERVER_DEFAULTS.maxTokensLimit,
     maxNestingDepth: options.maxNestingDepth ?? SERVER_DEFAULTS.maxNestingDepth,
     logger: options.logger ?? false,
+    onInternalError: options.onInternalError,
+    headersTimeout: positive(options.headersTimeout, SERVER_DEFAULTS.headersTimeout, "headersTimeout"),
+    bodyTimeout: positive(options.bodyTimeout, SERVER_DEFAULTS.bodyTimeout, "bodyTimeout"),
+    keepAliveTimeout: positive(options.keepAliveTimeout, SERVER_DEFAULTS.keepAliveTimeout, "keepAliveTimeout"),
+    connectionTimeout: atLeastZero(options.connectionTimeout, SERVER_DEFAULTS.connectionTimeout, "connectionTimeout"),
+    maxConnections: positive(options.maxConnections, SERVER_DEFAULTS.maxConnections, "maxConnections"),
+    maxRequestsPerSocket: atLeastZero(options.maxRequestsPerSocket, SERVER_DEFAULTS.maxRequestsPerSocket, "maxRequestsPerSocket"),
   };
+}
+
+/** A whole number ≥ 1 (a zero here would silently mean "no limit" to Node). */
+function positive(value: number | undefined, fallback: number, name: string): number {
+  const v = value ?? fallback;
+  if (!Number.isInteger(v) || v < 1) throw new RangeError(`${name} must be a whole number ≥ 1, got ${v}`);
+  return v;
+}
+
+function atLeastZero(value: number | undefined, fallback: number, name: string): number {
+  const v = value ?? fallback;
+  if (!Number.isInteger(v) || v < 0) throw new RangeError(`${name} must be a whole number ≥ 0, got ${v}`);
+  return v;
 }
 
 function basename(path: string): string {

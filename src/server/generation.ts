@@ -3,7 +3,7 @@
 
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { GenerateEvent, GenerateRequest, GenerateResult } from "../runtime/types.js";
-import { ApiError, type ApiDialect, errorBody, toApiError } from "./api-error.js";
+import { ApiError, type ApiDialect, errorBody, type ParamHints, toApiError } from "./api-error.js";
 import type { ServerRuntime } from "./defaults.js";
 import type { SlotPool } from "./slots.js";
 import { abortOnDisconnect, SseWriter } from "./sse.js";
@@ -35,15 +35,22 @@ export interface GenerationContext {
   slots: SlotPool;
   /** Requests in flight: their abort handle and a promise that settles when their handler is done. */
   inFlight: Map<(reason?: unknown) => void, Promise<void>>;
+  /** Records an unexpected error (one answered as a 500, before or during a stream). */
+  onInternalError: (error: unknown) => void;
 }
 
 export interface GenerationJob {
   request: GenerateRequest;
   stream: boolean;
   encoder: DialectEncoder;
+  /** Request fields that library errors (a budget too small, a schema the grammar refuses) are reported against. */
+  params: ParamHints;
 }
 
-/** Serve one turn. Errors before the first byte go to fastify's error handler (status and API shape). */
+/**
+ * Serve one turn. Errors before the first byte go to fastify's error handler as ApiErrors (status, API shape and
+ * the field at fault); unexpected ones are recorded here first, since the ApiError no longer carries them.
+ */
 export async function serveGeneration(ctx: GenerationContext, req: FastifyRequest, reply: FastifyReply, job: GenerationJob): Promise<unknown> {
   const watch = abortOnDisconnect(req.raw, reply.raw);
   let settle!: () => void;
@@ -57,17 +64,24 @@ export async function serveGeneration(ctx: GenerationContext, req: FastifyReques
       if (watch.signal.aborted) return aborted(reply, watch.signal);
       return job.encoder.complete(result);
     }
-    await streamTurn(ctx.runtime, request, reply, job.encoder, watch.signal);
+    await streamTurn(ctx, request, reply, job, watch.signal);
     return reply;
   } catch (e) {
     if (watch.signal.aborted) return aborted(reply, watch.signal);
-    throw e;
+    throw answerable(ctx, e, job.params);
   } finally {
     release?.();
     watch.dispose();
     ctx.inFlight.delete(watch.abort);
     settle();
   }
+}
+
+/** An error as the ApiError to answer, recording it when it is unexpected (not an ApiError of the server's own). */
+function answerable(ctx: GenerationContext, e: unknown, params: ParamHints): ApiError {
+  const error = toApiError(e, params);
+  if (error.status >= 500 && !(e instanceof ApiError)) ctx.onInternalError(e);
+  return error;
 }
 
 /** A cancelled turn: the server's reason (shutting down) goes to the client when it is still there. */
@@ -85,10 +99,13 @@ function giveUp(reply: FastifyReply): FastifyReply {
 
 /**
  * Stream one turn. The first runtime event is awaited before the 200 is sent, so input the runtime refuses
- * (a tool schema that does not compile, bad messages) still gets a 400 in the API's error shape.
+ * (a tool schema that does not compile, bad messages) still gets a 400 in the API's error shape. Once the signal
+ * fires, no further runtime event is encoded: the runtime ends an aborted turn with a `done` of its own, and
+ * encoding it would tell the client a cut-off answer was complete. The server's reason (shutting down) is sent
+ * as the stream's last event instead.
  */
-async function streamTurn(runtime: ServerRuntime, request: GenerateRequest, reply: FastifyReply, encoder: DialectEncoder, signal: AbortSignal): Promise<void> {
-  const iterator = runtime.stream(request)[Symbol.asyncIterator]();
+async function streamTurn(ctx: GenerationContext, request: GenerateRequest, reply: FastifyReply, job: GenerationJob, signal: AbortSignal): Promise<void> {
+  const iterator = ctx.runtime.stream(request)[Symbol.asyncIterator]();
   let finished = false;
   try {
     let next = await iterator.next();
@@ -96,24 +113,20 @@ async function streamTurn(runtime: ServerRuntime, request: GenerateRequest, repl
     reply.hijack();
     const sse = new SseWriter(reply.raw);
     sse.open();
-    const stream = encoder.stream();
+    const stream = job.encoder.stream();
     const send = async (frames: SseFrame[]) => {
       for (const frame of frames) await sse.send(frame.data, frame.event);
     };
     await send(stream.start());
     try {
-      while (!next.done) {
+      while (!next.done && !signal.aborted && !sse.closed) {
         await send(stream.event(next.value));
         if (signal.aborted || sse.closed) break;
         next = await iterator.next();
       }
       finished = next.done === true;
     } catch (e) {
-      if (!signal.aborted && !sse.closed) {
-        const error = toApiError(e);
-        if (error.status >= 500) reply.log.error(e);
-        await send(stream.error(error));
-      }
+      if (!signal.aborted && !sse.closed) await send(stream.error(answerable(ctx, e, job.params)));
     }
     if (signal.aborted && signal.reason instanceof ApiError) await send(stream.error(signal.reason));
     sse.end();

@@ -4,7 +4,7 @@
 import type { AssistantToolCall, ChatMessage } from "../prompt/types.js";
 import type { GenerateRequest } from "../runtime/types.js";
 import type { JsonSchema, ToolChoice, ToolInput } from "../tools/types.js";
-import { ApiError, badRequest, unsupported } from "./api-error.js";
+import { ApiError, badRequest, type ParamHints, unsupported } from "./api-error.js";
 import {
   checkMaxTokens,
   checkNesting,
@@ -29,6 +29,8 @@ export interface OpenAIPlan {
   stream: boolean;
   /** `stream_options.include_usage`: a last chunk with `usage` and no choices. */
   includeUsage: boolean;
+  /** The fields library errors are reported against. */
+  params: ParamHints;
 }
 
 type Ctx = Pick<ResolvedServerOptions, "mode" | "defaultMaxTokens" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth">>;
@@ -38,11 +40,8 @@ export function openAIToGenerate(body: Obj, ctx: Ctx): OpenAIPlan {
   refuseUnsupported(body);
   const { tools, names } = convertTools(body.tools);
   const toolChoice = convertToolChoice(body.tool_choice, names);
-  const maxTokens = checkMaxTokens(
-    (body.max_completion_tokens ?? body.max_tokens ?? ctx.defaultMaxTokens) as number,
-    ctx.maxTokensLimit,
-    body.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens",
-  );
+  const maxTokensParam = body.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens";
+  const maxTokens = checkMaxTokens((body.max_completion_tokens ?? body.max_tokens ?? ctx.defaultMaxTokens) as number, ctx.maxTokensLimit, maxTokensParam);
   const request: GenerateRequest = {
     messages: convertMessages(body.messages as unknown[], ctx.maxNestingDepth ?? SERVER_DEFAULTS.maxNestingDepth),
     mode: ctx.mode,
@@ -61,7 +60,8 @@ export function openAIToGenerate(body: Obj, ctx: Ctx): OpenAIPlan {
   const stream = body.stream === true;
   const options = body.stream_options;
   if (options != null && !stream) throw badRequest("stream_options is only allowed with stream: true.", "stream_options");
-  return { request, stream, includeUsage: stream && isObject(options) && options.include_usage === true };
+  const params: ParamHints = { maxTokens: maxTokensParam, ...(schema ? { responseSchema: responseSchemaParam(body.response_format) } : {}) };
+  return { request, stream, includeUsage: stream && isObject(options) && options.include_usage === true, params };
 }
 
 /** Parameters OpenAI defines that qtc does not implement: refused unless they are at their neutral value. */
@@ -138,6 +138,10 @@ function convertToolChoice(raw: unknown, names: string[]): ToolChoice | undefine
     throw new ApiError(400, "invalid_tool_choice", `tool_choice names "${name}", which is not among the tools: ${listNames(names)}.`, "tool_choice.function.name");
   }
   return { name };
+}
+
+function responseSchemaParam(raw: unknown): string {
+  return (raw as Obj).type === "json_schema" ? "response_format.json_schema.schema" : "response_format";
 }
 
 function responseSchemaOf(raw: unknown): JsonSchema | undefined {

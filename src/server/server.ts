@@ -1,5 +1,6 @@
 // Owns: the HTTP server: a fastify instance with the OpenAI and Anthropic routes, `/health` and `/v1/models`,
-// API-key checks, one error handler that answers in each API's own error shape, and a close that cancels work.
+// API-key checks on the routed path, one error handler that answers in each API's own error shape (and records
+// every 500), and a close that cancels work.
 
 import { timingSafeEqual } from "node:crypto";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
@@ -13,6 +14,7 @@ import { openAIToGenerate } from "./openai-request.js";
 import { OpenAIStreamEncoder, openAICompletion } from "./openai-response.js";
 import { newMeta } from "./response-common.js";
 import { ANTHROPIC_MESSAGES_BODY, OPENAI_CHAT_BODY } from "./schemas.js";
+import { applyServerLimits, bodyDeadline, fastifyLimitOptions } from "./limits.js";
 import { SlotPool } from "./slots.js";
 
 /** How long close() waits for cancelled generations to wind down before dropping connections. */
@@ -22,7 +24,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /**
  * Build the server (not listening yet): `await app.listen({host, port})`, and `await app.close()` to stop, which
- * cancels generations in flight. Bad input of any kind is answered with 400/401/404/413 in the API's own shape.
+ * cancels generations in flight. Bad input of any kind is answered with 400/401/404/408/413 in the API's own
+ * shape; an unexpected error is recorded (onInternalError) and answered with a 500 that names no internals.
  */
 export function createServer(options: ServerOptions): FastifyInstance {
   const opts = resolveServerOptions(options);
@@ -32,31 +35,40 @@ export function createServer(options: ServerOptions): FastifyInstance {
     return503OnClosing: false, // answered by the onRequest hook below, in the API's own error shape
     forceCloseConnections: true,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
+    ...fastifyLimitOptions(opts),
   });
+  applyServerLimits(app.server, opts);
   const slots = new SlotPool(opts.parallel, opts.queueLimit);
-  const ctx: GenerationContext = { runtime: opts.runtime, slots, inFlight: new Map() };
+  const onInternalError = opts.onInternalError ?? defaultInternalLog(app, opts.logger !== false);
+  const ctx: GenerationContext = { runtime: opts.runtime, slots, inFlight: new Map(), onInternalError };
 
   app.setErrorHandler((error, request, reply) => {
     let apiError = toApiError(error);
     if (apiError.code === "request_too_large") {
       apiError = new ApiError(413, "request_too_large", `The request body is over this server's limit of ${opts.bodyLimit} bytes. Send a smaller request, or start qtc serve with a larger --body-limit.`);
     }
-    if (apiError.status >= 500) request.log.error(error);
+    // An ApiError 500 was recorded where it was made (its cause is gone by now); anything else is recorded here.
+    if (apiError.status >= 500 && !(error instanceof ApiError)) onInternalError(error);
+    // The rest of a body that timed out is still on the socket: close it rather than read on.
+    if (apiError.code === "request_timeout") reply.header("connection", "close");
     return sendError(reply, apiError, dialectOf(request));
   });
   app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new ApiError(404, "not_found", `There is no ${request.method} ${request.url.split("?")[0]}. qtc serves POST /v1/chat/completions, POST /v1/messages, GET /v1/models and GET /health.`), dialectOf(request)),
+    sendError(reply, new ApiError(404, "not_found", `There is no ${request.method} ${request.url.split("?")[0]!.slice(0, 200)}. qtc serves POST /v1/chat/completions, POST /v1/messages, GET /v1/models and GET /health.`), dialectOf(request)),
   );
   if (opts.apiKey) app.addHook("onRequest", apiKeyCheck(opts.apiKey));
-  // Closing: cancel queued and running generations, let their handlers answer, then fastify drops every
-  // connection (forceCloseConnections), so a client holding a socket open cannot delay the exit.
+  app.addHook("preParsing", bodyDeadline(opts.bodyTimeout));
+  // Closing: cancel queued and running generations, let their handlers answer (a stream ends with an error
+  // event, never a normal finish), then fastify drops every connection (forceCloseConnections), so a client
+  // holding a socket open cannot delay the exit.
   let closing = false;
+  const shuttingDown = () => new ApiError(503, "shutting_down", "The server is shutting down; this answer was cut off and is not complete. Retry on another server, or once it is back.");
   app.addHook("onRequest", async (request, reply) => {
-    if (closing) return sendError(reply, new ApiError(503, "overloaded", "The server is shutting down."), dialectOf(request));
+    if (closing) return sendError(reply, shuttingDown(), dialectOf(request));
   });
   app.addHook("preClose", async () => {
     closing = true;
-    const reason = new ApiError(503, "overloaded", "The server is shutting down.");
+    const reason = shuttingDown();
     slots.rejectWaiting(reason);
     for (const abort of ctx.inFlight.keys()) abort(reason);
     await Promise.race([Promise.allSettled(ctx.inFlight.values()), sleep(CLOSE_GRACE_MS)]);
@@ -85,7 +97,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
         };
       },
     };
-    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder });
+    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params });
   });
 
   app.post("/v1/messages", { schema: { body: ANTHROPIC_MESSAGES_BODY } }, async (request, reply) => {
@@ -99,10 +111,19 @@ export function createServer(options: ServerOptions): FastifyInstance {
         return { start: () => s.start(), event: (event) => s.event(event), error: (error) => streamErrorFrames(error, "anthropic") };
       },
     };
-    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder });
+    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params });
   });
 
   return app;
+}
+
+/** Where unexpected errors go when the operator gave no `onInternalError`: the logger if on, else stderr. */
+function defaultInternalLog(app: FastifyInstance, loggerOn: boolean): (error: unknown) => void {
+  if (loggerOn) return (error) => app.log.error({ err: error }, "internal error");
+  return (error) => {
+    const text = error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
+    process.stderr.write(`qtc serve: internal error (answered 500): ${text}\n`);
+  };
 }
 
 function sendError(reply: FastifyReply, error: ApiError, dialect: ApiDialect): FastifyReply {

@@ -118,7 +118,7 @@ describe("OpenAI client", () => {
 
   test("bad input the runtime judges: a prompt plus max_tokens over the context is a 400 saying so; then it serves", async () => {
     const res = await post(`${server.url}/v1/chat/completions`, { model: "tiny", messages, max_tokens: 4000 });
-    expectOpenAIError(res, 400, "invalid_option", null);
+    expectOpenAIError(res, 400, "invalid_option", "messages");
     const bad = await post(`${server.url}/v1/chat/completions`, {
       model: "tiny",
       messages,
@@ -185,7 +185,7 @@ describe("OpenAI client, response_format", () => {
       messages: ask,
       response_format: { type: "json_schema", json_schema: { name: "x", schema: { type: "object", patternProperties: { "^a": { type: "string" } } } } },
     });
-    expectOpenAIError(res, 400, "unsupported_keyword", null);
+    expectOpenAIError(res, 400, "unsupported_keyword", "response_format.json_schema.schema");
     expect(res.json.error.message).toContain("patternProperties");
     const ok = await openai.chat.completions.create({ model: "tiny", messages: ask, response_format: weather, max_tokens: MAX_TOKENS, seed: 5 });
     expect(fits(JSON.parse(ok.choices[0]!.message.content!))).toBeNull();

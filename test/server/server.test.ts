@@ -161,8 +161,8 @@ describe("slots", () => {
     await local.app.close();
     expect(Date.now() - t0).toBeLessThan(1500);
     expect(runtime.aborted).toBe(1);
-    expectOpenAIError(await pending, 503, "overloaded", null);
-    expectAnthropicError({ status: (await streamed).status, json: JSON.parse(await (await streamed).text()) }, 529, "overloaded_error");
+    expectOpenAIError(await pending, 503, "shutting_down", null);
+    expectAnthropicError({ status: (await streamed).status, json: JSON.parse(await (await streamed).text()) }, 503, "overloaded_error");
   });
 });
 
@@ -196,14 +196,16 @@ function failingRuntime(): ServerRuntime {
 describe("runtime errors", () => {
   test("input the runtime refuses is a 400 with the library's code, streamed or not", async () => {
     server = await start({ runtime: refusingRuntime() });
-    expectOpenAIError(await post(`${server.url}/v1/chat/completions`, { model: "m", messages: user }), 400, "unsupported_keyword", null);
-    expectOpenAIError(await post(`${server.url}/v1/chat/completions`, { model: "m", messages: user, stream: true }), 400, "unsupported_keyword", null);
+    expectOpenAIError(await post(`${server.url}/v1/chat/completions`, { model: "m", messages: user }), 400, "unsupported_keyword", "tools");
+    expectOpenAIError(await post(`${server.url}/v1/chat/completions`, { model: "m", messages: user, stream: true }), 400, "unsupported_keyword", "tools");
     expectAnthropicError(await post(`${server.url}/v1/messages`, { model: "m", max_tokens: 8, messages: user, stream: true }), 400, "invalid_request_error");
   });
 
   test("a failure mid-stream ends the stream with an error event; a failure before it is a 500", async () => {
-    server = await start({ runtime: failingRuntime() });
+    const recorded: unknown[] = [];
+    server = await start({ runtime: failingRuntime(), onInternalError: (e) => recorded.push(e) });
     expectOpenAIError(await post(`${server.url}/v1/chat/completions`, { model: "m", messages: user }), 500, "internal", null);
+    expect(recorded.map(String)).toEqual(["Error: boom"]);
     const openai = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "x", maxRetries: 0 });
     const stream = await openai.chat.completions.create({ model: "m", messages: user, stream: true });
     const texts: string[] = [];
@@ -216,6 +218,7 @@ describe("runtime errors", () => {
     const anthropic = new Anthropic({ baseURL: server.url, apiKey: "x", maxRetries: 0 });
     const aStream = anthropic.messages.stream({ model: "m", max_tokens: 8, messages: user });
     await expect(aStream.finalMessage()).rejects.toThrow(/Internal server error/);
+    expect(recorded.map(String)).toEqual(["Error: boom", "Error: llama.cpp exploded", "Error: llama.cpp exploded"]);
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
   });
 });
