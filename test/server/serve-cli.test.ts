@@ -1,7 +1,7 @@
 // `qtc serve` through the CLI, in-process: bad flags are one line and exit 2; with the tiny model it prints where
 // it listens, serves an OpenAI client (with the API key), and exits 0 on SIGINT.
 
-import { createServer as createNetServer } from "node:net";
+import { connect, createServer as createNetServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import OpenAI from "openai";
 import { afterEach, describe, expect, test, vi } from "vitest";
@@ -22,12 +22,27 @@ function launch(...args: string[]): { done: Promise<number>; output: () => { std
   return { done: main(["node", "qtc", ...args]), output: () => ({ stdout, stderr }) };
 }
 
+/** Send headers and half a body with the key, then nothing: what the server answers before it closes. */
+function stalledBody(port: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: "127.0.0.1", port: Number(port) }, () => {
+      socket.write("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k3y\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"model\":");
+    });
+    let out = "";
+    socket.on("data", (d) => (out += d.toString("utf8")));
+    socket.on("close", () => resolve(out));
+    socket.on("error", () => undefined);
+  });
+}
+
 describe("qtc serve", () => {
   test.each([
     [["serve"]],
     [["serve", "--model", "x", "--port", "70000"]],
     [["serve", "--model", "x", "--parallel", "0"]],
     [["serve", "--model", "x", "--mode", "loose"]],
+    [["serve", "--model", "x", "--body-timeout", "0"]],
+    [["serve", "--model", "x", "--max-connections", "-1"]],
   ])("%j → one line on stderr, exit 2", async (args) => {
     const run = launch(...args);
     expect(await run.done).toBe(2);
@@ -56,7 +71,7 @@ describe("qtc serve", () => {
 
   test("serves until SIGINT, then exits 0", async () => {
     const before = new Set(process.listeners("SIGINT"));
-    const run = launch("serve", "--model", await tinyModelPath(), "--port", "0", "--parallel", "2", "--api-key", "k3y", "--threads", "2", "--context-size", "1024", "--gpu", "cpu");
+    const run = launch("serve", "--model", await tinyModelPath(), "--port", "0", "--parallel", "2", "--api-key", "k3y", "--threads", "2", "--context-size", "1024", "--gpu", "cpu", "--body-timeout", "300");
     await waitFor(() => run.output().stdout.includes("\n") || run.output().stderr !== "", 60_000);
     expect(run.output().stderr).toBe("");
     const line = run.output().stdout;
@@ -72,6 +87,8 @@ describe("qtc serve", () => {
     const r = await client.chat.completions.create({ model: "tiny", messages: [{ role: "user", content: "read it" }], tools: [tool], tool_choice: "required", max_tokens: 96, seed: 1 });
     const call = r.choices[0]!.message.tool_calls![0]!;
     expect(call.type === "function" && call.function.name).toBe("read_file");
+    // --body-timeout reaches the server: a body that stops arriving gets 408 request_timeout.
+    expect(await stalledBody(new URL(baseURL).port)).toMatch(/^HTTP\/1\.1 408 [\s\S]*"request_timeout"/);
 
     // Deliver SIGINT to the command's own handler only (not to the test runner's).
     const added = process.listeners("SIGINT").filter((l) => !before.has(l));

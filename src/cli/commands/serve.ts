@@ -23,6 +23,12 @@ interface ServeFlags {
   format?: FormatId;
   bodyLimit: number;
   maxTokens: number;
+  headersTimeout: number;
+  bodyTimeout: number;
+  keepAliveTimeout: number;
+  connectionTimeout: number;
+  maxConnections: number;
+  maxRequestsPerSocket: number;
 }
 
 const MODES = ["constrained", "unconstrained"] as const;
@@ -44,6 +50,12 @@ export function registerServe(program: Command): Command {
     .option("--format <format>", `tool-call format: ${FORMAT_IDS.join("|")} (default: from the model's chat template)`, choiceOption(FORMAT_IDS))
     .option("--max-tokens <n>", "max_tokens when an OpenAI request gives none", intOption(1), SERVER_DEFAULTS.defaultMaxTokens)
     .option("--body-limit <bytes>", "largest request body; bigger ones get 413", intOption(1024), SERVER_DEFAULTS.bodyLimit)
+    .option("--headers-timeout <ms>", "time a client has to send a request's headers", intOption(1), SERVER_DEFAULTS.headersTimeout)
+    .option("--body-timeout <ms>", "time a request body has to arrive after its headers; later gets 408", intOption(1), SERVER_DEFAULTS.bodyTimeout)
+    .option("--keep-alive-timeout <ms>", "how long an idle keep-alive connection stays open", intOption(1), SERVER_DEFAULTS.keepAliveTimeout)
+    .option("--connection-timeout <ms>", "close a socket silent this long in both directions (0: never; a queued request is silent)", intOption(0), SERVER_DEFAULTS.connectionTimeout)
+    .option("--max-connections <n>", "open connections at most; more are closed as they arrive", intOption(1), SERVER_DEFAULTS.maxConnections)
+    .option("--max-requests-per-socket <n>", "requests one keep-alive connection may carry (0: no limit)", intOption(0), SERVER_DEFAULTS.maxRequestsPerSocket)
     .action(async (flags: ServeFlags) => {
       const apiKey = flags.apiKey ?? process.env.QTC_API_KEY;
       const server = await serve({
@@ -59,6 +71,12 @@ export function registerServe(program: Command): Command {
         format: flags.format,
         bodyLimit: flags.bodyLimit,
         defaultMaxTokens: flags.maxTokens,
+        headersTimeout: flags.headersTimeout,
+        bodyTimeout: flags.bodyTimeout,
+        keepAliveTimeout: flags.keepAliveTimeout,
+        connectionTimeout: flags.connectionTimeout,
+        maxConnections: flags.maxConnections,
+        maxRequestsPerSocket: flags.maxRequestsPerSocket,
       });
       const { name, synthetic } = server.runtime.modelInfo;
       process.stdout.write(
