@@ -139,7 +139,7 @@ export function toApiError(e: unknown, hints?: ParamHints): ApiError {
   if (e instanceof ApiError) return e;
   if (e instanceof QtcException) {
     const status = CODE_STATUS[e.code] ?? 400;
-    if (status >= 500) return internalError();
+    if (status === 500) return internalError();
     const where = e.path && !e.message.includes(e.path) ? ` (at ${e.path})` : "";
     return new ApiError(status, e.code, `${e.message}${where}`, status === 400 ? paramFor(e, hints) : null);
   }
