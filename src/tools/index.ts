@@ -5,4 +5,4 @@ export { normalizeTools } from "./normalize.js";
 export { compileValidators, compileValueValidator, type CompiledTool, type ValueValidator, type CompiledTools, type SchemaError, type ToolsLike } from "./validators.js";
 export { loadToolsFile, parseToolsJson, jsonErrorWhere, lineColumn } from "./load.js";
 export { readParameters, typesOf, type JsonType, type ParameterInfo, type TypeSet } from "./schema-info.js";
-export { SCHEMA_LIMITS, checkSchemaDepth, declaredDraft, type SchemaDraft, type SchemaLimits } from "./schema-limits.js";
+export { VALIDATOR_LIMITS, checkSchemaDepth, declaredDraft, type SchemaDraft, type ValidatorLimits } from "./schema-limits.js";

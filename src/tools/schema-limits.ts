@@ -4,15 +4,16 @@
 import type { QtcError, Result } from "../errors.js";
 import { err, ok } from "../errors.js";
 
-export const SCHEMA_LIMITS = Object.freeze({
+export const VALIDATOR_LIMITS = Object.freeze({
   /**
    * Deepest nesting of objects and arrays in one schema document (the schema itself is depth 1; each
-   * `properties` map and each subschema adds one). 64 is about 30 levels of nested objects. Default: 64.
+   * `properties` map and each subschema adds one). 64 is about 30 levels of nested objects, and the same as the
+   * grammar compiler's own depth limit, so the validator and the grammar refuse the same schemas. Default: 64.
    */
   maxDepth: 64,
 });
 
-export type SchemaLimits = typeof SCHEMA_LIMITS;
+export type ValidatorLimits = typeof VALIDATOR_LIMITS;
 
 /** The JSON Schema drafts qtc validates with (ajv's draft-07, 2019-09 and 2020-12 classes). */
 export type SchemaDraft = "draft-07" | "2019-09" | "2020-12";
@@ -47,7 +48,7 @@ export function declaredDraft(schema: unknown): Result<SchemaDraft | undefined> 
  * Refuse a schema document nested deeper than `limits.maxDepth` with `schema_too_large` and the JSON pointer of the
  * first value past the limit. Iterative: a 100,000-deep document costs a loop, not a stack.
  */
-export function checkSchemaDepth(schema: unknown, limits: SchemaLimits = SCHEMA_LIMITS): QtcError | undefined {
+export function checkSchemaDepth(schema: unknown, limits: ValidatorLimits = VALIDATOR_LIMITS): QtcError | undefined {
   const stack: Frame[] = [{ value: schema, depth: 1, key: "", parent: undefined }];
   while (stack.length > 0) {
     const frame = stack.pop()!;

@@ -57,7 +57,7 @@ const CACHE_LIMIT = 64;
  * Compile a tools list (OpenAI, Anthropic or bare shapes; see normalizeTools) into validators. The same array
  * object, or a list with the same JSON, returns the same frozen CompiledTools (so treat a list as immutable
  * once compiled). Throws QtcException `invalid_tools` for a bad shape, `schema_too_large` for a schema nested
- * deeper than SCHEMA_LIMITS.maxDepth, and `invalid_schema` naming the tool when ajv cannot compile its schema
+ * deeper than VALIDATOR_LIMITS.maxDepth, and `invalid_schema` naming the tool when ajv cannot compile its schema
  * (an unknown `$schema` included).
  */
 export function compileValidators(input: ToolsLike): CompiledTools {

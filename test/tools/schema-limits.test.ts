@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkSchemaDepth, declaredDraft, SCHEMA_LIMITS } from "../../src/tools/index.js";
+import { checkSchemaDepth, declaredDraft, VALIDATOR_LIMITS } from "../../src/tools/index.js";
 
 /** A document nested exactly `depth` objects deep: {"a": {"a": … {} …}}. */
 function nested(depth: number): unknown {
@@ -10,10 +10,10 @@ function nested(depth: number): unknown {
 
 describe("checkSchemaDepth", () => {
   it("accepts a document at the limit and refuses one level more, with the pointer of the first value past it", () => {
-    expect(checkSchemaDepth(nested(SCHEMA_LIMITS.maxDepth))).toBeUndefined();
-    const error = checkSchemaDepth(nested(SCHEMA_LIMITS.maxDepth + 1));
+    expect(checkSchemaDepth(nested(VALIDATOR_LIMITS.maxDepth))).toBeUndefined();
+    const error = checkSchemaDepth(nested(VALIDATOR_LIMITS.maxDepth + 1));
     expect(error?.code).toBe("schema_too_large");
-    expect(error?.path).toBe(`/${Array(SCHEMA_LIMITS.maxDepth).fill("a").join("/")}`);
+    expect(error?.path).toBe(`/${Array(VALIDATOR_LIMITS.maxDepth).fill("a").join("/")}`);
   });
 
   it("counts arrays, escapes keys in the pointer, and walks 100,000 levels without a stack", () => {
