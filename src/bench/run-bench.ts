@@ -6,6 +6,7 @@ import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { fail } from "../errors.js";
 import { runAgent } from "../harness/loop.js";
+import { resolveSandbox, type OsSandbox, type SandboxMode } from "../harness/os-sandbox.js";
 import { packageRoot } from "../model/paths.js";
 import { BENCH_DEFAULTS } from "./defaults.js";
 import { benchEnvironment } from "./environment.js";
@@ -59,6 +60,8 @@ export interface BenchOptions {
   modelsDir?: string;
   /** Where run folders are created. Default: os.tmpdir(). */
   tmpRoot?: string;
+  /** The OS sandbox of the runs' code; "off" allows unconfined runs (see SandboxLimits.sandbox). Default: "bwrap". */
+  sandbox?: SandboxMode;
 }
 
 export type BenchEvent =
@@ -139,6 +142,8 @@ export async function runBench(opts: BenchOptions = {}): Promise<BenchOutcome> {
     const t = benchFiles(dir).transcripts;
     if (existsSync(t) && statSync(t).size > 0) fail("invalid_option", `${dir} already holds a bench: continue it with --resume ${dir}, or pick another --out`);
   }
+  // Checked once, before any model loads: no sandbox refuses the whole bench (sandbox_unavailable).
+  const sandbox = await resolveSandbox(opts.sandbox ?? "bwrap");
   const files = benchFiles(dir);
   const records = stored ? await readRecords(files.transcripts) : [];
   const settings: BenchLoadSettings = {
@@ -164,7 +169,7 @@ export async function runBench(opts: BenchOptions = {}): Promise<BenchOutcome> {
   // Handles read the tool choice when a run starts, so settling it here reaches them.
   settings.toolChoice = plan.toolChoice ?? defaultToolChoice(modelInfo);
   const fullPlan: BenchPlanConfig = { ...plan, toolChoice: settings.toolChoice };
-  return await execute(fullPlan, { dir, stored, records, handles, modelInfo, settings, defaulted, started }, opts);
+  return await execute(fullPlan, { dir, stored, records, handles, modelInfo, settings, defaulted, started, sandbox }, opts);
 }
 
 interface Prepared {
@@ -177,10 +182,11 @@ interface Prepared {
   /** The tool choice was not given and was chosen from the models. */
   defaulted: boolean;
   started: number;
+  sandbox: OsSandbox;
 }
 
 async function execute(plan: BenchPlanConfig, p: Prepared, opts: BenchOptions): Promise<BenchOutcome> {
-  const { dir, stored, records, handles, modelInfo, settings, started } = p;
+  const { dir, stored, records, handles, modelInfo, settings, started, sandbox } = p;
   const files = benchFiles(dir);
   const runs = planRuns(plan);
   const slots = rowSlots(plan);
@@ -223,7 +229,7 @@ async function execute(plan: BenchPlanConfig, p: Prepared, opts: BenchOptions): 
         if (current >= 0) await handles[current]!.close();
         current = run.modelIndex;
       }
-      const record = await runOne(run, handles[run.modelIndex]!, modelInfo[run.modelIndex]!.label, plan, opts);
+      const record = await runOne(run, handles[run.modelIndex]!, modelInfo[run.modelIndex]!.label, plan, opts, sandbox);
       if (record === null) break;
       await appendRecord(files.transcripts, record);
       records.push(record);
@@ -243,7 +249,14 @@ async function execute(plan: BenchPlanConfig, p: Prepared, opts: BenchOptions): 
 }
 
 /** One run; null when the signal stopped it before it finished (it is then not kept). */
-async function runOne(run: PlannedRun, handle: BenchModelHandle, label: string, plan: BenchPlanConfig, opts: BenchOptions): Promise<BenchRunRecord | null> {
+async function runOne(
+  run: PlannedRun,
+  handle: BenchModelHandle,
+  label: string,
+  plan: BenchPlanConfig,
+  opts: BenchOptions,
+  sandbox: OsSandbox,
+): Promise<BenchRunRecord | null> {
   const model = await handle.forRun(run.mode, label);
   try {
     const agentRun = await runAgent({
@@ -258,6 +271,7 @@ async function runOne(run: PlannedRun, handle: BenchModelHandle, label: string, 
       thinking: plan.thinking,
       signal: opts.signal,
       tmpRoot: opts.tmpRoot,
+      sandbox,
     });
     if (opts.signal?.aborted) return null;
     return { ...agentRun, bench: { key: run.key, modelIndex: run.modelIndex, model: label, mode: run.mode } };

@@ -2,7 +2,9 @@
 
 export { AGENT_DEFAULTS, SANDBOX_DEFAULTS, SYSTEM_PROMPT, type SandboxLimits } from "./defaults.js";
 export { executeTool } from "./execute.js";
+export { changedSourceFiles, isTestMaterial, judgeRun } from "./judge.js";
 export { runAgent, type AgentOptions } from "./loop.js";
+export { confine, findBwrap, resolveSandbox, sandboxArgs, type OsSandbox, type SandboxMode, type SandboxMounts } from "./os-sandbox.js";
 export {
   createReplayModel,
   isReplaySpec,
@@ -13,8 +15,8 @@ export {
   type ReplayParse,
 } from "./replay-model.js";
 export { resolveAgentModel, runTask, type ModelLoadOptions, type RunTaskOptions } from "./run-task.js";
-export { confinementFlags, findTestFiles, runSuite, runTestsTool, testEnvironment } from "./run-tests.js";
-export { isInside, resolveInside, splitPath, walkInside, type Resolved, type WalkEntry } from "./sandbox.js";
+export { confinementFlags, findTestFiles, runSuite, runTestsTool, testEnvironment, type SuiteOptions } from "./run-tests.js";
+export { isInside, openInside, resolveInside, splitPath, walkInside, type Opened, type Resolved, type WalkEntry } from "./sandbox.js";
 export { formatRunSummary } from "./summary.js";
 export { checkTask, checkTasks, listTaskDirs, type TaskCheck, type TasksCheckOptions } from "./tasks-check.js";
 export { HARNESS_TOOLS, type HarnessTool } from "./tools.js";

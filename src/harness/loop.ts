@@ -8,7 +8,8 @@ import type { GenerateResult, GenerationMode } from "../runtime/types.js";
 import type { ToolChoice, ToolInput } from "../tools/types.js";
 import { AGENT_DEFAULTS, type SandboxLimits } from "./defaults.js";
 import { executeTool } from "./execute.js";
-import { runSuite } from "./run-tests.js";
+import { judgeRun } from "./judge.js";
+import type { OsSandbox } from "./os-sandbox.js";
 import { HARNESS_TOOLS } from "./tools.js";
 import { appendTranscript, truncateForTranscript } from "./transcript.js";
 import type {
@@ -21,7 +22,7 @@ import type {
   ToolResultRecord,
   TurnRecord,
 } from "./types.js";
-import { createWorkspace, loadTask, removeWorkspace, restoreTests } from "./workspace.js";
+import { createWorkspace, loadTask, removeWorkspace } from "./workspace.js";
 
 export interface AgentOptions {
   /** The task: loaded, or the path of its folder. */
@@ -41,8 +42,10 @@ export interface AgentOptions {
   thinking?: boolean;
   /** Append the run's record to this JSONL file. Default: none. */
   transcript?: string;
-  /** Sandbox caps. Default: SANDBOX_DEFAULTS. */
+  /** Sandbox caps, and `sandbox: "off"` to allow an unconfined run. Default: SANDBOX_DEFAULTS. */
   limits?: Partial<SandboxLimits>;
+  /** An OS sandbox already checked (a bench checks once for all its runs). Default: resolved from `limits.sandbox`. */
+  sandbox?: OsSandbox;
   /** Folder the run folder is created in. Default: os.tmpdir(). */
   tmpRoot?: string;
   /** Keep the run folder after the run (its path is in the record). Default: false. */
@@ -63,13 +66,16 @@ const bump = <K extends string>(map: Partial<Record<K, number>>, key: K): void =
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-/** Run one task with one model. Throws only for bad caller input (a missing or malformed task folder). */
+/**
+ * Run one task with one model. Throws only for bad caller input (a missing or malformed task folder) and
+ * `sandbox_unavailable` (no OS sandbox, and `limits.sandbox` is not "off"), both before the first turn.
+ */
 export async function runAgent(opts: AgentOptions): Promise<AgentRun> {
   const o = { ...AGENT_DEFAULTS, ...stripUndefined(opts), model: opts.model };
   const task = typeof opts.task === "string" ? await loadTask(opts.task) : opts.task;
   const started = performance.now();
   const startedAt = new Date().toISOString();
-  const ws = await createWorkspace(task.dir, { limits: opts.limits, tmpRoot: opts.tmpRoot });
+  const ws = await createWorkspace(task.dir, { limits: opts.limits, tmpRoot: opts.tmpRoot, sandbox: opts.sandbox });
 
   const messages: ChatMessage[] = [
     { role: "system", content: o.systemPrompt },
@@ -183,10 +189,7 @@ export async function runAgent(opts: AgentOptions): Promise<AgentRun> {
   }
 
   try {
-    await restoreTests(ws);
-    finalTests = await runSuite(ws);
-  } catch (e) {
-    finalTests = { ...finalTests, output: `the final test run failed: ${messageOf(e)}` };
+    finalTests = await judgeRun(ws);
   } finally {
     if (!o.keepWorkspace) await removeWorkspace(ws);
   }
@@ -211,6 +214,7 @@ export async function runAgent(opts: AgentOptions): Promise<AgentRun> {
     ...(error !== undefined ? { error } : {}),
     testsPassed: finalTests.passed,
     finalTests,
+    sandbox: ws.sandbox.kind,
     counts: { turns: turns.length, blocks: valid + invalid, valid, invalid, invalidByReason, toolErrorsByCode },
     tokens: {
       prompt: sum((t) => t.usage.promptTokens),

@@ -38,10 +38,9 @@ const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 
 
 const SELF_CHECK_TIMEOUT_MS = 10_000;
 
-/** `bwrap` on PATH or in the usual places; null when absent. */
+/** `bwrap` on PATH (absolute folders only); null when absent. */
 export function findBwrap(envPath = process.env.PATH ?? ""): string | null {
-  const dirs = [...envPath.split(path.delimiter).filter((d) => path.isAbsolute(d)), "/usr/bin", "/bin", "/usr/local/bin"];
-  for (const dir of dirs) {
+  for (const dir of envPath.split(path.delimiter).filter((d) => path.isAbsolute(d))) {
     const candidate = path.join(dir, "bwrap");
     if (existsSync(candidate)) return candidate;
   }
@@ -54,24 +53,29 @@ const HOW_TO_FIX =
   "then read, write and connect wherever this user can).";
 
 /**
- * The sandbox for `mode`, checked by running Node inside it. Throws a QtcException `sandbox_unavailable` when
- * bwrap is missing or fails its self-check: a run is refused, never silently run unconfined.
+ * The sandbox for `mode`, checked by running `node --version` inside it (`bwrap`: the executable; default: found
+ * on PATH). Throws a QtcException `sandbox_unavailable` when bwrap is missing or fails its self-check: a run is
+ * refused, never silently run unconfined.
  */
-export async function resolveSandbox(mode: SandboxMode): Promise<OsSandbox> {
+export async function resolveSandbox(mode: SandboxMode, bwrap: string | null = findBwrap()): Promise<OsSandbox> {
   if (mode === "off") return { kind: "off" };
-  const bwrap = findBwrap();
   if (!bwrap) fail("sandbox_unavailable", `no OS sandbox to run the task's code in: bwrap (bubblewrap) is not installed. ${HOW_TO_FIX}`, { exitCode: 1 });
-  const sb: OsSandbox = { kind: "bwrap", bwrap };
-  const cwd = "/";
-  const problem = await new Promise<string | null>((resolve) => {
-    execFile(bwrap, sandboxArgs({ writable: "", cwd }, [process.execPath, "--version"]), { timeout: SELF_CHECK_TIMEOUT_MS, env: { PATH: "/usr/bin:/bin" } }, (e, _out, stderr) =>
-      resolve(e ? (stderr.trim() || e.message).split("\n")[0]! : null),
-    );
-  });
+  const problem = await selfCheck(bwrap);
   if (problem !== null) {
     fail("sandbox_unavailable", `no OS sandbox to run the task's code in: ${bwrap} failed its self-check (${problem}). ${HOW_TO_FIX}`, { exitCode: 1 });
   }
-  return sb;
+  return { kind: "bwrap", bwrap };
+}
+
+/** Null when Node runs inside the sandbox and prints its version; else what went wrong, in one line. */
+function selfCheck(bwrap: string): Promise<string | null> {
+  const args = sandboxArgs({ writable: "", cwd: "/" }, [process.execPath, "--version"]);
+  return new Promise((resolve) => {
+    execFile(bwrap, args, { timeout: SELF_CHECK_TIMEOUT_MS, env: { PATH: "/usr/bin:/bin" } }, (e, stdout, stderr) => {
+      if (e) resolve((stderr.trim() || e.message).split("\n")[0]!);
+      else resolve(stdout.trim() === process.version ? null : `node inside it printed ${JSON.stringify(stdout.trim().slice(0, 80))}, not ${process.version}`);
+    });
+  });
 }
 
 /** True when `dir` is `base` or lies under it. */

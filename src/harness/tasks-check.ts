@@ -5,6 +5,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { QtcException } from "../errors.js";
 import { SANDBOX_DEFAULTS, type SandboxLimits } from "./defaults.js";
+import { resolveSandbox, type OsSandbox } from "./os-sandbox.js";
 import { runSuite } from "./run-tests.js";
 import {
   applySolution,
@@ -33,8 +34,10 @@ export interface TaskCheck {
 export interface TasksCheckOptions {
   /** Tasks checked at the same time. Default: 2. */
   concurrency?: number;
-  /** Sandbox caps (the test timeout matters here). Default: SANDBOX_DEFAULTS. */
+  /** Sandbox caps (the test timeout matters here; `sandbox: "off"` allows unconfined runs). Default: SANDBOX_DEFAULTS. */
   limits?: Partial<SandboxLimits>;
+  /** An OS sandbox already checked. Default: resolved from `limits.sandbox` (once for all tasks). */
+  sandbox?: OsSandbox;
   /** Folder the run folders are created in. Default: os.tmpdir(). */
   tmpRoot?: string;
   /** Called as each task finishes. Default: none. */
@@ -63,7 +66,7 @@ async function solutionFiles(dir: string, rel = ""): Promise<string[]> {
   return out;
 }
 
-/** Check one task folder. Never throws. */
+/** Check one task folder. Throws only `sandbox_unavailable` (before any check runs). */
 export async function checkTask(taskDir: string, opts: TasksCheckOptions = {}): Promise<TaskCheck> {
   const started = performance.now();
   const dir = path.resolve(taskDir);
@@ -89,18 +92,19 @@ export async function checkTask(taskDir: string, opts: TasksCheckOptions = {}): 
     if (isTestFile(rel)) check.problems.push(`${SOLUTION_DIR}/${rel} is a test file; a fix must not change the tests`);
   }
   const limits = { ...SANDBOX_DEFAULTS, ...opts.limits };
-  const ws = await createWorkspace(dir, { limits, tmpRoot: opts.tmpRoot });
+  const ws = await createWorkspace(dir, { limits, tmpRoot: opts.tmpRoot, sandbox: opts.sandbox });
   try {
     if (await fs.stat(path.join(ws.root, SOLUTION_DIR)).catch(() => null)) {
       check.problems.push(`${SOLUTION_DIR}/ was copied into the workspace`);
     }
-    const shipped = await runSuite(ws);
+    // Read-only, as the verdict of a run sees the project (judge.ts).
+    const shipped = await runSuite(ws, { readOnlyProject: true });
     check.shippedPassed = shipped.passed;
     if (shipped.passed) check.problems.push("the tests pass as shipped; they must fail");
     else if (shipped.timedOut) check.problems.push(`the shipped tests ran past ${limits.testTimeoutMs} ms`);
     else if (shipped.tests === 0) check.problems.push("node --test found no tests");
     await applySolution(ws);
-    const fixed = await runSuite(ws);
+    const fixed = await runSuite(ws, { readOnlyProject: true });
     check.fixedPassed = fixed.passed;
     if (!fixed.passed) {
       const why = fixed.timedOut ? `timed out after ${limits.testTimeoutMs} ms` : `exit code ${fixed.exitCode}`;
@@ -118,8 +122,12 @@ function lastLines(text: string, n: number): string {
   return text.trim().split("\n").slice(-n).join(" | ");
 }
 
-/** Check every task under `root`, `concurrency` at a time; results come back sorted by id. */
+/**
+ * Check every task under `root`, `concurrency` at a time; results come back sorted by id. The suites run in the
+ * OS sandbox, checked once first (`sandbox_unavailable` is thrown when it cannot run).
+ */
 export async function checkTasks(root: string, opts: TasksCheckOptions = {}): Promise<TaskCheck[]> {
+  opts = { ...opts, sandbox: opts.sandbox ?? (await resolveSandbox({ ...SANDBOX_DEFAULTS, ...opts.limits }.sandbox)) };
   const dirs = await listTaskDirs(root);
   const results: TaskCheck[] = [];
   let next = 0;

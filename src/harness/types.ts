@@ -115,7 +115,10 @@ export interface TurnRecord {
   };
 }
 
-/** The suite run at the end of a run, with the task's shipped test files restored first. */
+/**
+ * The suite run at the end of a run: on a fresh copy of the task holding the run's changes to its source files
+ * and the task's own tests (see judge.ts).
+ */
 export interface TestRunRecord {
   passed: boolean;
   timedOut: boolean;
@@ -158,6 +161,8 @@ export interface AgentRun {
   error?: string;
   testsPassed: boolean;
   finalTests: TestRunRecord;
+  /** How the task's code was confined: "bwrap", or "off" when the operator allowed an unconfined run. */
+  sandbox: "bwrap" | "off";
   counts: RunCounts;
   tokens: { prompt: number; completion: number; forced: number };
   timings: { totalMs: number; generateMs: number; toolsMs: number; finalTestsMs: number };

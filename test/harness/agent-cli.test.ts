@@ -119,9 +119,13 @@ describe("qtc agent", () => {
     expect(texts[16]).toBe('No matches for "(a+)+$" in long.txt.');
     expect(texts[18]).toContain("ERR_ACCESS_DENIED");
     expect(texts[20]).toMatch(/^Error: the tests did not finish within 2 s/);
-    // the hang test stays in the workspace, so the final check times out too; the run still ends normally
-    expect(run.finalTests.timedOut).toBe(true);
+    // the verdict runs the task's own tests on a fresh copy: the hang test (and escape test) the model added
+    // take no part, so the final check fails on the unfixed source instead of timing out
+    expect(run.finalTests.timedOut).toBe(false);
+    expect(run.finalTests.tests).toBe(1);
+    expect(run.finalTests.output).toContain("fail 1");
     expect(run.testsPassed).toBe(false);
+    expect(run.sandbox).toBe("bwrap");
     expect(performance.now() - t0).toBeLessThan(60_000);
     // nothing outside the run folder changed, and the run folder itself is gone
     expect(await snapshot(s.root)).toEqual({ ...before, "escapes.json": expect.any(String) as unknown as string });
@@ -145,6 +149,23 @@ describe("qtc agent", () => {
     const record = JSON.parse((await fs.readFile(transcript, "utf8")).trim()) as AgentRun;
     expect(record).toMatchObject({ task: "add-task", mode: "unconstrained", seed: 3, status: "answered", testsPassed: true });
     expect(JSON.stringify(record)).not.toContain("do-not-leak");
+  });
+
+  it("without bwrap the run is refused (sandbox_unavailable, exit 1) unless --unsafe-no-sandbox allows it", async () => {
+    const file = await replayFile("fix-unconfined", [hermesCall("write_file", { path: "src/add.js", content: ADD_TASK.solution!["src/add.js"]! }), "Fixed."]);
+    const args = ["agent", "--task", addTask, "--model", `replay:${file}`, "--json"];
+    const env = { PATH: path.join(s.root, "no-bwrap-here"), TMPDIR: s.runs };
+    const refused = spawnSync(process.execPath, [path.join(repo, "bin", "qtc.js"), ...args], { cwd: s.root, env, encoding: "utf8" });
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+    expect(refused.stderr).toContain("--unsafe-no-sandbox");
+    expect(await fs.readdir(s.runs)).toEqual([]);
+    const allowed = spawnSync(process.execPath, [path.join(repo, "bin", "qtc.js"), ...args, "--unsafe-no-sandbox"], { cwd: s.root, env, encoding: "utf8" });
+    expect(allowed.status).toBe(0);
+    const run = JSON.parse(allowed.stdout) as AgentRun;
+    expect(run.sandbox).toBe("off");
+    expect(run.testsPassed).toBe(true);
   });
 
   it("bad input is one line and exit code 2", async () => {

@@ -23,7 +23,12 @@ interface AgentFlags {
   contextSize?: number;
   keepWorkspace?: boolean;
   json?: boolean;
+  unsafeNoSandbox?: boolean;
 }
+
+/** Help of `--unsafe-no-sandbox` (agent and bench). */
+export const UNSAFE_NO_SANDBOX_HELP =
+  "run the task's code without the OS sandbox (bubblewrap) when it is unavailable: the model's code can then read, write and connect wherever you can";
 
 export function registerAgent(program: Command): Command {
   return program
@@ -43,6 +48,7 @@ export function registerAgent(program: Command): Command {
     .option("--context-size <n>", `tokens the context holds (default: ${RUNTIME_DEFAULTS.contextSize})`, intOption(256, 1_048_576))
     .option("--keep-workspace", "keep the run's folder (its path is in the record)")
     .option("--json", "print the run's record as JSON instead of the summary")
+    .option("--unsafe-no-sandbox", UNSAFE_NO_SANDBOX_HELP)
     .action(async (flags: AgentFlags) => {
       const run = await runTask({
         taskDir: flags.task,
@@ -54,7 +60,7 @@ export function registerAgent(program: Command): Command {
         toolChoice: flags.toolChoice,
         thinking: flags.thinking === "on",
         transcript: flags.transcript,
-        limits: { testTimeoutMs: flags.testTimeout },
+        limits: { testTimeoutMs: flags.testTimeout, ...(flags.unsafeNoSandbox ? { sandbox: "off" as const } : {}) },
         threads: flags.threads,
         contextSize: flags.contextSize,
         keepWorkspace: flags.keepWorkspace ?? false,

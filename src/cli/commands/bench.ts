@@ -11,6 +11,7 @@ import { REFERENCE_KINDS, type BenchModelSpec, type BenchPlanConfig } from "../.
 import { GPU_CHOICES } from "../../model/load.js";
 import { MODEL_SPEC_HELP } from "../../model/resolve.js";
 import { choiceOption, intOption } from "../options.js";
+import { UNSAFE_NO_SANDBOX_HELP } from "./agent.js";
 
 interface BenchFlags {
   model?: BenchModelSpec[];
@@ -31,6 +32,7 @@ interface BenchFlags {
   context?: number;
   gpu?: (typeof GPU_CHOICES)[number];
   lora?: string;
+  unsafeNoSandbox?: boolean;
 }
 
 /** Exit code of a bench stopped by Ctrl-C (128 + SIGINT), after its partial report is written. */
@@ -74,6 +76,7 @@ export function registerBench(program: Command): Command {
     .option("--context <n>", `context size in tokens (default: ${d.contextSize})`, intOption(256, 1_048_576))
     .option("--gpu <backend>", `compute backend (default: ${d.gpu})`, choiceOption(GPU_CHOICES))
     .option("--json", "print report.json's content instead of the table")
+    .option("--unsafe-no-sandbox", UNSAFE_NO_SANDBOX_HELP)
     .action(async (flags: BenchFlags) => {
       const modes = selectModes({ constrained: flags.constrained, baseline: flags.baseline, mode: flags.mode, reference: flags.reference !== undefined });
       const explicit = new Set<keyof BenchPlanConfig>();
@@ -111,6 +114,7 @@ export function registerBench(program: Command): Command {
           threads: flags.threads,
           contextSize: flags.context,
           gpu: flags.gpu,
+          sandbox: flags.unsafeNoSandbox ? "off" : undefined,
           out: flags.out,
           resume: flags.resume,
           explicit,
