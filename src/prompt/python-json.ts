@@ -5,7 +5,21 @@
 // integer-valued float (Python `1.0`, `1e16`) is written as an integer (`1`, `10000000000000000`).
 // Objects keep insertion order, except that JavaScript lists integer-like keys ("1", "2") first.
 
-import { fail } from "../errors.js";
+import { fail, type ErrorCode } from "../errors.js";
+
+/**
+ * Deepest nesting of arrays and objects a rendered value may have. The printers recurse once per level, so a
+ * value nested 10,000 deep (history replayed by a library caller) would overflow the stack; CPython's
+ * json.dumps gives up near 1,000 too. 256 is far above what the parser (32) and the schema limits (64) admit.
+ */
+export const MAX_RENDER_DEPTH = 256;
+
+/** What a printer tracks while it descends: objects on the path (cycles), the depth, the code to fail with. */
+interface Walk {
+  seen: Set<object>;
+  depth: number;
+  code: ErrorCode;
+}
 
 /** Characters Python's str.isspace() accepts, i.e. what str.strip() with no argument removes. */
 const PY_WHITESPACE = new Set(
@@ -68,11 +82,18 @@ export function pythonJsonString(s: string): string {
   return out + '"';
 }
 
-type Seen = Set<object>;
+function enter(walk: Walk, value: object): void {
+  if (walk.seen.has(value)) fail(walk.code, "a value to render contains a circular reference");
+  if (walk.depth >= MAX_RENDER_DEPTH) {
+    fail(walk.code, `a value to render is nested deeper than ${MAX_RENDER_DEPTH} levels; send a flatter value`);
+  }
+  walk.seen.add(value);
+  walk.depth++;
+}
 
-function enter(seen: Seen, value: object): void {
-  if (seen.has(value)) fail("invalid_messages", "a value to render contains a circular reference");
-  seen.add(value);
+function leave(walk: Walk, value: object): void {
+  walk.seen.delete(value);
+  walk.depth--;
 }
 
 /** A value prepared like JSON.stringify does: toJSON() applied; undefined, functions and symbols absent. */
@@ -87,7 +108,7 @@ function isAbsent(value: unknown): boolean {
   return value === undefined || typeof value === "function" || typeof value === "symbol";
 }
 
-function dumps(value: unknown, seen: Seen): string {
+function dumps(value: unknown, walk: Walk): string {
   value = prepare(value);
   if (value === null || isAbsent(value)) return "null";
   switch (typeof value) {
@@ -101,28 +122,29 @@ function dumps(value: unknown, seen: Seen): string {
       return value ? "true" : "false";
   }
   const obj = value as object;
-  enter(seen, obj);
+  enter(walk, obj);
   let out: string;
   if (Array.isArray(obj)) {
-    out = `[${obj.map((item) => dumps(item, seen)).join(", ")}]`;
+    out = `[${obj.map((item) => dumps(item, walk)).join(", ")}]`;
   } else {
     const parts: string[] = [];
     for (const [key, item] of Object.entries(obj)) {
       if (isAbsent(prepare(item))) continue;
-      parts.push(`${pythonJsonString(key)}: ${dumps(item, seen)}`);
+      parts.push(`${pythonJsonString(key)}: ${dumps(item, walk)}`);
     }
     out = `{${parts.join(", ")}}`;
   }
-  seen.delete(obj);
+  leave(walk, obj);
   return out;
 }
 
 /**
  * `json.dumps(value, ensure_ascii=False)` as transformers' `tojson` filter prints it: `", "` and `": "`
- * separators, non-ASCII kept, key order preserved, floats in Python's repr (`1e-05`, `2.5`).
+ * separators, non-ASCII kept, key order preserved, floats in Python's repr (`1e-05`, `2.5`). A circular or
+ * too deep value (see MAX_RENDER_DEPTH) throws a QtcException with `code`. Default code: "invalid_messages".
  */
-export function pythonJsonDumps(value: unknown): string {
-  return dumps(value, new Set());
+export function pythonJsonDumps(value: unknown, code: ErrorCode = "invalid_messages"): string {
+  return dumps(value, { seen: new Set(), depth: 0, code });
 }
 
 /** Python's str.isprintable() per character, as repr() uses it. */
@@ -147,7 +169,7 @@ export function pythonStringRepr(s: string): string {
   return out + quote;
 }
 
-function repr(value: unknown, seen: Seen): string {
+function repr(value: unknown, walk: Walk): string {
   value = prepare(value);
   if (value === null || isAbsent(value)) return "None";
   switch (typeof value) {
@@ -161,24 +183,27 @@ function repr(value: unknown, seen: Seen): string {
       return value ? "True" : "False";
   }
   const obj = value as object;
-  enter(seen, obj);
+  enter(walk, obj);
   let out: string;
   if (Array.isArray(obj)) {
-    out = `[${obj.map((item) => repr(item, seen)).join(", ")}]`;
+    out = `[${obj.map((item) => repr(item, walk)).join(", ")}]`;
   } else {
     const parts: string[] = [];
     for (const [key, item] of Object.entries(obj)) {
       if (isAbsent(prepare(item))) continue;
-      parts.push(`${pythonStringRepr(key)}: ${repr(item, seen)}`);
+      parts.push(`${pythonStringRepr(key)}: ${repr(item, walk)}`);
     }
     out = `{${parts.join(", ")}}`;
   }
-  seen.delete(obj);
+  leave(walk, obj);
   return out;
 }
 
-/** Python `str(value)` of a JSON value, as Jinja's `| string` filter prints it (`True`, `None`, `['a', 'b']`). */
-export function pythonStr(value: unknown): string {
+/**
+ * Python `str(value)` of a JSON value, as Jinja's `| string` filter prints it (`True`, `None`, `['a', 'b']`).
+ * Circular or too deep values throw like pythonJsonDumps. Default code: "invalid_messages".
+ */
+export function pythonStr(value: unknown, code: ErrorCode = "invalid_messages"): string {
   const v = prepare(value);
-  return typeof v === "string" ? v : repr(v, new Set());
+  return typeof v === "string" ? v : repr(v, { seen: new Set(), depth: 0, code });
 }

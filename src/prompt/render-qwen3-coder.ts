@@ -4,8 +4,9 @@
 import { QWEN3_TOKENS, type ToolCallFormat } from "../formats/index.js";
 import type { TemplateMessage } from "./messages.js";
 import { pythonStrip } from "./python-json.js";
-import { renderPastCalls } from "./render-calls.js";
-import { renderCoderToolsSection } from "./render-tools.js";
+import { writePastCalls } from "./render-calls.js";
+import { writeCoderToolsSection } from "./render-tools.js";
+import { PromptBuilder } from "./segments.js";
 import type { TemplateTool } from "./template-tools.js";
 
 const { imStart, imEnd, toolResponseOpen, toolResponseClose } = QWEN3_TOKENS;
@@ -20,36 +21,36 @@ export interface Qwen3CoderRenderSettings {
   addGenerationPrompt: boolean;
 }
 
-/** The whole prompt as Qwen3-Coder's chat template renders it. */
+/** The whole prompt as Qwen3-Coder's chat template renders it, as markup and content segments. */
 export function renderQwen3Coder(
   messages: readonly TemplateMessage[],
   tools: readonly TemplateTool[],
   settings: Qwen3CoderRenderSettings,
-): string {
+): PromptBuilder {
   const system = messages[0]!.role === "system" ? messages[0]!.content : undefined;
   const loop = system === undefined ? messages : messages.slice(1);
-  let out = "";
-  if (system !== undefined) out += `${START}system\n${system}`;
-  else if (tools.length > 0) out += `${START}system\n${QWEN3_CODER_DEFAULT_SYSTEM}`;
-  if (tools.length > 0) out += renderCoderToolsSection(tools, settings.format);
-  if (system !== undefined || tools.length > 0) out += `${END}\n`;
+  const out = new PromptBuilder();
+  if (system !== undefined) out.markup(`${START}system\n`).content(system);
+  else if (tools.length > 0) out.markup(`${START}system\n${QWEN3_CODER_DEFAULT_SYSTEM}`);
+  if (tools.length > 0) writeCoderToolsSection(out, tools, settings.format);
+  if (system !== undefined || tools.length > 0) out.markup(`${END}\n`);
 
   loop.forEach((m, i) => {
     if (m.role === "assistant" && m.calls.length > 0) {
-      out += `${START}assistant`;
+      out.markup(`${START}assistant`);
       const text = pythonStrip(m.content);
-      if (text !== "") out += `\n${text}\n`;
-      out += renderPastCalls(m.calls, settings.format, text !== "");
-      out += `${END}\n`;
+      if (text !== "") out.markup("\n").content(text).markup("\n");
+      writePastCalls(out, m.calls, settings.format, text !== "");
+      out.markup(`${END}\n`);
     } else if (m.role === "tool") {
       // The template opens the user turn only when a previous message exists and is not a tool message.
-      if (i > 0 && loop[i - 1]!.role !== "tool") out += `${START}user\n`;
-      out += `${toolResponseOpen.text}\n${m.content}\n${toolResponseClose.text}\n`;
-      if (i === loop.length - 1 || loop[i + 1]!.role !== "tool") out += `${END}\n`;
+      if (i > 0 && loop[i - 1]!.role !== "tool") out.markup(`${START}user\n`);
+      out.markup(`${toolResponseOpen.text}\n`).content(m.content).markup(`\n${toolResponseClose.text}\n`);
+      if (i === loop.length - 1 || loop[i + 1]!.role !== "tool") out.markup(`${END}\n`);
     } else {
-      out += `${START}${m.role}\n${m.content}${END}\n`;
+      out.markup(`${START}${m.role}\n`).content(m.content).markup(`${END}\n`);
     }
   });
-  if (settings.addGenerationPrompt) out += `${START}assistant\n`;
+  if (settings.addGenerationPrompt) out.markup(`${START}assistant\n`);
   return out;
 }

@@ -5,8 +5,9 @@
 import { QWEN3_TOKENS, type ToolCallFormat } from "../formats/index.js";
 import type { TemplateMessage } from "./messages.js";
 import { pythonLstrip, pythonRstrip, pythonStrip } from "./python-json.js";
-import { renderPastCalls } from "./render-calls.js";
-import { renderHermesToolsSection } from "./render-tools.js";
+import { writePastCalls } from "./render-calls.js";
+import { writeHermesToolsSection } from "./render-tools.js";
+import { PromptBuilder } from "./segments.js";
 import type { TemplateTool } from "./template-tools.js";
 
 const { imStart, imEnd, thinkOpen, thinkClose, toolResponseOpen, toolResponseClose } = QWEN3_TOKENS;
@@ -39,45 +40,47 @@ export interface Qwen3RenderSettings {
   addGenerationPrompt: boolean;
 }
 
-/** The whole prompt as Qwen3's chat template renders it. */
+/** The whole prompt as Qwen3's chat template renders it, as markup and content segments. */
 export function renderQwen3(
   messages: readonly TemplateMessage[],
   tools: readonly TemplateTool[],
   settings: Qwen3RenderSettings,
-): string {
+): PromptBuilder {
   const first = messages[0]!;
-  let out = "";
+  const out = new PromptBuilder();
   if (tools.length > 0) {
-    out += `${START}system\n`;
-    if (first.role === "system") out += first.content + "\n\n";
-    out += renderHermesToolsSection(tools, settings.format) + `${END}\n`;
+    out.markup(`${START}system\n`);
+    if (first.role === "system") out.content(first.content).markup("\n\n");
+    writeHermesToolsSection(out, tools, settings.format);
+    out.markup(`${END}\n`);
   } else if (first.role === "system") {
-    out += `${START}system\n${first.content}${END}\n`;
+    out.markup(`${START}system\n`).content(first.content).markup(`${END}\n`);
   }
   const lastQuery = lastQueryIndex(messages);
   messages.forEach((m, i) => {
     const isLast = i === messages.length - 1;
     if (m.role === "user" || (m.role === "system" && i > 0)) {
-      out += `${START}${m.role}\n${m.content}${END}\n`;
+      out.markup(`${START}${m.role}\n`).content(m.content).markup(`${END}\n`);
     } else if (m.role === "assistant") {
       const { content, reasoning } = splitReasoning(m);
+      out.markup(`${START}assistant\n`);
       if (i > lastQuery && (isLast || reasoning !== "")) {
-        const think = `${thinkOpen.text}\n${pythonStrip(reasoning, "\n")}\n${thinkClose.text}\n\n`;
-        out += `${START}assistant\n${think}${pythonLstrip(content, "\n")}`;
+        out.markup(`${thinkOpen.text}\n`).content(pythonStrip(reasoning, "\n")).markup(`\n${thinkClose.text}\n\n`);
+        out.content(pythonLstrip(content, "\n"));
       } else {
-        out += `${START}assistant\n${content}`;
+        out.content(content);
       }
-      out += renderPastCalls(m.calls, settings.format, content !== "");
-      out += `${END}\n`;
+      writePastCalls(out, m.calls, settings.format, content !== "");
+      out.markup(`${END}\n`);
     } else if (m.role === "tool") {
-      if (i === 0 || messages[i - 1]!.role !== "tool") out += `${START}user`;
-      out += `\n${toolResponseOpen.text}\n${m.content}\n${toolResponseClose.text}`;
-      if (isLast || messages[i + 1]!.role !== "tool") out += `${END}\n`;
+      if (i === 0 || messages[i - 1]!.role !== "tool") out.markup(`${START}user`);
+      out.markup(`\n${toolResponseOpen.text}\n`).content(m.content).markup(`\n${toolResponseClose.text}`);
+      if (isLast || messages[i + 1]!.role !== "tool") out.markup(`${END}\n`);
     }
   });
   if (settings.addGenerationPrompt) {
-    out += `${START}assistant\n`;
-    if (!settings.thinking) out += `${thinkOpen.text}\n\n${thinkClose.text}\n\n`;
+    out.markup(`${START}assistant\n`);
+    if (!settings.thinking) out.markup(`${thinkOpen.text}\n\n${thinkClose.text}\n\n`);
   }
   return out;
 }

@@ -7,6 +7,7 @@ import type { ToolDefinition, ToolInput } from "../tools/types.js";
 import { toTemplateMessages } from "./messages.js";
 import { renderQwen3 } from "./render-qwen3.js";
 import { renderQwen3Coder } from "./render-qwen3-coder.js";
+import type { PromptBuilder, PromptSegment } from "./segments.js";
 import { toTemplateTools } from "./template-tools.js";
 import type { ChatMessage } from "./types.js";
 
@@ -48,13 +49,26 @@ function flag(value: unknown, name: string, fallback: boolean): boolean {
  * The prompt text for a conversation, byte-identical to what the model's Jinja chat template renders
  * through transformers' `apply_chat_template(..., tokenize=False)` (proved by the golden fixtures in
  * test/fixtures/prompt). Throws `invalid_messages`, `invalid_tools`, `unknown_format` or `invalid_option`
- * for bad input.
+ * for bad input (a value nested deeper than MAX_RENDER_DEPTH is `invalid_messages` / `invalid_tools`).
  *
  * Where the template would fail, qtc renders instead: an assistant `content` of null or absent is treated
  * as "" (the templates need a string); for qwen3coder, past-call arguments given as JSON text are decoded
  * once (its template iterates an object). Integer-valued floats print as integers (see python-json.ts).
  */
 export function renderPrompt(options: RenderPromptOptions): string {
+  return render(options).text();
+}
+
+/**
+ * The same prompt as {@link renderPrompt}, as segments: `markup` is the template's own text (its markers are
+ * special tokens), `content` is the caller's (to be tokenized as plain text, whatever it spells). Joined,
+ * the segments' texts are exactly renderPrompt's string.
+ */
+export function renderPromptSegments(options: RenderPromptOptions): readonly PromptSegment[] {
+  return render(options).segments;
+}
+
+function render(options: RenderPromptOptions): PromptBuilder {
   const format = resolveFormat(options.format);
   const messages = toTemplateMessages(options.messages);
   const tools = toTemplateTools(options.tools);

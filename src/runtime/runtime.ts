@@ -6,7 +6,7 @@ import { fail, QtcException } from "../errors.js";
 import { detectFormat, hermes, QWEN3_TOKENS, type FormatId } from "../formats/index.js";
 import { openModel, type GpuChoice, type OpenedModel } from "../model/index.js";
 import { createParser } from "../parse/index.js";
-import { renderPrompt } from "../prompt/index.js";
+import { renderPromptSegments } from "../prompt/index.js";
 import { compileValidators, compileValueValidator, type CompiledTools, type ToolDefinition } from "../tools/index.js";
 import { RUNTIME_DEFAULTS } from "./defaults.js";
 import { AllowedNext } from "./allowed-next.js";
@@ -16,6 +16,7 @@ import { GrammarCache as ToolGrammarCache } from "../grammar/compile.js";
 import { resolveRequest } from "./request.js";
 import { buildResult, toGenerateEvents, type GenerateOutput, type ResultParts } from "./result.js";
 import { SequencePool } from "./sequence-pool.js";
+import { tokenizePrompt } from "./prompt-tokens.js";
 import { computeTokenTables } from "./token-tables.js";
 import { runTurn, type TurnEnv, type TurnOutcome } from "./turn.js";
 import type { GenerateEvent, GenerateRequest } from "./types.js";
@@ -175,8 +176,9 @@ class ModelRuntime implements Runtime {
     for (const token of Object.keys(request.logitBias ?? {})) {
       if (Number(token) >= this.env.tables.vocabSize) fail("invalid_option", `logitBias names token ${token}, beyond the vocabulary (${this.env.tables.vocabSize})`);
     }
-    const prompt = renderPrompt({ messages: request.messages, tools: tools?.tools, format: req.format, thinking: req.thinking });
-    const promptTokens = this.env.model.tokenize(prompt, true);
+    // Only the template's markers are special tokens: text from users and tools cannot forge turns or calls.
+    const segments = renderPromptSegments({ messages: request.messages, tools: tools?.tools, format: req.format, thinking: req.thinking });
+    const promptTokens = tokenizePrompt(segments, { tokenize: (text, special) => this.env.model.tokenize(text, special), added: this.env.tables.addedTokens }) as Token[];
     const contextSize = this.settings.contextSize;
     if (promptTokens.length + req.maxTokens > contextSize) {
       fail("invalid_option", `the prompt (${promptTokens.length} tokens) plus maxTokens (${req.maxTokens}) exceeds the context size (${contextSize})`);

@@ -1,8 +1,10 @@
 // Owns: per-model token tables the runtime computes once after loading: the token of each single byte, the
-// tokens that are not valid UTF-8 on their own (banned inside constrained calls), and the end-of-generation ids.
+// tokens that are not valid UTF-8 on their own (banned inside constrained calls), the end-of-generation ids, and
+// the added tokens (CONTROL and USER_DEFINED) with their spellings, for prompt tokenization.
 
 import type { LlamaModel, Token } from "node-llama-cpp";
 import { QWEN3_TOKENS, QWEN3_VOCAB_SIZE } from "../formats/index.js";
+import { sortAdded, type AddedToken } from "./prompt-tokens.js";
 
 export interface TokenTables {
   /** Vocabulary size (tokens the model can emit). */
@@ -26,6 +28,11 @@ export interface TokenTables {
   eog: number;
   /** Every end-of-generation token (Qwen3 has several): where the grammar may end, each may be sampled. */
   eogTokens: readonly number[];
+  /**
+   * Tokens the vocabulary adds on top of BPE (CONTROL like `<|im_start|>`, USER_DEFINED like the call tags),
+   * longest spelling first: the only tokens a prompt may hold as markers, and only where the template puts them.
+   */
+  addedTokens: readonly AddedToken[];
 }
 
 const JSON_UNSAFE = /[\x00-\x1f"\\]/;
@@ -54,8 +61,11 @@ export function computeTokenTables(model: LlamaModel): TokenTables {
   const jsonUnsafe: number[] = [];
   const rawUnsafe: number[] = [];
   const eogTokens: number[] = [];
+  const added: AddedToken[] = [];
   for (let id = 0; id < size; id++) {
     if (model.isEogToken(id as Token)) eogTokens.push(id);
+    const attributes = model.getTokenAttributes(id as Token);
+    if (attributes.control || attributes.userDefined) added.push({ text: model.detokenize([id as Token], true), token: id });
     const text = model.detokenize([id as Token], false);
     if (text.includes("\uFFFD")) partial.push(id);
     else if (text !== '"' && text !== "\\" && JSON_UNSAFE.test(text)) jsonUnsafe.push(id);
@@ -69,6 +79,7 @@ export function computeTokenTables(model: LlamaModel): TokenTables {
     rawTextUnsafe: rawUnsafe,
     eog: model.tokens.eos ?? QWEN3_TOKENS.imEnd.token,
     eogTokens,
+    addedTokens: sortAdded(added),
   };
 }
 

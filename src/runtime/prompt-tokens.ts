@@ -1,0 +1,116 @@
+// Owns: tokenizing a rendered prompt so that only the template's own markers become special tokens: markup
+// segments are split at added-token spellings (each one its token), and everything else, the caller's content
+// included, is tokenized as plain text, even where it spells `<|im_start|>` or a call tag.
+//
+// Why not `tokenize(prompt, true)`: a file the agent reads could then forge chat turns. Why not
+// `tokenize(content, false)` alone: llama.cpp still matches USER_DEFINED added tokens (Qwen3's call, response
+// and think tags) with parse_special off; only CONTROL ones (`<|…|>`) are skipped. So a content run is cut
+// inside every added-token spelling it holds, right after the spelling's last letter: the BPE pre-tokenizer
+// always ends a chunk between a letter and the `>` or `|>` that follows, so the cut changes no merge and the
+// pieces' tokens are exactly the text's own BPE (what an HF tokenizer gives with split_special_tokens=True).
+//
+// Boundaries: text runs reach from one template marker to the next (markup newlines and content joined), so
+// for content that spells no marker the tokens equal tokenizing the whole prompt with special tokens on, which
+// is what the real template plus the HF tokenizer (and llama.cpp's server, parse_special=true) produce.
+
+import type { PromptSegment } from "../prompt/index.js";
+
+/** A token the vocabulary adds on top of BPE (CONTROL or USER_DEFINED), with its spelling. */
+export interface AddedToken {
+  text: string;
+  token: number;
+}
+
+/** What prompt tokenization needs from a model. */
+export interface PromptVocab {
+  /** llama.cpp's tokenizer; `special: false` is all this module asks of it. */
+  tokenize(text: string, special: boolean): readonly number[];
+  /** Every added token, longest spelling first (see addedTokensOf). */
+  added: readonly AddedToken[];
+}
+
+/** Added tokens sorted longest first, so that a split takes the longest spelling at a position. */
+export function sortAdded(tokens: readonly AddedToken[]): AddedToken[] {
+  return tokens.filter((t) => t.text !== "").sort((a, b) => b.text.length - a.text.length || a.token - b.token);
+}
+
+/** Where a spelling is cut: after its last letter (a pre-tokenizer chunk boundary), else after its first character. */
+function cutOffset(text: string): number {
+  for (let i = text.length - 1; i > 0; i--) if (/\p{L}/u.test(text[i]!)) return i + 1 < text.length ? i + 1 : 1;
+  return 1;
+}
+
+/** Split markup at the added tokens it spells: text pieces and marker tokens, in order. */
+function splitMarkup(text: string, added: readonly AddedToken[]): (string | number)[] {
+  const out: (string | number)[] = [];
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] !== "<") continue; // every Qwen3 added token starts with `<`; others are found by the slow path below
+    const hit = added.find((t) => text.startsWith(t.text, i));
+    if (hit === undefined) continue;
+    if (i > start) out.push(text.slice(start, i));
+    out.push(hit.token);
+    start = i + hit.text.length;
+    i = start - 1;
+  }
+  if (start < text.length) out.push(text.slice(start));
+  return out.flatMap((piece) => (typeof piece === "number" ? [piece] : splitOther(piece, added)));
+}
+
+/** Added tokens that do not start with `<` (none in Qwen3), matched anywhere. */
+function splitOther(text: string, added: readonly AddedToken[]): (string | number)[] {
+  const hit = added.find((t) => !t.text.startsWith("<") && text.includes(t.text));
+  if (hit === undefined) return [text];
+  const at = text.indexOf(hit.text);
+  const before = text.slice(0, at);
+  return [...(before ? [before] : []), hit.token, ...splitOther(text.slice(at + hit.text.length), added)];
+}
+
+/** Positions inside `text` that cut every added-token spelling in it (sorted, unique). */
+function cutsFor(text: string, added: readonly AddedToken[]): number[] {
+  const cuts = new Set<number>();
+  for (const t of added) {
+    for (let at = text.indexOf(t.text); at !== -1; at = text.indexOf(t.text, at + 1)) cuts.add(at + cutOffset(t.text));
+  }
+  return [...cuts].sort((a, b) => a - b);
+}
+
+/** Plain text's tokens: never an added token, whatever the text spells. */
+export function tokenizeAsText(text: string, vocab: PromptVocab): number[] {
+  if (text === "") return [];
+  const out: number[] = [];
+  let start = 0;
+  for (const cut of [...cutsFor(text, vocab.added), text.length]) {
+    if (cut > start) out.push(...vocab.tokenize(text.slice(start, cut), false));
+    start = cut;
+  }
+  return out;
+}
+
+/**
+ * The prompt's tokens: each added-token spelling in markup is its token; every other character (markup text
+ * and content alike) is tokenized as plain text, in runs from one marker to the next.
+ */
+export function tokenizePrompt(segments: readonly PromptSegment[], vocab: PromptVocab): number[] {
+  const out: number[] = [];
+  let run = "";
+  const flush = (): void => {
+    out.push(...tokenizeAsText(run, vocab));
+    run = "";
+  };
+  for (const segment of segments) {
+    if (segment.kind === "content") {
+      run += segment.text;
+      continue;
+    }
+    for (const piece of splitMarkup(segment.text, vocab.added)) {
+      if (typeof piece === "string") run += piece;
+      else {
+        flush();
+        out.push(piece);
+      }
+    }
+  }
+  flush();
+  return out;
+}
