@@ -96,7 +96,8 @@ function rootMounts(): string[] {
   }
   for (const entry of ETC_ENTRIES) args.push("--ro-bind-try", entry, entry);
   // Node may live outside /usr (nvm, a tarball under /opt or a home folder): bind its install prefix alone.
-  const nodePrefix = path.dirname(path.dirname(realpathSync(process.execPath)));
+  const nodeDir = path.dirname(realpathSync(process.execPath));
+  const nodePrefix = path.dirname(nodeDir) === "/" ? nodeDir : path.dirname(nodeDir);
   if (!bound.some((b) => under(b, nodePrefix))) {
     args.push("--ro-bind", nodePrefix, nodePrefix);
     bound.push(nodePrefix);
