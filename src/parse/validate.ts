@@ -22,6 +22,7 @@
 // | empty_block         | a closed tool-call block with nothing inside                                       |
 
 import type { CallErrorCode } from "../errors.js";
+import { linearRegExp } from "../tools/linear-regexp.js";
 import type { CompiledTool, CompiledTools, SchemaError } from "../tools/validators.js";
 import { checkLimits } from "./limits.js";
 import type { ParseLimits } from "./options.js";
@@ -108,9 +109,17 @@ function pointerToPath(pointer: string): string {
 }
 
 function matchesPattern(patterns: readonly RegExp[], key: string): boolean {
-  for (const p of patterns) if (p.test(key)) return true;
+  for (const p of patterns) {
+    let re = LINEAR.get(p);
+    if (!re) LINEAR.set(p, (re = linearRegExp(p.source, "u")));
+    if (re.test(key)) return true;
+  }
   return false;
 }
+
+// A patternProperties key is matched in linear time, like ajv's own check (see linear-regexp.ts). A cache only:
+// entries live as long as the compiled tool's RegExp objects.
+const LINEAR = new WeakMap<RegExp, { test(s: string): boolean }>();
 
 function quoteList(names: string[]): string {
   return names.map((n) => `"${n}"`).join(", ");

@@ -6,6 +6,7 @@ import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { fail } from "../errors.js";
+import { linearRegExp } from "./linear-regexp.js";
 import { normalizeTools } from "./normalize.js";
 import { readParameters, typesOf, type ParameterInfo, type TypeSet } from "./schema-info.js";
 import { checkSchemaDepth, declaredDraft, type SchemaDraft } from "./schema-limits.js";
@@ -48,6 +49,8 @@ const COMPILE_OPTIONS = {
   unicode: true,
   /** The schema was checked against its meta-schema already (see compileChecked). */
   validateSchema: false,
+  /** `pattern` / `patternProperties` run in linear time (re2js), never as a backtracking RegExp. */
+  code: { regExp: linearRegExp },
 } as const;
 
 /** Recently compiled tool lists by content, so per-request lists (new arrays each time) compile once. */
