@@ -1,9 +1,9 @@
 // Owns: what a slow or greedy client may hold: the Node/fastify timeouts and connection caps built from the
 // server options, and the body deadline that answers a body still arriving with an API-shaped 408.
 
-import type { Server } from "node:http";
+import type { Server, ServerResponse } from "node:http";
 import { PassThrough, type Readable } from "node:stream";
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "./api-error.js";
 import type { ResolvedServerOptions } from "./defaults.js";
 
@@ -40,15 +40,19 @@ export function applyServerLimits(server: Server, opts: Pick<ResolvedServerOptio
  * answers it and closes the connection).
  */
 export function bodyDeadline(bodyTimeout: number) {
-  return async (request: FastifyRequest, _reply: unknown, payload: Readable): Promise<Readable> => {
+  return async (request: FastifyRequest, reply: FastifyReply, payload: Readable): Promise<Readable> => {
     const headers = request.headers;
     if (headers["content-length"] === undefined && headers["transfer-encoding"] === undefined) return payload;
     if (request.raw.complete) return payload;
-    return withDeadline(payload, bodyTimeout);
+    return withDeadline(payload, bodyTimeout, reply.raw);
   };
 }
 
-function withDeadline(source: Readable, ms: number): Readable {
+/**
+ * `source` through a stream that fails once `ms` have passed without its end. The timer also stops when the
+ * response is done first (a 413 is sent before the body is read): no one would hear the error then.
+ */
+function withDeadline(source: Readable, ms: number, response: ServerResponse): Readable {
   const out = new PassThrough();
   const timer = setTimeout(() => {
     source.unpipe(out);
@@ -63,6 +67,10 @@ function withDeadline(source: Readable, ms: number): Readable {
     out.destroy(e);
   });
   out.once("close", done);
+  response.once("finish", done);
+  response.once("close", done);
+  // A body stream that fails after its reader has gone must not become an uncaught exception.
+  out.on("error", () => undefined);
   source.pipe(out);
   return out;
 }

@@ -103,6 +103,21 @@ describe("slow clients are cut off", () => {
   });
 });
 
+test("a body refused with 413 before it is read does not fail later, when its deadline passes", async () => {
+  const uncaught: unknown[] = [];
+  const onUncaught = (e: unknown) => uncaught.push(e);
+  process.on("uncaughtException", onUncaught);
+  try {
+    const c = await slowClient(headOf("/v1/chat/completions").replace(/Content-Length: \d+/, "Content-Length: 100000000"), body, 100);
+    await new Promise((r) => setTimeout(r, BODY_TIMEOUT + 300));
+    expect(c.received()).toMatch(/^HTTP\/1\.1 413 /);
+    c.stop();
+    expect(uncaught).toEqual([]);
+  } finally {
+    process.off("uncaughtException", onUncaught);
+  }
+});
+
 test("connections over maxConnections are dropped at once", async () => {
   const capped = await start({ runtime: fakeRuntime(), maxConnections: 2, headersTimeout: 2000 });
   const capPort = Number(new URL(capped.url).port);
