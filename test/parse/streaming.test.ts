@@ -13,6 +13,12 @@ const PIECES = [
   "\n", "\n\n", " ", "  ", "\t", "<", ">", "=", "{", "}", '"', "<tool_", "</tool", "<thi", "\n<func", "`", "``",
   '{"name": "read_file", "arguments": {"path": "a.ts"}}', '{"name": "search", "arguments": {"query": "q", "limit": 3}}',
   "\nsrc/index.ts\n", "7", "True", "hello", "world", "é", "😀", "\uFFFD", "</think>\n\n", "<|im_end|>",
+  // Fences of every length 3-8 of both kinds: bare, with info strings, indented (0-3 counts, 4 does not),
+  // closing lines with trailing blanks, and next to think tags (issue 13: a split run must stay one fence).
+  ...[3, 4, 5, 6, 7, 8].flatMap((n) => ["`", "~"].flatMap((c) => {
+    const run = c.repeat(n);
+    return [`\n${run}`, `\n${run}\n`, `\n${run}js\n`, `\n  ${run} python\n`, `\n   ${run}`, `\n    ${run}\n`, `\n${run}  \n`, `${run}\n`, `</think>\n${run}\n`, `\n${run}\n<think>`];
+  })),
 ];
 
 const textArb = fc
