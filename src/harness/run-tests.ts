@@ -1,6 +1,7 @@
 // Owns: running a workspace's `node --test` suite: test files found without following links out, a minimal
 // environment, the OS sandbox (and Node's permission model inside it), a timeout that kills the whole process
-// tree, and a capped, tail-kept output. Used by the run_tests tool, the final check and tasks:check.
+// tree, a capped, tail-kept output, and the per-file test counts read from a reporter in the runner's own
+// process. Used by the run_tests tool, the final check and tasks:check.
 
 import { spawn } from "node:child_process";
 import path from "node:path";
@@ -76,6 +77,148 @@ export async function findTestFiles(root: string): Promise<string[]> {
   return [...new Set(files)].sort();
 }
 
+/** What the runner reported for one test file. */
+export interface FileCounts {
+  /** Tests that passed (skipped and todo ones not counted). */
+  passed: number;
+  /** Tests that failed, cancelled ones included. */
+  failed: number;
+  cancelled: number;
+  skipped: number;
+  todo: number;
+  /** Suites that failed themselves (a hook threw). */
+  suiteFailures: number;
+  /** node's stand-in result named by the file itself, when the file reported no tests of its own: 0 or 1. */
+  filePassed: number;
+  fileFailed: number;
+}
+
+/** The counts of a suite run, by test file (relative to the project; "" for results that name no file). */
+export interface SuiteReport {
+  /** The reporter saw the runner to its end, and every line it wrote was well formed. */
+  complete: boolean;
+  files: Record<string, FileCounts>;
+}
+
+/** A suite run: the record, the test files it ran, and the counts. */
+export interface SuiteRun extends TestRunRecord {
+  files: string[];
+  report: SuiteReport;
+}
+
+/** Prefix of the lines the counting reporter writes; only the runner's own stderr carries them. */
+const REPORT_MARK = "qtc-test-report ";
+
+/**
+ * The counting reporter, a module node --test loads in its own process (test files run in child processes
+ * whose output reaches it only as events). It writes one line per test result and one at the end to the
+ * runner's stderr, while the readable spec output goes to stdout, where a test's own stdout and stderr are
+ * echoed: a summary a test prints can never pass for one of these lines. A data: URL, so no file of the run
+ * (writable by its tests) holds it.
+ */
+const REPORTER_SOURCE = `const M = ${JSON.stringify(REPORT_MARK)};
+const set = (v) => v !== undefined && v !== false && v !== null;
+export default async function* qtcCount(source) {
+  for await (const e of source) {
+    if (e.type !== "test:pass" && e.type !== "test:fail") continue;
+    const d = e.data;
+    yield M + JSON.stringify({ ok: e.type === "test:pass", file: d.file ?? null, name: String(d.name), nesting: d.nesting,
+      suite: d.details?.type === "suite", skip: set(d.skip), todo: set(d.todo),
+      cancelled: d.details?.error?.failureType === "cancelledByParent" }) + "\\n";
+  }
+  yield M + JSON.stringify({ end: true }) + "\\n";
+}
+`;
+export const COUNTING_REPORTER = `data:text/javascript,${encodeURIComponent(REPORTER_SOURCE)}`;
+
+interface ReportLine {
+  ok: boolean;
+  file: string | null;
+  name: string;
+  nesting: number;
+  suite: boolean;
+  skip: boolean;
+  todo: boolean;
+  cancelled: boolean;
+}
+
+const zeroCounts = (): FileCounts => ({ passed: 0, failed: 0, cancelled: 0, skipped: 0, todo: 0, suiteFailures: 0, filePassed: 0, fileFailed: 0 });
+
+/** Tests the runner reported in a file (passed, failed, skipped, todo); not node's stand-in for the file. */
+export const testsIn = (c: FileCounts): number => c.passed + c.failed + c.skipped + c.todo;
+
+/**
+ * Reads the runner's stderr: the counting reporter's lines become counts, the rest is passed on (whole lines)
+ * as output. A malformed line, a second end line or a result after it leaves the report incomplete.
+ */
+class ReportReader {
+  private partial = "";
+  private ended = 0;
+  private malformed = false;
+  private readonly files: Record<string, FileCounts> = {};
+  constructor(
+    private readonly root: string,
+    private readonly onText: (text: string) => void,
+    private readonly maxLine: number,
+  ) {}
+
+  push(chunk: string): void {
+    const lines = (this.partial + chunk).split("\n");
+    this.partial = lines.pop()!;
+    for (const line of lines) this.line(line);
+    // A line that never ends is not one of the reporter's: show it rather than hold it.
+    if (this.partial.length > this.maxLine && !this.partial.startsWith(REPORT_MARK)) {
+      this.onText(this.partial);
+      this.partial = "";
+    }
+  }
+
+  end(): SuiteReport {
+    if (this.partial) this.line(this.partial);
+    this.partial = "";
+    return { complete: this.ended === 1 && !this.malformed, files: this.files };
+  }
+
+  private line(line: string): void {
+    if (!line.startsWith(REPORT_MARK)) {
+      this.onText(`${line}\n`);
+      return;
+    }
+    let r: Partial<ReportLine> & { end?: boolean };
+    try {
+      r = JSON.parse(line.slice(REPORT_MARK.length)) as typeof r;
+    } catch {
+      this.malformed = true;
+      return;
+    }
+    if (r.end === true) this.ended++;
+    else if (this.ended > 0 || typeof r.ok !== "boolean") this.malformed = true;
+    else this.count(r as ReportLine);
+  }
+
+  private count(r: ReportLine): void {
+    const file = typeof r.file === "string" ? path.relative(this.root, r.file).split(path.sep).join("/") : "";
+    const c = (this.files[file] ??= zeroCounts());
+    // node names its stand-in result after the file (absolute, or as given on the command line).
+    const standIn = r.nesting === 0 && !r.suite && typeof r.file === "string" && path.resolve(this.root, r.name) === r.file;
+    if (r.suite) c.suiteFailures += r.ok ? 0 : 1;
+    else if (standIn) r.ok ? c.filePassed++ : c.fileFailed++;
+    else if (r.skip) c.skipped++;
+    else if (r.todo) c.todo++;
+    else if (r.ok) c.passed++;
+    else {
+      c.failed++;
+      if (r.cancelled) c.cancelled++;
+    }
+  }
+}
+
+/** True when the runner saw every file through and nothing failed: exit 0, no failure, no crashed file. */
+function cleanRun(exitCode: number | null, timedOut: boolean, report: SuiteReport): boolean {
+  if (exitCode !== 0 || timedOut || !report.complete) return false;
+  return Object.values(report.files).every((c) => c.failed === 0 && c.suiteFailures === 0 && c.fileFailed === 0);
+}
+
 export interface SuiteOptions {
   /** Mount the project read-only in the sandbox (the final check: no code may rewrite the tests). Default: false. */
   readOnlyProject?: boolean;
@@ -83,21 +226,30 @@ export interface SuiteOptions {
 
 type SuiteWorkspace = Pick<Workspace, "root" | "runDir" | "home" | "tmp" | "limits" | "sandbox">;
 
-/** Run `node --test` on the workspace's test files. Never throws: a failure to start is a failed run. */
-export async function runSuite(ws: SuiteWorkspace, opts: SuiteOptions = {}): Promise<TestRunRecord> {
+const emptyReport = (): SuiteReport => ({ complete: false, files: {} });
+
+/**
+ * Run `node --test` on the workspace's test files, counted by the reporter above. `passed` is the runner's
+ * outcome (exit 0, nothing failed, every file seen through); how many tests a verdict wants is the judge's
+ * business (judge.ts). Never throws: a failure to start is a failed run.
+ */
+export async function runSuite(ws: SuiteWorkspace, opts: SuiteOptions = {}): Promise<SuiteRun> {
   const files = await findTestFiles(ws.root).catch(() => []);
   if (files.length === 0) {
-    return { passed: false, timedOut: false, exitCode: null, tests: 0, output: "No test files found (node --test looks for *.test.js files and test/ folders).", ms: 0 };
+    const output = "No test files found (node --test looks for *.test.js files and test/ folders).";
+    return { passed: false, timedOut: false, exitCode: null, tests: 0, output, ms: 0, files, report: emptyReport() };
   }
   return spawnSuite(ws, files, opts);
 }
 
-function spawnSuite(ws: SuiteWorkspace, files: string[], opts: SuiteOptions): Promise<TestRunRecord> {
+function spawnSuite(ws: SuiteWorkspace, files: string[], opts: SuiteOptions): Promise<SuiteRun> {
   const { testTimeoutMs, maxTestOutputChars, confineTests } = ws.limits;
-  const node = [process.execPath, ...(confineTests ? confinementFlags(ws.runDir) : []), "--test", "--test-reporter=spec", ...files.map((f) => `./${f}`)];
+  const reporters = ["--test-reporter=spec", "--test-reporter-destination=stdout", `--test-reporter=${COUNTING_REPORTER}`, "--test-reporter-destination=stderr"];
+  const node = [process.execPath, ...(confineTests ? confinementFlags(ws.runDir) : []), "--test", ...reporters, ...files.map((f) => `./${f}`)];
   const cmd = confine(ws.sandbox, { writable: ws.runDir, readOnly: opts.readOnlyProject ? [ws.root] : [], cwd: ws.root }, node);
   const started = performance.now();
   const tail = new TailBuffer(maxTestOutputChars);
+  const reader = new ReportReader(ws.root, (t) => tail.push(t), maxTestOutputChars);
   return new Promise((resolve) => {
     let timedOut = false;
     let settled = false;
@@ -105,16 +257,18 @@ function spawnSuite(ws: SuiteWorkspace, files: string[], opts: SuiteOptions): Pr
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      const report = reader.end();
       if (extra) tail.push(extra);
       const text = tail.value();
-      const counted = /^\S* ?tests (\d+)$/m.exec(text);
       resolve({
-        passed: exitCode === 0 && !timedOut,
+        passed: cleanRun(exitCode, timedOut, report),
         timedOut,
         exitCode,
-        tests: counted ? Number(counted[1]) : null,
+        tests: Object.values(report.files).reduce((n, c) => n + testsIn(c), 0),
         output: tail.total > maxTestOutputChars ? `[… ${tail.total - maxTestOutputChars} earlier characters cut]\n${text}` : text,
         ms: Math.round(performance.now() - started),
+        files,
+        report,
       });
     };
     let child: ReturnType<typeof spawn>;
@@ -126,7 +280,8 @@ function spawnSuite(ws: SuiteWorkspace, files: string[], opts: SuiteOptions): Pr
         stdio: ["ignore", "pipe", "pipe"],
       });
     } catch (e) {
-      resolve({ passed: false, timedOut: false, exitCode: null, tests: null, output: `could not start node --test: ${(e as Error).message}`, ms: 0 });
+      const output = `could not start node --test: ${(e as Error).message}`;
+      resolve({ passed: false, timedOut: false, exitCode: null, tests: null, output, ms: 0, files, report: emptyReport() });
       return;
     }
     const timer = setTimeout(() => {
@@ -134,7 +289,7 @@ function spawnSuite(ws: SuiteWorkspace, files: string[], opts: SuiteOptions): Pr
       killGroup(child.pid);
     }, testTimeoutMs);
     child.stdout!.setEncoding("utf8").on("data", (c: string) => tail.push(c));
-    child.stderr!.setEncoding("utf8").on("data", (c: string) => tail.push(c));
+    child.stderr!.setEncoding("utf8").on("data", (c: string) => reader.push(c));
     child.on("error", (e) => finish(null, `\ncould not run node --test: ${e.message}`));
     // When node exits, kill what it left behind (a test may have started background processes holding the pipes);
     // under bwrap the pid namespace dies with its first process, taking detached children along.
