@@ -40,10 +40,39 @@ function exitCodeFor(e: unknown): number {
     process.stderr.write(`qtc: ${oneLine(e.message)}\n`);
     return e.exitCode;
   }
+  const system = pathError(e);
+  if (system !== undefined) {
+    process.stderr.write(`qtc: ${system}\n`);
+    return 2;
+  }
   const message = e instanceof Error ? e.message : String(e);
   process.stderr.write(`qtc: unexpected failure: ${oneLine(message)}\n`);
   if (process.env.QTC_DEBUG && e instanceof Error) process.stderr.write(`${e.stack}\n`);
   return 1;
+}
+
+/**
+ * Errors about a path the user named (a folder where a file was expected, a missing or read-only place) are
+ * bad input, not qtc bugs: the commands check their flags first, and this is the net for what they cannot
+ * foresee. Other system errors (disk full, too many open files) stay unexpected failures.
+ */
+const PATH_ERRORS: Readonly<Record<string, string>> = {
+  ENOENT: "no such file or folder",
+  ENOTDIR: "a part of the path is a file, not a folder",
+  EISDIR: "it is a folder",
+  EEXIST: "it already exists",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EROFS: "the file system is read-only",
+  ENAMETOOLONG: "the name is too long",
+  ELOOP: "too many symbolic links",
+};
+
+function pathError(e: unknown): string | undefined {
+  const { code, path, syscall } = (e ?? {}) as NodeJS.ErrnoException;
+  const why = code === undefined ? undefined : PATH_ERRORS[code];
+  if (why === undefined || typeof path !== "string") return undefined;
+  return oneLine(`cannot ${syscall ?? "use"} ${path}: ${why}`);
 }
 
 function oneLine(text: string): string {

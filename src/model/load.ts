@@ -5,6 +5,7 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import type { Llama, LlamaContext, LlamaLogLevel, LlamaModel } from "node-llama-cpp";
 import { fail } from "../errors.js";
+import { checkGgufFile } from "./gguf-check.js";
 import { type ResolveOptions, type ResolvedModel, resolveModel } from "./resolve.js";
 
 export const GPU_CHOICES = ["auto", "cpu", "cuda", "metal", "vulkan"] as const;
@@ -74,14 +75,39 @@ export interface LoadModelOptions {
   signal?: AbortSignal;
 }
 
-/** Load a GGUF. Throws `model_not_found` (exit 2) when the file is missing, `model_load_failed` (exit 1) otherwise. */
+/**
+ * Load a GGUF. Throws `model_not_found` (exit 2) when the file is missing, `model_load_failed` with exit 2 when
+ * it is not a sound GGUF (checked here first: node-llama-cpp's reader trusts the header's counts), and
+ * `model_load_failed` (exit 1) when llama.cpp fails anyway. llama.cpp's log lines during the load are held
+ * back: on failure the last one joins qtc's one-line error, on success they are printed as usual.
+ */
 export async function loadModel(llama: Llama, opts: LoadModelOptions): Promise<LlamaModel> {
   if (!existsSync(opts.path)) fail("model_not_found", `model file not found: ${opts.path}`, { path: opts.path });
+  checkGgufFile(opts.path);
+  const held = holdLogs(llama);
   try {
-    return await llama.loadModel({ modelPath: opts.path, gpuLayers: opts.gpuLayers ?? LOAD_DEFAULTS.gpuLayers, loadSignal: opts.signal });
+    const model = await llama.loadModel({ modelPath: opts.path, gpuLayers: opts.gpuLayers ?? LOAD_DEFAULTS.gpuLayers, loadSignal: opts.signal });
+    held.release(true);
+    return model;
   } catch (e) {
-    fail("model_load_failed", `llama.cpp could not load ${opts.path}: ${firstLine(e)}`, { path: opts.path, exitCode: 1 });
+    const why = held.release(false) ?? firstLine(e);
+    fail("model_load_failed", `llama.cpp could not load ${opts.path}: ${why}`, { path: opts.path, exitCode: 1 });
   }
+}
+
+/** llama.cpp's log, held back while a load runs. `release(print)` restores the logger and returns the last line. */
+function holdLogs(llama: Llama): { release(print: boolean): string | undefined } {
+  const logger = llama.logger;
+  const lines: [LlamaLogLevel, string][] = [];
+  llama.logger = (level, message) => void lines.push([level, message]);
+  return {
+    release(print) {
+      llama.logger = logger;
+      if (print) for (const [level, message] of lines) logger(level, message);
+      const last = lines[lines.length - 1]?.[1];
+      return last === undefined ? undefined : firstLine(new Error(last.replace(/^[\w:]+:\s*/, "")));
+    },
+  };
 }
 
 export interface CreateContextOptions {
@@ -95,10 +121,14 @@ export interface CreateContextOptions {
   lora?: string;
 }
 
-/** Create a context with an explicit size and thread count. Throws `model_load_failed` (exit 1), e.g. out of memory. */
+/**
+ * Create a context with an explicit size and thread count. Throws `model_load_failed` (exit 2) for a LoRA
+ * adapter that is not a sound GGUF, `model_load_failed` (exit 1) otherwise, e.g. out of memory.
+ */
 export async function createContext(model: LlamaModel, opts: CreateContextOptions = {}): Promise<LlamaContext> {
   const contextSize = opts.contextSize ?? LOAD_DEFAULTS.contextSize;
   const threads = opts.threads ?? LOAD_DEFAULTS.threads;
+  if (opts.lora) checkGgufFile(opts.lora, "LoRA adapter");
   try {
     return await model.createContext({
       contextSize,

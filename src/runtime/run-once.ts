@@ -2,7 +2,7 @@
 // caller's request before the model is loaded so bad input fails fast.
 
 import type { FormatId } from "../formats/index.js";
-import type { ChatMessage } from "../prompt/index.js";
+import { renderPrompt, type ChatMessage } from "../prompt/index.js";
 import { compileValidators } from "../tools/index.js";
 import { resolveToolChoice } from "./request.js";
 import type { GenerateOutput } from "./result.js";
@@ -25,6 +25,8 @@ export function promptMessages(prompt: string, system?: string): ChatMessage[] {
 export async function generateOnce(runtime: RuntimeOptions, request: GenerateRequest): Promise<GenerateOnceResult> {
   const tools = request.tools && request.tools.length > 0 ? compileValidators(request.tools) : undefined;
   resolveToolChoice(request.toolChoice ?? "auto", tools);
+  // Malformed or too deep messages fail here, before seconds of model loading (the runtime renders again).
+  renderPrompt({ messages: request.messages, tools: tools?.tools, format: request.format ?? runtime.format });
   const rt = await createRuntime({ ...runtime, sequences: 1 });
   try {
     const result = await rt.generate(request);

@@ -7,6 +7,7 @@ import { formatRunSummary } from "../../harness/summary.js";
 import { RUNTIME_DEFAULTS } from "../../runtime/defaults.js";
 import type { GenerationMode } from "../../runtime/types.js";
 import { choiceOption, intOption } from "../options.js";
+import { checkOutputFile } from "../out-path.js";
 
 interface AgentFlags {
   task: string;
@@ -50,6 +51,7 @@ export function registerAgent(program: Command): Command {
     .option("--json", "print the run's record as JSON instead of the summary")
     .option("--unsafe-no-sandbox", UNSAFE_NO_SANDBOX_HELP)
     .action(async (flags: AgentFlags) => {
+      if (flags.transcript !== undefined) checkOutputFile("--transcript", flags.transcript);
       const run = await runTask({
         taskDir: flags.task,
         model: flags.model,

@@ -11,6 +11,7 @@ import { REFERENCE_KINDS, type BenchModelSpec, type BenchPlanConfig } from "../.
 import { GPU_CHOICES } from "../../model/load.js";
 import { MODEL_SPEC_HELP } from "../../model/resolve.js";
 import { choiceOption, intOption } from "../options.js";
+import { checkOutputDir } from "../out-path.js";
 import { UNSAFE_NO_SANDBOX_HELP } from "./agent.js";
 
 interface BenchFlags {
@@ -78,6 +79,7 @@ export function registerBench(program: Command): Command {
     .option("--json", "print report.json's content instead of the table")
     .option("--unsafe-no-sandbox", UNSAFE_NO_SANDBOX_HELP)
     .action(async (flags: BenchFlags) => {
+      if (flags.out !== undefined) checkOutputDir("--out", flags.out);
       const modes = selectModes({ constrained: flags.constrained, baseline: flags.baseline, mode: flags.mode, reference: flags.reference !== undefined });
       const explicit = new Set<keyof BenchPlanConfig>();
       if (flags.model) explicit.add("models");

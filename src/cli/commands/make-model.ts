@@ -3,6 +3,7 @@
 import { join } from "node:path";
 import type { Command } from "commander";
 import { choiceOption, intOption } from "../options.js";
+import { checkOutputFile } from "../out-path.js";
 import { DTYPES, type Dtype } from "../../model/quantize.js";
 import { SHAPES, type ShapeName } from "../../model/qwen3-shapes.js";
 import { modelsDir } from "../../model/paths.js";
@@ -24,6 +25,7 @@ export function registerMakeModel(program: Command): Command {
     .option("--seed <n>", "seed of the random weights (same seed, same bytes)", intOption(0, 0xffffffff), SYNTHETIC_DEFAULTS.seed)
     .option("--out <path>", "output file (default: models/synthetic-<shape>-<dtype>.gguf)")
     .action(async (flags: MakeModelFlags) => {
+      if (flags.out !== undefined) checkOutputFile("--out", flags.out);
       const out = flags.out ?? join(modelsDir(), syntheticFileName(flags.shape, flags.dtype, flags.seed));
       const r = await writeSyntheticModel({ shape: flags.shape, dtype: flags.dtype, seed: flags.seed, out });
       process.stdout.write(

@@ -35,6 +35,8 @@ interface RunFlags {
 }
 
 const MODES = ["constrained", "unconstrained"] as const;
+/** Largest --context-size (as agent and bench): node-llama-cpp spun for minutes sizing a 10^11-token context. */
+const MAX_CONTEXT_SIZE = 1_048_576;
 
 export function registerRun(program: Command): Command {
   return program
@@ -54,7 +56,7 @@ export function registerRun(program: Command): Command {
     .option("--thinking <on|off>", "let the model think first", choiceOption(["on", "off"] as const), GENERATE_DEFAULTS.thinking ? "on" : "off")
     .option("--jump-forward <on|off>", "feed text the grammar forces in one batch", choiceOption(["on", "off"] as const), "on")
     .option("--threads <n>", "CPU threads", intOption(1, 1024), RUNTIME_DEFAULTS.threads)
-    .option("--context-size <n>", "context size in tokens", intOption(64), RUNTIME_DEFAULTS.contextSize)
+    .option("--context-size <n>", "context size in tokens", intOption(64, MAX_CONTEXT_SIZE), RUNTIME_DEFAULTS.contextSize)
     .option("--gpu <gpu>", `${GPU_CHOICES.join("|")}`, choiceOption(GPU_CHOICES), RUNTIME_DEFAULTS.gpu)
     .option("--response-schema <file>", "a JSON Schema file: the answer, when not calls, is JSON that fits it (OpenAI response_format)")
     .option("--json", 'print {"content", "reasoning", "calls", "errors", "finishReason", "usage", "timings", "raw"} (+ "answer" with --response-schema)')
