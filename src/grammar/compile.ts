@@ -11,7 +11,9 @@ import { bodyAround, blockOverhead, buildRoot, paramSpelling, tagWords, thinking
 import { literal, RuleSet } from "./gbnf.js";
 import { deref, lowerSchema, type Node } from "./schema-ir.js";
 import { pointer, unsupported } from "./schema-keywords.js";
-import { type Emitted, ValueEmitter } from "./schema-emit.js";
+import { type Emitted, EmitTooLarge, ValueEmitter } from "./schema-emit.js";
+import { newSizeMeter, SCHEMA_LIMITS, type SizeMeter, tooLarge } from "./limits.js";
+import { unsatisfiable } from "./satisfiable.js";
 import { StringPlanner } from "./string-plan.js";
 import { bannedPrefixes, TextChains } from "./text-chain.js";
 import {
@@ -185,7 +187,21 @@ export function compileToolGrammar(tools: readonly ToolDefinition[], options: To
   return compileResolved(tools, resolveOptions(options));
 }
 
+/** Emit work over its limit surfaces as a thrown EmitTooLarge; the compiler's callers get a Result. */
+function boundedWork<T>(run: () => Result<T>): Result<T> {
+  try {
+    return run();
+  } catch (e) {
+    if (!(e instanceof EmitTooLarge)) throw e;
+    return err(tooLarge(e.path, `the schema needs more than ${SCHEMA_LIMITS.maxEmitSteps} steps to compile; simplify it (fewer alternatives, less nesting)`));
+  }
+}
+
 function compileResolved(tools: readonly ToolDefinition[], o: Resolved): Result<CompiledGrammar> {
+  return boundedWork(() => compileWithin(tools, o));
+}
+
+function compileWithin(tools: readonly ToolDefinition[], o: Resolved): Result<CompiledGrammar> {
   const f = o.format;
   const { rules, raw, emitter } = workspace(f);
   const words = tagWords(f);
@@ -201,22 +217,28 @@ function compileResolved(tools: readonly ToolDefinition[], o: Resolved): Result<
     return err({ code: "invalid_tool_choice", message: 'tool_choice "required" needs at least one tool' });
   }
   const mode = choice === "none" ? "text" : choice === "auto" ? "auto" : "calls";
-  const thinkCost = o.thinkingBudget === undefined ? 0 : thinkingTokens(o.thinkingBudget);
-  const preface = mode === "auto" && o.phase === "start" ? Math.floor(o.maxTokens * o.prefaceShare) : 0;
-  const callSpace = o.maxTokens - thinkCost - preface - utf8Length(f.blockSeparator);
+  // Budgets in bytes, capped: past maxBudgetBytes a larger grammar would buy nothing but compile time.
+  const budget = Math.min(o.maxTokens, SCHEMA_LIMITS.maxBudgetBytes);
+  const thinkingBudget = o.thinkingBudget === undefined ? undefined : Math.min(o.thinkingBudget, SCHEMA_LIMITS.maxBudgetBytes);
+  const thinkCost = thinkingBudget === undefined ? 0 : thinkingTokens(thinkingBudget);
+  const preface = mode === "auto" && o.phase === "start" ? Math.floor(budget * o.prefaceShare) : 0;
+  const callSpace = budget - thinkCost - preface - utf8Length(f.blockSeparator);
   const ids = { next: 0 };
+  const meter = newSizeMeter();
   const bodies: ToolBody[] = [];
   const info: GrammarTool[] = [];
   for (const tool of selected) {
     if (!TOOL_NAME.test(tool.name)) return err({ code: "invalid_tools", message: `tool name "${tool.name}" is not a valid function name` });
     const hint = `tool-${tool.name}-args`;
-    const lowered = lowerSchema(tool.parameters as JsonSchema, hint, ids);
+    const lowered = lowerSchema(tool.parameters as JsonSchema, hint, ids, meter);
     if (!lowered.ok) return err(toolError(tool.name, lowered.error));
     const tagError = checkTags(lowered.value, words, f.body.kind === "xml");
     if (tagError) return err(toolError(tool.name, tagError));
     const objects = objectsOnly(lowered.value, ids);
     const args = objects && f.body.kind === "xml" ? xmlTyped(objects, tool.parameters as JsonSchema, ids) : objects;
     if (!args) return err(toolError(tool.name, { code: "invalid_schema", message: "parameters must describe a JSON object (that qwen3coder can spell)", path: "" }));
+    const never = unsatisfiable(args, emitter.costs);
+    if (never) return err(toolError(tool.name, never));
     const around = bodyAround(f, tool.name);
     const fixed = blockOverhead(f) + utf8Length(around.before) + utf8Length(around.after);
     const spelling = paramSpelling(f);
@@ -235,10 +257,10 @@ function compileResolved(tools: readonly ToolDefinition[], o: Resolved): Result<
   }
   const worstCall = Math.max(0, ...info.map((t) => t.worstCaseTokens ?? 0));
   const worstCaseCallTokens = bodies.length === 0 ? 0 : worstCall + utf8Length(f.blockSeparator);
-  const textBudget = Math.max(0, o.maxTokens - thinkCost);
+  const textBudget = Math.max(0, budget - thinkCost);
   let answer: string | undefined;
   if (o.answerSchema !== undefined && mode !== "calls") {
-    const value = answerValue(o.answerSchema, textBudget, emitter, words, ids);
+    const value = answerValue(o.answerSchema, textBudget, emitter, words, ids, meter);
     if (!value.ok) return value;
     answer = value.value;
   }
@@ -250,7 +272,7 @@ function compileResolved(tools: readonly ToolDefinition[], o: Resolved): Result<
     maxCalls: o.maxCalls,
     textBudget,
     prefaceBudget: Math.max(0, textBudget - worstCaseCallTokens),
-    thinkingBudget: o.thinkingBudget,
+    thinkingBudget,
     answer,
   });
   const { text: gbnf, rules: ruleCount } = rules.print(root);
@@ -275,8 +297,15 @@ function compileResolved(tools: readonly ToolDefinition[], o: Resolved): Result<
 }
 
 /** A JSON answer that fits `schema` within `maxBytes`, in a tool grammar's rules (errors name the response schema). */
-function answerValue(schema: JsonSchema | boolean, maxBytes: number, emitter: ValueEmitter, words: readonly string[], ids: { next: number }): Result<string> {
-  const value = emitSchemaValue(schema, maxBytes, emitter, words, "answer", ids);
+function answerValue(
+  schema: JsonSchema | boolean,
+  maxBytes: number,
+  emitter: ValueEmitter,
+  words: readonly string[],
+  ids: { next: number },
+  meter: SizeMeter,
+): Result<string> {
+  const value = emitSchemaValue(schema, maxBytes, emitter, words, "answer", ids, meter);
   if (!value.ok) return err({ ...value.error, message: `response schema: ${value.error.message}` });
   if (!value.value) return err({ code: "budget_too_small", message: "maxTokens is too small for the shortest JSON answer the response schema admits" });
   return ok(value.value.expr);
@@ -289,12 +318,15 @@ function emitSchemaValue(
   emitter: ValueEmitter,
   words: readonly string[],
   hint: string,
-  ids?: { next: number },
+  ids: { next: number } | undefined,
+  meter: SizeMeter,
 ): Result<Emitted | undefined> {
-  const lowered = lowerSchema(schema, hint, ids);
+  const lowered = lowerSchema(schema, hint, ids, meter);
   if (!lowered.ok) return lowered;
   const tagError = checkTags(lowered.value, words, false);
   if (tagError) return err(tagError);
+  const never = unsatisfiable(lowered.value, emitter.costs);
+  if (never) return err(never);
   return ok(emitter.emit(lowered.value, maxBytes));
 }
 
@@ -313,7 +345,8 @@ export function compileSchema(schema: JsonSchema | boolean, options: SchemaGramm
   const maxTokens = options.maxTokens ?? GRAMMAR_DEFAULTS.maxTokens;
   if (!Number.isInteger(maxTokens) || maxTokens < 1) fail("invalid_option", `maxTokens must be a whole number ≥ 1, got ${maxTokens}`);
   const { rules, emitter } = workspace(format);
-  const emitted = emitSchemaValue(schema, maxTokens, emitter, tagWords(format), "value");
+  const budget = Math.min(maxTokens, SCHEMA_LIMITS.maxBudgetBytes);
+  const emitted = boundedWork(() => emitSchemaValue(schema, budget, emitter, tagWords(format), "value", undefined, newSizeMeter()));
   if (!emitted.ok) return emitted;
   const value = emitted.value;
   if (!value) return err({ code: "budget_too_small", message: `maxTokens ${maxTokens} is too small for the shortest value of the schema` });

@@ -16,3 +16,4 @@ export { SUPPORTED_FORMATS } from "./string-formats.js";
 export { ANNOTATION_KEYWORDS, SUPPORTED_KEYWORDS } from "./schema-keywords.js";
 export { type CheckResult, GrammarChecker } from "./checker.js";
 export { TokenBytes, unsafeUtf8Tokens } from "./token-bytes.js";
+export { SCHEMA_LIMITS } from "./limits.js";

@@ -79,15 +79,8 @@ export class Costs {
         return this.strings(n).min + (raw ? 0 : 2);
       case "union":
         return n.options.length === 0 ? Infinity : Math.min(...n.options.map((o) => child(o, raw)));
-      case "array": {
-        let total = 2;
-        for (let i = 0; i < n.minItems; i++) {
-          const item = i < n.prefix.length ? n.prefix[i]! : n.items;
-          if (!item) return Infinity;
-          total += child(item) + (i > 0 ? SEP : 0);
-        }
-        return total;
-      }
+      case "array":
+        return arrayMin(n, (c) => child(c));
       case "object":
         return 2 + n.props.filter((p) => p.required).reduce((sum, p) => sum + keyBytes(p.name) + child(p.node) + SEP, 0);
     }
@@ -122,18 +115,39 @@ export class Costs {
         return this.strings(n).max + (raw ? 0 : 2);
       case "union":
         return Math.max(0, ...n.options.map((o) => this.max(o, raw)));
-      case "array": {
-        const count = n.items === null ? Math.min(n.prefix.length, n.maxItems ?? Infinity) : n.maxItems;
-        if (count === undefined) return Infinity;
-        let total = 2;
-        for (let i = 0; i < count; i++) total += this.max(i < n.prefix.length ? n.prefix[i]! : n.items!) + SEP;
-        return total;
-      }
+      case "array":
+        return arrayMax(n, (c) => this.max(c));
       case "object":
         if (n.extra) return Infinity;
         return 2 + n.props.reduce((sum, p) => sum + keyBytes(p.name) + this.max(p.node) + SEP, 0);
     }
   }
+}
+
+/**
+ * Least bytes of an array: its first minItems positions (tuple items, then the repeated item) and their
+ * separators, in closed form (minItems may be huge: no loop runs once per item).
+ */
+function arrayMin(n: Node & { k: "array" }, cost: (c: Node) => number): number {
+  if (n.minItems === 0) return 2;
+  const tuple = Math.min(n.minItems, n.prefix.length);
+  let total = 2 + (n.minItems - 1) * SEP;
+  for (let i = 0; i < tuple; i++) total += cost(n.prefix[i]!);
+  const rest = n.minItems - tuple;
+  if (rest > 0) total += n.items ? rest * cost(n.items) : Infinity;
+  return total;
+}
+
+/** Most bytes of an array (Infinity without a bound), in closed form like arrayMin. */
+function arrayMax(n: Node & { k: "array" }, cost: (c: Node) => number): number {
+  const count = n.items === null ? Math.min(n.prefix.length, n.maxItems ?? Infinity) : n.maxItems;
+  if (count === undefined) return Infinity;
+  const tuple = Math.min(count, n.prefix.length);
+  let total = 2 + count * SEP;
+  for (let i = 0; i < tuple; i++) total += cost(n.prefix[i]!);
+  const rest = count - tuple;
+  if (rest > 0) total += rest * cost(n.items!);
+  return total;
 }
 
 /** Bytes of `"name": ` in canonical JSON. */

@@ -25,8 +25,21 @@ import {
   planRepeat,
 } from "./schema-cost.js";
 import { deref, type Node } from "./schema-nodes.js";
+import { SCHEMA_LIMITS } from "./limits.js";
 
 export type { Emitted };
+
+/** Thrown when one compile's emit work passes SCHEMA_LIMITS.maxEmitSteps; the compiler turns it into a Result. */
+export class EmitTooLarge extends Error {
+  constructor(readonly path: string) {
+    super("emit work over the limit");
+  }
+}
+
+/** Work one emit of a node does in itself (its members, options or values), in emit steps. */
+function stepsOf(n: Node): number {
+  return 1 + (n.k === "literal" ? n.values.length : n.k === "object" ? n.props.length : n.k === "union" ? n.options.length : n.k === "array" ? n.prefix.length : 0);
+}
 
 /** Spelling of a qwen3coder parameter block: `open NAME end` VALUE `close`. */
 export interface ParamSpelling {
@@ -48,6 +61,7 @@ export class ValueEmitter {
   readonly costs: Costs;
   private readonly memo = new Map<string, Emitted | undefined>();
   private readonly active = new Set<string>();
+  private steps = 0;
 
   constructor(private readonly ctx: ScalarContext) {
     this.costs = new Costs((n) => ctx.planner.plan(n));
@@ -62,6 +76,9 @@ export class ValueEmitter {
     const key = `${node.id}:${budget}:${raw}`;
     if (this.memo.has(key)) return this.memo.get(key);
     if (this.active.has(key) || budget < this.costs.min(node, raw)) return undefined;
+    // Every distinct (node, budget) pair is work; a schema whose plan needs too many is refused, not run.
+    this.steps += stepsOf(node);
+    if (this.steps > SCHEMA_LIMITS.maxEmitSteps) throw new EmitTooLarge(node.path);
     this.active.add(key);
     const out = this.emitLocal(node, budget, raw);
     this.active.delete(key);
@@ -102,7 +119,8 @@ export class ValueEmitter {
     const r = this.ctx.rules;
     const maxTotal = Math.min(n.maxItems ?? Infinity, n.items === null ? n.prefix.length : Infinity);
     const prefix = n.prefix.slice(0, Math.min(n.prefix.length, maxTotal));
-    const restMax = n.items === null ? 0 : maxTotal - prefix.length;
+    // An item no value satisfies cannot repeat: only the tuple positions (or `[]`) are left.
+    const restMax = n.items === null || !Number.isFinite(this.costs.min(n.items)) ? 0 : maxTotal - prefix.length;
     const restMin = Math.max(0, n.minItems - prefix.length);
     const itemCost = n.items ? this.cost(n.items) : { min: 0, max: 0 };
     const restCost = (): Cost => ({
@@ -218,15 +236,22 @@ export class ValueEmitter {
     raw: boolean,
     firstDiscount: number,
   ): { props: { name: string; value: Emitted; optional: boolean }[]; extra?: { value: Emitted; count: number }; worst: number } | undefined {
-    const props = n.props.map((p) => ({ p, over: overhead(p.name), cost: this.cost(p.node, raw) }));
-    let kept = props;
-    const discount = () => (kept.length > 0 ? firstDiscount : 0);
-    const least = () => kept.reduce((s, x) => s + x.over + x.cost.min, 0) - discount();
-    while (least() > space) {
-      const last = kept.map((x) => !x.p.required).lastIndexOf(true);
-      if (last < 0) return undefined;
-      kept = kept.filter((_, i) => i !== last);
+    // Optional members no value satisfies are never written.
+    const props = n.props
+      .map((p) => ({ p, over: overhead(p.name), cost: this.cost(p.node, raw) }))
+      .filter((x) => x.p.required || Number.isFinite(x.cost.min));
+    // Drop optional members from the last while the least spelling does not fit (one pass, not one per drop).
+    const dropped = new Set<number>();
+    let sum = props.reduce((s, x) => s + x.over + x.cost.min, 0);
+    const least = () => (props.length > dropped.size ? sum - firstDiscount : 0);
+    for (let i = props.length - 1; i >= 0 && least() > space; i--) {
+      if (props[i]!.p.required) continue;
+      dropped.add(i);
+      sum -= props[i]!.over + props[i]!.cost.min;
     }
+    if (least() > space) return undefined;
+    const kept = dropped.size === 0 ? props : props.filter((_, i) => !dropped.has(i));
+    const discount = () => (kept.length > 0 ? firstDiscount : 0);
     const extraCost = n.extra ? this.cost(n.extra, raw) : undefined;
     const consumers: Cost[] = [...kept.map((x) => x.cost), ...(extraCost ? [{ min: 0, max: Infinity }] : [])];
     const shares = allocate(space - kept.reduce((s, x) => s + x.over, 0) + discount(), consumers);
@@ -276,29 +301,32 @@ export class ValueEmitter {
    */
   private members(hint: string, items: Member[], extra: { expr: string; count: number } | undefined, sep: string): string {
     const r = this.ctx.rules;
+    const n = items.length;
     const extraNext = extra ? r.add(`${hint}-extra`, `${sep} ${extra.expr}`) : "";
-    const tails: string[] = [];
-    const tail = (i: number): string => {
-      if (tails[i] !== undefined) return tails[i]!;
-      let expr: string;
-      if (i === items.length) expr = extra ? repeat(extraNext, 0, extra.count) : "";
-      else {
-        const rest = tail(i + 1);
-        const seg = `${sep} ${items[i]!.expr}`;
-        expr = `${items[i]!.optional ? `(${seg})?` : seg}${rest ? " " + rest : ""}`;
-        if (items.slice(i).some((m) => m.optional) && rest) expr = r.add(`${hint}-rest`, expr);
-      }
-      return (tails[i] = expr);
-    };
-    const head = (i: number): string => {
-      if (i === items.length) return extra ? `(${extra.expr}${extra.count > 1 ? " " + repeat(extraNext, 0, extra.count - 1) : ""})?` : "";
-      const rest = tail(i + 1);
+    // Built from the last member back (iteratively: a wide object must not recurse once per member), in the
+    // order the rules were always added: every tail first, then the heads.
+    const optionalFrom: boolean[] = new Array(n + 1).fill(false);
+    for (let i = n - 1; i >= 0; i--) optionalFrom[i] = items[i]!.optional || optionalFrom[i + 1]!;
+    const tails: string[] = new Array(n + 1);
+    tails[n] = extra ? repeat(extraNext, 0, extra.count) : "";
+    for (let i = n - 1; i >= 1; i--) {
+      const rest = tails[i + 1]!;
+      const seg = `${sep} ${items[i]!.expr}`;
+      let expr = `${items[i]!.optional ? `(${seg})?` : seg}${rest ? " " + rest : ""}`;
+      if (optionalFrom[i] && rest) expr = r.add(`${hint}-rest`, expr);
+      tails[i] = expr;
+    }
+    let j = 0;
+    while (j < n && items[j]!.optional) j++;
+    let head: string;
+    if (j === n) head = extra ? `(${extra.expr}${extra.count > 1 ? " " + repeat(extraNext, 0, extra.count - 1) : ""})?` : "";
+    else head = `${items[j]!.expr}${tails[j + 1] ? " " + tails[j + 1] : ""}`;
+    for (let i = j - 1; i >= 0; i--) {
+      const rest = tails[i + 1]!;
       const first = `${items[i]!.expr}${rest ? " " + rest : ""}`;
-      if (!items[i]!.optional) return first;
-      const other = head(i + 1);
-      return r.add(`${hint}-from`, other ? `${first} | ${other}` : `(${first})?`);
-    };
-    return head(0);
+      head = r.add(`${hint}-from`, head ? `${first} | ${head}` : `(${first})?`);
+    }
+    return head;
   }
 
   /** An extra key: letters, digits and `_`, at most EXTRA_KEY_BYTES, never one of the listed names. */

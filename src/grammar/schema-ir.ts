@@ -19,7 +19,9 @@ import {
 import { isSupportedFormat, type StringFormat } from "./string-formats.js";
 import { shapeString } from "./string-plan.js";
 import type { Bound } from "./numbers.js";
-import { type Body, disjoint, type Node, type Prop, typeAccepts } from "./schema-nodes.js";
+import { type Body, disjoint, type Node, type Prop, typeAccepts, valueKey } from "./schema-nodes.js";
+import { checkSchemaSize, SCHEMA_LIMITS, type SizeMeter, tooLarge } from "./limits.js";
+import { MAX_DIGITS } from "./numbers.js";
 
 export { deref, disjoint, type Kind, type Node, type Prop } from "./schema-nodes.js";
 
@@ -32,16 +34,35 @@ const FAMILIES: Record<string, readonly string[]> = {
   number: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
 };
 
-/** Lower a schema (the whole document, for `$ref`s) into a value tree. */
-export function lowerSchema(root: JsonSchema | boolean, hint: string, ids: { next: number } = { next: 0 }): Result<Node> {
+/** Thrown inside lowering when the value tree outgrows its limit; caught by lowerSchema (never escapes). */
+class TreeTooLarge extends Error {
+  constructor(readonly path: string) {
+    super("value tree too large");
+  }
+}
+
+/**
+ * Lower a schema (the whole document, for `$ref`s) into a value tree. The document is checked against the size
+ * limits first (`meter` sums them over every schema of one compile).
+ */
+export function lowerSchema(root: JsonSchema | boolean, hint: string, ids: { next: number } = { next: 0 }, meter?: SizeMeter): Result<Node> {
+  const size = checkSchemaSize(root, meter);
+  if (size) return err(size);
   const scanned = scanKeywords(root);
   if (scanned) return err(scanned);
-  return new Lowerer(root, ids).lower(root, "", hint, 0);
+  try {
+    return new Lowerer(root, ids).lower(root, "", hint, 0);
+  } catch (e) {
+    if (!(e instanceof TreeTooLarge)) throw e;
+    return err(tooLarge(e.path, `the schema expands (through $ref and allOf) into more than ${SCHEMA_LIMITS.maxTreeNodes} nodes`));
+  }
 }
+
 
 class Lowerer {
   private readonly refs = new Map<string, Node & { k: "ref" }>();
   private any: (Node & { k: "ref" }) | undefined;
+  private made = 0;
 
   constructor(
     private readonly root: unknown,
@@ -49,6 +70,7 @@ class Lowerer {
   ) {}
 
   private node(path: string, hint: string, body: Body): Node {
+    if (++this.made > SCHEMA_LIMITS.maxTreeNodes) throw new TreeTooLarge(path);
     return { id: this.ids.next++, path, hint, ...body } as Node;
   }
 
@@ -213,8 +235,11 @@ class Lowerer {
       let values: unknown[] = Array.isArray(s.enum) ? [...s.enum] : [s.const];
       if ("const" in s && Array.isArray(s.enum)) values = values.filter((v) => deepEqual(v, s.const));
       if (type !== undefined) values = values.filter((v) => typeAccepts(type, v));
-      const unique: unknown[] = [];
-      for (const v of values) if (!unique.some((u) => deepEqual(u, v))) unique.push(v);
+      const seen = new Set<string>();
+      const unique = values.filter((v) => {
+        const key = valueKey(v);
+        return !seen.has(key) && (seen.add(key), true);
+      });
       return ok(this.node(path, hint, { k: "literal", values: unique }));
     }
     switch (type) {
@@ -246,6 +271,9 @@ class Lowerer {
     const { lo, hi } = b.value;
     const min = lo === undefined ? undefined : lo.open ? Math.floor(lo.value) + 1 : Math.ceil(lo.value);
     const max = hi === undefined ? undefined : hi.open ? Math.ceil(hi.value) - 1 : Math.floor(hi.value);
+    const far = farBound(min, max, b.value.loKey, b.value.hiKey, path);
+    if (far) return err(far);
+    if (min !== undefined && max !== undefined && min > max) return ok(this.never(path, hint));
     return ok(this.node(path, hint, { k: "integer", lo: min, hi: max }));
   }
 
@@ -261,7 +289,11 @@ class Lowerer {
         return err(unsupported(pointer(path, key!), `a number bound must be a whole number (got ${bound.value}); use type integer or a whole bound`));
       }
     }
-    return ok(this.node(path, hint, { k: "number", lo: b.value.lo, hi: b.value.hi }));
+    const { lo, hi } = b.value;
+    const far = farBound(lo?.value, hi?.value, b.value.loKey, b.value.hiKey, path);
+    if (far) return err(far);
+    if (lo && hi && (lo.value > hi.value || (lo.value === hi.value && (lo.open || hi.open)))) return ok(this.never(path, hint));
+    return ok(this.node(path, hint, { k: "number", lo, hi }));
   }
 
   private lowerString(s: JsonSchema, path: string, hint: string): Result<Node> {
@@ -288,9 +320,11 @@ class Lowerer {
       if (!parsed.ok) return err(unsupported(pointer(path, "pattern"), `pattern ${JSON.stringify(s.pattern)}: ${parsed.reason}`));
       pattern = parsed.value;
     }
-    if (minLength > 1000) return err(unsupported(pointer(path, "minLength"), "minLength above 1000 is not supported"));
+    if (maxLength !== undefined && minLength > maxLength) return ok(this.never(path, hint));
     const shaped = shapeString({ minLength, maxLength, format, pattern }, path);
     if (!shaped.ok) return shaped;
+    const chars = shaped.value.chars;
+    if (chars && chars.max !== undefined && chars.min > chars.max) return ok(this.never(path, hint));
     return ok(this.node(path, hint, { k: "string", ...shaped.value }));
   }
 
@@ -320,11 +354,12 @@ class Lowerer {
     if (s.uniqueItems === true && (maxItems === undefined || maxItems > 1)) {
       return err(unsupported(pointer(path, "uniqueItems"), "uniqueItems: true is not supported (unless maxItems ≤ 1)"));
     }
+    if (maxItems !== undefined && minItems > maxItems) return ok(this.never(path, hint));
     return ok(this.node(path, hint, { k: "array", prefix, items, minItems, maxItems }));
   }
 
   private lowerObject(s: JsonSchema, path: string, hint: string, depth: number): Result<Node> {
-    const required = Array.isArray(s.required) ? s.required.filter((r): r is string => typeof r === "string") : [];
+    const required = new Set(Array.isArray(s.required) ? s.required.filter((r): r is string => typeof r === "string") : []);
     const listed = isObject(s.properties) ? s.properties : {};
     let extra: Node | null = null;
     const ap = s.additionalProperties;
@@ -338,11 +373,10 @@ class Lowerer {
       const r = this.lower(sub, pointer(path, "properties", name), `${hint}-${name}`, depth + 1);
       if (!r.ok) return r;
       const isNever = r.value.k === "union" && r.value.options.length === 0;
-      if (isNever) {
-        if (required.includes(name)) return err(invalid(pointer(path, "properties", name), `required property "${name}" can never be valid`));
-        continue;
-      }
-      props.push({ name, node: r.value, required: required.includes(name) });
+      // A required member no value satisfies makes the object unsatisfiable (the compile names it); an optional
+      // one is simply never written.
+      if (isNever && !required.has(name)) continue;
+      props.push({ name, node: r.value, required: required.has(name) });
     }
     for (const name of required) {
       if (name in listed) continue;
@@ -359,6 +393,14 @@ class Lowerer {
     }
     return ok(this.node(path, hint, { k: "object", props, extra }));
   }
+}
+
+/** Integer bounds the grammar cannot reach (it spells at most MAX_DIGITS digits): the keyword is refused. */
+function farBound(lo: number | undefined, hi: number | undefined, loKey: string | undefined, hiKey: string | undefined, path: string) {
+  const cap = 10 ** MAX_DIGITS - 1;
+  if (lo !== undefined && lo > cap) return tooLarge(pointer(path, loKey!), `a lower bound above ${cap} is not supported (the grammar spells at most ${MAX_DIGITS} digits)`);
+  if (hi !== undefined && hi < -cap) return tooLarge(pointer(path, hiKey!), `an upper bound below -${cap} is not supported (the grammar spells at most ${MAX_DIGITS} digits)`);
+  return undefined;
 }
 
 function bounds(

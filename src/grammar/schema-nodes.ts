@@ -2,6 +2,7 @@
 // disjointness test that decides whether a oneOf can be a plain union.
 
 import type { Bound } from "./numbers.js";
+import { canonicalJson } from "./canonical-json.js";
 import { deepEqual } from "./schema-keywords.js";
 import type { StringShape } from "./string-plan.js";
 
@@ -64,7 +65,10 @@ export function disjoint(a: Node, b: Node): boolean {
   const y = deref(b);
   if (x.k === "union") return x.options.every((o) => disjoint(o, y));
   if (y.k === "union") return y.options.every((o) => disjoint(x, o));
-  if (x.k === "literal" && y.k === "literal") return x.values.every((v) => !y.values.some((w) => deepEqual(v, w)));
+  if (x.k === "literal" && y.k === "literal") {
+    const keys = new Set(y.values.map(valueKey));
+    return x.values.every((v) => !keys.has(valueKey(v)));
+  }
   if (x.k === "literal") return x.values.every((v) => !kindAccepts(y, v));
   if (y.k === "literal") return y.values.every((v) => !kindAccepts(x, v));
   const kx = kindOf(x);
@@ -90,4 +94,14 @@ function kindAccepts(n: Node, v: unknown): boolean {
   const k = kindOf(n);
   if (k === "number") return t === "integer" || (t === "number" && n.k === "number");
   return k === t;
+}
+
+/** A key equal for values deepEqual calls equal (object keys sorted), so de-duplication is linear. */
+export function valueKey(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(valueKey).join(",")}]`;
+  if (v !== null && typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${valueKey(o[k])}`).join(",")}}`;
+  }
+  return canonicalJson(v);
 }

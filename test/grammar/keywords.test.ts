@@ -68,7 +68,7 @@ describe("unsupported keywords", () => {
   });
 
   it("refuses a required property that can never be valid, and an unreachable $ref", () => {
-    expect(errorOf(obj({ a: false }, { required: ["a"] }))).toEqual({ code: "invalid_schema", path: "/properties/a" });
+    expect(errorOf(obj({ a: false }, { required: ["a"] }))).toEqual({ code: "unsatisfiable_schema", path: "/properties/a" });
     expect(errorOf(obj({ a: { $ref: "#/$defs/missing" } }))).toEqual({ code: "invalid_schema", path: "/properties/a/$ref" });
   });
 
