@@ -17,7 +17,7 @@ const results = await checkTasks(root, {
   concurrency: 2,
   limits: unconfined ? { sandbox: "off" } : {},
   onResult: (r) => {
-    process.stdout.write(`${r.ok ? "ok  " : "FAIL"} ${r.id.padEnd(24)} ${String(r.ms).padStart(5)} ms\n`);
+    process.stdout.write(`${r.ok ? "ok  " : "FAIL"} ${r.id.padEnd(24)} ${String(r.tests ?? "-").padStart(3)} tests ${String(r.ms).padStart(5)} ms\n`);
     for (const p of r.problems) process.stdout.write(`       ${p}\n`);
   },
 }).catch((e: unknown) => {
@@ -28,7 +28,7 @@ const results = await checkTasks(root, {
 const failed = results.filter((r) => !r.ok);
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 process.stdout.write(
-  `${results.length} tasks in ${root}: ${results.length - failed.length} ok, ${failed.length} failing (${seconds} s)\n`,
+  `${results.length} tasks in ${root}: ${results.length - failed.length} ok, ${failed.length} failing, ${results.reduce((n, r) => n + (r.tests ?? 0), 0)} tests (${seconds} s)\n`,
 );
 if (results.length === 0) process.stdout.write("no tasks found\n");
 process.exitCode = failed.length > 0 || results.length === 0 ? 1 : 0;

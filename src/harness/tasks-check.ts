@@ -1,11 +1,13 @@
 // Owns: the tasks check: every bench task is well formed, its tests fail as shipped, and pass once its
-// reference fix (`solution/`) is laid over the project. `npm run tasks:check` runs it on bench/tasks.
+// reference fix (`solution/`) is laid over the project, every test the suite defines passing, counted as the
+// verdict of a run counts them (judge.ts). `npm run tasks:check` runs it on bench/tasks.
 
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { QtcException } from "../errors.js";
 import { SANDBOX_DEFAULTS, type SandboxLimits } from "./defaults.js";
 import { resolveSandbox, type OsSandbox } from "./os-sandbox.js";
+import { expectedTests, verdictProblems } from "./judge.js";
 import { runSuite } from "./run-tests.js";
 import {
   applySolution,
@@ -28,6 +30,8 @@ export interface TaskCheck {
   shippedPassed: boolean | null;
   /** Did the project pass with the solution laid over it (it must)? null when not run. */
   fixedPassed: boolean | null;
+  /** Tests the verdict of a run wants passed, counted on the shipped source; null when not run. */
+  tests: number | null;
   ms: number;
 }
 
@@ -70,7 +74,7 @@ async function solutionFiles(dir: string, rel = ""): Promise<string[]> {
 export async function checkTask(taskDir: string, opts: TasksCheckOptions = {}): Promise<TaskCheck> {
   const started = performance.now();
   const dir = path.resolve(taskDir);
-  const check: TaskCheck = { id: path.basename(dir), dir, ok: false, problems: [], shippedPassed: null, fixedPassed: null, ms: 0 };
+  const check: TaskCheck = { id: path.basename(dir), dir, ok: false, problems: [], shippedPassed: null, fixedPassed: null, tests: null, ms: 0 };
   const done = (): TaskCheck => {
     check.ok = check.problems.length === 0;
     check.ms = Math.round(performance.now() - started);
@@ -97,19 +101,23 @@ export async function checkTask(taskDir: string, opts: TasksCheckOptions = {}): 
     if (await fs.stat(path.join(ws.root, SOLUTION_DIR)).catch(() => null)) {
       check.problems.push(`${SOLUTION_DIR}/ was copied into the workspace`);
     }
-    // Read-only, as the verdict of a run sees the project (judge.ts).
+    // Read-only, as the verdict of a run sees the project (judge.ts), and counted as it counts.
     const shipped = await runSuite(ws, { readOnlyProject: true });
+    const expected = expectedTests(shipped);
     check.shippedPassed = shipped.passed;
+    check.tests = Object.values(expected).reduce((n, e) => n + e.count, 0);
     if (shipped.passed) check.problems.push("the tests pass as shipped; they must fail");
     else if (shipped.timedOut) check.problems.push(`the shipped tests ran past ${limits.testTimeoutMs} ms`);
     else if (shipped.tests === 0) check.problems.push("node --test found no tests");
+    // A verdict wants an exact count only where the shipped suite runs each file through.
+    for (const [file, e] of Object.entries(expected)) {
+      if (!e.exact) check.problems.push(`${file} does not run to its end on the shipped source, so a run's verdict cannot count its tests`);
+    }
     await applySolution(ws);
     const fixed = await runSuite(ws, { readOnlyProject: true });
-    check.fixedPassed = fixed.passed;
-    if (!fixed.passed) {
-      const why = fixed.timedOut ? `timed out after ${limits.testTimeoutMs} ms` : `exit code ${fixed.exitCode}`;
-      check.problems.push(`the tests fail with the reference fix (${why}): ${lastLines(fixed.output, 6)}`);
-    } else if (!fixed.tests) check.problems.push("node --test found no tests with the reference fix");
+    const problems = verdictProblems(fixed, expected);
+    check.fixedPassed = problems.length === 0;
+    if (problems.length > 0) check.problems.push(`the reference fix does not pass: ${problems.join("; ")}: ${lastLines(fixed.output, 6)}`);
   } catch (e) {
     check.problems.push(`the check failed: ${(e as Error).message}`);
   } finally {

@@ -1,10 +1,11 @@
 // Owns: tests for src/harness/judge.ts: what is carried from a run into the fresh copy it is judged on (source
-// files, new or changed; never tests, test fixtures, symlinks or node_modules), and that carrying never writes
-// through one of the task's own symlinks.
+// files, new or changed; never tests, test fixtures, symlinks or node_modules), that carrying never writes
+// through one of the task's own symlinks, and how the verdict counts tests (expectedTests, verdictProblems).
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { changedSourceFiles, isTestMaterial, judgeRun } from "../../src/harness/judge.js";
+import { changedSourceFiles, expectedTests, isTestMaterial, judgeRun, verdictProblems } from "../../src/harness/judge.js";
+import type { FileCounts, SuiteRun } from "../../src/harness/run-tests.js";
 import { createWorkspace, removeWorkspace } from "../../src/harness/workspace.js";
 import { ADD_TASK, makeScratch, makeTask, removeScratch, snapshot, type Scratch } from "./helpers.js";
 
@@ -72,5 +73,108 @@ describe("judgeRun", () => {
     expect(r.passed).toBe(false);
     expect(r.exitCode).toBeNull();
     expect(r.output).toMatch(/at most 3 are judged/);
+  });
+});
+
+const counts = (c: Partial<FileCounts>): FileCounts => ({
+  passed: 0, failed: 0, cancelled: 0, skipped: 0, todo: 0, suiteFailures: 0, filePassed: 0, fileFailed: 0, ...c,
+});
+const suiteRun = (files: Record<string, Partial<FileCounts>>, over: Partial<SuiteRun> = {}): SuiteRun => ({
+  passed: true, timedOut: false, exitCode: 0, tests: 0, output: "", ms: 0, files: Object.keys(files),
+  report: { complete: true, files: Object.fromEntries(Object.entries(files).map(([f, c]) => [f, counts(c)])) },
+  ...over,
+});
+
+describe("expectedTests", () => {
+  it("wants every test the shipped run reported, none in a helper file, a lower bound where a file broke", () => {
+    const shipped = suiteRun({
+      "test/a.test.js": { passed: 1, failed: 2, cancelled: 1, skipped: 1, todo: 1 },
+      "test/helper.js": { filePassed: 1 },
+      "test/crash.test.js": { passed: 1, fileFailed: 1 },
+      "test/load.test.js": { fileFailed: 1 },
+    });
+    shipped.files.push("test/unseen.test.js");
+    expect(expectedTests(shipped)).toEqual({
+      "test/a.test.js": { count: 3, exact: true },
+      "test/helper.js": { count: 0, exact: true },
+      "test/crash.test.js": { count: 1, exact: false },
+      "test/load.test.js": { count: 1, exact: false },
+      "test/unseen.test.js": { count: 1, exact: false },
+    });
+  });
+
+  it("counts nothing as exact when the runner did not report to its end", () => {
+    const shipped = suiteRun({ "test/a.test.js": { failed: 2 } });
+    shipped.report.complete = false;
+    expect(expectedTests(shipped)).toEqual({ "test/a.test.js": { count: 2, exact: false } });
+  });
+});
+
+describe("verdictProblems", () => {
+  const want = { "test/a.test.js": { count: 2, exact: true }, "test/helper.js": { count: 0, exact: true } };
+  it("passes exactly the expected passes per file, a helper file's stand-in included", () => {
+    expect(verdictProblems(suiteRun({ "test/a.test.js": { passed: 2 }, "test/helper.js": { filePassed: 1 } }), want)).toEqual([]);
+  });
+
+  it("fails too few or too many passes, a stand-in for a file with tests, failures, unknown files, a bad exit", () => {
+    const cases: [Record<string, Partial<FileCounts>>, Partial<SuiteRun>][] = [
+      [{ "test/a.test.js": { passed: 1 } }, {}],
+      [{ "test/a.test.js": { passed: 3 } }, {}],
+      [{ "test/a.test.js": { filePassed: 1 } }, {}],
+      [{ "test/a.test.js": { passed: 2, failed: 1, cancelled: 1 } }, {}],
+      [{ "test/a.test.js": { passed: 2, suiteFailures: 1 } }, {}],
+      [{ "test/a.test.js": { passed: 2 }, "": { failed: 1 } }, {}],
+      [{ "test/a.test.js": { passed: 2 }, "test/new.test.js": { passed: 1 } }, {}],
+      [{ "test/a.test.js": { passed: 2 } }, { exitCode: 1 }],
+      [{ "test/a.test.js": { passed: 2 } }, { timedOut: true, exitCode: null }],
+    ];
+    for (const [files, over] of cases) expect(verdictProblems(suiteRun(files, over), want)).not.toEqual([]);
+    const broken = suiteRun({ "test/a.test.js": { passed: 2 } });
+    broken.report.complete = false;
+    expect(verdictProblems(broken, want)).not.toEqual([]);
+  });
+
+  it("a lower bound passes at or above it", () => {
+    const low = { "test/a.test.js": { count: 1, exact: false } };
+    expect(verdictProblems(suiteRun({ "test/a.test.js": { passed: 3 } }), low)).toEqual([]);
+    expect(verdictProblems(suiteRun({ "test/a.test.js": { passed: 0 } }), low)).not.toEqual([]);
+  });
+});
+
+describe("judgeRun counts the tests the runner reports", () => {
+  const HELPER_TASK = {
+    ...ADD_TASK,
+    id: "helper-task",
+    files: {
+      ...ADD_TASK.files,
+      "test/helper.js": "export const five = 5;\n",
+      "test/add.test.js":
+        'import { test } from "node:test";\nimport assert from "node:assert/strict";\nimport { add } from "../src/add.js";\nimport { five } from "./helper.js";\n\ntest("adds", () => {\n  assert.equal(add(2, 3), five);\n});\n',
+    },
+  };
+  const judgeWith = async (id: string, source: string) => {
+    const dir = path.join(s.tasks, id);
+    const ws = await createWorkspace(dir, { tmpRoot: s.runs });
+    await write(ws.root, "src/add.js", source);
+    const r = await judgeRun(ws);
+    await removeWorkspace(ws);
+    return r;
+  };
+
+  it("a test/ helper without tests does not stop a real fix from passing", async () => {
+    await makeTask(s.tasks, HELPER_TASK);
+    const r = await judgeWith("helper-task", ADD_TASK.solution!["src/add.js"]!);
+    expect(r.passed).toBe(true);
+    expect(r.tests).toBe(1);
+  });
+
+  it("lines in the counting reporter's own format, printed by the source, count for nothing", async () => {
+    const line = (ok: boolean) =>
+      `qtc-test-report ${JSON.stringify({ ok, file: "x", name: "adds", nesting: 0, suite: false, skip: false, todo: false, cancelled: false })}`;
+    const forged = `for (const out of [console.log, console.error]) out(${JSON.stringify(`${line(true)}\n${line(true)}`)});\nprocess.exit(0);\n`;
+    const r = await judgeWith("helper-task", forged + ADD_TASK.solution!["src/add.js"]!);
+    expect(r.passed).toBe(false);
+    expect(r.tests).toBe(0);
+    expect(await fs.readdir(s.runs)).toEqual([]);
   });
 });

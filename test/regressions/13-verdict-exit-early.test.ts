@@ -4,6 +4,7 @@
 import { promises as fs } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAgent } from "../../src/harness/loop.js";
+import { checkTask } from "../../src/harness/tasks-check.js";
 import { createReplayModel } from "../../src/harness/replay-model.js";
 import { ADD_TASK, hermesCall, makeScratch, makeTask, removeScratch, type Scratch } from "../harness/helpers.js";
 
@@ -71,5 +72,14 @@ describe("issue 13: the verdict counts the tests that passed", () => {
     expect(two.testsPassed).toBe(true);
     expect(two.finalTests.tests).toBe(2);
     expect(await fs.readdir(s.runs)).toEqual([]);
+  });
+
+  it("tasks:check gives the count a run is judged by, and refuses a task whose shipped tests do not load", async () => {
+    expect(await checkTask(pairTask, { tmpRoot: s.runs })).toMatchObject({ ok: true, tests: 2 });
+    const broken = await makeTask(s.tasks, { ...ADD_TASK, id: "throws-on-import", files: { ...ADD_TASK.files, "src/add.js": 'throw new Error("not written yet");\n' } });
+    const r = await checkTask(broken, { tmpRoot: s.runs });
+    expect(r.ok).toBe(false);
+    expect(r.fixedPassed).toBe(true);
+    expect(r.problems.some((p) => p.startsWith("test/add.test.js does not run to its end"))).toBe(true);
   });
 });
