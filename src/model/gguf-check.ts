@@ -141,16 +141,20 @@ function skipValue(r: HeaderReader, type: number, key: string, depth: number): n
 function checkMetadata(r: HeaderReader, kvCount: number): number {
   const keys = new Set<string>();
   let alignment = DEFAULT_ALIGNMENT;
+  let architecture = false;
   for (let i = 0; i < kvCount; i++) {
     const key = r.string(`key #${i}`);
     if (keys.has(key)) throw new BadGguf(`key ${key} appears twice`);
     keys.add(key);
     const value = skipValue(r, r.u32(`the type of ${key}`), key, 0);
+    if (key === "general.architecture") architecture = true;
     if (key === "general.alignment") {
       if (value === undefined || value === 0 || (value & (value - 1)) !== 0) throw new BadGguf("general.alignment is not a power of two (u32)");
       alignment = value;
     }
   }
+  // The GGUF spec requires it; node-llama-cpp reads it unchecked (a TypeError without it).
+  if (!architecture) throw new BadGguf("it has no general.architecture key");
   return alignment;
 }
 

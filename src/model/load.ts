@@ -87,25 +87,39 @@ export async function loadModel(llama: Llama, opts: LoadModelOptions): Promise<L
   const held = holdLogs(llama);
   try {
     const model = await llama.loadModel({ modelPath: opts.path, gpuLayers: opts.gpuLayers ?? LOAD_DEFAULTS.gpuLayers, loadSignal: opts.signal });
-    held.release(true);
+    held.release();
     return model;
   } catch (e) {
-    const why = held.release(false) ?? firstLine(e);
+    const why = (await held.failed()) ?? firstLine(e);
     fail("model_load_failed", `llama.cpp could not load ${opts.path}: ${why}`, { path: opts.path, exitCode: 1 });
   }
 }
 
-/** llama.cpp's log, held back while a load runs. `release(print)` restores the logger and returns the last line. */
-function holdLogs(llama: Llama): { release(print: boolean): string | undefined } {
+/** How long a failed load waits for llama.cpp's log lines, which arrive on the event loop after the rejection. */
+const LOG_SETTLE_MS = 30;
+/** How long lines of a failed load are still swallowed afterwards. */
+const LOG_SWALLOW_MS = 500;
+
+/**
+ * llama.cpp's log, held back while a load runs. `release()` restores the logger and prints what was held;
+ * `failed()` waits for late lines, returns the most telling one for qtc's error, and drops the rest.
+ */
+function holdLogs(llama: Llama): { release(): void; failed(): Promise<string | undefined> } {
   const logger = llama.logger;
   const lines: [LlamaLogLevel, string][] = [];
   llama.logger = (level, message) => void lines.push([level, message]);
   return {
-    release(print) {
+    release() {
       llama.logger = logger;
-      if (print) for (const [level, message] of lines) logger(level, message);
-      const last = lines[lines.length - 1]?.[1];
-      return last === undefined ? undefined : firstLine(new Error(last.replace(/^[\w:]+:\s*/, "")));
+      for (const [level, message] of lines) logger(level, message);
+    },
+    async failed() {
+      await new Promise((resolve) => setTimeout(resolve, LOG_SETTLE_MS));
+      setTimeout(() => (llama.logger = logger), LOG_SWALLOW_MS).unref();
+      const texts = lines.map(([, message]) => message);
+      const telling = texts.find((t) => /error/i.test(t)) ?? texts[texts.length - 1];
+      // "llama_model_load: error loading model: error loading model hyperparameters: key not found…" → the cause.
+      return telling === undefined ? undefined : firstLine(new Error(telling.replace(/^(?:\w+: |error loading model: )+/, "")));
     },
   };
 }

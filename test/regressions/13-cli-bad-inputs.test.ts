@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { writeGguf } from "../../src/model/gguf-writer.js";
 import { tinyModelPath } from "../helpers/models.js";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
@@ -60,6 +61,8 @@ beforeAll(async () => {
   };
   for (const [name, data] of Object.entries(files)) writeFileSync(at(name), data);
   mkdirSync(at("folder"));
+  // Sound structure, but an architecture llama.cpp does not know: it refuses (and logs why) after the checks.
+  await writeGguf(at("alien.gguf"), [{ key: "general.architecture", value: { type: "string", value: "alien9" } }], [], () => []);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -134,4 +137,13 @@ describe("the CLI on bad input: one line, exit 2", () => {
       expect(lines[0]).toMatch(first);
     });
   }
+});
+
+describe("a sound GGUF that llama.cpp refuses", () => {
+  test("is one line naming llama.cpp's reason, without its log lines (exit 1, as test/model/load.test.ts)", async () => {
+    const r = await qtc([...RUN, at("alien.gguf")]);
+    expect({ code: r.code, lines: r.stderr.trimEnd().split("\n").length }, r.stderr).toEqual({ code: 1, lines: 1 });
+    expect(r.stderr).toMatch(/^qtc: llama\.cpp could not load .*alien9/);
+    expect(r.stderr).not.toMatch(/\[node-llama-cpp\]|unexpected failure/);
+  });
 });
