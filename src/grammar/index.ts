@@ -17,3 +17,4 @@ export { ANNOTATION_KEYWORDS, SUPPORTED_KEYWORDS } from "./schema-keywords.js";
 export { type CheckResult, GrammarChecker } from "./checker.js";
 export { TokenBytes, unsafeUtf8Tokens } from "./token-bytes.js";
 export { SCHEMA_LIMITS } from "./limits.js";
+export { type LeastCallOptions, leastCallTokens } from "./least-tokens.js";

@@ -4,6 +4,7 @@
 import { randomInt } from "node:crypto";
 import { fail } from "../errors.js";
 import { FORMAT_IDS, type FormatId } from "../formats/index.js";
+import { leastCallTokens } from "../grammar/index.js";
 import type { CompiledTools } from "../tools/index.js";
 import type { ToolChoice } from "../tools/types.js";
 import { GENERATE_DEFAULTS } from "./defaults.js";
@@ -57,6 +58,17 @@ export function resolveToolChoice(choice: unknown, tools: CompiledTools | undefi
   return { name };
 }
 
+/**
+ * Under a tool choice that demands a call, refuse a budget below a sound lower bound of the cheapest call's
+ * tokens (`budget_too_small`): the turn could only run to its limit and end with nothing.
+ */
+function checkCallBudget(tools: CompiledTools | undefined, toolChoice: ToolChoice, format: FormatId, thinking: boolean, maxTokens: number): void {
+  const least = tools && leastCallTokens(tools.tools, { format, toolChoice, thinking });
+  if (least === undefined || maxTokens >= least) return;
+  const which = typeof toolChoice === "object" ? `a call to "${toolChoice.name}"` : "any call";
+  fail("budget_too_small", `maxTokens ${maxTokens} is too small for ${which} under tool choice ${JSON.stringify(toolChoice)}: the cheapest takes at least ${least} tokens; raise maxTokens to ${least} or more`);
+}
+
 /** Apply defaults and check ranges. `defaultFormat` is the runtime's format. */
 export function resolveRequest(req: GenerateRequest, tools: CompiledTools | undefined, defaultFormat: FormatId): ResolvedRequest {
   if (typeof req !== "object" || req === null) fail("invalid_option", "a generate request must be an object");
@@ -77,8 +89,10 @@ export function resolveRequest(req: GenerateRequest, tools: CompiledTools | unde
     if (!/^\d+$/.test(token)) fail("invalid_option", `logitBias keys must be token ids, got "${token}"`);
     number(value, `logitBias[${token}]`, -100, 100, false);
   }
+  const toolChoice = resolveToolChoice(req.toolChoice ?? d.toolChoice, tools);
+  if (mode === "constrained") checkCallBudget(tools, toolChoice, format, thinking, maxTokens);
   return {
-    toolChoice: resolveToolChoice(req.toolChoice ?? d.toolChoice, tools),
+    toolChoice,
     mode,
     parallel: boolean(req.parallel ?? d.parallel, "parallel"),
     maxTokens,
