@@ -8,6 +8,7 @@ import { StreamDetokenizer } from "./detokenizer.js";
 import { acceptForced, canBeNext, type GrammarCache } from "./grammar-state.js";
 import type { AllowedNext } from "./allowed-next.js";
 import { ContinuationProber, grammarSpecialTokens, planTokens } from "./jump-forward.js";
+import { tokenizeAsText } from "./prompt-tokens.js";
 import type { ResolvedRequest } from "./request.js";
 import type { TokenTables } from "./token-tables.js";
 import type { FinishReason } from "./types.js";
@@ -136,7 +137,9 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
     bias = inText ? textBias : allowed && allowed.length > 0 ? env.biases.narrowTo(allowed) : env.biases.inCall;
     grammarMs += performance.now() - t0;
   };
-  const tokenize = (text: string) => model.tokenize(text, false);
+  // Forced text is plain text (property names come from the client's schema): never an added token.
+  const vocab = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: env.tables.addedTokens };
+  const tokenize = (text: string) => tokenizeAsText(text, vocab);
 
   /** Switch the grammar on for the rest of the turn; false when not even one call fits. */
   const startGrammar = async (grammarPhase: "full" | "after-open"): Promise<boolean> => {

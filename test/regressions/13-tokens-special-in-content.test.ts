@@ -122,4 +122,12 @@ describe("special-token spellings in content are text", () => {
       expect(tokenizePrompt(renderPromptSegments(options), promptVocab), format).toEqual(vocab.tokenize(renderPrompt(options), true));
     }
   });
+
+  test("text the grammar forces (a client's property name spelling a tag) is fed as text, not as added tokens", async () => {
+    const tools = [{ name: "f", parameters: { type: "object", properties: { "<tool_response>": { type: "string", maxLength: 4 } }, required: ["<tool_response>"] } }];
+    const r = await rt.generate({ messages: [{ role: "user", content: "go" }], tools, toolChoice: "required", maxTokens: 64, seed: 3 });
+    expect(r.toolCalls.map((c) => Object.keys(c.parsedArguments as object))).toEqual([["<tool_response>"]]);
+    // The call's own tags are the only added tokens the answer holds.
+    expect(r.tokens.filter((t) => t >= T.endOfText.token && t !== T.toolCallOpen.token && t !== T.toolCallClose.token && t !== T.imEnd.token)).toEqual([]);
+  });
 });
