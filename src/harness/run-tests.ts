@@ -309,5 +309,7 @@ export async function runTestsTool(ws: Workspace): Promise<ToolOutcome> {
     };
   }
   if (r.passed) return { code: "ok", text: `All tests passed.\n${r.output}` };
-  return { code: "tests_failed", text: `Tests failed (exit code ${r.exitCode}).\n${r.output}` };
+  // Exit 0 yet not passed: a file ended (process.exit) before reporting its tests, or the runner did not finish.
+  const why = r.exitCode === 0 ? "exit code 0, but a test file ended before reporting its tests" : `exit code ${r.exitCode}`;
+  return { code: "tests_failed", text: `Tests failed (${why}).\n${r.output}` };
 }

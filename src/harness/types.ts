@@ -123,7 +123,7 @@ export interface TestRunRecord {
   passed: boolean;
   timedOut: boolean;
   exitCode: number | null;
-  /** Tests node counted (its `tests N` summary line); null when it printed none. */
+  /** Tests the runner reported (passed, failed, skipped, todo; never node's stand-in for a file); null when it did not run. */
   tests: number | null;
   /** Tail of the output, capped. */
   output: string;
