@@ -5,6 +5,9 @@ import { InvalidArgumentError } from "commander";
 import type { ToolChoice } from "../tools/types.js";
 
 /** Parse a whole number within [min, max]. */
+/** Largest context size a command takes: node-llama-cpp spun for minutes sizing a 10^11-token context. */
+export const MAX_CONTEXT_SIZE = 1_048_576;
+
 export function intOption(min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
   return (value) => {
     if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError(`expected a whole number, got "${value}".`);

@@ -75,13 +75,18 @@ function cutsFor(text: string, added: readonly AddedToken[]): number[] {
   return [...cuts].sort((a, b) => a - b);
 }
 
+/** Append one by one: a spread of a 100k-token run overflows the call stack. */
+function append(out: number[], tokens: readonly number[]): void {
+  for (const token of tokens) out.push(token);
+}
+
 /** Plain text's tokens: never an added token, whatever the text spells. */
 export function tokenizeAsText(text: string, vocab: PromptVocab): number[] {
   if (text === "") return [];
   const out: number[] = [];
   let start = 0;
   for (const cut of [...cutsFor(text, vocab.added), text.length]) {
-    if (cut > start) out.push(...vocab.tokenize(text.slice(start, cut), false));
+    if (cut > start) append(out, vocab.tokenize(text.slice(start, cut), false));
     start = cut;
   }
   return out;
@@ -95,7 +100,7 @@ export function tokenizePrompt(segments: readonly PromptSegment[], vocab: Prompt
   const out: number[] = [];
   let run = "";
   const flush = (): void => {
-    out.push(...tokenizeAsText(run, vocab));
+    append(out, tokenizeAsText(run, vocab));
     run = "";
   };
   for (const segment of segments) {

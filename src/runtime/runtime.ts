@@ -176,19 +176,20 @@ class ModelRuntime implements Runtime {
     for (const token of Object.keys(request.logitBias ?? {})) {
       if (Number(token) >= this.env.tables.vocabSize) fail("invalid_option", `logitBias names token ${token}, beyond the vocabulary (${this.env.tables.vocabSize})`);
     }
-    // Only the template's markers are special tokens: text from users and tools cannot forge turns or calls.
-    const segments = renderPromptSegments({ messages: request.messages, tools: tools?.tools, format: req.format, thinking: req.thinking });
-    const promptTokens = tokenizePrompt(segments, { tokenize: (text, special) => this.env.model.tokenize(text, special), added: this.env.tables.addedTokens }) as Token[];
-    const contextSize = this.settings.contextSize;
-    if (promptTokens.length + req.maxTokens > contextSize) {
-      fail("invalid_option", `the prompt (${promptTokens.length} tokens) plus maxTokens (${req.maxTokens}) exceeds the context size (${contextSize})`);
-    }
+    // The grammar's limits are checked before the prompt is rendered: a schema over them costs no tokenizing.
     let grammar: ReturnType<typeof turnGrammarSource> | undefined;
     if (req.mode === "constrained" && ((tools && req.toolChoice !== "none") || answerSchema !== undefined)) {
       const options = { format: req.format, toolChoice: req.toolChoice, parallel: req.parallel, maxCalls: req.maxCalls, answerSchema };
       const declared = tools?.tools ?? NO_TOOLS;
       checkToolGrammar(declared, options, req.maxTokens, this.toolGrammars);
       grammar = turnGrammarSource(declared, options, this.toolGrammars, this.env.tables.byteTokens !== undefined);
+    }
+    // Only the template's markers are special tokens: text from users and tools cannot forge turns or calls.
+    const segments = renderPromptSegments({ messages: request.messages, tools: tools?.tools, format: req.format, thinking: req.thinking });
+    const promptTokens = tokenizePrompt(segments, { tokenize: (text, special) => this.env.model.tokenize(text, special), added: this.env.tables.addedTokens }) as Token[];
+    const contextSize = this.settings.contextSize;
+    if (promptTokens.length + req.maxTokens > contextSize) {
+      fail("invalid_option", `the prompt (${promptTokens.length} tokens) plus maxTokens (${req.maxTokens}) exceeds the context size (${contextSize})`);
     }
     const parser = createParser({ tools, format: req.format, thinking: req.thinking ? "auto" : "closed" });
     let calls = 0;

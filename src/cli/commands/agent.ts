@@ -6,7 +6,7 @@ import { runTask } from "../../harness/run-task.js";
 import { formatRunSummary } from "../../harness/summary.js";
 import { RUNTIME_DEFAULTS } from "../../runtime/defaults.js";
 import type { GenerationMode } from "../../runtime/types.js";
-import { choiceOption, intOption } from "../options.js";
+import { choiceOption, intOption, MAX_CONTEXT_SIZE } from "../options.js";
 import { checkOutputFile } from "../out-path.js";
 
 interface AgentFlags {
@@ -46,7 +46,7 @@ export function registerAgent(program: Command): Command {
     .option("--transcript <file>", "append the run's record to this JSONL file")
     .option("--test-timeout <ms>", "time limit of one test run", intOption(100, 600_000), SANDBOX_DEFAULTS.testTimeoutMs)
     .option("--threads <n>", `CPU threads (default: ${RUNTIME_DEFAULTS.threads})`, intOption(1, 256))
-    .option("--context-size <n>", `tokens the context holds (default: ${RUNTIME_DEFAULTS.contextSize})`, intOption(256, 1_048_576))
+    .option("--context-size <n>", `tokens the context holds (default: ${RUNTIME_DEFAULTS.contextSize})`, intOption(256, MAX_CONTEXT_SIZE))
     .option("--keep-workspace", "keep the run's folder (its path is in the record)")
     .option("--json", "print the run's record as JSON instead of the summary")
     .option("--unsafe-no-sandbox", UNSAFE_NO_SANDBOX_HELP)

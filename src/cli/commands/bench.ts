@@ -10,7 +10,7 @@ import { runBench } from "../../bench/run-bench.js";
 import { REFERENCE_KINDS, type BenchModelSpec, type BenchPlanConfig } from "../../bench/types.js";
 import { GPU_CHOICES } from "../../model/load.js";
 import { MODEL_SPEC_HELP } from "../../model/resolve.js";
-import { choiceOption, intOption } from "../options.js";
+import { choiceOption, intOption, MAX_CONTEXT_SIZE } from "../options.js";
 import { checkOutputDir } from "../out-path.js";
 import { UNSAFE_NO_SANDBOX_HELP } from "./agent.js";
 
@@ -74,7 +74,7 @@ export function registerBench(program: Command): Command {
     .option("--out <dir>", `output folder (default: ${d.resultsDir}/<timestamp>/)`)
     .option("--resume <dir>", "continue an interrupted bench in its folder (same settings)")
     .option("--threads <n>", `CPU threads (default: ${d.threads})`, intOption(1, 1024))
-    .option("--context <n>", `context size in tokens (default: ${d.contextSize})`, intOption(256, 1_048_576))
+    .option("--context <n>", `context size in tokens (default: ${d.contextSize})`, intOption(256, MAX_CONTEXT_SIZE))
     .option("--gpu <backend>", `compute backend (default: ${d.gpu})`, choiceOption(GPU_CHOICES))
     .option("--json", "print report.json's content instead of the table")
     .option("--unsafe-no-sandbox", UNSAFE_NO_SANDBOX_HELP)

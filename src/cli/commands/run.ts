@@ -10,7 +10,7 @@ import { generateOnce, promptMessages, type GenerateOnceResult } from "../../run
 import type { GenerateRequest, GenerationMode } from "../../runtime/types.js";
 import { loadToolsFile } from "../../tools/index.js";
 import type { JsonSchema } from "../../tools/types.js";
-import { choiceOption, intOption, numberOption, toolChoiceFlag } from "../options.js";
+import { choiceOption, intOption, MAX_CONTEXT_SIZE, numberOption, toolChoiceFlag } from "../options.js";
 import { readTextFile } from "../read-file.js";
 
 interface RunFlags {
@@ -35,8 +35,6 @@ interface RunFlags {
 }
 
 const MODES = ["constrained", "unconstrained"] as const;
-/** Largest --context-size (as agent and bench): node-llama-cpp spun for minutes sizing a 10^11-token context. */
-const MAX_CONTEXT_SIZE = 1_048_576;
 
 export function registerRun(program: Command): Command {
   return program

@@ -7,7 +7,7 @@ import { RUNTIME_DEFAULTS } from "../../runtime/defaults.js";
 import type { GenerationMode } from "../../runtime/types.js";
 import { SERVER_DEFAULTS } from "../../server/defaults.js";
 import { serve } from "../../server/serve.js";
-import { choiceOption, intOption } from "../options.js";
+import { choiceOption, intOption, MAX_CONTEXT_SIZE } from "../options.js";
 
 interface ServeFlags {
   model: string;
@@ -44,8 +44,8 @@ export function registerServe(program: Command): Command {
     .option("--api-key <key>", "require this key (Authorization: Bearer KEY or x-api-key: KEY); default: $QTC_API_KEY, else none")
     .option("--mode <mode>", MODES.join("|"), choiceOption(MODES), SERVER_DEFAULTS.mode)
     .option("--threads <n>", "CPU threads", intOption(1, 1024), RUNTIME_DEFAULTS.threads)
-    .option("--context-size <n>", "tokens each sequence holds (prompt + answer)", intOption(64), RUNTIME_DEFAULTS.contextSize)
-    .addOption(new Option("--context <n>", "same as --context-size").argParser(intOption(64)).hideHelp())
+    .option("--context-size <n>", "tokens each sequence holds (prompt + answer)", intOption(64, MAX_CONTEXT_SIZE), RUNTIME_DEFAULTS.contextSize)
+    .addOption(new Option("--context <n>", "same as --context-size").argParser(intOption(64, MAX_CONTEXT_SIZE)).hideHelp())
     .option("--gpu <gpu>", GPU_CHOICES.join("|"), choiceOption(GPU_CHOICES), RUNTIME_DEFAULTS.gpu)
     .option("--format <format>", `tool-call format: ${FORMAT_IDS.join("|")} (default: from the model's chat template)`, choiceOption(FORMAT_IDS))
     .option("--max-tokens <n>", "max_tokens when an OpenAI request gives none", intOption(1), SERVER_DEFAULTS.defaultMaxTokens)
