@@ -101,11 +101,15 @@ function fixedTexts(format: ToolCallFormat, name: string, args: Node | undefined
   return parts;
 }
 
-/** Least tokens of one call block to a tool (open and close tags included). */
-function leastBlockTokens(format: ToolCallFormat, tool: ToolDefinition): number {
+/**
+ * Least tokens of one call block to a tool (open and close tags included); undefined when its schema does not
+ * compile, so that the compiler's own error (a limit, an unsatisfiable schema) is what the caller hears.
+ */
+function leastBlockTokens(format: ToolCallFormat, tool: ToolDefinition): number | undefined {
   const lowered = lowerSchema(tool.parameters as JsonSchema, "least");
-  const root = lowered.ok ? deref(lowered.value) : undefined;
-  const options = root?.k === "union" ? root.options.filter((o) => deref(o).k === "object") : root ? [root] : [];
+  if (!lowered.ok) return undefined;
+  const root = deref(lowered.value);
+  const options = root.k === "union" ? root.options.filter((o) => deref(o).k === "object") : [root];
   const bounds = (options.length > 0 ? options : [undefined]).map((args) => {
     const parts = fixedTexts(format, tool.name, args);
     return parts.reduce((sum, text) => sum + pieces(text), 0) - (parts.length - 1);
@@ -123,6 +127,7 @@ export function leastCallTokens(tools: readonly ToolDefinition[], o: LeastCallOp
   const format = typeof o.format === "object" ? o.format : getFormat(o.format);
   const callable = typeof choice === "object" ? tools.filter((t) => t.name === choice.name) : tools;
   if (callable.length === 0) return undefined;
-  const least = Math.min(...callable.map((t) => leastBlockTokens(format, t)));
-  return least + (o.thinking ? 2 : 0);
+  const each = callable.map((t) => leastBlockTokens(format, t));
+  if (each.some((n) => n === undefined)) return undefined;
+  return Math.min(...(each as number[])) + (o.thinking ? 2 : 0);
 }

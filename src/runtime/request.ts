@@ -59,10 +59,13 @@ export function resolveToolChoice(choice: unknown, tools: CompiledTools | undefi
 }
 
 /**
- * Under a tool choice that demands a call, refuse a budget below a sound lower bound of the cheapest call's
- * tokens (`budget_too_small`): the turn could only run to its limit and end with nothing.
+ * Constrained mode, under a tool choice that demands a call: refuse a budget below a sound lower bound of the
+ * cheapest call's tokens (`budget_too_small`): the turn could only run to its limit and end with nothing. Run it
+ * after the grammar check, so a schema that cannot compile is reported as what it is.
  */
-function checkCallBudget(tools: CompiledTools | undefined, toolChoice: ToolChoice, format: FormatId, thinking: boolean, maxTokens: number): void {
+export function checkCallBudget(tools: CompiledTools | undefined, req: ResolvedRequest): void {
+  if (req.mode !== "constrained") return;
+  const { toolChoice, format, thinking, maxTokens } = req;
   const least = tools && leastCallTokens(tools.tools, { format, toolChoice, thinking });
   if (least === undefined || maxTokens >= least) return;
   const which = typeof toolChoice === "object" ? `a call to "${toolChoice.name}"` : "any call";
@@ -90,7 +93,6 @@ export function resolveRequest(req: GenerateRequest, tools: CompiledTools | unde
     number(value, `logitBias[${token}]`, -100, 100, false);
   }
   const toolChoice = resolveToolChoice(req.toolChoice ?? d.toolChoice, tools);
-  if (mode === "constrained") checkCallBudget(tools, toolChoice, format, thinking, maxTokens);
   return {
     toolChoice,
     mode,

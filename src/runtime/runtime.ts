@@ -13,7 +13,7 @@ import { AllowedNext } from "./allowed-next.js";
 import { GrammarCache } from "./grammar-state.js";
 import { checkToolGrammar, turnGrammarSource } from "./grammar-source.js";
 import { GrammarCache as ToolGrammarCache } from "../grammar/compile.js";
-import { resolveRequest } from "./request.js";
+import { checkCallBudget, resolveRequest } from "./request.js";
 import { buildResult, toGenerateEvents, type GenerateOutput, type ResultParts } from "./result.js";
 import { SequencePool } from "./sequence-pool.js";
 import { tokenizePrompt } from "./prompt-tokens.js";
@@ -184,6 +184,7 @@ class ModelRuntime implements Runtime {
       checkToolGrammar(declared, options, req.maxTokens, this.toolGrammars);
       grammar = turnGrammarSource(declared, options, this.toolGrammars, this.env.tables.byteTokens !== undefined);
     }
+    checkCallBudget(tools, req);
     // Only the template's markers are special tokens: text from users and tools cannot forge turns or calls.
     const segments = renderPromptSegments({ messages: request.messages, tools: tools?.tools, format: req.format, thinking: req.thinking });
     const promptTokens = tokenizePrompt(segments, { tokenize: (text, special) => this.env.model.tokenize(text, special), added: this.env.tables.addedTokens }) as Token[];
