@@ -16,7 +16,8 @@ export function jsonErrorOffset(text: string): number | undefined {
 }
 
 class Stop {}
-const MAX_DEPTH = 10_000;
+/** Deeper text is reported as going wrong there: the checker recurses, and 10,000 levels could overflow the stack. */
+const MAX_DEPTH = 1_000;
 
 class Checker {
   i = 0;
