@@ -5,6 +5,9 @@
 import { QWEN3_TOKENS } from "./qwen3-tokens.js";
 import type { ToolCallFormat } from "./types.js";
 
+/** The end of a JSON string, object or array, and a digit for a number that still needs one. */
+export const JSON_VALUE_CLOSERS: readonly string[] = Object.freeze(['"', "}", "]", "0"]);
+
 export const hermes: ToolCallFormat = {
   id: "hermes",
   description: 'Qwen3 / Qwen2.5 / QwQ: <tool_call>\\n{"name": …, "arguments": {…}}\\n</tool_call>',
@@ -12,5 +15,7 @@ export const hermes: ToolCallFormat = {
   close: QWEN3_TOKENS.toolCallClose,
   framing: "\n",
   blockSeparator: "\n",
+  stringText: "json",
+  valueClosers: JSON_VALUE_CLOSERS,
   body: { kind: "json", nameKey: "name", argumentsKey: "arguments", itemSep: ", ", keySep: ": " },
 };

@@ -51,5 +51,15 @@ export interface ToolCallFormat {
   framing: "\n";
   /** Text between two consecutive call blocks in one turn. */
   blockSeparator: "\n";
+  /**
+   * How the characters of a string argument are written inside a call: `"json"` (inside a JSON string, with its
+   * escapes) or `"raw"` (plain text up to the closing tag). The runtime picks its free-text sampler bias by it.
+   */
+  stringText: "json" | "raw";
+  /**
+   * Texts that can end a value at a free position inside a call, longest first: the runtime's budget guard
+   * closes a call with the first one the grammar accepts (then the close tag).
+   */
+  valueClosers: readonly string[];
   body: JsonBody | XmlBody;
 }

@@ -77,22 +77,11 @@ const GUARD_MARGIN = 4;
 /** How far from the budget's end the closing is recomputed each step. */
 const GUARD_SLACK = 8;
 
-/**
- * What may close a value at a free position, as token sequences, longest first: the end of a raw value
- * (qwen3coder), the end of a JSON string, object or array, a digit for a number that needs one, and the
- * suffixes of the XML closing tags for when their start was forced already.
- */
+/** What may close a value at a free position (the format's closers), as byte-token sequences, then the close tag. */
 function closersFor(format: ToolCallFormat, tables: TokenTables): number[][] {
   const bytes = tables.byteTokens;
   if (!bytes) return [];
-  const texts: string[] = [];
-  if (format.body.kind === "xml") {
-    const { parameterClose, functionClose } = format.body;
-    texts.push(format.framing + parameterClose, format.framing + functionClose);
-    for (const tag of [parameterClose, functionClose]) for (let i = 1; i < tag.length; i++) texts.push(tag.slice(i));
-  }
-  texts.push('"', "}", "]", "0");
-  const asTokens = texts.map((text) => [...Buffer.from(text, "utf8")].map((b) => bytes[b]!));
+  const asTokens = format.valueClosers.map((text) => [...Buffer.from(text, "utf8")].map((b) => bytes[b]!));
   return [...asTokens, [format.close.token]];
 }
 type Phase = "think" | "free" | "grammar";
@@ -121,7 +110,7 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
   const closers = closersFor(getFormat(plan.format), tables);
 
   const remaining = () => plan.maxTokens - tokens.length;
-  const textBias = getFormat(plan.format).body.kind === "json" ? env.biases.inJsonText : env.biases.inRawText;
+  const textBias = getFormat(plan.format).stringText === "json" ? env.biases.inJsonText : env.biases.inRawText;
   const textProbes = ["a", "e"].map((c) => tables.byteTokens?.[c.charCodeAt(0)]).filter((t): t is number => t !== undefined);
 
   /**
