@@ -122,6 +122,14 @@ export class QtcException extends Error {
   }
 }
 
+/**
+ * A broken invariant inside qtc: a bug, not bad input. The one way to raise it (code `internal`, exit 1), so a
+ * report or an API answer can tell qtc's own faults from the caller's.
+ */
+export function internal(message: string): never {
+  throw new QtcException({ code: "internal", message: `internal error (a bug in qtc): ${message}` }, 1);
+}
+
 /** Throw a QtcException built from a code and a message. */
 export function fail(code: ErrorCode, message: string, opts: { path?: string; exitCode?: number } = {}): never {
   throw new QtcException({ code, message, path: opts.path }, opts.exitCode ?? 2);
