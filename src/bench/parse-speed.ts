@@ -6,8 +6,9 @@ import { Buffer } from "node:buffer";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { dirname } from "node:path";
-import { hermes, qwen3coder, QWEN3_TOKENS, type XmlBody } from "../formats/index.js";
+import { hermes, qwen3coder, QWEN3_TOKENS } from "../formats/index.js";
 import { createParser, parse } from "../parse/parser.js";
+import { renderToolCall } from "../prompt/render-calls.js";
 import { seededRandom } from "../random.js";
 import { compileValidators } from "../tools/validators.js";
 
@@ -26,7 +27,6 @@ export const PARSE_BENCH_DEFAULTS = Object.freeze({
 
 const OPEN = hermes.open.text;
 const CLOSE = hermes.close.text;
-const X = qwen3coder.body as XmlBody;
 const THINK = [QWEN3_TOKENS.thinkOpen.text, QWEN3_TOKENS.thinkClose.text] as const;
 
 const TOOLS = compileValidators([
@@ -56,8 +56,7 @@ function makeDoc(r: () => number): string {
   const code = () => Array.from({ length: 3 + Math.floor(r() * 12) }, () => `  const ${pick(WORDS)} = ${pick(WORDS)}(${pick(WORDS)});`).join("\n");
   const path = () => `src/${pick(WORDS)}/${pick(WORDS)}.ts`;
   const hermesCall = (name: string, args: Record<string, unknown>) => `${OPEN}\n{"name": "${name}", "arguments": ${JSON.stringify(args).replace(/","/g, '", "').replace(/":/g, '": ')}}\n${CLOSE}`;
-  const xmlCall = (name: string, args: Record<string, string>) =>
-    `${OPEN}\n${X.functionOpen}${name}${X.tagEnd}\n${Object.entries(args).map(([k, v]) => `${X.parameterOpen}${k}${X.tagEnd}\n${v}\n${X.parameterClose}\n`).join("")}${X.functionClose}\n${CLOSE}`;
+  const xmlCall = (name: string, args: Record<string, string>) => renderToolCall({ name, arguments: args }, qwen3coder);
   const validCall = () => {
     const xml = r() < 0.5;
     const k = r();

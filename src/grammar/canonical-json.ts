@@ -1,16 +1,13 @@
 // Owns: the canonical spelling of JSON values in calls (Python `json.dumps(…, ensure_ascii=False)`, which the
 // Qwen templates use: ", " and ": " separators, raw non-ASCII), and UTF-8 lengths.
 
-import { hermes } from "../formats/hermes.js";
+import { PYTHON_JSON_SEPARATORS } from "../formats/index.js";
 
 /**
- * Separators of JSON values in calls, from the format definition: both Qwen templates write JSON with `tojson`
- * (hermes for the whole call, qwen3coder for non-string parameter values), so hermes' body spelling is the one.
+ * Separators of JSON values in calls: both Qwen templates write JSON with `tojson` (hermes for the whole call,
+ * qwen3coder for non-string parameter values), whose spelling src/formats names once.
  */
-export const JSON_SPELLING = Object.freeze({
-  itemSep: hermes.body.kind === "json" ? hermes.body.itemSep : ", ",
-  keySep: hermes.body.kind === "json" ? hermes.body.keySep : ": ",
-});
+export const JSON_SPELLING = PYTHON_JSON_SEPARATORS;
 /** Bytes of the separators (ASCII). */
 export const ITEM_SEP_BYTES = JSON_SPELLING.itemSep.length;
 export const KEY_SEP_BYTES = JSON_SPELLING.keySep.length;

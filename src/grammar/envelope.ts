@@ -4,36 +4,25 @@
 
 import { QWEN3_TOKENS } from "../formats/qwen3-tokens.js";
 import type { ToolCallFormat } from "../formats/types.js";
-import { jsonString, utf8Length } from "./canonical-json.js";
+import { utf8Length } from "./canonical-json.js";
 import { literal, type RuleSet, tokenRef } from "./gbnf.js";
 import type { ParamSpelling } from "./schema-emit.js";
 import type { TextChains } from "./text-chain.js";
 import type { GrammarPhase } from "./types.js";
 
-/** Tags bounded text may never spell in this format: its call tags, its XML tags, and the thinking tags. */
+/** Tags bounded text may never spell in this format: its call tags, its body tags, and the thinking tags. */
 export function tagWords(format: ToolCallFormat): string[] {
-  const words = [format.open.text, format.close.text, QWEN3_TOKENS.thinkOpen.text, QWEN3_TOKENS.thinkClose.text];
-  if (format.body.kind === "xml") {
-    const b = format.body;
-    words.push(b.functionOpen, b.functionClose, b.parameterOpen, b.parameterClose);
-  }
-  return words;
+  return format.tagWords();
 }
 
 /** Literal text before and after a tool's arguments inside the block (between the framing newlines). */
 export function bodyAround(format: ToolCallFormat, name: string): { before: string; after: string } {
-  const b = format.body;
-  if (b.kind === "json") {
-    return { before: `{${jsonString(b.nameKey)}${b.keySep}${jsonString(name)}${b.itemSep}${jsonString(b.argumentsKey)}${b.keySep}`, after: "}" };
-  }
-  return { before: `${b.functionOpen}${name}${b.tagEnd}\n`, after: b.functionClose };
+  return format.bodyAround(name);
 }
 
-/** How a qwen3coder parameter is spelled (undefined for JSON bodies). */
+/** How each argument is spelled when the format writes arguments as tags (undefined for a JSON body). */
 export function paramSpelling(format: ToolCallFormat): ParamSpelling | undefined {
-  const b = format.body;
-  if (b.kind !== "xml") return undefined;
-  return { open: b.parameterOpen, end: `${b.tagEnd}\n`, close: `\n${b.parameterClose}\n` };
+  return format.parameterTags();
 }
 
 /** Tokens of a block around its body: the open and close tag tokens and the framing text. */

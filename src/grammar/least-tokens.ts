@@ -10,10 +10,9 @@
 // needs at least `pieces(text)` tokens; a variable part between two fixed texts can merge at most one token
 // across them, so each costs one token of credit.
 
-import { getFormat } from "../formats/index.js";
-import type { FormatId, ToolCallFormat } from "../formats/types.js";
+import { resolveFormat, type FormatId, type ToolCallFormat } from "../formats/index.js";
 import type { JsonSchema, ToolChoice, ToolDefinition } from "../tools/types.js";
-import { jsonString } from "./canonical-json.js";
+import { JSON_SPELLING, jsonString } from "./canonical-json.js";
 import { bodyAround, paramSpelling } from "./envelope.js";
 import { deref, lowerSchema, type Node } from "./schema-ir.js";
 
@@ -91,7 +90,7 @@ function fixedTexts(format: ToolCallFormat, name: string, args: Node | undefined
       gap = true;
       put(spelling.close);
     } else {
-      put(`${wrote ? ", " : ""}${jsonString(p.name)}: `);
+      put(`${wrote ? JSON_SPELLING.itemSep : ""}${jsonString(p.name)}${JSON_SPELLING.keySep}`);
     }
     gap = !spelling;
     wrote = true;
@@ -124,7 +123,7 @@ function leastBlockTokens(format: ToolCallFormat, tool: ToolDefinition): number 
 export function leastCallTokens(tools: readonly ToolDefinition[], o: LeastCallOptions): number | undefined {
   const choice = o.toolChoice;
   if (choice === "auto" || choice === "none") return undefined;
-  const format = typeof o.format === "object" ? o.format : getFormat(o.format);
+  const format = resolveFormat(o.format);
   const callable = typeof choice === "object" ? tools.filter((t) => t.name === choice.name) : tools;
   if (callable.length === 0) return undefined;
   const each = callable.map((t) => leastBlockTokens(format, t));

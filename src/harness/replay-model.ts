@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fail } from "../errors.js";
-import type { FormatId } from "../formats/types.js";
+import { formatSeenIn, type FormatId, type ToolCallFormat } from "../formats/index.js";
 import type { ParseResult } from "../parse/types.js";
 import type { FinishReason, GenerateRequest, GenerateResult } from "../runtime/types.js";
 import { parse as strictParse } from "../parse/index.js";
@@ -20,7 +20,7 @@ export function isReplaySpec(spec: string): boolean {
 }
 
 /** The strict post-parser, as the replay model calls it. */
-export type ReplayParse = (text: string, opts: { tools?: ToolsLike; format?: FormatId | "auto" }) => ParseResult;
+export type ReplayParse = (text: string, opts: { tools?: ToolsLike; format?: FormatId | ToolCallFormat | "auto" }) => ParseResult;
 
 export interface ReplayOptions {
   /** Name shown in summaries. Default: `replay:<file>`, or `replay:inline` for a list. */
@@ -68,7 +68,7 @@ export function loadReplayOutputs(spec: string): { outputs: string[]; file: stri
 }
 
 function formatOf(result: ParseResult, raw: string): FormatId {
-  return result.calls[0]?.format ?? (raw.includes("<function=") ? "qwen3coder" : "hermes");
+  return result.calls[0]?.format ?? formatSeenIn(raw).id;
 }
 
 /** Turn one recorded output into the result the runtime would have returned (zero usage and timings, no token ids). */

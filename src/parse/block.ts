@@ -1,30 +1,25 @@
-// Owns: judging one detected block end to end: size and UTF-8 checks, picking the format, decoding, typing
-// XML values, validating, and building the ToolCall or the CallError.
+// Owns: judging one detected block end to end: size and UTF-8 checks, decoding (through the parser's block
+// reader), typing XML values, validating, and building the ToolCall or the CallError.
 
 import { Buffer } from "node:buffer";
-import { hermes, qwen3coder, type XmlBody } from "../formats/index.js";
-import type { FormatId } from "../formats/types.js";
 import type { CompiledTools } from "../tools/validators.js";
-import { decodeFail, skipWs, type Decoded } from "./decoded.js";
-import { decodeHermes, guessName } from "./hermes.js";
+import { skipWs } from "./decoded.js";
+import type { BlockReader } from "./decoders.js";
 import type { ParseLimits } from "./options.js";
-import { decodeQwen3Coder } from "./qwen3coder.js";
 import type { CallError, ToolCall } from "./types.js";
 import { isWellFormed, nestsDeeper } from "./nesting.js";
 import { unknownToolMessage, validateArguments } from "./validate.js";
 import { readsLiteral, setOwn, typeXmlValue } from "./values.js";
 
-const X = qwen3coder.body as XmlBody;
-
 /** A block as the scanner saw it. */
 export interface RawBlock {
-  /** Text between the open and close tags; for a bare qwen3coder block, the whole `<function=…` text. */
+  /** Text between the open and close tags; for a bare block (qwen3coder's `<function=…`), its whole text. */
   inner: string;
   /** The block's exact text, tags included (only a prefix when `overflow`). */
   raw: string;
   start: number;
   end: number;
-  /** Opened by the format's open tag (false: a bare `<function=` block). */
+  /** Opened by the format's open tag (false: a bare block). */
   wrapped: boolean;
   /** Its close tag was seen (false: the output ended inside it). */
   closed: boolean;
@@ -34,7 +29,8 @@ export interface RawBlock {
 
 export interface JudgeContext {
   tools?: CompiledTools;
-  format: FormatId | "auto";
+  /** Reads block bodies in the parser's format (or "auto"). */
+  reader: BlockReader;
   limits: ParseLimits;
   newId: () => string;
   /** The generation stopped at its token limit (end({truncated: true})). */
@@ -53,6 +49,7 @@ function rejectBlock(block: RawBlock, reason: CallError["reason"], message: stri
 export function judgeBlock(block: RawBlock, ctx: JudgeContext): Judgement {
   const reject = (reason: CallError["reason"], message: string, name?: string, note?: string) => rejectBlock(block, reason, message, name, note);
   const { inner } = block;
+  const guessName = (text: string) => ctx.reader.guessName(text);
   if (block.overflow || (block.raw.length * 3 > ctx.limits.maxBlockBytes && Buffer.byteLength(block.raw) > ctx.limits.maxBlockBytes)) {
     return reject("too_large", `Your tool call is larger than ${ctx.limits.maxBlockBytes} bytes and was not run. Send less in one call.`, guessName(inner.slice(0, 4000).trim()));
   }
@@ -68,7 +65,7 @@ export function judgeBlock(block: RawBlock, ctx: JudgeContext): Judgement {
       ? reject("empty_block", "Your tool call was empty. Put the call inside the tool-call tags, or answer in text.")
       : reject("truncated", cutMessage(undefined, ctx.truncatedStream));
   }
-  const decoded = decode(inner, q, ctx.format, ctx.limits.maxDepth);
+  const decoded = ctx.reader.decode(inner, q, ctx.limits.maxDepth);
   if (!decoded.ok) {
     const name = decoded.error.name ?? guessName(inner.trim());
     if (!block.closed) return reject("truncated", cutMessage(name, ctx.truncatedStream), name);
@@ -100,25 +97,12 @@ export function judgeBlock(block: RawBlock, ctx: JudgeContext): Judgement {
     name,
     arguments: JSON.stringify(args),
     parsedArguments: args,
-    format: decoded.value.format,
+    format: decoded.format.id,
     raw: block.raw,
     start: block.start,
     end: block.end,
   };
   return note ? { ok: true, call, note } : { ok: true, call };
-}
-
-function decode(inner: string, q: number, format: FormatId | "auto", maxDepth: number): Decoded {
-  const xml = inner.startsWith(X.functionOpen, q);
-  const json = inner[q] === "{";
-  if (format === hermes.id || (format === "auto" && json)) return decodeHermes(inner, maxDepth);
-  if (format === qwen3coder.id || (format === "auto" && xml)) {
-    if (json) {
-      return decodeFail("bad_shape", `Write the call as ${X.functionOpen}TOOL_NAME${X.tagEnd} with one ${X.parameterOpen}NAME${X.tagEnd} per argument and ${X.functionClose}; a bare JSON object is not used here.`, { name: guessName(inner) });
-    }
-    return decodeQwen3Coder(inner, maxDepth);
-  }
-  return decodeFail("bad_shape", `A tool call holds either one JSON object {"name": …, "arguments": {…}} or ${X.functionOpen}TOOL_NAME${X.tagEnd}…${X.functionClose}; this one holds neither.`);
 }
 
 function cutMessage(name: string | undefined, atTokenLimit: boolean): string {

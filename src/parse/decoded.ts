@@ -1,10 +1,9 @@
-// Owns: what a format decoder returns for one block body: the call's name and arguments, or why not.
+// Owns: what a body decoder is (BodySyntax) and what it returns for one block body: the call's name and
+// arguments, or why not.
 
 import type { CallErrorCode } from "../errors.js";
-import type { FormatId } from "../formats/types.js";
 
 export interface DecodedCall {
-  format: FormatId;
   name: string;
   /** Arguments already typed (hermes JSON, a qwen3coder JSON body). */
   args?: Record<string, unknown>;
@@ -22,6 +21,22 @@ export interface DecodeFailure {
 }
 
 export type Decoded = { ok: true; value: DecodedCall } | { ok: false; error: DecodeFailure };
+
+/** One body decoder bound to a format's spelling, with the words its messages use to name its form. */
+export interface BodySyntax {
+  /** The body, whose first non-space character is at `q`, starts like a call of this form. */
+  startsAt(inner: string, q: number): boolean;
+  /** @param maxDepth deepest nesting of the arguments (the arguments object is depth 1; see ParseLimits) */
+  decode(inner: string, maxDepth: number): Decoded;
+  /** The function name a broken body seems to give (for messages only; never used to run anything). */
+  guessName(text: string): string | undefined;
+  /** How to write a call of this form, for a message that says so. */
+  instruction: string;
+  /** This form, named as one that is not used here (e.g. "the <function=…> form"). */
+  formName: string;
+  /** This form in a list of the forms a block may hold. */
+  summary: string;
+}
 
 export const decodeFail = (
   reason: CallErrorCode,

@@ -2,7 +2,7 @@
 
 import { Buffer } from "node:buffer";
 import { randomFillSync } from "node:crypto";
-import type { FormatId } from "../formats/types.js";
+import type { FormatId, ToolCallFormat } from "../formats/index.js";
 import type { ToolsLike } from "../tools/validators.js";
 
 /** Size limits a block must respect; anything over them is rejected as `too_large`. */
@@ -35,10 +35,10 @@ export interface ParserOptions {
    */
   tools?: ToolsLike;
   /**
-   * The tool-call format the model writes; `"auto"` detects it per block (`<function=` after the open tag is
-   * qwen3coder, `{` is hermes). Default: "auto".
+   * The tool-call format the model writes (a registered id or a format object); `"auto"` detects it per block
+   * among AUTO_FORMATS (`<function=` after the open tag is qwen3coder, `{` is hermes). Default: "auto".
    */
-  format?: FormatId | "auto";
+  format?: FormatId | ToolCallFormat | "auto";
   /** See ThinkingStart. Default: "auto". */
   thinking?: ThinkingStart;
   /** Size limits (merged over the defaults). Default: PARSE_LIMITS. */

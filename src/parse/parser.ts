@@ -2,9 +2,10 @@
 // It wires the scanner to the block judge, trims text, counts diagnostics and emits ParseEvents.
 
 import { fail } from "../errors.js";
-import { FORMATS, getFormat, hermes } from "../formats/index.js";
+import { AUTO_FORMATS, resolveFormat } from "../formats/index.js";
 import { compileValidators, type CompiledTools } from "../tools/validators.js";
 import { judgeBlock, type JudgeContext, type RawBlock } from "./block.js";
+import { blockReader } from "./decoders.js";
 import { MAX_DEPTH_LIMIT, PARSER_DEFAULTS, type EndOptions, type ParseLimits, type ParserOptions } from "./options.js";
 import { Scanner, type ScanSink } from "./scanner.js";
 import { TrimmedText } from "./text-sink.js";
@@ -51,8 +52,8 @@ class StreamParser implements Parser, ScanSink {
   private ended = false;
 
   constructor(options: ParserOptions) {
-    const format = options.format ?? PARSER_DEFAULTS.format;
-    if (format !== "auto") getFormat(format);
+    const option = options.format ?? PARSER_DEFAULTS.format;
+    const format = option === "auto" ? "auto" : resolveFormat(option);
     const tools: CompiledTools | undefined = options.tools === undefined ? undefined : compileValidators(options.tools);
     let limits: ParseLimits = PARSER_DEFAULTS.limits;
     if (options.limits) {
@@ -62,10 +63,12 @@ class StreamParser implements Parser, ScanSink {
       }
       if (limits.maxDepth > MAX_DEPTH_LIMIT) fail("invalid_option", `parser limit maxDepth must be at most ${MAX_DEPTH_LIMIT}, got ${limits.maxDepth}`);
     }
-    this.ctx = { tools, format, limits, newId: options.newId ?? PARSER_DEFAULTS.newId, truncatedStream: false };
-    const scanFormat = format === "auto" ? hermes : FORMATS[format];
+    this.ctx = { tools, reader: blockReader(format), limits, newId: options.newId ?? PARSER_DEFAULTS.newId, truncatedStream: false };
+    // "auto" scans the tags its formats share and the bare block one of them reads.
+    const scanned = format === "auto" ? AUTO_FORMATS : [format];
+    const bare = scanned.find((f) => f.bareBlock !== undefined)?.bareBlock;
     const thinking = options.thinking ?? PARSER_DEFAULTS.thinking;
-    this.scanner = new Scanner(scanFormat, format !== "hermes", thinking, limits.maxBlockBytes, this);
+    this.scanner = new Scanner(scanned[0]!, bare, thinking, limits.maxBlockBytes, this);
   }
 
   feed(chunk: string): ParseEvent[] {

@@ -1,4 +1,4 @@
-// Owns: decoding a qwen3coder function block: `<function=NAME>` with `<parameter=ARG>` values, child tags
+// Owns: the `xml-function` decoder (qwen3coder and its variants), decoding a function block: `<function=NAME>` with `<parameter=ARG>` values, child tags
 // (`<path>…</path>`) or one JSON object as the body; duplicates, mixed forms and two functions are errors.
 //
 // Where a value ends (literal tags inside a string value stay in the value):
@@ -8,23 +8,41 @@
 // - a child tag `<NAME>` ends at `</NAME>` followed the same way.
 // Exactly one framing newline is stripped on each side of a value.
 
-import { qwen3coder, type XmlBody } from "../formats/index.js";
+import type { XmlCallSpelling } from "../formats/index.js";
 import { describeJsonError } from "./json-errors.js";
-import { decodeFail, skipWs, type DecodeFailure, type Decoded } from "./decoded.js";
+import { decodeFail, skipWs, type BodySyntax, type DecodeFailure, type Decoded } from "./decoded.js";
 import { tooDeep } from "./hermes.js";
 import { nestsDeeper } from "./nesting.js";
 
-const X = qwen3coder.body as XmlBody;
 const NAME = /^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$/;
 const CHILD_OPEN = /<([A-Za-z_][A-Za-z0-9_.:-]{0,127})>/y;
-const PARAM_SHAPE = `${X.parameterOpen}NAME${X.tagEnd}\\nVALUE\\n${X.parameterClose}`;
+const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** A spelling and the parameter shape its messages show. */
+interface Tags extends XmlCallSpelling {
+  paramShape: string;
+}
+
+/** The XML-function decoder (`xml-function`) for one spelling: its decode, its name guess and its messages. */
+export function xmlFunctionSyntax(spelling: XmlCallSpelling): BodySyntax {
+  const X: Tags = { ...spelling, paramShape: `${spelling.parameterOpen}NAME${spelling.tagEnd}\\nVALUE\\n${spelling.parameterClose}` };
+  const nameRe = new RegExp(`^${esc(X.functionOpen)}([A-Za-z_][A-Za-z0-9_.:-]{0,127})${esc(X.tagEnd)}`);
+  return {
+    startsAt: (inner, q) => inner.startsWith(X.functionOpen, q),
+    decode: (body, maxDepth) => decodeXmlFunction(X, body, maxDepth),
+    guessName: (text) => nameRe.exec(text)?.[1],
+    instruction: `Write the call as ${X.functionOpen}TOOL_NAME${X.tagEnd} with one ${X.parameterOpen}NAME${X.tagEnd} per argument and ${X.functionClose}`,
+    formName: `the ${X.functionOpen}…${X.tagEnd} form`,
+    summary: `${X.functionOpen}TOOL_NAME${X.tagEnd}…${X.functionClose}`,
+  };
+}
 
 /** @param maxDepth deepest nesting of the arguments (a JSON body is the arguments object: depth 1) */
-export function decodeQwen3Coder(body: string, maxDepth: number): Decoded {
+function decodeXmlFunction(X: Tags, body: string, maxDepth: number): Decoded {
   let i = skipWs(body, 0);
   if (!body.startsWith(X.functionOpen, i)) {
     const incomplete = X.functionOpen.startsWith(body.slice(i));
-    return decodeFail("bad_shape", `Write the call as ${X.functionOpen}TOOL_NAME${X.tagEnd} followed by one ${PARAM_SHAPE} per argument and ${X.functionClose}.`, { incomplete });
+    return decodeFail("bad_shape", `Write the call as ${X.functionOpen}TOOL_NAME${X.tagEnd} followed by one ${X.paramShape} per argument and ${X.functionClose}.`, { incomplete });
   }
   const nameStart = i + X.functionOpen.length;
   const gt = body.indexOf(X.tagEnd, nameStart);
@@ -38,7 +56,7 @@ export function decodeQwen3Coder(body: string, maxDepth: number): Decoded {
   }
   i = gt + X.tagEnd.length;
   const first = skipWs(body, i);
-  const fn = body[first] === "{" ? jsonBody(body, first, name, maxDepth) : tagBody(body, i, name);
+  const fn = body[first] === "{" ? jsonBody(X, body, first, name, maxDepth) : tagBody(X, body, i, name);
   if (!fn.ok) return fn;
   const after = skipWs(body, fn.end);
   if (after < body.length) {
@@ -48,15 +66,15 @@ export function decodeQwen3Coder(body: string, maxDepth: number): Decoded {
     return decodeFail("bad_shape", `Unexpected text after ${X.functionClose} in your ${name} call; nothing may follow it inside the tool call.`, { name });
   }
   return fn.args
-    ? { ok: true, value: { format: "qwen3coder", name, args: fn.args } }
-    : { ok: true, value: { format: "qwen3coder", name, texts: fn.texts } };
+    ? { ok: true, value: { name, args: fn.args } }
+    : { ok: true, value: { name, texts: fn.texts } };
 }
 
 type Body =
   | { ok: true; end: number; args?: Record<string, unknown>; texts?: Array<[string, string]> }
   | { ok: false; error: DecodeFailure };
 
-function jsonBody(body: string, start: number, name: string, maxDepth: number): Body {
+function jsonBody(X: Tags, body: string, start: number, name: string, maxDepth: number): Body {
   const end = jsonObjectEnd(body, start);
   // Refused before JSON.parse's error is located (that recurses per level); valid deep JSON is caught later too.
   if (nestsDeeper(end < 0 ? body.slice(start) : body.slice(start, end), maxDepth)) return tooDeep(name, maxDepth);
@@ -77,12 +95,12 @@ function jsonBody(body: string, start: number, name: string, maxDepth: number): 
   if (body.startsWith(X.functionClose, rest)) return { ok: true, end: rest + X.functionClose.length, args: args as Record<string, unknown> };
   if (rest >= body.length) return decodeFail("bad_shape", `Close your ${name} call with ${X.functionClose}.`, { name, incomplete: true });
   if (body[rest] === "<") {
-    return decodeFail("mixed_forms", `Your ${name} call mixes a JSON body with tags. Give the arguments one way: one ${PARAM_SHAPE} per argument.`, { name });
+    return decodeFail("mixed_forms", `Your ${name} call mixes a JSON body with tags. Give the arguments one way: one ${X.paramShape} per argument.`, { name });
   }
   return decodeFail("invalid_json", `Unexpected text after the JSON body of your ${name} call; close it with ${X.functionClose}.`, { name });
 }
 
-function tagBody(body: string, from: number, name: string): Body {
+function tagBody(X: Tags, body: string, from: number, name: string): Body {
   const texts: Array<[string, string]> = [];
   const seen = new Set<string>();
   let form: "parameter" | "child" | undefined;
@@ -95,20 +113,20 @@ function tagBody(body: string, from: number, name: string): Body {
     let valueStart: number;
     let value: { end: number; resume: number } | undefined;
     if (body.startsWith(X.parameterOpen, q)) {
-      if (form === "child") return mixed(name);
+      if (form === "child") return mixed(X, name);
       form = "parameter";
       const nameStart = q + X.parameterOpen.length;
       const gt = body.indexOf(X.tagEnd, nameStart);
       const nl = body.indexOf("\n", nameStart);
       if (gt < 0 || (nl >= 0 && nl < gt)) {
-        return decodeFail("bad_shape", `Close the parameter name with "${X.tagEnd}" in your ${name} call: ${PARAM_SHAPE}.`, { name, incomplete: gt < 0 });
+        return decodeFail("bad_shape", `Close the parameter name with "${X.tagEnd}" in your ${name} call: ${X.paramShape}.`, { name, incomplete: gt < 0 });
       }
       arg = body.slice(nameStart, gt);
       if (!NAME.test(arg)) return decodeFail("bad_shape", `"${arg.slice(0, 80)}" is not a valid parameter name in your ${name} call.`, { name });
       valueStart = gt + X.tagEnd.length;
-      value = parameterEnd(body, valueStart);
+      value = parameterEnd(X, body, valueStart);
     } else if (body[q] === "<" && matchChild(body, q)) {
-      if (form === "parameter") return mixed(name);
+      if (form === "parameter") return mixed(X, name);
       form = "child";
       arg = matchChild(body, q)!;
       valueStart = q + arg.length + 2;
@@ -118,10 +136,10 @@ function tagBody(body: string, from: number, name: string): Body {
         return decodeFail("bad_shape", `Close <${arg}> with </${arg}> in your ${name} call.`, { name, incomplete });
       }
     } else if (body[q] === "{") {
-      return form ? mixed(name) : decodeFail("bad_shape", `Unexpected "{" in your ${name} call.`, { name });
+      return form ? mixed(X, name) : decodeFail("bad_shape", `Unexpected "{" in your ${name} call.`, { name });
     } else {
       const what = form ? "between parameters" : `after ${X.functionOpen}${name}${X.tagEnd}`;
-      return decodeFail("bad_shape", `Unexpected text ${what} in your ${name} call. Give each argument as ${PARAM_SHAPE}.`, { name });
+      return decodeFail("bad_shape", `Unexpected text ${what} in your ${name} call. Give each argument as ${X.paramShape}.`, { name });
     }
     if (!value) return decodeFail("bad_shape", `Your ${name} call ends inside the value of "${arg}".`, { name, incomplete: true });
     if (seen.has(arg)) {
@@ -134,13 +152,13 @@ function tagBody(body: string, from: number, name: string): Body {
 }
 
 /** Where a `<parameter=…>` value ends and where parsing resumes; undefined when the body ends first. */
-function parameterEnd(body: string, from: number): { end: number; resume: number } | undefined {
+function parameterEnd(X: Tags, body: string, from: number): { end: number; resume: number } | undefined {
   for (let j = body.indexOf("<", from); j >= 0; j = body.indexOf("<", j + 1)) {
     if (body.startsWith(X.parameterClose, j)) {
       const after = j + X.parameterClose.length;
       if (endsValue(body, after)) return { end: j, resume: after };
     } else if (body.startsWith(X.parameterOpen, j)) {
-      if (atLineStart(body, j, from) && looksLikeParameterOpen(body, j)) return { end: j, resume: j };
+      if (atLineStart(body, j, from) && looksLikeParameterOpen(X, body, j)) return { end: j, resume: j };
     } else if (body.startsWith(X.functionClose, j)) {
       const r = skipWs(body, j + X.functionClose.length);
       if (r >= body.length || body.startsWith(X.functionOpen, r)) return { end: j, resume: j };
@@ -169,7 +187,7 @@ function matchChild(body: string, at: number): string | undefined {
   return CHILD_OPEN.exec(body)?.[1];
 }
 
-function looksLikeParameterOpen(body: string, at: number): boolean {
+function looksLikeParameterOpen(X: Tags, body: string, at: number): boolean {
   const nameStart = at + X.parameterOpen.length;
   const gt = body.indexOf(X.tagEnd, nameStart);
   return gt > nameStart && NAME.test(body.slice(nameStart, gt));
@@ -215,6 +233,6 @@ function jsonObjectEnd(s: string, start: number): number {
   return -1;
 }
 
-function mixed(name: string) {
-  return decodeFail("mixed_forms", `Your ${name} call mixes <parameter=…> tags with other forms. Give every argument as ${PARAM_SHAPE}.`, { name });
+function mixed(X: Tags, name: string) {
+  return decodeFail("mixed_forms", `Your ${name} call mixes ${X.parameterOpen}…${X.tagEnd} tags with other forms. Give every argument as ${X.paramShape}.`, { name });
 }

@@ -3,14 +3,14 @@
 // scanner fed once, so every chunking yields the same segments.
 //
 // Modes: `undecided` (thinking "auto": start of output until a think tag decides it), `text`, `think`,
-// `fence` (``` or ~~~ code block: plain text), `block` (inside the open/close tags) and `bare` (a qwen3coder
-// `<function=…>` block at a line start without the wrapper). Fences and bare blocks are recognized after a
+// `fence` (``` or ~~~ code block: plain text), `block` (inside the open/close tags) and `bare` (a block the
+// format also reads without the wrapper, such as qwen3coder's `<function=…>`, at a line start). Fences and bare blocks are recognized after a
 // newline, or at the very start of the stream (checked on its own, so the text is never copied to prepend one).
 
-import { QWEN3_TOKENS, qwen3coder, type ToolCallFormat, type XmlBody } from "../formats/index.js";
+import { QWEN3_TOKENS, type BareBlock, type ToolCallFormat } from "../formats/index.js";
 import type { RawBlock } from "./block.js";
 import type { ThinkingStart } from "./options.js";
-import { BARE_AT_START, FENCE_AT_START, FENCE_RE, partialSuffix, patternsFor, TAIL_WINDOW, THINK_RE } from "./scan-patterns.js";
+import { FENCE_AT_START, FENCE_RE, partialSuffix, patternsFor, THINK_RE } from "./scan-patterns.js";
 
 export interface ScanSink {
   text(text: string): void;
@@ -24,7 +24,6 @@ export interface ScanSink {
 type Mode = "undecided" | "text" | "think" | "fence" | "block" | "bare";
 
 const RAW_PREVIEW = 256;
-const X = qwen3coder.body as XmlBody;
 const THINK_OPEN = QWEN3_TOKENS.thinkOpen.text;
 const THINK_CLOSE = QWEN3_TOKENS.thinkClose.text;
 
@@ -40,6 +39,9 @@ export class Scanner {
   private readonly thinkRe = THINK_RE;
   private readonly textTags: readonly string[];
   private readonly maxTagLen: number;
+  private readonly tailWindow: number;
+  private readonly bareAtStart: RegExp | undefined;
+  private readonly bareNote: string;
   // current block or undecided prefix
   private parts: string[] = [];
   private partsLen = 0;
@@ -50,12 +52,12 @@ export class Scanner {
 
   /**
    * @param format whose open/close tags wrap calls (both Qwen formats share them)
-   * @param bare recognize bare `<function=` blocks (qwen3coder or auto)
+   * @param bare the bare block to recognize at a line start (qwen3coder's `<function=`, also in auto); undefined for none
    * @param maxBlockChars inner length (UTF-16 units) past which a block is kept only as a preview (too_large)
    */
   constructor(
     format: ToolCallFormat,
-    private readonly bare: boolean,
+    private readonly bare: BareBlock | undefined,
     thinking: ThinkingStart,
     private readonly maxBlockChars: number,
     private readonly sink: ScanSink,
@@ -68,6 +70,9 @@ export class Scanner {
     this.textRe = patterns.text;
     this.textTags = patterns.tags;
     this.maxTagLen = patterns.maxTagLen;
+    this.tailWindow = patterns.tailWindow;
+    this.bareAtStart = patterns.bareAtStart;
+    this.bareNote = bare ? `bare ${bare.label} block without the ${this.open} wrapper` : "";
   }
 
   feed(chunk: string): void {
@@ -98,7 +103,7 @@ export class Scanner {
       switch (this.mode) {
         case "text": more = this.scanText(final); break;
         case "block": more = this.scanUntil(this.close, final, false); break;
-        case "bare": more = this.scanUntil(X.functionClose, final, true); break;
+        case "bare": more = this.scanUntil(this.bare!.close, final, true); break;
         case "think": more = this.scanThink(final); break;
         case "fence": more = this.scanFence(final); break;
         case "undecided": more = this.scanUndecided(final); break;
@@ -143,7 +148,7 @@ export class Scanner {
     } else if (m[6] !== undefined) {
       const k = j + 1 + m[5]!.length;
       this.emitText(this.pos, k);
-      this.sink.note(`bare ${X.functionOpen}…${X.tagEnd} block without the ${this.open} wrapper`);
+      this.sink.note(this.bareNote);
       this.startBlock(k, "bare");
       this.pos = k;
     } else {
@@ -180,13 +185,13 @@ export class Scanner {
       this.pos = fence[0].length;
       return true;
     }
-    if (this.bare) {
-      BARE_AT_START.lastIndex = 0;
-      const bare = BARE_AT_START.exec(buf);
+    if (this.bareAtStart) {
+      this.bareAtStart.lastIndex = 0;
+      const bare = this.bareAtStart.exec(buf);
       if (bare) {
         const k = bare[1]!.length;
         this.emitText(0, k);
-        this.sink.note(`bare ${X.functionOpen}…${X.tagEnd} block without the ${this.open} wrapper`);
+        this.sink.note(this.bareNote);
         this.startBlock(k, "bare");
         this.pos = k;
         return true;
@@ -196,7 +201,7 @@ export class Scanner {
     if (/^ {0,3}(?:`{0,2}|~{0,2})$/.test(buf)) return false;
     if (this.bare) {
       const m = /^[ \t]{0,16}(<[^\n]*)?$/.exec(buf);
-      if (m && (m[1] === undefined || X.functionOpen.startsWith(m[1]))) return false;
+      if (m && (m[1] === undefined || this.bare.open.startsWith(m[1]))) return false;
     }
     return undefined;
   }
@@ -206,7 +211,7 @@ export class Scanner {
     const { buf, pos } = this;
     const len = buf.length;
     // Only the last few characters can matter: scan them once, backwards, for the last "<" and "\n".
-    const stop = Math.max(pos, len - TAIL_WINDOW);
+    const stop = Math.max(pos, len - this.tailWindow);
     let lt = -1;
     let nl = -1;
     for (let k = len - 1; k >= stop; k--) {
@@ -232,7 +237,7 @@ export class Scanner {
       if (/^\n {0,3}(?:`{0,2}|~{0,2})$/.test(tail)) hold = nl;
       else if (this.bare) {
         const m = /^\n[ \t]{0,16}(<[^\n]*)?$/.exec(tail);
-        if (m && (m[1] === undefined || X.functionOpen.startsWith(m[1]))) hold = nl;
+        if (m && (m[1] === undefined || this.bare.open.startsWith(m[1]))) hold = nl;
       }
     }
     return hold;
@@ -284,7 +289,7 @@ export class Scanner {
     return false;
   }
 
-  /** Inside a block: collect text until `close` (the format's close tag, or `</function>` for a bare block). */
+  /** Inside a block: collect text until `close` (the format's close tag, or the bare block's end). */
   private scanUntil(close: string, final: boolean, bare: boolean): boolean {
     const j = this.buf.indexOf(close, this.pos);
     if (j < 0) {

@@ -1,7 +1,6 @@
 // Owns: the tools section of the system prompt, spelled exactly as each template writes it: Qwen3 (hermes)
 // lists each tool as `tojson`; Qwen3-Coder (qwen3coder) lists each tool as XML-ish fields.
 
-import { fail } from "../errors.js";
 import { hermes, qwen3coder, type ToolCallFormat } from "../formats/index.js";
 import { pythonJsonDumps, pythonStr, pythonStrip } from "./python-json.js";
 import { renderToolCall } from "./render-calls.js";
@@ -16,10 +15,7 @@ import type { TemplateTool } from "./template-tools.js";
 export function writeHermesToolsSection(out: PromptBuilder, tools: readonly TemplateTool[], format: ToolCallFormat = hermes): void {
   const open = format.open.text;
   const close = format.close.text;
-  const body = format.body;
-  if (body.kind !== "json") fail("unknown_format", `format "${format.id}" has no JSON body for the Qwen3 tools section`);
-  const example =
-    `{"${body.nameKey}"${body.keySep}<function-name>${body.itemSep}"${body.argumentsKey}"${body.keySep}<args-json-object>}`;
+  const example = format.bodyShape("<function-name>", "<args-json-object>");
   out.markup(
     "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n" +
       "You are provided with function signatures within <tools></tools> XML tags:\n<tools>",
@@ -93,8 +89,6 @@ function writeCoderTool(out: PromptBuilder, tool: TemplateTool): void {
  * markup (the template's own text).
  */
 export function writeCoderToolsSection(out: PromptBuilder, tools: readonly TemplateTool[], format: ToolCallFormat = qwen3coder): void {
-  const body = format.body;
-  if (body.kind !== "xml") fail("unknown_format", `format "${format.id}" has no XML body for the Qwen3-Coder tools section`);
   const example = renderToolCall(
     {
       name: "example_function_name",
@@ -111,8 +105,8 @@ export function writeCoderToolsSection(out: PromptBuilder, tools: readonly Templ
     "\n</tools>\n\nIf you choose to call a function ONLY reply in the following format with NO suffix:\n\n" +
       example +
       "\n\n<IMPORTANT>\nReminder:\n" +
-      `- Function calls MUST follow the specified format: an inner ${body.functionOpen}...${body.tagEnd}` +
-      `${body.functionClose} block must be nested within ${format.open.text}${format.close.text} XML tags\n` +
+      `- Function calls MUST follow the specified format: an inner ${format.bodyShape("...", "")}` +
+      ` block must be nested within ${format.open.text}${format.close.text} XML tags\n` +
       "- Required parameters MUST be specified\n" +
       "- You may provide optional reasoning for your function call in natural language BEFORE the function call, but NOT after\n" +
       "- If there is no function call available, answer the question like normal with your current knowledge and do not tell the user about function calls\n" +

@@ -1,14 +1,16 @@
 // Owns: renderPrompt, the one entry point that turns messages and tools into the prompt text the model's own
-// chat template would produce (Qwen3 for hermes, Qwen3-Coder for qwen3coder), byte for byte.
+// chat template would produce (the template the format names: Qwen3 for hermes, Qwen3-Coder for qwen3coder),
+// byte for byte.
 
 import { fail } from "../errors.js";
-import { getFormat, type FormatId, type ToolCallFormat } from "../formats/index.js";
+import { resolveFormat, type FormatId, type ToolCallFormat } from "../formats/index.js";
 import type { ToolDefinition, ToolInput } from "../tools/types.js";
-import { toTemplateMessages } from "./messages.js";
+import { toTemplateMessages, type TemplateMessage } from "./messages.js";
 import { renderQwen3 } from "./render-qwen3.js";
 import { renderQwen3Coder } from "./render-qwen3-coder.js";
 import type { PromptBuilder, PromptSegment } from "./segments.js";
 import { toTemplateTools } from "./template-tools.js";
+import type { TemplateTool } from "./template-tools.js";
 import type { ChatMessage } from "./types.js";
 
 export interface RenderPromptOptions {
@@ -16,7 +18,7 @@ export interface RenderPromptOptions {
   messages: readonly ChatMessage[];
   /** Tools offered to the model (OpenAI, Anthropic, bare or normalized shape). Default: none (no tools section). */
   tools?: readonly (ToolInput | ToolDefinition)[];
-  /** Tool-call format, which picks the template: `hermes` = Qwen3's, `qwen3coder` = Qwen3-Coder's. Default: "hermes". */
+  /** Tool-call format (id or object); it names its template: `hermes` = Qwen3's, `qwen3coder` = Qwen3-Coder's. Default: "hermes". */
   format?: FormatId | ToolCallFormat;
   /**
    * Qwen3 thinking. `false` renders the template with `enable_thinking=false`: the generation prompt gets an
@@ -34,9 +36,24 @@ export const RENDER_PROMPT_DEFAULTS = Object.freeze({
   addGenerationPrompt: true,
 });
 
-function resolveFormat(format: RenderPromptOptions["format"]): ToolCallFormat {
-  if (format === undefined) return getFormat(RENDER_PROMPT_DEFAULTS.format);
-  return typeof format === "string" ? getFormat(format) : format;
+interface TemplateSettings {
+  format: ToolCallFormat;
+  thinking: boolean;
+  addGenerationPrompt: boolean;
+}
+
+type TemplateRenderer = (messages: readonly TemplateMessage[], tools: readonly TemplateTool[], settings: TemplateSettings) => PromptBuilder;
+
+/** The chat templates qtc renders, by the name a format gives in `template`. */
+const TEMPLATES: Readonly<Record<string, TemplateRenderer>> = Object.freeze({
+  qwen3: renderQwen3,
+  "qwen3-coder": renderQwen3Coder,
+});
+
+function templateOf(format: ToolCallFormat): TemplateRenderer {
+  const renderer = Object.hasOwn(TEMPLATES, format.template) ? TEMPLATES[format.template] : undefined;
+  if (!renderer) fail("unknown_format", `format "${format.id}" names template "${format.template}"; known: ${Object.keys(TEMPLATES).join(", ")}`);
+  return renderer;
 }
 
 function flag(value: unknown, name: string, fallback: boolean): boolean {
@@ -69,11 +86,10 @@ export function renderPromptSegments(options: RenderPromptOptions): readonly Pro
 }
 
 function render(options: RenderPromptOptions): PromptBuilder {
-  const format = resolveFormat(options.format);
+  const format = resolveFormat(options.format ?? RENDER_PROMPT_DEFAULTS.format);
   const messages = toTemplateMessages(options.messages);
   const tools = toTemplateTools(options.tools);
   const thinking = flag(options.thinking, "thinking", RENDER_PROMPT_DEFAULTS.thinking);
   const addGenerationPrompt = flag(options.addGenerationPrompt, "addGenerationPrompt", RENDER_PROMPT_DEFAULTS.addGenerationPrompt);
-  if (format.body.kind === "xml") return renderQwen3Coder(messages, tools, { format, addGenerationPrompt });
-  return renderQwen3(messages, tools, { format, thinking, addGenerationPrompt });
+  return templateOf(format)(messages, tools, { format, thinking, addGenerationPrompt });
 }

@@ -1,0 +1,79 @@
+// Owns: formats whose body is `<function=NAME>` with one `<parameter=ARG>` block per argument (qwen3coder):
+// the format object built from its data, with its render, envelope and tag operations.
+
+import { fail } from "../errors.js";
+import { JSON_VALUE_CLOSERS } from "./json-call.js";
+import { QWEN3_TOKENS } from "./qwen3-tokens.js";
+import type { FormatData, PastCall, ToolCallFormat, XmlCallSpelling } from "./types.js";
+
+export interface XmlCallSettings extends FormatData {
+  spelling: XmlCallSpelling;
+}
+
+/** The suffixes of a closing tag, for when its start was forced already. */
+const suffixes = (tag: string) => Array.from({ length: tag.length - 1 }, (_, i) => tag.slice(i + 1));
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** The template iterates the arguments, so it needs an object: JSON text is decoded once. */
+function argumentsObject(call: PastCall): Record<string, unknown> {
+  if (typeof call.arguments !== "string") return call.arguments;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(call.arguments);
+  } catch {
+    fail("invalid_messages", `arguments of the past call to "${call.name}" are not valid JSON`);
+  }
+  if (!isObject(parsed)) fail("invalid_messages", `arguments of the past call to "${call.name}" are not a JSON object`);
+  return parsed;
+}
+
+/** The format object for an XML-function format. String values are raw text; every other type is JSON. */
+export function xmlCallFormat(settings: XmlCallSettings): ToolCallFormat {
+  const { spelling: s, ...data } = settings;
+  const { open, close, framing } = data;
+  return Object.freeze({
+    ...data,
+    templateMarkers: Object.freeze([...settings.templateMarkers]),
+    stringText: "raw",
+    // A raw value ends at its framing newline and closing tag; JSON-typed values close as in JSON.
+    valueClosers: Object.freeze([
+      framing + s.parameterClose,
+      framing + s.functionClose,
+      ...suffixes(s.parameterClose),
+      ...suffixes(s.functionClose),
+      ...JSON_VALUE_CLOSERS,
+    ]),
+    body: Object.freeze({ decoder: "xml-function", spelling: Object.freeze({ ...s }) }),
+    bareBlock: Object.freeze({ open: s.functionOpen, close: s.functionClose, label: `${s.functionOpen}…${s.tagEnd}` }),
+    renderCall(out, call, print) {
+      out.markup(open.text + framing + s.functionOpen);
+      out.content(call.name);
+      out.markup(s.tagEnd + framing);
+      for (const [key, value] of Object.entries(argumentsObject(call))) {
+        const text = value !== null && typeof value === "object" ? print.json(value) : print.str(value);
+        out.markup(s.parameterOpen);
+        out.content(key);
+        out.markup(s.tagEnd + framing);
+        out.content(text);
+        out.markup(framing + s.parameterClose + framing);
+      }
+      out.markup(s.functionClose + framing + close.text);
+    },
+    bodyShape: (name, args) => `${s.functionOpen}${name}${s.tagEnd}${args}${s.functionClose}`,
+    bodyAround: (name) => ({ before: `${s.functionOpen}${name}${s.tagEnd}${framing}`, after: s.functionClose }),
+    parameterTags: () => ({ open: s.parameterOpen, end: s.tagEnd + framing, close: framing + s.parameterClose + framing }),
+    tagWords: () => [
+      open.text,
+      close.text,
+      QWEN3_TOKENS.thinkOpen.text,
+      QWEN3_TOKENS.thinkClose.text,
+      s.functionOpen,
+      s.functionClose,
+      s.parameterOpen,
+      s.parameterClose,
+    ],
+  } satisfies ToolCallFormat);
+}
