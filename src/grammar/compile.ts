@@ -2,7 +2,7 @@
 // budgets derived from maxTokens, the envelope built from the format; plus the caller-owned compile cache.
 
 import { err, fail, ok, type QtcError, type Result } from "../errors.js";
-import { getFormat } from "../formats/index.js";
+import { resolveFormat } from "../formats/index.js";
 import type { ToolCallFormat } from "../formats/types.js";
 import { readParameters, typesOf } from "../tools/schema-info.js";
 import type { JsonSchema, ToolChoice, ToolDefinition } from "../tools/types.js";
@@ -41,7 +41,7 @@ interface Resolved {
 
 /** Check and complete options (bad values are caller errors: they throw QtcException `invalid_option`). */
 function resolveOptions(o: ToolGrammarOptions): Resolved {
-  const format = typeof o.format === "object" ? o.format : getFormat(o.format ?? GRAMMAR_DEFAULTS.format);
+  const format = resolveFormat(o.format ?? GRAMMAR_DEFAULTS.format);
   const maxTokens = o.maxTokens ?? GRAMMAR_DEFAULTS.maxTokens;
   if (!Number.isInteger(maxTokens) || maxTokens < 1) fail("invalid_option", `maxTokens must be a whole number ≥ 1, got ${maxTokens}`);
   const parallel = o.parallel ?? GRAMMAR_DEFAULTS.parallel;
@@ -232,10 +232,12 @@ function compileWithin(tools: readonly ToolDefinition[], o: Resolved): Result<Co
     const hint = `tool-${tool.name}-args`;
     const lowered = lowerSchema(tool.parameters as JsonSchema, hint, ids, meter);
     if (!lowered.ok) return err(toolError(tool.name, lowered.error));
-    const tagError = checkTags(lowered.value, words, f.body.kind === "xml");
+    // Arguments spelled as tags are read by the parameter tags' rules: their names and raw strings (see xmlTyped).
+    const taggedParams = paramSpelling(f) !== undefined;
+    const tagError = checkTags(lowered.value, words, taggedParams);
     if (tagError) return err(toolError(tool.name, tagError));
     const objects = objectsOnly(lowered.value, ids);
-    const args = objects && f.body.kind === "xml" ? xmlTyped(objects, tool.parameters as JsonSchema, ids) : objects;
+    const args = objects && taggedParams ? xmlTyped(objects, tool.parameters as JsonSchema, ids) : objects;
     if (!args) return err(toolError(tool.name, { code: "invalid_schema", message: "parameters must describe a JSON object (that qwen3coder can spell)", path: "" }));
     const never = unsatisfiable(args, emitter.costs);
     if (never) return err(toolError(tool.name, never));
@@ -341,7 +343,7 @@ export function worstCaseCallTokens(tools: readonly ToolDefinition[], options: T
 
 /** A grammar for one JSON value that fits `schema` (canonical spelling), within maxTokens. */
 export function compileSchema(schema: JsonSchema | boolean, options: SchemaGrammarOptions = {}): Result<CompiledSchema> {
-  const format = typeof options.format === "object" ? options.format : getFormat(options.format ?? GRAMMAR_DEFAULTS.format);
+  const format = resolveFormat(options.format ?? GRAMMAR_DEFAULTS.format);
   const maxTokens = options.maxTokens ?? GRAMMAR_DEFAULTS.maxTokens;
   if (!Number.isInteger(maxTokens) || maxTokens < 1) fail("invalid_option", `maxTokens must be a whole number ≥ 1, got ${maxTokens}`);
   const { rules, emitter } = workspace(format);
