@@ -212,9 +212,9 @@ class CaseBuilder {
    * fence its text must not end the fence, inside reasoning it must not hold `</think>` (neither does any piece).
    */
   private call(region: Region | "fence", inFence = false): void {
-    const kind = this.pick(["hermes", "hermes", "xml", "xml", "bare", "child", "string-args"] as const);
+    const kind = this.pick(["json", "json", "xml", "xml", "bare", "child", "string-args"] as const);
     // A bare block the format does not read (hermes) is plain text: a tag or fence in a value would act there.
-    const plain = kind === "bare" && this.format === "hermes";
+    const plain = kind === "bare" && !readsAs(kind, this.format);
     // A value may hold a fence only inside a block: in a fence it would close it.
     const { name, args, valid } = this.callArgs(!inFence && !plain, plain);
     const lead = inFence || kind === "bare" ? "\n" + (kind === "bare" ? this.pick(["", "  ", "\t"]) : "") : this.chance(0.5) ? "\n" : "";
@@ -287,12 +287,20 @@ class CaseBuilder {
   }
 }
 
-type CallKind = "hermes" | "xml" | "bare" | "child" | "string-args";
+type CallKind = "json" | "xml" | "bare" | "child" | "string-args";
+
+const JSON_KINDS: readonly CallKind[] = ["json", "string-args"];
+const XML_KINDS: readonly CallKind[] = ["xml", "bare", "child"];
+/** The kinds of block a parser configured for each format reads as calls (DESIGN's rules, written out). */
+const READS: Readonly<Record<FuzzFormat, readonly CallKind[]>> = Object.freeze({
+  auto: [...JSON_KINDS, ...XML_KINDS],
+  hermes: JSON_KINDS,
+  qwen3coder: XML_KINDS,
+});
 
 /** Whether a parser configured for `format` reads a block of this kind as a call. */
 function readsAs(kind: CallKind, format: FuzzFormat): boolean {
-  if (kind === "hermes" || kind === "string-args") return format !== "qwen3coder";
-  return format !== "hermes";
+  return READS[format].includes(kind);
 }
 
 function nest(depth: number): unknown {
@@ -304,7 +312,7 @@ function nest(depth: number): unknown {
 /** The template's spelling: json.dumps separators for hermes; raw strings and JSON otherwise for qwen3coder. */
 function renderBody(kind: CallKind, name: string, args: Record<string, unknown>): string {
   const json = (v: unknown) => pyJson(v);
-  if (kind === "hermes") return `\n{"name": ${JSON.stringify(name)}, "arguments": ${json(args)}}\n`;
+  if (kind === "json") return `\n{"name": ${JSON.stringify(name)}, "arguments": ${json(args)}}\n`;
   if (kind === "string-args") return `\n{"name": ${JSON.stringify(name)}, "arguments": ${JSON.stringify(json(args))}}\n`;
   const value = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
   if (kind === "child") {
