@@ -293,9 +293,22 @@ function compileWithin(tools: readonly ToolDefinition[], o: Resolved): Result<Co
       tools: Object.freeze(info.map((t) => Object.freeze(t))),
       omittedTools: Object.freeze(info.filter((t) => t.worstCaseTokens === undefined).map((t) => t.name)),
       triggerToken: f.open.token,
+      closeToken: f.close.token,
+      specialTokens: Object.freeze(namedTokens(gbnf)),
+      valueClosers: Object.freeze([...f.valueClosers]),
       stats: Object.freeze({ rules: ruleCount, bytes: utf8Length(gbnf) }),
     }),
   );
+}
+
+/**
+ * The special tokens a printed grammar names, in order of first use. Read off the text the printer wrote, so
+ * the list can never drift from what the envelope puts in.
+ */
+function namedTokens(gbnf: string): number[] {
+  const ids = new Set<number>();
+  for (const m of gbnf.matchAll(/<\[(\d+)\]>/g)) ids.add(Number(m[1]));
+  return [...ids];
 }
 
 /** A JSON answer that fits `schema` within `maxBytes`, in a tool grammar's rules (errors name the response schema). */
@@ -358,10 +371,14 @@ export function compileSchema(schema: JsonSchema | boolean, options: SchemaGramm
 
 /**
  * Compile once, run many: a cache the caller owns. Results are keyed by the tools array (held weakly) and the
- * options, so per-request option changes (such as the budget left) compile only once each.
+ * options, so per-request option changes (such as the budget left) compile only once each. Each tools list keeps
+ * its `perTools` most recently used option sets: the budget left varies per turn, and a long-lived tools list
+ * must not collect one grammar per budget.
  */
 export class GrammarCache {
   private readonly byTools = new WeakMap<readonly ToolDefinition[], Map<string, Result<CompiledGrammar>>>();
+
+  constructor(private readonly perTools = 64) {}
 
   compile(tools: readonly ToolDefinition[], options: ToolGrammarOptions = {}): Result<CompiledGrammar> {
     const resolved = resolveOptions(options);
@@ -369,7 +386,10 @@ export class GrammarCache {
     if (!entries) this.byTools.set(tools, (entries = new Map()));
     const key = optionsKey(resolved);
     let result = entries.get(key);
-    if (!result) entries.set(key, (result = compileResolved(tools, resolved)));
+    if (result) entries.delete(key);
+    else result = compileResolved(tools, resolved);
+    if (entries.size >= this.perTools) entries.delete(entries.keys().next().value as string);
+    entries.set(key, result);
     return result;
   }
 }

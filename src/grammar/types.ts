@@ -99,6 +99,15 @@ export interface CompiledGrammar {
   readonly omittedTools: readonly string[];
   /** The token that opens a call (the trigger of a lazy grammar). */
   readonly triggerToken: number;
+  /** The token that closes a call block: where a turn counts a finished call and where a forced closing stops. */
+  readonly closeToken: number;
+  /**
+   * Every special token the GBNF names as `<[id]>` (call and think tags), each once: besides text, the only
+   * tokens a matcher has to ask the grammar about.
+   */
+  readonly specialTokens: readonly number[];
+  /** Texts that end a value at a free position inside a call, longest first (the format's `valueClosers`). */
+  readonly valueClosers: readonly string[];
   /** Size of the grammar: rules and bytes of GBNF. */
   readonly stats: { readonly rules: number; readonly bytes: number };
 }

@@ -2,6 +2,7 @@
 // block reader a parser builds once for its format option: which decoder a block goes to, and the messages
 // that name another format's form when a block is written in it.
 
+import { fail } from "../errors.js";
 import { AUTO_FORMATS, knownFormats, type CallBody, type DecoderName, type ToolCallFormat } from "../formats/index.js";
 import { decodeFail, type BodySyntax, type DecodedCall, type DecodeFailure } from "./decoded.js";
 import { jsonCallSyntax } from "./hermes.js";
@@ -15,9 +16,12 @@ const DECODERS: { readonly [K in DecoderName]: (spelling: SpellingOf<K>) => Body
   "xml-function": xmlFunctionSyntax,
 });
 
-/** The format's decoder, bound to its spelling. */
-export function syntaxOf(format: ToolCallFormat): BodySyntax {
+/** The format's decoder, bound to its spelling; throws `unknown_format` for a decoder name the table lacks. */
+function syntaxOf(format: ToolCallFormat): BodySyntax {
   const body = format.body;
+  if (!Object.hasOwn(DECODERS, body.decoder)) {
+    fail("unknown_format", `format "${format.id}" names decoder "${body.decoder}"; known: ${Object.keys(DECODERS).join(", ")}`);
+  }
   // The table's type pairs each decoder name with its spelling; TypeScript cannot follow that through the union.
   const bind = DECODERS[body.decoder] as (spelling: CallBody["spelling"]) => BodySyntax;
   return bind(body.spelling);
@@ -40,7 +44,7 @@ interface Bound {
 
 const bound = (format: ToolCallFormat): Bound => ({ format, syntax: syntaxOf(format) });
 
-export function blockReader(format: ToolCallFormat | "auto"): BlockReader {
+function makeReader(format: ToolCallFormat | "auto"): BlockReader {
   const known = knownFormats(format === "auto" ? undefined : format).map(bound);
   const guessName = (text: string) => {
     for (const k of known) {
@@ -70,6 +74,16 @@ function autoDecoder(candidates: readonly Bound[], guessName: (text: string) => 
     if (!fit) return decodeFail("bad_shape", neither, { name: guessName(inner.trim()) });
     return withFormat(fit.syntax.decode(inner, maxDepth), fit.format);
   };
+}
+
+// Readers are immutable and binding one builds regexes: the registered formats' and auto's are built once, at
+// load; an unregistered format object (a caller's own) gets a fresh one per parser.
+const AUTO_READER = makeReader("auto");
+const REGISTERED_READERS: ReadonlyMap<ToolCallFormat, BlockReader> = new Map(knownFormats().map((f) => [f, makeReader(f)]));
+
+/** The block reader for a parser's format option. */
+export function blockReader(format: ToolCallFormat | "auto"): BlockReader {
+  return format === "auto" ? AUTO_READER : (REGISTERED_READERS.get(format) ?? makeReader(format));
 }
 
 function withFormat(decoded: ReturnType<BodySyntax["decode"]>, format: ToolCallFormat): BlockDecoded {

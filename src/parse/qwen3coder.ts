@@ -1,5 +1,6 @@
-// Owns: the `xml-function` decoder (qwen3coder and its variants), decoding a function block: `<function=NAME>` with `<parameter=ARG>` values, child tags
-// (`<path>…</path>`) or one JSON object as the body; duplicates, mixed forms and two functions are errors.
+// Owns: the `xml-function` decoder (qwen3coder and its variants): a function block `<function=NAME>` with
+// `<parameter=ARG>` values, child tags (`<path>…</path>`) or one JSON object as the body; duplicates, mixed
+// forms and two functions are errors.
 //
 // Where a value ends (literal tags inside a string value stay in the value):
 // - `</parameter>` ends it when only whitespace and then a tag, a `{` or the end follow;

@@ -2,13 +2,26 @@
 // phase where it takes over and the token budget left at that point (cached per tools list and options).
 
 import { QtcException } from "../errors.js";
-import type { FormatId } from "../formats/index.js";
-import { GrammarCache as ToolGrammarCache } from "../grammar/compile.js";
+import type { ToolCallFormat } from "../formats/index.js";
+import type { GrammarCache as ToolGrammarCache } from "../grammar/compile.js";
+import type { CompiledGrammar, GrammarPhase } from "../grammar/types.js";
 import type { JsonSchema, ToolChoice, ToolDefinition } from "../tools/types.js";
-import type { TurnGrammarSource } from "./turn.js";
+
+/** A grammar for the rest of a turn, compiled for the budget left when it takes over. */
+export interface TurnGrammar {
+  compiled: CompiledGrammar;
+  /**
+   * The grammar bounds calls to more bytes than the token budget left: the runtime must close the call itself
+   * (forcing a completion) before the budget runs out.
+   */
+  guarded: boolean;
+}
+
+/** Compiles the turn's grammar on demand. Returns undefined when not even one call fits `maxTokens`. */
+export type TurnGrammarSource = (phase: GrammarPhase, maxTokens: number) => TurnGrammar | undefined;
 
 export interface TurnGrammarOptions {
-  format: FormatId;
+  format: ToolCallFormat;
   toolChoice: ToolChoice;
   parallel: boolean;
   maxCalls: number;
@@ -41,21 +54,21 @@ export function turnGrammarSource(tools: readonly ToolDefinition[], opts: TurnGr
         maxCalls: opts.parallel ? opts.maxCalls : 1,
         maxTokens: budget,
         thinking: false,
-        phase: phase === "full" ? "start" : "after-open",
+        phase,
         answerSchema: opts.answerSchema,
       });
       if (!compiled.ok && compiled.error.code !== "budget_too_small") throw new QtcException(compiled.error);
       return compiled.ok ? compiled.value : undefined;
     };
     const exact = compile(maxTokens);
-    if (exact && exact.omittedTools.length === 0) return { gbnf: exact.gbnf, worstCaseTokensPerCall: exact.worstCaseCallTokens, guarded: false };
+    if (exact && exact.omittedTools.length === 0) return { compiled: exact, guarded: false };
     if (canGuard) {
       for (const factor of GUARDED_FACTORS) {
         const wide = compile(maxTokens * factor);
-        if (wide && wide.omittedTools.length === 0) return { gbnf: wide.gbnf, worstCaseTokensPerCall: wide.worstCaseCallTokens, guarded: true };
+        if (wide && wide.omittedTools.length === 0) return { compiled: wide, guarded: true };
       }
     }
-    return exact && { gbnf: exact.gbnf, worstCaseTokensPerCall: exact.worstCaseCallTokens, guarded: false };
+    return exact && { compiled: exact, guarded: false };
   };
 }
 

@@ -1,7 +1,7 @@
-// Owns: node-llama-cpp grammar plumbing: a per-model cache of parsed GBNF grammars, fresh evaluation states
-// (cloned, not re-parsed), and the two per-token operations the runtime needs on a state: "could this token
-// come next?" and "advance past this forced token" (node-llama-cpp's internal binding, typed once in
-// src/grammar/llama-internals.ts).
+// Owns: node-llama-cpp grammar plumbing: GrammarStates, a per-model cache of parsed GBNF grammars handing out
+// fresh evaluation states (cloned, not re-parsed), and the two per-token operations the matcher needs on a state:
+// "could this token come next?" and "advance past this forced token" (node-llama-cpp's internal binding, typed
+// once in src/grammar/llama-internals.ts).
 
 import { LlamaGrammarEvaluationState, type Llama, type LlamaGrammar, type LlamaModel } from "node-llama-cpp";
 import { accept, canBeNext } from "../grammar/llama-internals.js";
@@ -22,8 +22,11 @@ export function acceptForced(state: LlamaGrammarEvaluationState, token: number):
   }
 }
 
-/** Parsed grammars of one model keyed by GBNF text, each with a pristine state to clone. Bounded LRU. */
-export class GrammarCache {
+/**
+ * Parsed grammars of one model keyed by GBNF text, each with a pristine state to clone. Bounded LRU, owned by
+ * the runtime that creates it.
+ */
+export class GrammarStates {
   private readonly entries = new Map<string, { grammar: LlamaGrammar; pristine: LlamaGrammarEvaluationState }>();
 
   constructor(

@@ -37,7 +37,7 @@ export class ContinuationProber {
 
   constructor(
     private readonly tables: TokenTables,
-    /** Special token ids the grammar names (parsed from `<[id]>` in its GBNF). */
+    /** Special token ids the grammar names (CompiledGrammar.specialTokens). */
     specialTokens: readonly number[],
   ) {
     const bytes = tables.byteTokens ?? [];
@@ -186,7 +186,7 @@ export function planTokens(run: ForcedRun, tokenize: (text: string) => number[])
   return { tokens, ends: run.ends };
 }
 
-/** Special token ids a GBNF text names as `<[id]>`. */
+/** Special token ids a hand-written GBNF text names as `<[id]>` (a CompiledGrammar carries its own: specialTokens). */
 export function grammarSpecialTokens(gbnf: string): number[] {
   const ids = new Set<number>();
   for (const m of gbnf.matchAll(/<\[(\d+)\]>/g)) ids.add(Number(m[1]));

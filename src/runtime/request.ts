@@ -3,7 +3,7 @@
 
 import { randomInt } from "node:crypto";
 import { fail } from "../errors.js";
-import { FORMAT_IDS, type FormatId } from "../formats/index.js";
+import { resolveFormat, type ToolCallFormat } from "../formats/index.js";
 import { leastCallTokens } from "../grammar/index.js";
 import type { CompiledTools } from "../tools/index.js";
 import type { ToolChoice } from "../tools/types.js";
@@ -22,7 +22,8 @@ export interface ResolvedRequest {
   seed: number;
   thinking: boolean;
   thinkingBudget: number;
-  format: FormatId;
+  /** The request's format, resolved once (the object is passed down, never looked up again). */
+  format: ToolCallFormat;
   jumpForward: boolean;
   maxCalls: number;
 }
@@ -73,15 +74,17 @@ export function checkCallBudget(tools: CompiledTools | undefined, req: ResolvedR
 }
 
 /** Apply defaults and check ranges. `defaultFormat` is the runtime's format. */
-export function resolveRequest(req: GenerateRequest, tools: CompiledTools | undefined, defaultFormat: FormatId): ResolvedRequest {
+export function resolveRequest(req: GenerateRequest, tools: CompiledTools | undefined, defaultFormat: ToolCallFormat): ResolvedRequest {
   if (typeof req !== "object" || req === null) fail("invalid_option", "a generate request must be an object");
   const d = GENERATE_DEFAULTS;
   const mode = req.mode ?? d.mode;
   if (mode !== "constrained" && mode !== "unconstrained") {
     fail("invalid_option", `mode must be "constrained" or "unconstrained", got ${JSON.stringify(mode)}`);
   }
-  const format = req.format ?? defaultFormat;
-  if (!FORMAT_IDS.includes(format)) fail("unknown_format", `unknown format "${String(format)}"; supported: ${FORMAT_IDS.join(", ")}`);
+  if (req.format !== undefined && typeof req.format !== "string" && (typeof req.format !== "object" || req.format === null)) {
+    fail("unknown_format", `format must be a format id or a format object, got ${JSON.stringify(req.format)}`);
+  }
+  const format = resolveFormat(req.format, defaultFormat);
   const maxTokens = number(req.maxTokens ?? d.maxTokens, "maxTokens", 1, 1_000_000, true);
   const thinking = boolean(req.thinking ?? d.thinking, "thinking");
   const thinkingBudget =

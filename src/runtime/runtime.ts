@@ -3,22 +3,22 @@
 
 import { TokenBias, type LlamaContextSequence, type Token } from "node-llama-cpp";
 import { fail, QtcException } from "../errors.js";
-import { detectFormat, hermes, QWEN3_TOKENS, type FormatId } from "../formats/index.js";
+import { detectFormat, resolveFormat, type FormatId, type ToolCallFormat } from "../formats/index.js";
 import { openModel, type GpuChoice, type OpenedModel } from "../model/index.js";
 import { createParser } from "../parse/index.js";
 import { renderPromptSegments } from "../prompt/index.js";
 import { compileValidators, compileValueValidator, type CompiledTools, type ToolDefinition } from "../tools/index.js";
 import { RUNTIME_DEFAULTS } from "./defaults.js";
 import { AllowedNext } from "./allowed-next.js";
-import { GrammarCache } from "./grammar-state.js";
+import { GrammarStates } from "./grammar-state.js";
 import { checkToolGrammar, turnGrammarSource } from "./grammar-source.js";
-import { GrammarCache as ToolGrammarCache } from "../grammar/compile.js";
+import { GrammarCache } from "../grammar/compile.js";
 import { checkCallBudget, resolveRequest } from "./request.js";
 import { buildResult, toGenerateEvents, type GenerateOutput, type ResultParts } from "./result.js";
 import { SequencePool } from "./sequence-pool.js";
-import { tokenizePrompt } from "./prompt-tokens.js";
+import { tokenizeAsText, tokenizePrompt } from "./prompt-tokens.js";
 import { computeTokenTables } from "./token-tables.js";
-import { runTurn, type TurnEnv, type TurnOutcome } from "./turn.js";
+import { runTurn, type TurnEnv, type TurnOutcome, type TurnPhases } from "./turn.js";
 import type { GenerateEvent, GenerateRequest } from "./types.js";
 import { VocabTrie } from "./vocab-trie.js";
 
@@ -41,12 +41,26 @@ export interface RuntimeOptions {
   contextSize?: number;
   /** Concurrent requests served. Default: RUNTIME_DEFAULTS.sequences (1). */
   sequences?: number;
-  /** Tool-call format. Default: the registry's, else detected from the model's chat template, else hermes. */
-  format?: FormatId;
+  /**
+   * Tool-call format: a registered id or a format object (resolved once). Default: the model registry's, else
+   * detected from the model's chat template, else hermes.
+   */
+  format?: FormatId | ToolCallFormat;
   /** Where models are cached. Default: `$QTC_MODELS_DIR` or `<package root>/models`. */
   modelsDir?: string;
   /** A LoRA adapter GGUF applied on top of the model (a model-level fix the bench compares). Default: none. */
   lora?: string;
+  /** Called after each finished request with where its time went (for `npm run bench:speed`). Default: none. */
+  onProfile?: (profile: RequestProfile) => void;
+}
+
+/** Milliseconds per phase of one request: the turn's phases, then judging its output. */
+export interface RequestProfile extends TurnPhases {
+  /** The parser's end and the result. */
+  finish: number;
+  /** Grammar work inside the turn (compiles, matcher creation, probes, state updates). */
+  grammar: number;
+  total: number;
 }
 
 export interface ModelInfo {
@@ -94,7 +108,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     lora: options.lora,
   });
   try {
-    return new ModelRuntime(opened, options.format);
+    return new ModelRuntime(opened, options);
   } catch (e) {
     await opened.dispose();
     throw e;
@@ -105,16 +119,22 @@ class ModelRuntime implements Runtime {
   readonly format: FormatId;
   readonly modelInfo: ModelInfo;
   readonly settings: OpenedModel["settings"];
+  /** The format requests use unless they name another, resolved once. */
+  private readonly toolFormat: ToolCallFormat;
   private readonly pool: SequencePool<LlamaContextSequence>;
   private readonly env: TurnEnv;
   /** Compiled tool grammars, per tools list and options (budgets included). */
-  private readonly toolGrammars = new ToolGrammarCache();
+  private readonly toolGrammars = new GrammarCache();
+  private readonly onProfile: RuntimeOptions["onProfile"];
   private closed = false;
 
-  constructor(private readonly opened: OpenedModel, format: FormatId | undefined) {
+  constructor(private readonly opened: OpenedModel, options: RuntimeOptions) {
     const { model, context, llama, resolved } = opened;
     const template = (model.fileInfo.metadata as { tokenizer?: { chat_template?: unknown } }).tokenizer?.chat_template;
-    this.format = format ?? resolved.format ?? detectFormat(typeof template === "string" ? template : undefined)?.id ?? hermes.id;
+    const detected = detectFormat(typeof template === "string" ? template : undefined);
+    this.toolFormat = resolveFormat(options.format ?? resolved.format, detected);
+    this.format = this.toolFormat.id;
+    this.onProfile = options.onProfile;
     this.modelInfo = { name: resolved.name, synthetic: resolved.synthetic, path: resolved.path };
     this.settings = opened.settings;
     const sequences = Array.from({ length: context.totalSequences }, () => context.getSequence());
@@ -122,7 +142,10 @@ class ModelRuntime implements Runtime {
     const tables = computeTokenTables(model);
     const byteTokens = tables.byteTokens;
     const allowedNext = byteTokens && new AllowedNext(new VocabTrie(model, tables.vocabSize, tables.partialUtf8Tokens), byteTokens);
-    this.env = { model, tables, grammars: new GrammarCache(llama, model), biases: this.biasesFor(undefined, tables), allowedNext };
+    // Forced text is plain text (property names come from the client's schema): never an added token.
+    const vocab = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
+    const matchers = { states: new GrammarStates(llama, model), tables, allowedNext, tokenize: (text: string) => tokenizeAsText(text, vocab) };
+    this.env = { model, tables, matchers, biases: this.biasesFor(undefined, tables) };
   }
 
   /** The three sampler biases of a turn, with the caller's logit biases under qtc's own bans. */
@@ -133,7 +156,6 @@ class ModelRuntime implements Runtime {
       for (const [token, value] of Object.entries(logitBias ?? {})) bias.set(Number(token) as Token, { logit: value });
       return bias;
     };
-    const noCalls = base().set(QWEN3_TOKENS.toolCallOpen.token as Token, "never");
     // A large negative logit rather than "never": still possible when the grammar allows nothing else.
     const avoiding = (...lists: (readonly number[])[]) => {
       const bias = base();
@@ -142,7 +164,7 @@ class ModelRuntime implements Runtime {
     };
     return {
       none: base(),
-      noCalls,
+      banning: (token) => base().set(token as Token, "never"),
       narrowTo: (tokens) => {
         const bias = base();
         for (const token of tokens) bias.set(token as Token, { logit: (logitBias?.[token] ?? 0) + NARROWED_BOOST });
@@ -170,7 +192,7 @@ class ModelRuntime implements Runtime {
     const startedAt = performance.now();
     if (this.closed) fail("invalid_option", "the runtime is closed");
     const tools: CompiledTools | undefined = request.tools && request.tools.length > 0 ? compileValidators(request.tools) : undefined;
-    const req = resolveRequest(request, tools, this.format);
+    const req = resolveRequest(request, tools, this.toolFormat);
     const answerSchema = request.responseSchema;
     const judgeAnswer = answerSchema === undefined ? undefined : compileValueValidator(answerSchema);
     for (const token of Object.keys(request.logitBias ?? {})) {
@@ -201,7 +223,7 @@ class ModelRuntime implements Runtime {
       sequence = await this.pool.acquire(request.signal);
     } catch (e) {
       if (!request.signal?.aborted) throw e;
-      yield* this.finish(parser, { outcome: emptyOutcome(startedAt, promptTokens.length), raw: "", mode: req.mode, format: req.format, judgeAnswer }, callIndex);
+      yield* this.finish(parser, { outcome: emptyOutcome(startedAt, promptTokens.length), raw: "", mode: req.mode, format: req.format.id, judgeAnswer }, callIndex);
       return;
     }
     let raw = "";
@@ -234,7 +256,9 @@ class ModelRuntime implements Runtime {
       this.pool.release(sequence);
     }
     if (!outcome) throw new QtcException({ code: "internal", message: "the turn ended without an outcome" }, 1);
-    yield* this.finish(parser, { outcome, raw, mode: req.mode, format: req.format, judgeAnswer }, callIndex);
+    const finishing = performance.now();
+    yield* this.finish(parser, { outcome, raw, mode: req.mode, format: req.format.id, judgeAnswer }, callIndex);
+    this.onProfile?.({ ...outcome.phases, finish: performance.now() - finishing, grammar: outcome.grammarMs, total: performance.now() - startedAt });
   }
 
   private *finish(parser: ReturnType<typeof createParser>, parts: Omit<ResultParts, "parsed">, callIndex: () => number): Generator<GenerateEvent, void, void> {
@@ -280,5 +304,6 @@ function emptyOutcome(startedAt: number, promptTokens: number): TurnOutcome {
     decodeTokensPerSecond: 0,
     grammarMs: 0,
     totalMs,
+    phases: { setup: totalMs, prompt: 0, grammarStart: 0, firstToken: 0, decode: 0 },
   };
 }

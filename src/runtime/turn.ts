@@ -1,35 +1,22 @@
-// Owns: one assistant turn on one sequence: the token loop with its phases (think, free text, grammar), the
-// token budget, forced tokens (tags, jump-forward), cancellation, and the turn's counts and timings. It yields
-// raw text deltas (special tags included); the runtime feeds them to the parser.
+// Owns: one assistant turn on one sequence: the sampling loop over its phases (think, free text, grammar), the
+// token budget, forced tokens (tags, jump-forward, the budget guard's closing), cancellation, and the turn's
+// counts and timings. It yields raw text deltas (special tags included); the runtime feeds them to the parser.
 
-import type { LlamaContextSequence, LlamaGrammarEvaluationState, LlamaModel, Token, TokenBias } from "node-llama-cpp";
-import { getFormat, QWEN3_TOKENS, type ToolCallFormat } from "../formats/index.js";
+import type { LlamaContextSequence, LlamaModel, Token, TokenBias } from "node-llama-cpp";
+import { QWEN3_TOKENS, type ToolCallFormat } from "../formats/index.js";
+import { internal } from "../errors.js";
+import { BudgetGuard } from "./budget-guard.js";
 import { StreamDetokenizer } from "./detokenizer.js";
-import { acceptForced, canBeNext, type GrammarCache } from "./grammar-state.js";
-import type { AllowedNext } from "./allowed-next.js";
-import { ContinuationProber, grammarSpecialTokens, planTokens } from "./jump-forward.js";
-import { tokenizeAsText } from "./prompt-tokens.js";
+import type { TurnGrammar, TurnGrammarSource } from "./grammar-source.js";
+import { GrammarMatcher, type MatcherEnv } from "./matcher.js";
 import type { ResolvedRequest } from "./request.js";
 import type { TokenTables } from "./token-tables.js";
 import type { FinishReason } from "./types.js";
 
-/** A grammar for the rest of the turn, compiled for the budget left when it takes over. */
-export interface TurnGrammarSpec {
-  gbnf: string;
-  /** Most tokens one more call can take (tags and separator included). */
-  worstCaseTokensPerCall: number;
-  /**
-   * The grammar bounds calls to more bytes than the token budget left: the runtime must close the call itself
-   * (forcing a completion) before the budget runs out.
-   */
-  guarded: boolean;
-}
-
-/** Compiles the turn's grammar on demand. Returns undefined when not even one call fits `maxTokens`. */
-export type TurnGrammarSource = (phase: "full" | "after-open", maxTokens: number) => TurnGrammarSpec | undefined;
-
 /** Everything a turn needs, resolved (no defaults left): the request's settings and what the runtime adds. */
-export interface TurnPlan extends ResolvedRequest {
+export interface TurnPlan extends Omit<ResolvedRequest, "format"> {
+  /** The request's format, resolved once by the runtime. */
+  format: ToolCallFormat;
   promptTokens: number[];
   /** Leading prompt tokens the sequence already holds (evaluated by an earlier request). */
   reusedPromptTokens: number;
@@ -41,19 +28,31 @@ export interface TurnPlan extends ResolvedRequest {
   startedAt: number;
 }
 
+/** Sampler biases of a turn (each with the caller's logit biases under qtc's own bans). */
+export interface TurnBiases {
+  /** Free text. */
+  none: TokenBias;
+  /** Free text with one token banned: the format's open tag under tool choice none. */
+  banning(token: number): TokenBias;
+  /** Inside calls: partial UTF-8 banned. */
+  inCall: TokenBias;
+  /**
+   * Inside a call's free text: also the tokens that can never continue it, so a sample is rarely rejected and
+   * the full-vocabulary grammar pass rarely runs. JSON strings and raw text (the format's stringText).
+   */
+  inJsonText: TokenBias;
+  inRawText: TokenBias;
+  /** Only these tokens (the grammar's exact allowed set). */
+  narrowTo(tokens: readonly number[]): TokenBias;
+}
+
 /** The shared, per-runtime things a turn uses. */
 export interface TurnEnv {
   model: LlamaModel;
   tables: TokenTables;
-  grammars: GrammarCache;
-  /**
-   * Sampler biases: `none` (free text), `noCalls` (the open tag banned: tool choice none), `inCall` (partial
-   * UTF-8 banned: inside calls), and `inJsonText` / `inRawText` (inside a call's free text: also the tokens that
-   * can never continue it, so a sample is rarely rejected and the full-vocabulary grammar pass rarely runs).
-   */
-  biases: { none: TokenBias; noCalls: TokenBias; inCall: TokenBias; inJsonText: TokenBias; inRawText: TokenBias; narrowTo(tokens: readonly number[]): TokenBias };
-  /** Finds the tokens a grammar state allows next where they are few; undefined when the vocabulary is not byte-level. */
-  allowedNext: AllowedNext | undefined;
+  /** What every grammar matcher of the runtime shares (parsed grammars, allowed-set walker, tokenizer). */
+  matchers: MatcherEnv;
+  biases: TurnBiases;
 }
 
 export interface TurnOutcome {
@@ -67,291 +66,303 @@ export interface TurnOutcome {
   decodeTokensPerSecond: number;
   grammarMs: number;
   totalMs: number;
+  /** Milliseconds per phase of the turn, for profiling (see TurnPhases). */
+  phases: TurnPhases;
+}
+
+/** Where a turn's time went, in milliseconds. */
+export interface TurnPhases {
+  /** From the request's start to the turn's (checks, grammar check, prompt rendering and tokenizing, a sequence). */
+  setup: number;
+  /** Evaluating the prompt but its last token. */
+  prompt: number;
+  /** Compiling the turn's grammars and creating their matchers. */
+  grammarStart: number;
+  /** From the prompt's evaluation to the first sampled token (the last prompt token and forced tokens with it). */
+  firstToken: number;
+  /** From the first sampled token to the end. */
+  decode: number;
+}
+
+/** Tokens a step adds without sampling, and the text delta of everything it added. */
+interface Step {
+  forced: number[];
+  text: string;
 }
 
 const T = QWEN3_TOKENS;
-/** Most steps a closing walk takes (characters and tags). */
-const CLOSURE_MAX_STEPS = 4096;
-/** One sampled token lengthens the closing of a call by less than this (an escape, a `<` in raw text). */
-const GUARD_MARGIN = 4;
-/** How far from the budget's end the closing is recomputed each step. */
-const GUARD_SLACK = 8;
-
-/** What may close a value at a free position (the format's closers), as byte-token sequences, then the close tag. */
-function closersFor(format: ToolCallFormat, tables: TokenTables): number[][] {
-  const bytes = tables.byteTokens;
-  if (!bytes) return [];
-  const asTokens = format.valueClosers.map((text) => [...Buffer.from(text, "utf8")].map((b) => bytes[b]!));
-  return [...asTokens, [format.close.token]];
-}
-type Phase = "think" | "free" | "grammar";
 
 /** Run one turn; yields raw text deltas and returns the outcome. The caller owns (and clears) the sequence. */
 export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: TurnPlan): AsyncGenerator<string, TurnOutcome, void> {
-  const { model, tables } = env;
-  const detok = new StreamDetokenizer((tokens) => model.detokenize(tokens as Token[], true));
-  const tokens: number[] = [];
-  let forcedCount = 0;
-  let grammarMs = 0;
-  let grammarState: LlamaGrammarEvaluationState | undefined;
-  let grammarSpec: TurnGrammarSpec | undefined;
-  let prober: ContinuationProber | undefined;
-  /** Special tokens the current grammar names, and the end-of-generation tokens. */
-  let grammarSpecials: number[] = [];
-  let bias = plan.mode === "constrained" && plan.toolChoice === "none" ? env.biases.noCalls : env.biases.none;
-  let callsClosed = 0;
-  let finish: FinishReason | undefined;
-  const grammarFromStart =
-    plan.mode === "constrained" && plan.grammar !== undefined && (plan.jsonAnswer || plan.toolChoice === "required" || typeof plan.toolChoice === "object");
-  let phase: Phase = plan.thinking ? "think" : grammarFromStart ? "grammar" : "free";
-  let thinkUsed = 0;
-  /** Tokens the last computed closing of the current call took (guarded turns). */
-  let closureCost: number | undefined;
-  const closers = closersFor(getFormat(plan.format), tables);
-
-  const remaining = () => plan.maxTokens - tokens.length;
-  const textBias = getFormat(plan.format).stringText === "json" ? env.biases.inJsonText : env.biases.inRawText;
-  const textProbes = ["a", "e"].map((c) => tables.byteTokens?.[c.charCodeAt(0)]).filter((t): t is number => t !== undefined);
-
-  /**
-   * Inside a call: the free-text bias where the grammar allows ordinary letters next; elsewhere the sampler is
-   * narrowed to exactly the tokens the grammar allows (so no sample is rejected), or the call bias when finding
-   * them would cost more than a rejection.
-   */
-  const chooseGrammarBias = () => {
-    if (!grammarState) return;
-    const t0 = performance.now();
-    const inText = textProbes.length > 0 && textProbes.every((t) => canBeNext(grammarState!, t));
-    const allowed = inText ? undefined : env.allowedNext?.find(grammarState, grammarSpecials);
-    bias = inText ? textBias : allowed && allowed.length > 0 ? env.biases.narrowTo(allowed) : env.biases.inCall;
-    grammarMs += performance.now() - t0;
-  };
-  // Forced text is plain text (property names come from the client's schema): never an added token.
-  const vocab = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: env.tables.addedTokens };
-  const tokenize = (text: string) => tokenizeAsText(text, vocab);
-
-  /** Switch the grammar on for the rest of the turn; false when not even one call fits. */
-  const startGrammar = async (grammarPhase: "full" | "after-open"): Promise<boolean> => {
-    const t0 = performance.now();
-    grammarSpec = plan.grammar?.(grammarPhase, remaining());
-    if (!grammarSpec) return false;
-    grammarState = await env.grammars.stateFor(grammarSpec.gbnf);
-    const named = grammarSpecialTokens(grammarSpec.gbnf);
-    // The prober asks "may it end here?" with one end-of-generation token (several would never be "the only
-    // continuation"); the narrowed sampler must offer every one the grammar allows.
-    prober = new ContinuationProber(tables, named);
-    grammarSpecials = [...new Set([...named, ...tables.eogTokens])];
-    bias = env.biases.inCall;
-    phase = "grammar";
-    closureCost = undefined;
-    grammarMs += performance.now() - t0;
-    // A guarded grammar admits calls longer than the budget: refuse to open one that cannot close in time.
-    if (grammarSpec.guarded && (closingTokens()?.length ?? Infinity) > remaining()) {
-      phase = "free";
-      grammarState = undefined;
-      return false;
-    }
-    return true;
-  };
-
-  /** Tokens that complete the current call from the grammar state (guarded turns), or undefined. */
-  const closingTokens = (): number[] | undefined => {
-    if (!prober || !grammarState) return undefined;
-    const t0 = performance.now();
-    const run = prober.closure(grammarState, closers, T.toolCallClose.token, CLOSURE_MAX_STEPS);
-    const list = run && planTokens(run, tokenize).tokens;
-    grammarMs += performance.now() - t0;
-    closureCost = list?.length;
-    return list;
-  };
-
-  /**
-   * Guarded turns: once the budget left is within reach of what closing the call takes, close it now (forced)
-   * and end the turn. One more sampled token could lengthen the closing by at most GUARD_MARGIN - 1 tokens.
-   */
-  const guard = (force: (list: readonly number[]) => void): void => {
-    if (!grammarSpec?.guarded || !grammarState || finish) return;
-    if (closureCost !== undefined && remaining() > closureCost + GUARD_MARGIN + GUARD_SLACK) return;
-    const closing = closingTokens();
-    if (!closing || remaining() > closing.length + GUARD_MARGIN) return;
-    const t0 = performance.now();
-    const accepted: number[] = [];
-    for (const token of closing) {
-      if (!acceptForced(grammarState, token)) break;
-      accepted.push(token);
-    }
-    grammarMs += performance.now() - t0;
-    const fits = accepted.length === closing.length && closing.length <= remaining();
-    force(fits ? accepted : accepted.slice(0, Math.max(0, remaining())));
-    finish = fits ? "tool_calls" : "length";
-  };
-
-  /** Forced continuation under the grammar (jump-forward), already accepted into the grammar state. */
-  const jump = (): { forced: number[]; ends: boolean } => {
-    if (!plan.jumpForward || !prober?.usable || !grammarState) return { forced: [], ends: false };
-    const t0 = performance.now();
-    const run = prober.forcedRun(grammarState, remaining());
-    const plan2 = planTokens(run, tokenize);
-    const forced: number[] = [];
-    for (const token of plan2.tokens) {
-      if (!acceptForced(grammarState, token)) break;
-      forced.push(token);
-    }
-    grammarMs += performance.now() - t0;
-    return { forced, ends: plan2.ends && forced.length === plan2.tokens.length };
-  };
-
-  /** Add tokens to the turn's output; returns the text delta. */
-  const add = (added: readonly number[], forced: boolean): string => {
-    tokens.push(...added);
-    if (forced) forcedCount += added.length;
-    return detok.push(added);
-  };
-
+  const turn = new Turn(env, plan);
   // The prompt but its last token is evaluated first: decode speed is measured from there. The last prompt
   // token and any tokens forced before the first sample then go in one batch.
-  const promptHead = plan.promptTokens.slice(plan.reusedPromptTokens, -1);
-  const promptLast = plan.promptTokens.slice(-1);
-  await seq.evaluateWithoutGeneratingNewTokens(promptHead as Token[]);
-  const promptDoneAt = performance.now();
-  let firstTokenAt = 0;
-
-  const initial: number[] = [];
-  let initialText = "";
-  const forceInitial = (list: readonly number[]) => {
-    initial.push(...list);
-    initialText += add(list, true);
-  };
-  if (phase === "think") {
-    forceInitial([T.thinkOpen.token]);
-    thinkUsed = 1;
-  } else if (phase === "grammar") {
-    if (!(await startGrammar("full"))) finish = "length";
-    else grammarJump(forceInitial);
-  }
-  if (initial.length > 0) firstTokenAt = performance.now();
-  if (initialText) yield initialText;
-  if (plan.signal?.aborted) finish = "aborted";
-
-  if (!finish) {
-    const gen = seq.evaluate([...promptLast, ...initial] as Token[], {
+  await seq.evaluateWithoutGeneratingNewTokens(plan.promptTokens.slice(plan.reusedPromptTokens, -1) as Token[]);
+  turn.promptEvaluated();
+  const first = await turn.begin();
+  if (first.text) yield first.text;
+  if (!turn.finish) {
+    const gen = seq.evaluate([...plan.promptTokens.slice(-1), ...first.forced] as Token[], {
       temperature: plan.temperature,
       topP: plan.topP,
       topK: plan.topK,
       seed: plan.seed,
       yieldEogToken: true,
-      grammarEvaluationState: () => (phase === "grammar" ? grammarState : undefined),
-      tokenBias: () => bias,
+      grammarEvaluationState: () => turn.samplerGrammar(),
+      tokenBias: () => turn.bias,
     });
     try {
       let next = await gen.next();
-      if (firstTokenAt === 0) firstTokenAt = performance.now();
-      while (!finish) {
+      turn.firstSampled();
+      while (!turn.finish) {
         if (next.done) {
-          finish = "stop";
+          turn.finish = "stop";
           break;
         }
         const token = next.value;
-        if (plan.signal?.aborted) finish = "aborted";
-        else if (model.isEogToken(token)) finish = callsClosed > 0 ? "tool_calls" : "stop";
-        else if (remaining() <= 0) finish = "length";
-        if (finish) break;
-        const step = await stepAfter(token);
+        if (turn.endsBefore(token)) break;
+        const step = await turn.take(token);
         if (step.text) yield step.text;
-        if (remaining() < 0) throw new Error("internal: forced tokens overran the token budget");
-        if (finish) break;
+        if (turn.finish) break;
         next = await gen.next((step.forced.length > 0 ? [token, ...step.forced] : token) as Token | Token[]);
       }
     } finally {
       await gen.return();
     }
   }
-  const tail = detok.flush();
+  const tail = turn.flush();
   if (tail) yield tail;
-  return outcome();
+  return turn.outcome();
+}
+
+type Phase = "think" | "free" | "grammar";
+
+/** The state of one turn between sampled tokens: its phase, output, grammar and counts. */
+class Turn {
+  phase: Phase;
+  finish: FinishReason | undefined;
+  bias: TokenBias;
+  private readonly tokens: number[] = [];
+  private readonly detok: StreamDetokenizer;
+  private readonly grammarFromStart: boolean;
+  private forcedCount = 0;
+  private thinkUsed = 0;
+  private callsClosed = 0;
+  private grammar: TurnGrammar | undefined;
+  private matcher: GrammarMatcher | undefined;
+  private guard: BudgetGuard | undefined;
+  /** Grammar time outside the current matcher: compiles, and matchers replaced. */
+  private grammarMs = 0;
+  private readonly at = { created: performance.now(), promptDone: 0, grammarStart: 0, firstSample: 0, firstToken: 0 };
+
+  constructor(
+    private readonly env: TurnEnv,
+    private readonly plan: TurnPlan,
+  ) {
+    this.detok = new StreamDetokenizer((tokens) => env.model.detokenize(tokens as Token[], true));
+    const constrained = plan.mode === "constrained";
+    this.bias = constrained && plan.toolChoice === "none" ? env.biases.banning(plan.format.open.token) : env.biases.none;
+    this.grammarFromStart =
+      constrained && plan.grammar !== undefined && (plan.jsonAnswer || plan.toolChoice === "required" || typeof plan.toolChoice === "object");
+    this.phase = plan.thinking ? "think" : this.grammarFromStart ? "grammar" : "free";
+  }
+
+  promptEvaluated(): void {
+    this.at.promptDone = performance.now();
+  }
+
+  /** Tokens forced before the first sample: the think tag, or the grammar's forced start. */
+  async begin(): Promise<Step> {
+    const step: Step = { forced: [], text: "" };
+    if (this.phase === "think") {
+      this.force(step, [T.thinkOpen.token]);
+      this.thinkUsed = 1;
+    } else if (this.phase === "grammar") {
+      if (!(await this.startGrammar("start"))) this.finish = "length";
+      else this.afterGrammarStep(step);
+    }
+    if (step.forced.length > 0) this.at.firstToken = performance.now();
+    if (this.plan.signal?.aborted) this.finish = "aborted";
+    return step;
+  }
+
+  firstSampled(): void {
+    this.at.firstSample = performance.now();
+    if (this.at.firstToken === 0) this.at.firstToken = this.at.firstSample;
+  }
+
+  /** The grammar state the sampler applies (and advances): the matcher's, in the grammar phase only. */
+  samplerGrammar() {
+    return this.phase === "grammar" ? this.matcher?.state : undefined;
+  }
+
+  /** Whether the turn ends before taking `token`: cancelled, end of generation, or no budget left. */
+  endsBefore(token: number): boolean {
+    if (this.plan.signal?.aborted) this.finish = "aborted";
+    else if (this.env.model.isEogToken(token as Token)) this.finish = this.callsClosed > 0 ? "tool_calls" : "stop";
+    else if (this.remaining() <= 0) this.finish = "length";
+    return this.finish !== undefined;
+  }
 
   /** Take a sampled token: phase changes, forced tokens, end of turn. */
-  async function stepAfter(token: number): Promise<{ text: string; forced: number[] }> {
-    const forced: number[] = [];
-    let text = "";
-    const force = (list: readonly number[]) => {
-      forced.push(...list);
-      text += add(list, true);
-    };
-    if (phase === "free") {
-      const trigger = plan.mode === "constrained" && plan.toolChoice === "auto" && token === T.toolCallOpen.token;
-      // No room for one whole call: the open tag is refused and the turn ends at the limit.
-      if (trigger && !(await startGrammar("after-open"))) {
-        finish = "length";
-        return { text, forced };
-      }
-      text += add([token], false);
-      if (trigger) grammarJump(force);
-    } else if (phase === "think") {
-      text += add([token], false);
-      thinkUsed++;
-      const closedByModel = token === T.thinkClose.token;
-      if (closedByModel || thinkUsed >= plan.thinkingBudget || remaining() <= 3) {
-        if (!closedByModel) force([T.thinkClose.token, ...tokenize("\n\n")]);
-        else if (grammarFromStart) force(tokenize("\n\n"));
-        if (!grammarFromStart) phase = "free";
-        else if (!(await startGrammar("full"))) finish = "length";
-        else grammarJump(force);
-      }
-    } else {
-      // Sampled under the grammar: the native sampler already advanced the grammar state.
-      text += add([token], false);
-      if (token === T.toolCallClose.token) {
-        callsClosed++;
-        if (turnIsOver()) finish = "tool_calls";
-      }
-      if (!finish) grammarJump(force);
+  async take(token: number): Promise<Step> {
+    const step: Step = { forced: [], text: "" };
+    if (this.phase === "free") await this.takeFree(step, token);
+    else if (this.phase === "think") await this.takeThink(step, token);
+    else this.takeInGrammar(step, token);
+    if (this.remaining() < 0) internal("forced tokens overran the token budget");
+    return step;
+  }
+
+  private async takeFree(step: Step, token: number): Promise<void> {
+    const trigger = this.plan.mode === "constrained" && this.plan.toolChoice === "auto" && token === this.plan.format.open.token;
+    // No room for one whole call: the open tag is refused and the turn ends at the limit.
+    if (trigger && !(await this.startGrammar("after-open"))) {
+      this.finish = "length";
+      return;
     }
-    return { text, forced };
+    this.add(step, [token], false);
+    if (trigger) this.afterGrammarStep(step);
+  }
+
+  private async takeThink(step: Step, token: number): Promise<void> {
+    this.add(step, [token], false);
+    this.thinkUsed++;
+    const closedByModel = token === T.thinkClose.token;
+    if (!closedByModel && this.thinkUsed < this.plan.thinkingBudget && this.remaining() > 3) return;
+    if (!closedByModel) this.force(step, [T.thinkClose.token, ...this.env.matchers.tokenize("\n\n")]);
+    else if (this.grammarFromStart) this.force(step, this.env.matchers.tokenize("\n\n"));
+    if (!this.grammarFromStart) this.phase = "free";
+    else if (!(await this.startGrammar("start"))) this.finish = "length";
+    else this.afterGrammarStep(step);
+  }
+
+  /** Sampled under the grammar: the native sampler already advanced the matcher's state. */
+  private takeInGrammar(step: Step, token: number): void {
+    this.add(step, [token], false);
+    if (token === this.matcher!.grammar.closeToken) {
+      this.callsClosed++;
+      if (this.turnIsOver()) this.finish = "tool_calls";
+    }
+    if (!this.finish) this.afterGrammarStep(step);
+  }
+
+  /** Switch the grammar on for the rest of the turn; false when not even one call fits. */
+  private async startGrammar(phase: "start" | "after-open"): Promise<boolean> {
+    const t0 = performance.now();
+    if (this.matcher) this.grammarMs += this.matcher.ms;
+    const grammar = this.plan.grammar?.(phase, this.remaining());
+    if (!grammar) return false;
+    this.grammarMs += performance.now() - t0;
+    this.grammar = grammar;
+    this.matcher = await GrammarMatcher.create(grammar.compiled, this.env.matchers);
+    this.guard = grammar.guarded ? new BudgetGuard(this.matcher) : undefined;
+    this.bias = this.env.biases.inCall;
+    this.phase = "grammar";
+    this.at.grammarStart += performance.now() - t0;
+    // A guarded grammar admits calls longer than the budget: refuse to open one that cannot close in time.
+    if (this.guard && !this.guard.fits(this.remaining())) {
+      this.phase = "free";
+      return false;
+    }
+    return true;
   }
 
   /**
-   * Jump forward under the grammar, stopping right after a closing tag when no further call fits; then the
-   * budget guard and the sampler bias for the next token. `force` adds the tokens to the turn and feeds them.
+   * After a step under the grammar: jump forward, stopping right after a closing tag when no further call fits;
+   * then the budget guard, and the sampler bias for the next token.
    */
-  function grammarJump(force: (list: readonly number[]) => void): void {
-    const j = jump();
-    let take = j.forced.length;
-    for (let i = 0; i < j.forced.length; i++) {
-      if (j.forced[i] !== T.toolCallClose.token) continue;
-      callsClosed++;
-      if (turnIsOver(tokens.length + i + 1)) {
+  private afterGrammarStep(step: Step): void {
+    const matcher = this.matcher!;
+    const { forced, ends } = this.jumpForward(matcher);
+    let take = forced.length;
+    for (let i = 0; i < forced.length; i++) {
+      if (forced[i] !== matcher.grammar.closeToken) continue;
+      this.callsClosed++;
+      if (this.turnIsOver(this.tokens.length + i + 1)) {
         take = i + 1;
-        finish = "tool_calls";
+        this.finish = "tool_calls";
         break;
       }
     }
-    force(j.forced.slice(0, take));
-    if (j.ends) finish = callsClosed > 0 ? "tool_calls" : "stop";
-    guard(force);
-    if (!finish) chooseGrammarBias();
+    this.force(step, forced.slice(0, take));
+    if (ends) this.finish = this.callsClosed > 0 ? "tool_calls" : "stop";
+    const close = this.finish ? undefined : this.guard?.check(this.remaining());
+    if (close) {
+      this.force(step, close.tokens);
+      this.finish = close.finish;
+    }
+    if (!this.finish) this.bias = this.biasFor(matcher);
+  }
+
+  /** The forced continuation, accepted into the matcher (none when jump-forward is off). */
+  private jumpForward(matcher: GrammarMatcher): { forced: number[]; ends: boolean } {
+    if (!this.plan.jumpForward) return { forced: [], ends: false };
+    const next = matcher.forcedContinuation(this.remaining());
+    const forced = matcher.acceptAll(next.tokens);
+    return { forced, ends: next.ends && forced.length === next.tokens.length };
+  }
+
+  /**
+   * Inside a call: the free-text bias where the grammar allows ordinary letters next; elsewhere the sampler is
+   * narrowed to exactly the tokens the grammar allows (so no sample is rejected), or the call bias when finding
+   * them would cost more than a rejection.
+   */
+  private biasFor(matcher: GrammarMatcher): TokenBias {
+    const next = matcher.nextTokens();
+    const { biases } = this.env;
+    if (next.kind === "text") return this.plan.format.stringText === "json" ? biases.inJsonText : biases.inRawText;
+    return next.kind === "set" ? biases.narrowTo(next.tokens) : biases.inCall;
   }
 
   /** After a closed call: whether the turn must end (no parallel calls, call limit, or no room for another). */
-  function turnIsOver(used = tokens.length): boolean {
-    if (!plan.parallel || callsClosed >= plan.maxCalls) return true;
-    const worst = grammarSpec?.worstCaseTokensPerCall ?? 0;
-    return plan.maxTokens - used < worst;
+  private turnIsOver(used = this.tokens.length): boolean {
+    if (!this.plan.parallel || this.callsClosed >= this.plan.maxCalls) return true;
+    return this.plan.maxTokens - used < (this.grammar?.compiled.worstCaseCallTokens ?? 0);
   }
 
-  function outcome(): TurnOutcome {
+  private remaining(): number {
+    return this.plan.maxTokens - this.tokens.length;
+  }
+
+  private force(step: Step, list: readonly number[]): void {
+    step.forced.push(...list);
+    this.add(step, list, true);
+  }
+
+  /** Add tokens to the turn's output and their text to the step's delta. */
+  private add(step: Step, added: readonly number[], forced: boolean): void {
+    this.tokens.push(...added);
+    if (forced) this.forcedCount += added.length;
+    step.text += this.detok.push(added);
+  }
+
+  flush(): string {
+    return this.detok.flush();
+  }
+
+  outcome(): TurnOutcome {
     const end = performance.now();
-    const decodeMs = end - promptDoneAt;
+    const { plan, at } = this;
+    const decodeMs = end - at.promptDone;
+    const firstSample = at.firstSample || end;
     return {
-      finishReason: finish ?? "stop",
+      finishReason: this.finish ?? "stop",
       promptTokens: plan.promptTokens.length,
-      completionTokens: tokens.length,
-      forcedTokens: forcedCount,
-      tokens,
-      timeToFirstTokenMs: (firstTokenAt > 0 ? firstTokenAt : end) - plan.startedAt,
-      decodeTokensPerSecond: decodeMs > 0 ? (tokens.length * 1000) / decodeMs : 0,
-      grammarMs,
+      completionTokens: this.tokens.length,
+      forcedTokens: this.forcedCount,
+      tokens: this.tokens,
+      timeToFirstTokenMs: (at.firstToken > 0 ? at.firstToken : end) - plan.startedAt,
+      decodeTokensPerSecond: decodeMs > 0 ? (this.tokens.length * 1000) / decodeMs : 0,
+      grammarMs: this.grammarMs + (this.matcher?.ms ?? 0),
       totalMs: end - plan.startedAt,
+      phases: {
+        setup: at.created - plan.startedAt,
+        prompt: at.promptDone - at.created,
+        grammarStart: at.grammarStart,
+        firstToken: firstSample - at.promptDone,
+        decode: end - firstSample,
+      },
     };
   }
 }

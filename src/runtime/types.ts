@@ -1,6 +1,6 @@
 // Owns: the request, result and stream-event types of the runtime (the library's main API surface).
 
-import type { FormatId } from "../formats/types.js";
+import type { FormatId, ToolCallFormat } from "../formats/types.js";
 import type { CallError, ParseDiagnostics, ToolCall } from "../parse/types.js";
 import type { ChatMessage } from "../prompt/types.js";
 import type { JsonSchema, ToolChoice, ToolInput } from "../tools/types.js";
@@ -32,8 +32,8 @@ export interface GenerateRequest {
   thinking?: boolean;
   /** Tokens the `<think>` phase may use before `</think>` is forced. Default: half of maxTokens. */
   thinkingBudget?: number;
-  /** Override the format detected from the chat template. */
-  format?: FormatId;
+  /** Override the runtime's format: a registered id or a format object. Default: the runtime's. */
+  format?: FormatId | ToolCallFormat;
   /** Evaluate forced text in one batch (constrained mode). Default: true. */
   jumpForward?: boolean;
   /**

@@ -9,7 +9,7 @@ import { TOKEN_ATTR, tokenAttributes } from "../../src/grammar/llama-internals.j
 import { HARNESS_TOOLS } from "../../src/harness/index.js";
 import { createLlama } from "../../src/model/index.js";
 import { AllowedNext } from "../../src/runtime/allowed-next.js";
-import { acceptForced, canBeNext, GrammarCache } from "../../src/runtime/grammar-state.js";
+import { acceptForced, canBeNext, GrammarStates } from "../../src/runtime/grammar-state.js";
 import { grammarSpecialTokens } from "../../src/runtime/jump-forward.js";
 import { computeTokenTables, type TokenTables } from "../../src/runtime/token-tables.js";
 import { VocabTrie } from "../../src/runtime/vocab-trie.js";
@@ -19,7 +19,7 @@ import { tinyModelPath } from "../helpers/models.js";
 let llama: Llama;
 let vocab: LlamaModel;
 let tables: TokenTables;
-let grammars: GrammarCache;
+let grammars: GrammarStates;
 let trie: VocabTrie;
 /** Tokens the walk may return besides the grammar's special tokens: whole UTF-8, not control or user-defined. */
 let ordinary: number[];
@@ -28,7 +28,7 @@ beforeAll(async () => {
   llama = await createLlama({ gpu: "cpu" });
   vocab = await llama.loadModel({ modelPath: await tinyModelPath(), vocabOnly: true });
   tables = computeTokenTables(vocab);
-  grammars = new GrammarCache(llama, vocab);
+  grammars = new GrammarStates(llama, vocab);
   trie = new VocabTrie(vocab, tables.vocabSize, tables.partialUtf8Tokens);
   const partial = new Set(tables.partialUtf8Tokens);
   ordinary = [];

@@ -7,7 +7,7 @@ import { QWEN3_TOKENS } from "../../src/formats/index.js";
 import { HARNESS_TOOLS } from "../../src/harness/index.js";
 import { createRuntime, type GenerateRequest, type Runtime } from "../../src/index.js";
 import { createLlama } from "../../src/model/index.js";
-import { acceptForced, GrammarCache } from "../../src/runtime/grammar-state.js";
+import { acceptForced, GrammarStates } from "../../src/runtime/grammar-state.js";
 import { ContinuationProber, grammarSpecialTokens, planTokens } from "../../src/runtime/jump-forward.js";
 import { computeTokenTables, type TokenTables } from "../../src/runtime/token-tables.js";
 import { tinyModelPath } from "../helpers/models.js";
@@ -15,7 +15,7 @@ import { tinyModelPath } from "../helpers/models.js";
 let llama: Llama;
 let vocab: LlamaModel;
 let tables: TokenTables;
-let grammars: GrammarCache;
+let grammars: GrammarStates;
 let rt: Runtime;
 
 beforeAll(async () => {
@@ -23,7 +23,7 @@ beforeAll(async () => {
   llama = await createLlama({ gpu: "cpu" });
   vocab = await llama.loadModel({ modelPath: path, vocabOnly: true });
   tables = computeTokenTables(vocab);
-  grammars = new GrammarCache(llama, vocab);
+  grammars = new GrammarStates(llama, vocab);
   rt = await createRuntime({ model: path, threads: 1, contextSize: 1024, sequences: 1 });
 });
 afterAll(async () => {

@@ -1,0 +1,339 @@
+// The grammar matcher and the budget guard. The matcher is built from a compiled harness grammar (its special
+// tokens come with it); the guard is tested on its own with a scripted closing cost, then inside a real turn
+// driven by a fake sequence (the vocabulary of the tiny model, no weights: the "sampler" is a script that picks
+// what the grammar allows), at every budget where the turn is guarded, so that it acts at the last tokens.
+
+import type { Llama, LlamaGrammarEvaluationState, LlamaModel, Token, TokenBias } from "node-llama-cpp";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { hermes, QWEN3_TOKENS } from "../../src/formats/index.js";
+import { GrammarCache } from "../../src/grammar/compile.js";
+import { compileToolGrammar } from "../../src/grammar/index.js";
+import type { CompiledGrammar } from "../../src/grammar/types.js";
+import { HARNESS_TOOLS } from "../../src/harness/index.js";
+import { createLlama } from "../../src/model/index.js";
+import { parse } from "../../src/parse/index.js";
+import { AllowedNext } from "../../src/runtime/allowed-next.js";
+import { BudgetGuard, GUARD_MARGIN, GUARD_SLACK, type Closable } from "../../src/runtime/budget-guard.js";
+import { canBeNext, GrammarStates, acceptForced } from "../../src/runtime/grammar-state.js";
+import { turnGrammarSource } from "../../src/runtime/grammar-source.js";
+import { grammarSpecialTokens } from "../../src/runtime/jump-forward.js";
+import { GrammarMatcher, type MatcherEnv } from "../../src/runtime/matcher.js";
+import { tokenizeAsText } from "../../src/runtime/prompt-tokens.js";
+import { computeTokenTables, type TokenTables } from "../../src/runtime/token-tables.js";
+import { runTurn, type TurnEnv, type TurnOutcome, type TurnPlan } from "../../src/runtime/turn.js";
+import { VocabTrie } from "../../src/runtime/vocab-trie.js";
+import { normalizeTools } from "../../src/tools/index.js";
+import { tinyModelPath } from "../helpers/models.js";
+
+let llama: Llama;
+let vocab: LlamaModel;
+let tables: TokenTables;
+let env: MatcherEnv;
+const tools = normalizeTools([...HARNESS_TOOLS]);
+
+beforeAll(async () => {
+  llama = await createLlama({ gpu: "cpu" });
+  vocab = await llama.loadModel({ modelPath: await tinyModelPath(), vocabOnly: true });
+  tables = computeTokenTables(vocab);
+  const added = { tokenize: (text: string, special: boolean) => vocab.tokenize(text, special), added: tables.addedTokens };
+  env = {
+    states: new GrammarStates(llama, vocab),
+    tables,
+    allowedNext: new AllowedNext(new VocabTrie(vocab, tables.vocabSize, tables.partialUtf8Tokens), tables.byteTokens!),
+    tokenize: (text) => tokenizeAsText(text, added),
+  };
+});
+afterAll(async () => {
+  await vocab?.dispose();
+  await llama?.dispose();
+});
+
+const text = (tokens: readonly number[]) => vocab.detokenize(tokens as Token[], true);
+
+function compiled(extra: Parameters<typeof compileToolGrammar>[1] = {}): CompiledGrammar {
+  const r = compileToolGrammar(tools, { format: "hermes", toolChoice: "required", maxTokens: 256, parallel: false, ...extra });
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value;
+}
+
+describe("the compiled grammar carries what a matcher needs", () => {
+  test.each(["start", "after-open"] as const)("phase %s: its special tokens are exactly the ones its GBNF names, with the close tag", (phase) => {
+    for (const format of ["hermes", "qwen3coder"] as const) {
+      const g = compiled({ format, phase, toolChoice: "auto", parallel: true });
+      expect([...g.specialTokens].sort()).toEqual(grammarSpecialTokens(g.gbnf).sort());
+      expect(g.specialTokens).toContain(QWEN3_TOKENS.toolCallClose.token);
+      expect(g.closeToken).toBe(QWEN3_TOKENS.toolCallClose.token);
+      expect(g.triggerToken).toBe(QWEN3_TOKENS.toolCallOpen.token);
+      expect(g.valueClosers.length).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe("GrammarMatcher", () => {
+  test("forced continuation, accept, the allowed set, free text, fork and the cost to close", async () => {
+    const m = await GrammarMatcher.create(compiled({ toolChoice: { name: "read_file" } }), env);
+    // The whole envelope up to the path's first character is forced, as the tokenizer's own tokens.
+    const envelope = m.forcedContinuation(1000);
+    expect(envelope.ends).toBe(false);
+    expect(text(envelope.tokens)).toBe('<tool_call>\n{"name": "read_file", "arguments": {"path": "');
+    expect(envelope.tokens.slice(1)).toEqual(vocab.tokenize('\n{"name": "read_file", "arguments": {"path": "', false));
+    expect(m.acceptAll(envelope.tokens)).toEqual(envelope.tokens);
+    expect(m.nextTokens()).toEqual({ kind: "text" });
+    const cost = m.closing()!;
+    expect(text(cost)).toBe('"}}\n</tool_call>');
+
+    // A fork moves on its own; the original stays where it was.
+    const fork = m.fork();
+    const a = tables.byteTokens!["a".charCodeAt(0)]!;
+    expect(fork.accept(a)).toBe(true);
+    expect(fork.closing()).toEqual(cost);
+    const quote = tables.byteTokens!['"'.charCodeAt(0)]!;
+    expect(fork.accept(quote)).toBe(true);
+    const after = fork.nextTokens();
+    expect(after.kind).toBe("set");
+    const texts = after.kind === "set" ? after.tokens.map((t) => text([t])) : [];
+    expect(texts).toContain("}");
+    for (const t of texts) expect('}}\n'.startsWith(t), t).toBe(true);
+    expect(m.closing()).toEqual(cost);
+    expect(m.nextTokens()).toEqual({ kind: "text" });
+
+    // Accepting stops at the first token the grammar rejects.
+    const brace = vocab.tokenize("{", false)[0]!;
+    expect(fork.acceptAll([brace])).toEqual([]);
+    expect(fork.canBeNext(QWEN3_TOKENS.toolCallClose.token)).toBe(false);
+    expect(m.ms).toBeGreaterThan(0);
+  });
+
+  test("the closing of a call from inside an escape is a valid call", async () => {
+    const m = await GrammarMatcher.create(compiled({ toolChoice: { name: "grep" } }), env);
+    m.acceptAll(m.forcedContinuation(1000).tokens);
+    const typed = vocab.tokenize("TO\\", false) as number[];
+    expect(m.acceptAll(typed)).toEqual(typed);
+    const closing = m.closing()!;
+    const raw = text([...vocab.tokenize('<tool_call>\n{"name": "grep", "arguments": {"pattern": "', true), ...typed, ...closing]);
+    const r = parse(raw, { tools, format: "hermes" });
+    expect(r.errors).toEqual([]);
+    expect(r.calls.map((c) => c.name)).toEqual(["grep"]);
+    expect(closing[closing.length - 1]).toBe(QWEN3_TOKENS.toolCallClose.token);
+  });
+});
+
+/** A matcher stand-in whose closing costs what the script says, counting how often it was asked. */
+class ScriptedClosable implements Closable {
+  asked = 0;
+  accepted: number[] = [];
+  constructor(
+    public cost: number,
+    /** How many tokens of a closing the "grammar" accepts. */
+    public acceptable = Infinity,
+  ) {}
+  closing(): number[] | undefined {
+    this.asked++;
+    return Number.isFinite(this.cost) ? Array.from({ length: this.cost }, (_, i) => 1000 + i) : undefined;
+  }
+  acceptAll(tokens: readonly number[]): number[] {
+    const taken = tokens.slice(0, this.acceptable);
+    this.accepted.push(...taken);
+    return taken;
+  }
+}
+
+describe("BudgetGuard", () => {
+  test("far from the end it trusts the last cost; within GUARD_SLACK of it it measures every step", () => {
+    const m = new ScriptedClosable(6);
+    const guard = new BudgetGuard(m);
+    expect(guard.fits(100)).toBe(true);
+    expect(m.asked).toBe(1);
+    const far = 6 + GUARD_MARGIN + GUARD_SLACK;
+    for (let remaining = 100; remaining > far; remaining--) expect(guard.check(remaining)).toBeUndefined();
+    expect(m.asked).toBe(1);
+    for (let remaining = far; remaining > 6 + GUARD_MARGIN; remaining--) expect(guard.check(remaining)).toBeUndefined();
+    expect(m.asked).toBe(1 + GUARD_SLACK);
+    expect(m.accepted).toEqual([]);
+  });
+
+  test("closes the call once the budget left is the closing plus GUARD_MARGIN, not a token earlier", () => {
+    const m = new ScriptedClosable(6);
+    const guard = new BudgetGuard(m);
+    expect(guard.check(6 + GUARD_MARGIN + 1)).toBeUndefined();
+    const close = guard.check(6 + GUARD_MARGIN);
+    expect(close).toEqual({ tokens: [1000, 1001, 1002, 1003, 1004, 1005], finish: "tool_calls" });
+    expect(m.accepted).toEqual(close!.tokens);
+  });
+
+  test("a closing that grew past the budget (a sampled token lengthened it) is cut to the budget: finish length", () => {
+    const m = new ScriptedClosable(6);
+    const guard = new BudgetGuard(m);
+    expect(guard.check(20)).toBeUndefined();
+    m.cost = 9;
+    expect(guard.check(7)).toEqual({ tokens: [1000, 1001, 1002, 1003, 1004, 1005, 1006], finish: "length" });
+    expect(new BudgetGuard(new ScriptedClosable(3)).check(0)).toEqual({ tokens: [], finish: "length" });
+  });
+
+  test("a closing the grammar refuses part of ends the turn at the limit with what it took", () => {
+    const guard = new BudgetGuard(new ScriptedClosable(6, 2));
+    expect(guard.check(8)).toEqual({ tokens: [1000, 1001], finish: "length" });
+  });
+
+  test("no closing found: it never closes, and refuses to open a call", () => {
+    const m = new ScriptedClosable(Infinity);
+    const guard = new BudgetGuard(m);
+    expect(guard.fits(1000)).toBe(false);
+    for (let remaining = 30; remaining >= 0; remaining--) expect(guard.check(remaining)).toBeUndefined();
+    expect(m.asked).toBe(32);
+    expect(new BudgetGuard(new ScriptedClosable(5)).fits(4)).toBe(false);
+    expect(new BudgetGuard(new ScriptedClosable(5)).fits(5)).toBe(true);
+  });
+});
+
+/** A sequence without weights: it records what it is fed and "samples" what `pick` chooses, as llama.cpp would. */
+function fakeSequence(pick: (state: LlamaGrammarEvaluationState | undefined) => number) {
+  const fed: number[] = [];
+  const sequence = {
+    async evaluateWithoutGeneratingNewTokens(tokens: Token[]) {
+      fed.push(...tokens);
+    },
+    evaluate(tokens: Token[], options: { grammarEvaluationState?: () => LlamaGrammarEvaluationState | undefined }) {
+      return (async function* () {
+        let input: number | number[] = tokens;
+        for (;;) {
+          fed.push(...(Array.isArray(input) ? input : [input]));
+          const state = options.grammarEvaluationState?.();
+          const token = pick(state);
+          // llama.cpp's sampler accepts the token it samples into the grammar state.
+          if (state && !vocab.isEogToken(token as Token)) expect(acceptForced(state, token)).toBe(true);
+          input = (yield token as Token) as unknown as number | number[];
+        }
+      })();
+    },
+  };
+  return { sequence: sequence as never, fed };
+}
+
+/**
+ * The first of `preferred` the grammar allows, else the first allowed printable byte, tag or end: like llama.cpp,
+ * which samples again over the whole vocabulary when the grammar rejects its first pick.
+ */
+const firstAllowed = (preferred: readonly number[]) => (state: LlamaGrammarEvaluationState | undefined) => {
+  const fallback = [...Array.from({ length: 95 }, (_, i) => tables.byteTokens![0x20 + i]!), QWEN3_TOKENS.toolCallClose.token, tables.eog];
+  const token = [...preferred, ...fallback].find((t) => state === undefined || canBeNext(state, t));
+  if (token === undefined) throw new Error("the grammar allows none of the candidates");
+  return token;
+};
+
+/** A seeded adversary: a random allowed token among the printable bytes (escapes, quotes and all) and the close tag. */
+function randomAllowed(seed: number) {
+  let s = seed;
+  const candidates = [...Array.from({ length: 95 }, (_, i) => tables.byteTokens![0x20 + i]!), QWEN3_TOKENS.toolCallClose.token];
+  return (state: LlamaGrammarEvaluationState | undefined) => {
+    const allowed = candidates.filter((t) => state === undefined || canBeNext(state, t));
+    s = (s * 1103515245 + 12345) % 2 ** 31;
+    return allowed.length ? allowed[s % allowed.length]! : tables.eog;
+  };
+}
+
+async function fakeTurn(maxTokens: number, pick: (state: LlamaGrammarEvaluationState | undefined) => number) {
+  const dummy = {} as TokenBias;
+  const turnEnv: TurnEnv = {
+    model: vocab,
+    tables,
+    matchers: env,
+    biases: { none: dummy, banning: () => dummy, inCall: dummy, inJsonText: dummy, inRawText: dummy, narrowTo: () => dummy },
+  };
+  const toolChoice = { name: "read_file" };
+  const grammar = turnGrammarSource(tools, { format: hermes, toolChoice, parallel: false, maxCalls: 1 }, new GrammarCache(), true);
+  const promptTokens = vocab.tokenize("<|im_start|>assistant\n", true) as number[];
+  const plan: TurnPlan = {
+    toolChoice,
+    mode: "constrained",
+    parallel: false,
+    maxTokens,
+    temperature: 0.7,
+    topP: 0.8,
+    topK: 20,
+    seed: 1,
+    thinking: false,
+    thinkingBudget: 0,
+    format: hermes,
+    jumpForward: true,
+    maxCalls: 1,
+    promptTokens,
+    reusedPromptTokens: 0,
+    grammar,
+    jsonAnswer: false,
+    startedAt: performance.now(),
+  };
+  const { sequence, fed } = fakeSequence(pick);
+  const turn = runTurn(sequence, turnEnv, plan);
+  let raw = "";
+  let outcome: TurnOutcome;
+  for (;;) {
+    const step = await turn.next();
+    if (step.done) {
+      outcome = step.value;
+      break;
+    }
+    raw += step.value;
+  }
+  return { outcome, raw, completion: fed.slice(promptTokens.length), guarded: grammar("start", maxTokens)?.guarded };
+}
+
+/** The sequence was fed the turn's tokens in order; tokens forced after the last sample end the turn unfed. */
+function expectFedAsReported(fed: readonly number[], outcome: TurnOutcome): void {
+  expect(fed).toEqual(outcome.tokens.slice(0, fed.length));
+}
+
+describe("the budget guard in a turn, at the last tokens of each budget", () => {
+  test("a model that never closes its string: the call is closed with exactly GUARD_MARGIN tokens to spare", async () => {
+    const a = tables.byteTokens!["a".charCodeAt(0)]!;
+    let guardedBudgets = 0;
+    let closedByGuard = 0;
+    let smallest: number | undefined;
+    for (let maxTokens = 1; maxTokens <= 80; maxTokens++) {
+      const { outcome, raw, completion, guarded } = await fakeTurn(maxTokens, firstAllowed([a]));
+      expectFedAsReported(completion, outcome);
+      if (outcome.completionTokens === 0) {
+        expect(smallest, `budget ${maxTokens} opened no call after a smaller one did`).toBeUndefined();
+        expect(outcome.finishReason).toBe("length");
+        continue;
+      }
+      smallest ??= maxTokens;
+      const r = parse(raw, { tools, format: "hermes" });
+      expect(r.errors, `budget ${maxTokens}: ${raw}`).toEqual([]);
+      expect(r.calls.map((c) => c.name)).toEqual(["read_file"]);
+      expect(outcome.completionTokens).toBeLessThanOrEqual(maxTokens);
+      // Just above the smallest budget the closing estimated at the start (its text tokenized as one piece) can
+      // be a token or two short of the envelope and the closing fed apart: the close tag is then cut (the body
+      // is whole, so the parser still reads the call). From GUARD_MARGIN tokens above it, every turn closes.
+      if (maxTokens >= smallest + GUARD_MARGIN) expect(outcome.finishReason, `budget ${maxTokens}: ${JSON.stringify(raw)}`).toBe("tool_calls");
+      if (!guarded) continue;
+      guardedBudgets++;
+      const path = (r.calls[0]!.parsedArguments as { path: string }).path;
+      // Every token after the envelope was sampled "a" until the guard closed the call.
+      if (path.length === 0) continue;
+      expect(path).toMatch(/^a+$/);
+      expect(outcome.completionTokens).toBe(maxTokens - GUARD_MARGIN);
+      closedByGuard++;
+    }
+    expect(smallest).toBeDefined();
+    expect(guardedBudgets).toBeGreaterThanOrEqual(10);
+    expect(closedByGuard).toBeGreaterThanOrEqual(10);
+  });
+
+  test("a random adversary (escapes, quotes): every guarded turn ends with one valid call inside its budget", async () => {
+    let calls = 0;
+    for (let maxTokens = 16; maxTokens <= 64; maxTokens++) {
+      for (const seed of [1, 2]) {
+        const { outcome, raw, completion } = await fakeTurn(maxTokens, randomAllowed(seed * 7919 + maxTokens));
+        expectFedAsReported(completion, outcome);
+        if (outcome.completionTokens === 0) continue;
+        const r = parse(raw, { tools, format: "hermes" });
+        expect(r.errors, `budget ${maxTokens} seed ${seed}: ${JSON.stringify(raw)}`).toEqual([]);
+        expect(r.calls).toHaveLength(1);
+        expect(outcome.completionTokens).toBeLessThanOrEqual(maxTokens);
+        calls++;
+      }
+    }
+    expect(calls).toBeGreaterThan(80);
+  });
+});
