@@ -48,6 +48,7 @@ export {
 export {
   createAnthropicEventTranslator,
   createOpenAIDeltaTranslator,
+  streamEventsOf,
   toAnthropicContent,
   toOpenAIMessage,
   toOpenAIToolCalls,
@@ -57,11 +58,12 @@ export {
   type OpenAIAssistantMessage,
   type OpenAIDelta,
   type OpenAIToolCall,
+  type StreamEvent,
 } from "./adapters/index.js";
 
 // Formats, tools and prompts.
 export { detectFormat, FORMAT_IDS, getFormat, hermes, qwen3coder, QWEN3_TOKENS, type FormatId, type ToolCallFormat } from "./formats/index.js";
-export { compileValidators, loadToolsFile, normalizeTools, type CompiledTools, type JsonSchema, type ToolChoice, type ToolDefinition, type ToolInput } from "./tools/index.js";
+export { compileValidators, loadToolsFile, normalizeToolChoice, normalizeTools, ValidatorCache, type CompiledTools, type JsonSchema, type ToolChoice, type ToolDefinition, type ToolInput } from "./tools/index.js";
 export { renderPrompt, type ChatMessage, type RenderPromptOptions } from "./prompt/index.js";
 
 // Models: resolution, synthetic models, download.

@@ -1,8 +1,9 @@
-// Owns: translating parser results and events into Anthropic Messages shapes: `text` and `tool_use` content
+// Owns: translating results and stream events into Anthropic Messages shapes: `text` and `tool_use` content
 // blocks, and streaming `content_block_start` / `content_block_delta` (`text_delta`, `input_json_delta`) /
 // `content_block_stop` events. Translates only; never parses.
 
-import type { ParseEvent, ParseResult, ToolCall } from "../parse/types.js";
+import type { ParseResult, ToolCall } from "../parse/types.js";
+import { translatorEvents, type TranslatedEvent, type TranslatorInput } from "./events.js";
 import { ADAPTER_DEFAULTS, fragments } from "./fragments.js";
 
 export type AnthropicContentBlock =
@@ -32,7 +33,7 @@ export interface AnthropicOptions {
 }
 
 /** The Anthropic id of a call: `toolu_` + its internal id. */
-export function anthropicToolUseId(call: ToolCall): string {
+export function anthropicToolUseId(call: Pick<ToolCall, "id">): string {
   return `toolu_${call.id}`;
 }
 
@@ -55,62 +56,71 @@ export function anthropicStopReason(result: Pick<ParseResult, "calls">, truncate
   return truncated ? "max_tokens" : "end_turn";
 }
 
+type OpenBlock = { kind: "text" | "thinking"; index: number } | { kind: "tool_use"; index: number; eventIndex: number; sent: string };
+
 /**
- * Per-stream translator from ParseEvents to Anthropic content-block events. Block indexes count from 0; a
- * text (or thinking) block stays open across deltas and is stopped before the next block starts or at
- * `finish`. Rejected blocks produce no event (the server decides what to do with them).
+ * Per-stream translator from stream events (or a parser's events) to Anthropic content-block events: what the
+ * library and `qtc serve` both send. Block indexes count from 0; a text (or thinking) block stays open across
+ * deltas and is stopped before the next block starts or at the end. Each call is one tool_use block whose
+ * input_json_delta fragments concatenate to its input (a whole call sends what its deltas did not). Rejected
+ * blocks produce no event (the caller decides what to do with them).
  */
-export function createAnthropicEventTranslator(options: AnthropicOptions = {}): { translate(event: ParseEvent): AnthropicStreamEvent[] } {
+export function createAnthropicEventTranslator(options: AnthropicOptions = {}): { translate(event: TranslatorInput): AnthropicStreamEvent[] } {
   const size = options.fragmentSize ?? ADAPTER_DEFAULTS.fragmentSize;
+  const events = translatorEvents();
   let next = 0;
-  let open: { index: number; kind: "text" | "thinking" } | undefined;
-  const stopOpen = (out: AnthropicStreamEvent[]) => {
-    if (open) out.push({ type: "content_block_stop", index: open.index });
-    open = undefined;
+  let open: OpenBlock | null = null;
+  const close = (): AnthropicStreamEvent[] => {
+    if (!open) return [];
+    const index = open.index;
+    open = null;
+    return [{ type: "content_block_stop", index }];
   };
-  const ensure = (kind: "text" | "thinking", out: AnthropicStreamEvent[]): number => {
-    if (open?.kind === kind) return open.index;
-    stopOpen(out);
-    open = { index: next++, kind };
-    out.push({
-      type: "content_block_start",
-      index: open.index,
-      content_block: kind === "text" ? { type: "text", text: "" } : { type: "thinking", thinking: "", signature: "" },
-    });
-    return open.index;
+  const start = (block: OpenBlock, content_block: AnthropicContentBlock): AnthropicStreamEvent[] => {
+    const out = close();
+    open = block;
+    out.push({ type: "content_block_start", index: block.index, content_block });
+    return out;
   };
-  return {
-    translate(event) {
-      const out: AnthropicStreamEvent[] = [];
-      switch (event.type) {
-        case "text-delta": {
-          const index = ensure("text", out);
-          out.push({ type: "content_block_delta", index, delta: { type: "text_delta", text: event.text } });
-          break;
-        }
-        case "reasoning-delta":
-          if (options.includeThinking) {
-            const index = ensure("thinking", out);
-            out.push({ type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: event.text } });
-          }
-          break;
-        case "call": {
-          stopOpen(out);
-          const index = next++;
-          out.push({ type: "content_block_start", index, content_block: { ...toAnthropicToolUse(event.call), input: {} } });
-          for (const partial_json of fragments(event.call.arguments, size)) {
-            out.push({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json } });
-          }
-          out.push({ type: "content_block_stop", index });
-          break;
-        }
-        case "finish":
-          stopOpen(out);
-          break;
-        default:
-          break;
+  const openTool = (eventIndex: number, id: string, name: string) =>
+    start({ kind: "tool_use", index: next++, eventIndex, sent: "" }, { type: "tool_use", id: anthropicToolUseId({ id }), name, input: {} });
+  const json = (index: number, text: string): AnthropicStreamEvent[] =>
+    fragments(text, size).map((partial_json) => ({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json } }));
+  const one = (event: TranslatedEvent): AnthropicStreamEvent[] => {
+    switch (event.type) {
+      case "text-delta": {
+        if (!event.text) return [];
+        const out = open?.kind === "text" ? [] : start({ kind: "text", index: next++ }, { type: "text", text: "" });
+        out.push({ type: "content_block_delta", index: open!.index, delta: { type: "text_delta", text: event.text } });
+        return out;
       }
-      return out;
-    },
+      case "reasoning-delta": {
+        if (!event.text || !options.includeThinking) return [];
+        const out = open?.kind === "thinking" ? [] : start({ kind: "thinking", index: next++ }, { type: "thinking", thinking: "", signature: "" });
+        out.push({ type: "content_block_delta", index: open!.index, delta: { type: "thinking_delta", thinking: event.text } });
+        return out;
+      }
+      case "tool-call-start":
+        return openTool(event.index, event.id, event.name);
+      case "tool-call-delta": {
+        const block = open;
+        if (block?.kind !== "tool_use" || block.eventIndex !== event.index || !event.argumentsDelta) return [];
+        block.sent += event.argumentsDelta;
+        return json(block.index, event.argumentsDelta);
+      }
+      case "tool-call": {
+        const block = open;
+        const current = block?.kind === "tool_use" && block.eventIndex === event.index;
+        const out = current ? [] : openTool(event.index, event.call.id, event.call.name);
+        const sent = current ? block.sent : "";
+        const rest = event.call.arguments.startsWith(sent) ? event.call.arguments.slice(sent.length) : "";
+        return [...out, ...json(open!.index, rest), ...close()];
+      }
+      case "error":
+        return [];
+      case "end":
+        return close();
+    }
   };
+  return { translate: (event) => events(event).flatMap(one) };
 }

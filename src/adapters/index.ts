@@ -26,4 +26,5 @@ export {
   type AnthropicStreamEvent,
 } from "./anthropic.js";
 export { fragments, ADAPTER_DEFAULTS } from "./fragments.js";
+export { streamEventsOf, type ContentEvent, type StreamEvent, type TranslatedEvent, type TranslatorInput } from "./events.js";
 export { PARSE_SHAPES, toReport, toShape, type AnthropicMessageShape, type ParseReport, type ParseShape } from "./report.js";

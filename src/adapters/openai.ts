@@ -1,7 +1,8 @@
-// Owns: translating parser results and events into OpenAI Chat Completions shapes: `tool_calls` on the
-// assistant message and streaming `delta` objects (`delta.tool_calls[index]`). Translates only; never parses.
+// Owns: translating results and stream events into OpenAI Chat Completions shapes: `tool_calls` on the assistant
+// message and streaming `delta` objects (`delta.tool_calls[index]`). Translates only; never parses.
 
-import type { ParseEvent, ParseResult, ToolCall } from "../parse/types.js";
+import type { ParseResult, ToolCall } from "../parse/types.js";
+import { translatorEvents, type TranslatedEvent, type TranslatorInput } from "./events.js";
 import { ADAPTER_DEFAULTS, fragments } from "./fragments.js";
 
 export interface OpenAIToolCall {
@@ -42,7 +43,7 @@ export interface OpenAIStreamOptions {
 }
 
 /** The OpenAI id of a call: `call_` + its internal id. */
-export function openAIToolCallId(call: ToolCall): string {
+export function openAIToolCallId(call: Pick<ToolCall, "id">): string {
   return `call_${call.id}`;
 }
 
@@ -79,24 +80,55 @@ export function toOpenAIToolCallDeltas(call: ToolCall, index: number, options: O
   ];
 }
 
+/** A call being streamed: its position in `delta.tool_calls` and the argument text sent so far. */
+interface OpenCall {
+  index: number;
+  id: string;
+  sent: string;
+}
+
 /**
- * Per-stream translator from ParseEvents to OpenAI deltas. Tool-call indexes count the calls of this stream
- * from 0. Rejected blocks and `finish` produce no delta (the server decides what to do with them).
+ * Per-stream translator from stream events (or a parser's events) to OpenAI deltas: what the library and
+ * `qtc serve` both send. Tool-call indexes count this stream's calls from 0 in order of appearance; ids and
+ * indexes are assigned on a call's first event, and argument fragments always concatenate to the final
+ * `arguments` (a whole call sends what its deltas did not). Rejected blocks and the end produce no delta (the
+ * caller adds its finish).
  */
-export function createOpenAIDeltaTranslator(options: OpenAIStreamOptions = {}): { translate(event: ParseEvent): OpenAIDelta[] } {
-  let index = 0;
-  return {
-    translate(event) {
-      switch (event.type) {
-        case "text-delta":
-          return [{ content: event.text }];
-        case "reasoning-delta":
-          return [{ reasoning_content: event.text }];
-        case "call":
-          return toOpenAIToolCallDeltas(event.call, index++, options).map((d) => ({ tool_calls: [d] }));
-        default:
-          return [];
-      }
-    },
+export function createOpenAIDeltaTranslator(options: OpenAIStreamOptions = {}): { translate(event: TranslatorInput): OpenAIDelta[] } {
+  const size = options.fragmentSize ?? ADAPTER_DEFAULTS.fragmentSize;
+  const events = translatorEvents();
+  const calls = new Map<number, OpenCall>();
+  const open = (eventIndex: number, id: string, name: string): OpenAIDelta => {
+    const call: OpenCall = { index: calls.size, id: openAIToolCallId({ id }), sent: "" };
+    calls.set(eventIndex, call);
+    return { tool_calls: [{ index: call.index, id: call.id, type: "function", function: { name, arguments: "" } }] };
   };
+  const args = (call: OpenCall, text: string): OpenAIDelta[] => {
+    call.sent += text;
+    return fragments(text, size).map((part) => ({ tool_calls: [{ index: call.index, function: { arguments: part } }] }));
+  };
+  const one = (event: TranslatedEvent): OpenAIDelta[] => {
+    switch (event.type) {
+      case "text-delta":
+        return event.text ? [{ content: event.text }] : [];
+      case "reasoning-delta":
+        return event.text ? [{ reasoning_content: event.text }] : [];
+      case "tool-call-start":
+        return [open(event.index, event.id, event.name)];
+      case "tool-call-delta": {
+        const call = calls.get(event.index);
+        return call && event.argumentsDelta ? args(call, event.argumentsDelta) : [];
+      }
+      case "tool-call": {
+        const out = calls.has(event.index) ? [] : [open(event.index, event.call.id, event.call.name)];
+        const call = calls.get(event.index)!;
+        const rest = event.call.arguments.startsWith(call.sent) ? event.call.arguments.slice(call.sent.length) : "";
+        return rest ? [...out, ...args(call, rest)] : out;
+      }
+      case "error":
+      case "end":
+        return [];
+    }
+  };
+  return { translate: (event) => events(event).flatMap(one) };
 }

@@ -13,7 +13,9 @@ import { parse } from "../parse/index.js";
 import { pythonJsonDumps } from "../prompt/python-json.js";
 import { renderToolCall } from "../prompt/render-calls.js";
 import type { ChatMessage } from "../prompt/types.js";
-import type { FinishReason, GenerateRequest, GenerateResult } from "../runtime/types.js";
+import { resultOf, type TurnCounts } from "../runtime/result.js";
+import { compileValidators, ValidatorCache } from "../tools/index.js";
+import type { GenerateRequest, GenerateResult } from "../runtime/types.js";
 import { BENCH_DEFAULTS } from "./defaults.js";
 import { referenceChatWrapper, referenceFunctions } from "./reference-engine.js";
 
@@ -77,6 +79,8 @@ function textOf(m: ChatMessage | undefined): string {
  */
 export function createReferenceRun(opts: ReferenceRunOptions): AgentModel {
   const seq = opts.sequence;
+  // The run's own: the loop sends the same tools every turn.
+  const validators = new ValidatorCache();
   const abort = new AbortController();
   let session: LlamaChatSession | null = null;
   let finished = false;
@@ -168,31 +172,24 @@ export function createReferenceRun(opts: ReferenceRunOptions): AgentModel {
       raw += (raw && !raw.endsWith("\n") ? hermes.blockSeparator : "") + block;
     }
     const truncated = e.kind === "answer" && e.truncated;
-    const parsed = parse(raw, { tools: req.tools ?? [...HARNESS_TOOLS], format: "hermes", truncated });
+    const parsed = parse(raw, { tools: compileValidators(req.tools ?? [...HARNESS_TOOLS], validators), format: "hermes", truncated });
     const completionTokens = seq.tokenMeter.usedOutputTokens - t.outputAt;
     const decodeMs = t.firstTokenAt === null ? 0 : now - t.firstTokenAt;
-    const finishReason: FinishReason = truncated ? "length" : parsed.calls.length > 0 ? "tool_calls" : "stop";
-    return {
-      content: parsed.content,
-      reasoning: parsed.reasoning,
-      toolCalls: parsed.calls,
-      errors: parsed.errors,
-      finishReason,
-      usage: { promptTokens: seq.tokenMeter.usedInputTokens - t.inputAt, completionTokens, forcedTokens: 0 },
-      timings: {
-        timeToFirstTokenMs: t.firstTokenAt === null ? 0 : t.firstTokenAt - t.startedAt,
-        // Tokens after the first over the time after the first: the rate once the prompt is evaluated.
-        decodeTokensPerSecond: completionTokens > 1 && decodeMs > 0 ? ((completionTokens - 1) * 1000) / decodeMs : 0,
-        grammarMs: 0,
-        totalMs: now - t.startedAt,
-      },
-      diagnostics: parsed.diagnostics,
-      raw,
+    const outcome: TurnCounts = {
+      finishReason: truncated ? "length" : "stop",
+      promptTokens: seq.tokenMeter.usedInputTokens - t.inputAt,
+      completionTokens,
+      forcedTokens: 0,
       // The session does not hand out its token ids; these are the spelled-back text's tokens.
       tokens: seq.model.tokenize(raw, true),
-      mode: "constrained",
-      format: "hermes",
+      timeToFirstTokenMs: t.firstTokenAt === null ? 0 : t.firstTokenAt - t.startedAt,
+      // Tokens after the first over the time after the first: the rate once the prompt is evaluated.
+      decodeTokensPerSecond: completionTokens > 1 && decodeMs > 0 ? ((completionTokens - 1) * 1000) / decodeMs : 0,
+      grammarMs: 0,
+      totalMs: now - t.startedAt,
     };
+    // node-llama-cpp's own grammar, not qtc's: a rejected call is the row's result, not a qtc bug.
+    return resultOf({ parsed, outcome, raw, mode: "constrained", format: "hermes", qtcGrammar: false });
   }
 
   return {

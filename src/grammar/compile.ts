@@ -5,6 +5,7 @@ import { err, fail, ok, type QtcError, type Result } from "../errors.js";
 import { resolveFormat } from "../formats/index.js";
 import type { ToolCallFormat } from "../formats/types.js";
 import { readParameters, typesOf } from "../tools/schema-info.js";
+import { normalizeToolChoice } from "../tools/tool-choice.js";
 import type { JsonSchema, ToolChoice, ToolDefinition } from "../tools/types.js";
 import { utf8Length } from "./canonical-json.js";
 import { bodyAround, blockOverhead, buildRoot, paramSpelling, tagWords, thinkingTokens, type ToolBody } from "./envelope.js";
@@ -205,17 +206,10 @@ function compileWithin(tools: readonly ToolDefinition[], o: Resolved): Result<Co
   const f = o.format;
   const { rules, raw, emitter } = workspace(f);
   const words = tagWords(f);
-  const choice = o.toolChoice;
-  if (typeof choice === "object" && !tools.some((t) => t.name === choice.name)) {
-    return err({ code: "invalid_tool_choice", message: `tool_choice names "${choice.name}", which is not a declared tool (declared: ${tools.map((t) => t.name).join(", ") || "none"})` });
-  }
-  if (typeof choice === "string" && !["auto", "required", "none"].includes(choice)) {
-    return err({ code: "invalid_tool_choice", message: `tool_choice must be "auto", "required", "none" or {name}, got "${choice}"` });
-  }
+  const normalized = normalizeToolChoice(tools, o.toolChoice);
+  if (!normalized.ok) return err({ code: normalized.error.code, message: normalized.error.message });
+  const choice = normalized.value;
   const selected = choice === "none" ? [] : typeof choice === "object" ? tools.filter((t) => t.name === choice.name) : tools;
-  if (choice === "required" && tools.length === 0) {
-    return err({ code: "invalid_tool_choice", message: 'tool_choice "required" needs at least one tool' });
-  }
   const mode = choice === "none" ? "text" : choice === "auto" ? "auto" : "calls";
   // Budgets in bytes, capped: past maxBudgetBytes a larger grammar would buy nothing but compile time.
   const budget = Math.min(o.maxTokens, SCHEMA_LIMITS.maxBudgetBytes);

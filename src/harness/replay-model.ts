@@ -6,7 +6,8 @@ import path from "node:path";
 import { fail } from "../errors.js";
 import { formatSeenIn, type FormatId, type ToolCallFormat } from "../formats/index.js";
 import type { ParseResult } from "../parse/types.js";
-import type { FinishReason, GenerateRequest, GenerateResult } from "../runtime/types.js";
+import { resultOf, zeroCounts } from "../runtime/result.js";
+import type { GenerateRequest, GenerateResult } from "../runtime/types.js";
 import { parse as strictParse } from "../parse/index.js";
 import { compileValidators, type CompiledTools, type ToolsLike } from "../tools/index.js";
 import { parseTranscript } from "./transcript.js";
@@ -74,25 +75,8 @@ function formatOf(result: ParseResult, raw: string): FormatId {
 /** Turn one recorded output into the result the runtime would have returned (zero usage and timings, no token ids). */
 export function replayResult(raw: string, req: GenerateRequest, parse: ReplayParse = strictParse, tools?: ToolsLike): GenerateResult {
   const parsed = parse(raw, { tools: tools ?? req.tools, format: req.format ?? "auto" });
-  const finishReason: FinishReason = parsed.errors.some((e) => e.reason === "truncated")
-    ? "length"
-    : parsed.calls.length > 0
-      ? "tool_calls"
-      : "stop";
-  return {
-    content: parsed.content,
-    reasoning: parsed.reasoning,
-    toolCalls: parsed.calls,
-    errors: parsed.errors,
-    finishReason,
-    usage: { promptTokens: 0, completionTokens: 0, forcedTokens: 0 },
-    timings: { timeToFirstTokenMs: 0, decodeTokensPerSecond: 0, grammarMs: 0, totalMs: 0 },
-    diagnostics: parsed.diagnostics,
-    raw,
-    tokens: [],
-    mode: "unconstrained",
-    format: formatOf(parsed, raw),
-  };
+  const ended = parsed.errors.some((e) => e.reason === "truncated") ? "length" : "stop";
+  return resultOf({ parsed, outcome: zeroCounts(ended), raw, mode: "unconstrained", format: formatOf(parsed, raw) });
 }
 
 /**

@@ -5,7 +5,7 @@ import { randomInt } from "node:crypto";
 import { fail } from "../errors.js";
 import { resolveFormat, type ToolCallFormat } from "../formats/index.js";
 import { leastCallTokens } from "../grammar/index.js";
-import type { CompiledTools } from "../tools/index.js";
+import { normalizeToolChoice, type CompiledTools } from "../tools/index.js";
 import type { ToolChoice } from "../tools/types.js";
 import { GENERATE_DEFAULTS } from "./defaults.js";
 import type { GenerateRequest, GenerationMode } from "./types.js";
@@ -40,23 +40,11 @@ function boolean(value: unknown, name: string): boolean {
   return value;
 }
 
-/** Normalize a tool choice against the declared tools; throws `invalid_tool_choice`. */
+/** normalizeToolChoice, for a caller whose bad input throws: a QtcException `invalid_tool_choice`. */
 export function resolveToolChoice(choice: unknown, tools: CompiledTools | undefined): ToolChoice {
-  const names = tools?.names ?? [];
-  if (choice === "auto" || choice === "none") return choice;
-  if (choice === "required") {
-    if (names.length === 0) fail("invalid_tool_choice", `tool choice "required" needs at least one tool`);
-    return choice;
-  }
-  const name = typeof choice === "object" && choice !== null ? (choice as { name?: unknown }).name : undefined;
-  if (typeof name !== "string") {
-    fail("invalid_tool_choice", `tool choice must be "auto", "required", "none" or {name}, got ${JSON.stringify(choice)}`);
-  }
-  if (!names.includes(name)) {
-    const known = names.length > 0 ? `declared tools: ${names.join(", ")}` : "no tools are declared";
-    fail("invalid_tool_choice", `tool choice names "${name}", which is not a declared tool (${known})`);
-  }
-  return { name };
+  const normalized = normalizeToolChoice(tools, choice);
+  if (!normalized.ok) fail(normalized.error.code, normalized.error.message);
+  return normalized.value;
 }
 
 /**

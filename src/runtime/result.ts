@@ -1,12 +1,11 @@
-// Owns: building a GenerateResult from the parser's result and the turn's counts, with its OpenAI and
-// Anthropic views, and translating parser events into the runtime's stream events.
+// Owns: the one GenerateResult builder (the runtime, the replay model and the bench's reference row all build
+// theirs here): its one finish-reason rule, the answer check, and the OpenAI and Anthropic views.
 
 import { anthropicStopReason, toAnthropicContent, toOpenAIMessage, type AnthropicMessageShape, type OpenAIAssistantMessage } from "../adapters/index.js";
 import type { FormatId } from "../formats/types.js";
-import type { ParseEvent, ParseResult } from "../parse/types.js";
-import type { TurnOutcome } from "./turn.js";
+import type { ParseResult, ToolCall } from "../parse/types.js";
 import type { ValueValidator } from "../tools/validators.js";
-import type { AnswerCheck, GenerateEvent, GenerateResult, GenerationMode } from "./types.js";
+import type { AnswerCheck, FinishReason, GenerateResult, GenerationMode } from "./types.js";
 
 /** A finished turn, with views in the shapes OpenAI and Anthropic clients consume. */
 export interface GenerateOutput extends GenerateResult {
@@ -16,14 +15,50 @@ export interface GenerateOutput extends GenerateResult {
   toAnthropic(): AnthropicMessageShape;
 }
 
+/** How a turn ended and what it counted: what the engine knows, before the parser's judgement. */
+export interface TurnCounts {
+  /**
+   * Why generation stopped: the end of the turn ("stop", or "tool_calls" when the engine saw calls close), the
+   * token limit ("length") or the caller ("aborted").
+   */
+  finishReason: FinishReason;
+  promptTokens: number;
+  completionTokens: number;
+  forcedTokens: number;
+  tokens: number[];
+  timeToFirstTokenMs: number;
+  decodeTokensPerSecond: number;
+  grammarMs: number;
+  totalMs: number;
+}
+
+/** No tokens, no time: the counts of a turn that was only replayed (or never ran). */
+export function zeroCounts(finishReason: TurnCounts["finishReason"]): TurnCounts {
+  return { finishReason, promptTokens: 0, completionTokens: 0, forcedTokens: 0, tokens: [], timeToFirstTokenMs: 0, decodeTokensPerSecond: 0, grammarMs: 0, totalMs: 0 };
+}
+
+/**
+ * The one finish-reason rule: a turn that ended on its own finished with `tool_calls` when the parser accepted a
+ * call, else with `stop`; one cut off at the limit or by the caller says so (calls or not).
+ */
+export function finishReasonOf(calls: readonly ToolCall[], ended: FinishReason): FinishReason {
+  if (ended === "length" || ended === "aborted") return ended;
+  return calls.length > 0 ? "tool_calls" : "stop";
+}
+
 export interface ResultParts {
   parsed: ParseResult;
-  outcome: TurnOutcome;
+  outcome: TurnCounts;
   raw: string;
   mode: GenerationMode;
   format: FormatId;
   /** The response schema's validator, when the request has one. */
   judgeAnswer?: ValueValidator;
+  /**
+   * Whether qtc's own grammar constrained the turn (mode "constrained" and qtc's runtime), so a rejected output is
+   * a bug of qtc's and noted as one. Default: true in constrained mode.
+   */
+  qtcGrammar?: boolean;
 }
 
 /** The content judged as the JSON answer (undefined when the turn answered with calls). */
@@ -43,11 +78,11 @@ function checkAnswer(parsed: ParseResult, truncated: boolean, judge: NonNullable
   return { ok: false, reason: "schema", message: `the answer does not fit the response schema: ${where}`, errors };
 }
 
-export function buildResult({ parsed, outcome, raw, mode, format, judgeAnswer }: ResultParts): GenerateOutput {
+/** The result of a turn, as plain data (what the replay model and the reference row return). */
+export function resultOf({ parsed, outcome, raw, mode, format, judgeAnswer, qtcGrammar = mode === "constrained" }: ResultParts): GenerateResult {
   const truncated = outcome.finishReason === "length";
-  const finishReason = parsed.calls.length > 0 && outcome.finishReason === "stop" ? "tool_calls" : outcome.finishReason;
   const diagnostics = { ...parsed.diagnostics, notes: [...parsed.diagnostics.notes] };
-  if (mode === "constrained" && parsed.errors.length > 0 && outcome.finishReason !== "aborted") {
+  if (qtcGrammar && parsed.errors.length > 0 && outcome.finishReason !== "aborted") {
     diagnostics.notes.push(
       `constrained output rejected by the parser (${parsed.errors.map((e) => e.reason).join(", ")}): a bug in the grammar or the runtime`,
     );
@@ -57,7 +92,7 @@ export function buildResult({ parsed, outcome, raw, mode, format, judgeAnswer }:
     reasoning: parsed.reasoning,
     toolCalls: parsed.calls,
     errors: parsed.errors,
-    finishReason: finishReason === "tool_calls" && parsed.calls.length === 0 ? "stop" : finishReason,
+    finishReason: finishReasonOf(parsed.calls, outcome.finishReason),
     usage: { promptTokens: outcome.promptTokens, completionTokens: outcome.completionTokens, forcedTokens: outcome.forcedTokens },
     timings: {
       timeToFirstTokenMs: outcome.timeToFirstTokenMs,
@@ -73,38 +108,21 @@ export function buildResult({ parsed, outcome, raw, mode, format, judgeAnswer }:
   };
   const answer = judgeAnswer && checkAnswer(parsed, truncated, judgeAnswer);
   if (answer) result.answer = answer;
-  if (mode === "constrained" && answer && !answer.ok && outcome.finishReason !== "aborted") {
+  if (qtcGrammar && answer && !answer.ok && outcome.finishReason !== "aborted") {
     diagnostics.notes.push(`constrained answer refused (${answer.reason}): a bug in the grammar or the runtime`);
   }
-  return Object.assign(result, {
+  return result;
+}
+
+/** The result of a runtime turn, with its OpenAI and Anthropic views. */
+export function buildResult(parts: ResultParts): GenerateOutput {
+  const { parsed, outcome } = parts;
+  return Object.assign(resultOf(parts), {
     toOpenAI: () => toOpenAIMessage(parsed),
     toAnthropic: (): AnthropicMessageShape => ({
       role: "assistant",
       content: toAnthropicContent(parsed),
-      stop_reason: anthropicStopReason(parsed, truncated),
+      stop_reason: anthropicStopReason(parsed, outcome.finishReason === "length"),
     }),
   });
-}
-
-/** Stream events for one parser event (a finished call becomes start, one arguments delta, complete). */
-export function toGenerateEvents(event: ParseEvent, callIndex: () => number): GenerateEvent[] {
-  switch (event.type) {
-    case "text-delta":
-      return event.text ? [{ type: "text-delta", text: event.text }] : [];
-    case "reasoning-delta":
-      return event.text ? [{ type: "reasoning-delta", text: event.text }] : [];
-    case "call": {
-      const index = callIndex();
-      const { call } = event;
-      return [
-        { type: "tool-call-start", index, id: call.id, name: call.name },
-        { type: "tool-call-delta", index, id: call.id, argumentsDelta: call.arguments },
-        { type: "tool-call", index, call },
-      ];
-    }
-    case "call-rejected":
-      return [{ type: "error", error: event.error }];
-    case "finish":
-      return [];
-  }
 }

@@ -7,14 +7,15 @@ import { detectFormat, resolveFormat, type FormatId, type ToolCallFormat } from 
 import { openModel, type GpuChoice, type OpenedModel } from "../model/index.js";
 import { createParser } from "../parse/index.js";
 import { renderPromptSegments } from "../prompt/index.js";
-import { compileValidators, compileValueValidator, type CompiledTools, type ToolDefinition } from "../tools/index.js";
+import { compileValidators, compileValueValidator, ValidatorCache, type CompiledTools, type ToolDefinition } from "../tools/index.js";
 import { RUNTIME_DEFAULTS } from "./defaults.js";
 import { AllowedNext } from "./allowed-next.js";
 import { GrammarStates } from "./grammar-state.js";
 import { checkToolGrammar, turnGrammarSource } from "./grammar-source.js";
 import { GrammarCache } from "../grammar/compile.js";
 import { checkCallBudget, resolveRequest } from "./request.js";
-import { buildResult, toGenerateEvents, type GenerateOutput, type ResultParts } from "./result.js";
+import { streamEventsOf } from "../adapters/index.js";
+import { buildResult, type GenerateOutput, type ResultParts } from "./result.js";
 import { SequencePool } from "./sequence-pool.js";
 import { tokenizeAsText, tokenizePrompt } from "./prompt-tokens.js";
 import { computeTokenTables } from "./token-tables.js";
@@ -50,6 +51,8 @@ export interface RuntimeOptions {
   modelsDir?: string;
   /** A LoRA adapter GGUF applied on top of the model (a model-level fix the bench compares). Default: none. */
   lora?: string;
+  /** Compiled tool and response-schema validators, shared with whoever passes it (a server). Default: the runtime's own. */
+  validators?: ValidatorCache;
   /** Called after each finished request with where its time went (for `npm run bench:speed`). Default: none. */
   onProfile?: (profile: RequestProfile) => void;
 }
@@ -126,6 +129,7 @@ class ModelRuntime implements Runtime {
   /** Compiled tool grammars, per tools list and options (budgets included). */
   private readonly toolGrammars = new GrammarCache();
   private readonly onProfile: RuntimeOptions["onProfile"];
+  private readonly validators: ValidatorCache;
   private closed = false;
 
   constructor(private readonly opened: OpenedModel, options: RuntimeOptions) {
@@ -135,6 +139,7 @@ class ModelRuntime implements Runtime {
     this.toolFormat = resolveFormat(options.format ?? resolved.format, detected);
     this.format = this.toolFormat.id;
     this.onProfile = options.onProfile;
+    this.validators = options.validators ?? new ValidatorCache();
     this.modelInfo = { name: resolved.name, synthetic: resolved.synthetic, path: resolved.path };
     this.settings = opened.settings;
     const sequences = Array.from({ length: context.totalSequences }, () => context.getSequence());
@@ -191,10 +196,10 @@ class ModelRuntime implements Runtime {
   async *stream(request: GenerateRequest): AsyncGenerator<GenerateEvent, void, void> {
     const startedAt = performance.now();
     if (this.closed) fail("invalid_option", "the runtime is closed");
-    const tools: CompiledTools | undefined = request.tools && request.tools.length > 0 ? compileValidators(request.tools) : undefined;
+    const tools: CompiledTools | undefined = request.tools && request.tools.length > 0 ? compileValidators(request.tools, this.validators) : undefined;
     const req = resolveRequest(request, tools, this.toolFormat);
     const answerSchema = request.responseSchema;
-    const judgeAnswer = answerSchema === undefined ? undefined : compileValueValidator(answerSchema);
+    const judgeAnswer = answerSchema === undefined ? undefined : compileValueValidator(answerSchema, this.validators);
     for (const token of Object.keys(request.logitBias ?? {})) {
       if (Number(token) >= this.env.tables.vocabSize) fail("invalid_option", `logitBias names token ${token}, beyond the vocabulary (${this.env.tables.vocabSize})`);
     }
@@ -248,7 +253,7 @@ class ModelRuntime implements Runtime {
           break;
         }
         raw += step.value;
-        for (const event of parser.feed(step.value)) yield* toGenerateEvents(event, callIndex);
+        for (const event of parser.feed(step.value)) yield* streamEventsOf(event, callIndex);
       }
     } finally {
       // A consumer that stops iterating early leaves the turn suspended: end it before the sequence is reused.
@@ -263,7 +268,7 @@ class ModelRuntime implements Runtime {
 
   private *finish(parser: ReturnType<typeof createParser>, parts: Omit<ResultParts, "parsed">, callIndex: () => number): Generator<GenerateEvent, void, void> {
     const events = parser.end({ truncated: parts.outcome.finishReason === "length" });
-    for (const event of events) yield* toGenerateEvents(event, callIndex);
+    for (const event of events) yield* streamEventsOf(event, callIndex);
     const finish = events[events.length - 1];
     if (finish?.type !== "finish") throw new QtcException({ code: "internal", message: "the parser ended without a result" }, 1);
     yield { type: "done", result: buildResult({ ...parts, parsed: finish.result }) };

@@ -1,5 +1,6 @@
 // Owns: the request, result and stream-event types of the runtime (the library's main API surface).
 
+import type { StreamEvent } from "../adapters/events.js";
 import type { FormatId, ToolCallFormat } from "../formats/types.js";
 import type { CallError, ParseDiagnostics, ToolCall } from "../parse/types.js";
 import type { ChatMessage } from "../prompt/types.js";
@@ -95,12 +96,8 @@ export type AnswerCheck =
   | { ok: true; value: unknown }
   | { ok: false; reason: "invalid_json" | "schema" | "truncated"; message: string; errors?: readonly SchemaError[] };
 
-/** Stream events, one union keyed by `type`. Concatenated text deltas equal `content`. */
-export type GenerateEvent =
-  | { type: "text-delta"; text: string }
-  | { type: "reasoning-delta"; text: string }
-  | { type: "tool-call-start"; index: number; id: string; name: string }
-  | { type: "tool-call-delta"; index: number; id: string; argumentsDelta: string }
-  | { type: "tool-call"; index: number; call: ToolCall }
-  | { type: "error"; error: CallError }
-  | { type: "done"; result: GenerateResult };
+/**
+ * Stream events: the adapters' one union (StreamEvent), ending with `done` and the result `generate` would return.
+ * Concatenated text deltas equal `content`; each call streams as start, arguments deltas, then the whole call.
+ */
+export type GenerateEvent = StreamEvent<GenerateResult>;

@@ -3,17 +3,20 @@
 
 import type { AssistantToolCall, ChatMessage } from "../prompt/types.js";
 import type { GenerateRequest } from "../runtime/types.js";
+import type { ValidatorCache } from "../tools/index.js";
 import type { JsonSchema, ToolChoice, ToolInput } from "../tools/types.js";
 import { ApiError, badRequest, type ParamHints, unsupported } from "./api-error.js";
 import {
   checkMaxTokens,
   checkNesting,
+  checkToolChoice,
   checkToolSchemas,
   checkUniqueNames,
   isObject,
   listNames,
   type Obj,
   optionalString,
+  type ToolChoiceWording,
   requireObject,
   requireString,
   requireToolName,
@@ -28,14 +31,14 @@ export interface AnthropicPlan {
   params: ParamHints;
 }
 
-type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth">>;
+type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth" | "validators">>;
 
 /** Convert a body that passed ANTHROPIC_MESSAGES_BODY; throws ApiError (400) for anything qtc cannot honour. */
 export function anthropicToGenerate(body: Obj, ctx: Ctx): AnthropicPlan {
   if (Array.isArray(body.stop_sequences) && body.stop_sequences.length) {
     throw unsupported("stop_sequences", "stop_sequences are not supported; remove stop_sequences.");
   }
-  const { tools, names } = convertTools(body.tools);
+  const { tools, names } = convertTools(body.tools, ctx.validators);
   const { toolChoice, parallel } = convertToolChoice(body.tool_choice, names);
   const messages = convertMessages(body.messages as unknown[], ctx.maxNestingDepth ?? SERVER_DEFAULTS.maxNestingDepth);
   const system = systemText(body.system);
@@ -76,7 +79,7 @@ function systemText(raw: unknown): string | undefined {
   return blocksText(raw, "system");
 }
 
-function convertTools(raw: unknown): { tools: ToolInput[]; names: string[] } {
+function convertTools(raw: unknown, cache: ValidatorCache | undefined): { tools: ToolInput[]; names: string[] } {
   if (raw === undefined) return { tools: [], names: [] };
   const tools = (raw as unknown[]).map((t, i): ToolInput => {
     const p = `tools[${i}]`;
@@ -91,31 +94,36 @@ function convertTools(raw: unknown): { tools: ToolInput[]; names: string[] } {
   });
   const names = tools.map((t) => ("function" in t ? t.function.name : t.name));
   checkUniqueNames(names, "tools");
-  checkToolSchemas(tools);
+  checkToolSchemas(tools, cache);
   return { tools, names };
 }
 
+/** Anthropic's tool_choice mapped onto a ToolChoice (shape only: `any` is required), then checked by the one normalizer. */
 function convertToolChoice(raw: unknown, names: string[]): { toolChoice?: ToolChoice; parallel?: boolean } {
   if (raw === undefined) return {};
   const choice = raw as Obj;
   const parallel = choice.disable_parallel_tool_use === true ? false : undefined;
-  const fail = (message: string, param = "tool_choice") => new ApiError(400, "invalid_tool_choice", message, param);
+  const check = (mapped: ToolChoice) => checkToolChoice(mapped, names, (name) => wording(name, names));
   switch (choice.type) {
     case "auto":
-      return { toolChoice: "auto", parallel };
+      return { toolChoice: check("auto"), parallel };
     case "none":
-      return { toolChoice: "none" };
+      return { toolChoice: check("none") };
     case "any":
-      if (!names.length) throw fail('tool_choice "any" needs tools; send tools or drop tool_choice.');
-      return { toolChoice: "required", parallel };
-    case "tool": {
-      const name = requireString(choice.name, "tool_choice.name");
-      if (!names.includes(name)) throw fail(`tool_choice names "${name}", which is not among the tools: ${listNames(names)}.`, "tool_choice.name");
-      return { toolChoice: { name }, parallel };
-    }
+      return { toolChoice: check("required"), parallel };
+    case "tool":
+      return { toolChoice: check({ name: requireString(choice.name, "tool_choice.name") }), parallel };
     default:
-      throw fail(`tool_choice.type must be "auto", "any", "tool" or "none"; got ${JSON.stringify(choice.type)}.`, "tool_choice.type");
+      throw new ApiError(400, "invalid_tool_choice", `tool_choice.type must be "auto", "any", "tool" or "none"; got ${JSON.stringify(choice.type)}.`, "tool_choice.type");
   }
+}
+
+function wording(name: string | undefined, names: string[]): ToolChoiceWording {
+  return {
+    shape: { message: 'tool_choice must be {"type": "auto" | "any" | "none"} or {"type": "tool", "name": …}.', param: "tool_choice" },
+    no_tools: { message: 'tool_choice "any" needs tools; send tools or drop tool_choice.', param: "tool_choice" },
+    unknown_name: { message: `tool_choice names "${name}", which is not among the tools: ${listNames(names)}.`, param: "tool_choice.name" },
+  };
 }
 
 /**

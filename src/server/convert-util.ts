@@ -2,7 +2,8 @@
 // seeds, token limits, nesting depth), each failing with a 400 that names the field.
 
 import { QtcException } from "../errors.js";
-import { compileValidators, compileValueValidator } from "../tools/index.js";
+import { compileValidators, compileValueValidator, normalizeToolChoice, type ToolChoiceProblem, type ValidatorCache } from "../tools/index.js";
+import type { ToolChoice } from "../tools/types.js";
 import type { JsonSchema, ToolInput } from "../tools/types.js";
 import { ApiError, badRequest } from "./api-error.js";
 
@@ -63,16 +64,30 @@ export function listNames(names: string[]): string {
 }
 
 /**
- * Compile the tools' schemas now (cached; the runtime reuses the result), so a schema that does not compile is a
- * 400 naming `tools` before the request waits for a slot.
+ * Compile the tools' schemas now (in the server's cache, which `serve()` shares with its runtime), so a schema that
+ * does not compile is a 400 naming `tools` before the request waits for a slot.
  */
-export function checkToolSchemas(tools: ToolInput[]): void {
-  if (tools.length) as400("tools", () => compileValidators(tools));
+export function checkToolSchemas(tools: ToolInput[], cache?: ValidatorCache): void {
+  if (tools.length) as400("tools", () => compileValidators(tools, cache));
 }
 
 /** Compile a response schema now, so one that does not compile is a 400 naming `param`. */
-export function checkResponseSchema(schema: JsonSchema, param: string): void {
-  as400(param, () => compileValueValidator(schema));
+export function checkResponseSchema(schema: JsonSchema, param: string, cache?: ValidatorCache): void {
+  as400(param, () => compileValueValidator(schema, cache));
+}
+
+/** How one API words and places a refused tool choice: the message and request field for each problem. */
+export type ToolChoiceWording = Record<ToolChoiceProblem, { message: string; param: string }>;
+
+/**
+ * A tool choice already mapped from the API's shape, checked by the one normalizer (normalizeToolChoice); a
+ * refusal becomes a 400 `invalid_tool_choice` worded and placed by the API's converter.
+ */
+export function checkToolChoice(choice: ToolChoice, names: readonly string[], wording: (name: string | undefined) => ToolChoiceWording): ToolChoice {
+  const normalized = normalizeToolChoice(names, choice);
+  if (normalized.ok) return normalized.value;
+  const { message, param } = wording(normalized.error.name)[normalized.error.problem];
+  throw new ApiError(400, "invalid_tool_choice", message, param);
 }
 
 /**

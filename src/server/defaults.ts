@@ -1,6 +1,7 @@
 // Owns: the server's options, their documented defaults (one object), and the runtime interface it drives.
 
 import type { GenerateEvent, GenerateRequest, GenerateResult, GenerationMode } from "../runtime/types.js";
+import { ValidatorCache } from "../tools/index.js";
 
 /**
  * What the server needs from a runtime. `createRuntime()` returns a superset; tests may inject a fake.
@@ -62,6 +63,11 @@ export interface ServerOptions {
   maxConnections?: number;
   /** Requests one keep-alive connection may carry before the server closes it; 0 means no limit. Default: 1000. */
   maxRequestsPerSocket?: number;
+  /**
+   * Where request tools and response schemas are compiled for their 400 checks (bounded); `serve()` passes the
+   * runtime's, so each is compiled once. Default: a cache of the server's own.
+   */
+  validators?: ValidatorCache;
 }
 
 /**
@@ -117,6 +123,7 @@ export function resolveServerOptions(options: ServerOptions): ResolvedServerOpti
     connectionTimeout: atLeastZero(options.connectionTimeout, SERVER_DEFAULTS.connectionTimeout, "connectionTimeout"),
     maxConnections: positive(options.maxConnections, SERVER_DEFAULTS.maxConnections, "maxConnections"),
     maxRequestsPerSocket: atLeastZero(options.maxRequestsPerSocket, SERVER_DEFAULTS.maxRequestsPerSocket, "maxRequestsPerSocket"),
+    validators: options.validators ?? new ValidatorCache(),
   };
 }
 

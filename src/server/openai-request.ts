@@ -3,6 +3,7 @@
 
 import type { AssistantToolCall, ChatMessage } from "../prompt/types.js";
 import type { GenerateRequest } from "../runtime/types.js";
+import type { ValidatorCache } from "../tools/index.js";
 import type { JsonSchema, ToolChoice, ToolInput } from "../tools/types.js";
 import { ApiError, badRequest, type ParamHints, unsupported } from "./api-error.js";
 import {
@@ -10,12 +11,14 @@ import {
   checkNesting,
   checkResponseSchema,
   checkTextNesting,
+  checkToolChoice,
   checkToolSchemas,
   checkUniqueNames,
   isObject,
   listNames,
   type Obj,
   optionalString,
+  type ToolChoiceWording,
   requireObject,
   requireString,
   requireToolName,
@@ -33,12 +36,12 @@ export interface OpenAIPlan {
   params: ParamHints;
 }
 
-type Ctx = Pick<ResolvedServerOptions, "mode" | "defaultMaxTokens" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth">>;
+type Ctx = Pick<ResolvedServerOptions, "mode" | "defaultMaxTokens" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth" | "validators">>;
 
 /** Convert a body that passed OPENAI_CHAT_BODY; throws ApiError (400) for anything qtc cannot honour. */
 export function openAIToGenerate(body: Obj, ctx: Ctx): OpenAIPlan {
   refuseUnsupported(body);
-  const { tools, names } = convertTools(body.tools);
+  const { tools, names } = convertTools(body.tools, ctx.validators);
   const toolChoice = convertToolChoice(body.tool_choice, names);
   const maxTokensParam = body.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens";
   const maxTokens = checkMaxTokens((body.max_completion_tokens ?? body.max_tokens ?? ctx.defaultMaxTokens) as number, ctx.maxTokensLimit, maxTokensParam);
@@ -55,7 +58,7 @@ export function openAIToGenerate(body: Obj, ctx: Ctx): OpenAIPlan {
     ...thinkingOf(body.reasoning_effort),
   };
   // With tools under "auto" the answer is that JSON or tool calls; with calls required the schema plays no part.
-  const schema = responseSchemaOf(body.response_format);
+  const schema = responseSchemaOf(body.response_format, ctx.validators);
   if (schema) request.responseSchema = schema;
   const stream = body.stream === true;
   const options = body.stream_options;
@@ -95,7 +98,7 @@ function thinkingOf(effort: unknown): Pick<GenerateRequest, "thinking"> {
   throw badRequest('reasoning_effort must be one of "none", "minimal", "low", "medium", "high".', "reasoning_effort");
 }
 
-function convertTools(raw: unknown): { tools: ToolInput[]; names: string[] } {
+function convertTools(raw: unknown, cache: ValidatorCache | undefined): { tools: ToolInput[]; names: string[] } {
   if (raw === undefined || raw === null) return { tools: [], names: [] };
   const tools = (raw as unknown[]).map((t, i): ToolInput => {
     const p = `tools[${i}]`;
@@ -114,37 +117,38 @@ function convertTools(raw: unknown): { tools: ToolInput[]; names: string[] } {
   });
   const names = tools.map((t) => ("function" in t ? t.function.name : t.name));
   checkUniqueNames(names, "tools");
-  checkToolSchemas(tools);
+  checkToolSchemas(tools, cache);
   return { tools, names };
 }
 
+const SHAPE_MESSAGE = 'tool_choice must be "auto", "none", "required" or {"type": "function", "function": {"name": …}}';
+
+/** OpenAI's tool_choice mapped onto a ToolChoice (shape only), then checked by the one normalizer. */
 function convertToolChoice(raw: unknown, names: string[]): ToolChoice | undefined {
   if (raw === undefined || raw === null) return undefined;
-  if (raw === "auto" || raw === "none") return raw;
-  if (raw === "required") {
-    if (!names.length) throw new ApiError(400, "invalid_tool_choice", 'tool_choice "required" needs tools; send tools or drop tool_choice.', "tool_choice");
-    return raw;
-  }
-  if (typeof raw === "string") {
-    throw new ApiError(400, "invalid_tool_choice", `tool_choice must be "auto", "none", "required" or {"type": "function", "function": {"name": …}}; got ${JSON.stringify(raw)}.`, "tool_choice");
-  }
+  if (typeof raw === "string") return checkToolChoice(raw as ToolChoice, names, (name) => wording(raw, name, names));
   const choice = raw as Obj;
   if (choice.type !== "function") {
     throw new ApiError(400, "invalid_tool_choice", `tool_choice.type must be "function"; got ${JSON.stringify(choice.type)}.`, "tool_choice.type");
   }
   const fn = requireObject(choice.function, "tool_choice.function");
   const name = requireString(fn.name, "tool_choice.function.name");
-  if (!names.includes(name)) {
-    throw new ApiError(400, "invalid_tool_choice", `tool_choice names "${name}", which is not among the tools: ${listNames(names)}.`, "tool_choice.function.name");
-  }
-  return { name };
+  return checkToolChoice({ name }, names, (n) => wording(raw, n, names));
+}
+
+function wording(raw: unknown, name: string | undefined, names: string[]): ToolChoiceWording {
+  return {
+    shape: { message: `${SHAPE_MESSAGE}; got ${JSON.stringify(raw)}.`, param: "tool_choice" },
+    no_tools: { message: 'tool_choice "required" needs tools; send tools or drop tool_choice.', param: "tool_choice" },
+    unknown_name: { message: `tool_choice names "${name}", which is not among the tools: ${listNames(names)}.`, param: "tool_choice.function.name" },
+  };
 }
 
 function responseSchemaParam(raw: unknown): string {
   return (raw as Obj).type === "json_schema" ? "response_format.json_schema.schema" : "response_format";
 }
 
-function responseSchemaOf(raw: unknown): JsonSchema | undefined {
+function responseSchemaOf(raw: unknown, cache: ValidatorCache | undefined): JsonSchema | undefined {
   if (raw === undefined || raw === null) return undefined;
   const format = raw as Obj;
   if (format.type === "text") return undefined;
@@ -156,7 +160,7 @@ function responseSchemaOf(raw: unknown): JsonSchema | undefined {
     const spec = requireObject(format.json_schema, "response_format.json_schema");
     requireString(spec.name, "response_format.json_schema.name");
     schema = requireObject(spec.schema ?? { type: "object" }, "response_format.json_schema.schema") as JsonSchema;
-    checkResponseSchema(schema, "response_format.json_schema.schema");
+    checkResponseSchema(schema, "response_format.json_schema.schema", cache);
   }
   return schema;
 }

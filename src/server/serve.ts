@@ -8,6 +8,7 @@ import type { FormatId } from "../formats/index.js";
 import type { GpuChoice } from "../model/index.js";
 import { RUNTIME_DEFAULTS } from "../runtime/defaults.js";
 import { createRuntime, type Runtime } from "../runtime/runtime.js";
+import { ValidatorCache } from "../tools/index.js";
 import { SERVER_DEFAULTS, type ServerOptions } from "./defaults.js";
 import { createServer } from "./server.js";
 
@@ -43,7 +44,10 @@ export async function serve(options: ServeOptions): Promise<Serving> {
   const host = options.host ?? SERVER_DEFAULTS.host;
   const port = options.port ?? SERVER_DEFAULTS.port;
   await checkAddress(host, port); // before the model loads, so a busy port fails in milliseconds
+  // One validator cache for the server's 400 checks and the runtime's compile: each tool list compiles once.
+  const validators = options.validators ?? new ValidatorCache();
   const runtime = await createRuntime({
+    validators,
     model: options.model,
     gpu: options.gpu ?? RUNTIME_DEFAULTS.gpu,
     threads: options.threads ?? RUNTIME_DEFAULTS.threads,
@@ -51,7 +55,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     sequences: parallel,
     format: options.format,
   });
-  const app = createServer({ ...options, parallel, runtime, modelId: options.modelId ?? runtime.modelInfo.name });
+  const app = createServer({ ...options, parallel, runtime, validators, modelId: options.modelId ?? runtime.modelInfo.name });
   let url: string;
   try {
     url = await app.listen({ host, port });

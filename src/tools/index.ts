@@ -2,7 +2,9 @@
 
 export type { JsonSchema, ToolChoice, ToolDefinition, ToolInput } from "./types.js";
 export { normalizeTools } from "./normalize.js";
-export { compileValidators, compileValueValidator, type CompiledTool, type ValueValidator, type CompiledTools, type SchemaError, type ToolsLike } from "./validators.js";
+export { BoundedCache } from "./bounded-cache.js";
+export { normalizeToolChoice, type DeclaredTools, type ToolChoiceError, type ToolChoiceProblem } from "./tool-choice.js";
+export { compileValidators, compileValueValidator, ValidatorCache, VALIDATOR_CACHE_DEFAULTS, type CompiledTool, type ValueValidator, type CompiledTools, type SchemaError, type ToolsLike } from "./validators.js";
 export { loadToolsFile, parseToolsJson, jsonErrorWhere, lineColumn } from "./load.js";
 export { readParameters, typesOf, type JsonType, type ParameterInfo, type TypeSet } from "./schema-info.js";
 export { VALIDATOR_LIMITS, checkSchemaDepth, declaredDraft, type SchemaDraft, type ValidatorLimits } from "./schema-limits.js";

@@ -1,11 +1,12 @@
-// Owns: compiling each tool's parameters schema once (ajv + ajv-formats) into a frozen, cached CompiledTools
-// that the parser validates every call against.
+// Owns: compiling each tool's parameters schema (ajv + ajv-formats) into a frozen CompiledTools that the parser
+// validates every call against, and the caller-owned ValidatorCache that compiles each list once.
 
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { fail } from "../errors.js";
+import { BoundedCache } from "./bounded-cache.js";
 import { linearRegExp } from "./linear-regexp.js";
 import { normalizeTools } from "./normalize.js";
 import { readParameters, typesOf, type ParameterInfo, type TypeSet } from "./schema-info.js";
@@ -53,42 +54,65 @@ const COMPILE_OPTIONS = {
   code: { regExp: linearRegExp },
 } as const;
 
-/** Recently compiled tool lists by content, so per-request lists (new arrays each time) compile once. */
-const CACHE_LIMIT = 64;
+/** Tool lists and value schemas a ValidatorCache keeps by default (each a bounded LRU). */
+export const VALIDATOR_CACHE_DEFAULTS = Object.freeze({
+  /** Distinct tool lists (by JSON text). Default: 64. */
+  toolLists: 64,
+  /** Distinct value (response) schemas (by JSON text). Default: 64. */
+  valueSchemas: 64,
+});
 
 /**
- * Compile a tools list (OpenAI, Anthropic or bare shapes; see normalizeTools) into validators. The same array
- * object, or a list with the same JSON, returns the same frozen CompiledTools (so treat a list as immutable
- * once compiled). Throws QtcException `invalid_tools` for a bad shape, `schema_too_large` for a schema nested
- * deeper than VALIDATOR_LIMITS.maxDepth, and `invalid_schema` naming the tool when ajv cannot compile its schema
- * (an unknown `$schema` included).
+ * Compiled validators, owned by whoever creates it (a runtime, a server): compile once, validate many, within a
+ * bound. Tool lists are found by identity (held weakly) and by JSON text (a bounded LRU), so per-request lists
+ * (new arrays each time) compile once while they stay among the recent ones.
  */
-export function compileValidators(input: ToolsLike): CompiledTools {
-  if (isCompiled(input)) return input;
-  const byIdentity = identityCache.get(input as object);
-  if (byIdentity) return byIdentity;
-  const tools = normalizeTools(input);
-  const key = safeKey(tools);
-  const byContent = key === undefined ? undefined : contentCache.get(key);
-  if (byContent) {
-    identityCache.set(input as object, byContent);
-    return byContent;
+export class ValidatorCache {
+  readonly #byIdentity = new WeakMap<object, CompiledTools>();
+  readonly #byContent: BoundedCache<string, CompiledTools>;
+  readonly #values: BoundedCache<string, ValueValidator>;
+
+  constructor(sizes: Partial<typeof VALIDATOR_CACHE_DEFAULTS> = {}) {
+    this.#byContent = new BoundedCache(sizes.toolLists ?? VALIDATOR_CACHE_DEFAULTS.toolLists);
+    this.#values = new BoundedCache(sizes.valueSchemas ?? VALIDATOR_CACHE_DEFAULTS.valueSchemas);
   }
-  const compiled = build(tools);
-  identityCache.set(input as object, compiled);
-  if (key !== undefined) remember(contentCache, key, compiled);
-  return compiled;
+
+  /** compileValidators through this cache. */
+  tools(input: ToolsLike): CompiledTools {
+    if (isCompiled(input)) return input;
+    const byIdentity = this.#byIdentity.get(input as object);
+    if (byIdentity) return byIdentity;
+    const tools = normalizeTools(input);
+    const key = safeKey(tools);
+    const compiled = (key === undefined ? undefined : this.#byContent.get(key)) ?? build(tools);
+    this.#byIdentity.set(input as object, compiled);
+    if (key !== undefined) this.#byContent.set(key, compiled);
+    return compiled;
+  }
+
+  /** compileValueValidator through this cache (keyed by the schema's JSON text). */
+  value(schema: JsonSchema | boolean, what: string): ValueValidator {
+    if (typeof schema === "boolean") return booleanValidator(schema);
+    const key = safeKey(schema);
+    const cached = key === undefined ? undefined : this.#values.get(key);
+    if (cached) return cached;
+    const validate = buildValue(schema, what);
+    if (key !== undefined) this.#values.set(key, validate);
+    return validate;
+  }
 }
 
-// Caches only: they never change what a compile returns, only whether it is recomputed.
-const identityCache = new WeakMap<object, CompiledTools>();
-const contentCache = new Map<string, CompiledTools>();
-const valueCache = new Map<string, ValueValidator>();
-
-/** Keep `value` under `key`, dropping the oldest entry beyond CACHE_LIMIT. */
-function remember<T>(cache: Map<string, T>, key: string, value: T): void {
-  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
-  cache.set(key, value);
+/**
+ * Compile a tools list (OpenAI, Anthropic or bare shapes; see normalizeTools) into validators. An already compiled
+ * set is returned as it is. With a cache, the same array object, or a list with the same JSON, returns the same
+ * frozen CompiledTools (so treat a list as immutable once compiled); without one, every call compiles. Throws
+ * QtcException `invalid_tools` for a bad shape, `schema_too_large` for a schema nested deeper than
+ * VALIDATOR_LIMITS.maxDepth, and `invalid_schema` naming the tool when ajv cannot compile its schema (an unknown
+ * `$schema` included).
+ */
+export function compileValidators(input: ToolsLike, cache?: ValidatorCache): CompiledTools {
+  if (isCompiled(input)) return input;
+  return cache ? cache.tools(input) : build(normalizeTools(input));
 }
 
 function build(tools: readonly ToolDefinition[]): CompiledTools {
@@ -167,32 +191,47 @@ function compileChecked(schema: JsonSchema, what: string, instance: (draft: Sche
 }
 
 /**
- * A validator for one JSON value (e.g. a response schema): returns null when `value` fits, else ajv's errors.
+ * A validator for one JSON value (e.g. a response schema): returns null when `value` fits, else ajv's errors. With
+ * a cache, one per schema text (the server checks a request's schema before the runtime compiles it again).
  * Throws QtcException `invalid_schema` when the schema cannot be compiled.
  */
-export function compileValueValidator(schema: JsonSchema | boolean, what = "the response schema"): ValueValidator {
-  if (typeof schema === "boolean") return (value) => (schema ? null : [{ instancePath: "", schemaPath: "#", keyword: "false schema", params: {}, message: "boolean schema is false" }]);
-  // Per schema text: the server checks a request's schema before the runtime compiles it for the same request.
-  const key = safeKey(schema);
-  const cached = key === undefined ? undefined : valueCache.get(key);
-  if (cached) return cached;
+export function compileValueValidator(schema: JsonSchema | boolean, cache?: ValidatorCache, what = "the response schema"): ValueValidator {
+  if (cache) return cache.value(schema, what);
+  return typeof schema === "boolean" ? booleanValidator(schema) : buildValue(schema, what);
+}
+
+function booleanValidator(schema: boolean): ValueValidator {
+  return (value) => (schema ? null : [{ instancePath: "", schemaPath: "#", keyword: "false schema", params: {}, message: "boolean schema is false" }]);
+}
+
+function buildValue(schema: JsonSchema, what: string): ValueValidator {
   const fn = compileChecked(schema, what, ajvInstances());
-  const validate: ValueValidator = (value) => (fn(value) ? null : (fn.errors ?? []));
-  if (key !== undefined) remember(valueCache, key, validate);
-  return validate;
+  return (value) => (fn(value) ? null : (fn.errors ?? []));
 }
 
 /** Validates one JSON value: null when it fits, else ajv's errors. */
 export type ValueValidator = (value: unknown) => readonly SchemaError[] | null;
 
-// Meta-schema checkers, created on first use and shared: they hold only the draft meta-schemas.
-const META = new Map<SchemaDraft, AnyAjv>();
 const META_OPTIONS = { strict: false, logger: false, allErrors: true } as const;
 
+/**
+ * The three drafts' meta-schema checkers, each made on first use. Not a cache: a fixed table that holds no
+ * caller input (validateSchema stores nothing), shared because making one costs ~50 ms (ajv compiles the
+ * meta-schema), which would otherwise be paid on every uncached compile.
+ */
+const META_CHECKERS: Readonly<Record<SchemaDraft, () => AnyAjv>> = Object.freeze({
+  "draft-07": once(() => newAjv("draft-07", META_OPTIONS)),
+  "2019-09": once(() => newAjv("2019-09", META_OPTIONS)),
+  "2020-12": once(() => newAjv("2020-12", META_OPTIONS)),
+});
+
 function metaChecker(draft: SchemaDraft): AnyAjv {
-  let ajv = META.get(draft);
-  if (!ajv) META.set(draft, (ajv = newAjv(draft, META_OPTIONS)));
-  return ajv;
+  return META_CHECKERS[draft]();
+}
+
+function once<T>(make: () => T): () => T {
+  let made: T | undefined;
+  return () => (made ??= make());
 }
 
 function withFormats<T extends AnyAjv>(ajv: T): T {

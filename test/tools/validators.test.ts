@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { QtcException } from "../../src/errors.js";
-import { compileValidators } from "../../src/tools/index.js";
+import { BoundedCache, compileValidators, compileValueValidator, ValidatorCache } from "../../src/tools/index.js";
 
 describe("compileValidators", () => {
   const tools = [
@@ -9,9 +9,10 @@ describe("compileValidators", () => {
   ];
 
   it("compiles once: the same array, or a list with the same JSON, gives the same frozen object", () => {
-    const a = compileValidators(tools);
-    expect(compileValidators(tools)).toBe(a);
-    expect(compileValidators(JSON.parse(JSON.stringify(tools)))).toBe(a);
+    const cache = new ValidatorCache();
+    const a = compileValidators(tools, cache);
+    expect(compileValidators(tools, cache)).toBe(a);
+    expect(compileValidators(JSON.parse(JSON.stringify(tools)), cache)).toBe(a);
     expect(compileValidators(a)).toBe(a);
     expect(Object.isFrozen(a)).toBe(true);
     expect(Object.isFrozen(a.get("read_file"))).toBe(true);
@@ -76,5 +77,42 @@ describe("compileValidators", () => {
     expect(t.required).toEqual(["id"]);
     expect(t.typesOf("x")).toEqual(new Set(["object"]));
     expect(t.typesOf("id")).toEqual(new Set(["integer", "number"]));
+  });
+});
+
+describe("ValidatorCache", () => {
+  const list = (k: number) => [{ name: `t${k}`, parameters: { type: "object", properties: { [`p${k}`]: { type: "string" } } } }];
+
+  it("is owned by its creator: without one every compile is fresh; two caches share nothing", () => {
+    expect(compileValidators(list(1))).not.toBe(compileValidators(list(1)));
+    const one = new ValidatorCache();
+    const two = new ValidatorCache();
+    expect(compileValidators(list(1), one)).not.toBe(compileValidators(list(1), two));
+    const schema = { type: "object", properties: { ok: { type: "boolean" } } };
+    expect(compileValueValidator(schema, one)).toBe(compileValueValidator(JSON.parse(JSON.stringify(schema)), one));
+    expect(compileValueValidator(schema, one)).not.toBe(compileValueValidator(schema, two));
+  });
+
+  it("keeps at most its capacity of tool lists, dropping the least recently used", () => {
+    const cache = new ValidatorCache({ toolLists: 2 });
+    const first = compileValidators(list(1), cache);
+    compileValidators(list(2), cache);
+    expect(compileValidators(list(1), cache)).toBe(first); // now the most recent
+    compileValidators(list(3), cache); // drops list 2
+    expect(compileValidators(list(1), cache)).toBe(first);
+    const second = compileValidators(list(2), cache);
+    expect(compileValidators(list(2), cache)).toBe(second);
+  });
+});
+
+describe("BoundedCache", () => {
+  it("evicts the least recently used entry beyond its capacity", () => {
+    const cache = new BoundedCache<string, number>(2);
+    cache.set("a", 1);
+    cache.set("b", 2);
+    expect(cache.get("a")).toBe(1);
+    cache.set("c", 3);
+    expect(cache.get("b")).toBeUndefined();
+    expect([cache.get("a"), cache.get("c"), cache.size]).toEqual([1, 3, 2]);
   });
 });
