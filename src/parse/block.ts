@@ -49,7 +49,7 @@ function rejectBlock(block: RawBlock, reason: CallError["reason"], message: stri
 export function judgeBlock(block: RawBlock, ctx: JudgeContext): Judgement {
   const reject = (reason: CallError["reason"], message: string, name?: string, note?: string) => rejectBlock(block, reason, message, name, note);
   const { inner } = block;
-  const guessName = (text: string) => ctx.reader.guessName(text);
+  const { guessName } = ctx.reader;
   if (block.overflow || (block.raw.length * 3 > ctx.limits.maxBlockBytes && Buffer.byteLength(block.raw) > ctx.limits.maxBlockBytes)) {
     return reject("too_large", `Your tool call is larger than ${ctx.limits.maxBlockBytes} bytes and was not run. Send less in one call.`, guessName(inner.slice(0, 4000).trim()));
   }
