@@ -3,6 +3,7 @@
 import { AGENT_DEFAULTS } from "../harness/defaults.js";
 import { LOAD_DEFAULTS } from "../model/load.js";
 import { DEFAULT_MODEL } from "../model/registry.js";
+import { SHARED_DEFAULTS } from "../defaults.js";
 
 export const BENCH_DEFAULTS = Object.freeze({
   /** Model when no `--model` is given. Default: DEFAULT_MODEL ("qwen3-0.6b", downloaded on first use). */
@@ -28,11 +29,11 @@ export const BENCH_DEFAULTS = Object.freeze({
   /** Results go into `<resultsDir>/<timestamp>/` (relative to the working directory). Default: "bench/results". */
   resultsDir: "bench/results",
   /** Sampling temperature of the reference row (the runtime's own default, so both sample alike). Default: 0.7. */
-  referenceTemperature: 0.7,
+  referenceTemperature: SHARED_DEFAULTS.temperature,
   /** Default: 0.8. */
-  referenceTopP: 0.8,
+  referenceTopP: SHARED_DEFAULTS.topP,
   /** Default: 20. */
-  referenceTopK: 20,
+  referenceTopK: SHARED_DEFAULTS.topK,
   /** Width × height of chart.svg in pixels. Default: 960 × 640. */
   chartWidth: 960,
   chartHeight: 640,

@@ -9,9 +9,10 @@ import { FORMAT_IDS } from "../formats/index.js";
 import { normalizeTools } from "../tools/normalize.js";
 import { compileToolGrammar } from "./compile.js";
 import type { ToolGrammarOptions } from "./types.js";
+import { SHARED_DEFAULTS } from "../defaults.js";
 
 /** Options of the checked-in grammars (the harness defaults: tool choice auto, 512 tokens a turn). */
-export const HARNESS_GRAMMAR_OPTIONS = Object.freeze({ toolChoice: "auto", maxTokens: 512 } satisfies ToolGrammarOptions);
+export const HARNESS_GRAMMAR_OPTIONS = Object.freeze({ toolChoice: "auto", maxTokens: SHARED_DEFAULTS.maxTokens } satisfies ToolGrammarOptions);
 
 /** File name (under grammars/) → content, for each format. */
 export function harnessGrammarFiles(toolsJson: string): Result<Record<string, string>> {

@@ -2,6 +2,7 @@
 
 import type { FormatId, ToolCallFormat } from "../formats/types.js";
 import type { JsonSchema, ToolChoice } from "../tools/types.js";
+import { SHARED_DEFAULTS } from "../defaults.js";
 
 /** Where the grammar starts. */
 export type GrammarPhase = "start" | "after-open";
@@ -54,9 +55,9 @@ export const GRAMMAR_DEFAULTS = Object.freeze({
   /** Default: true. */
   parallel: true,
   /** Default: 8. */
-  maxCalls: 8,
+  maxCalls: SHARED_DEFAULTS.maxCalls,
   /** Default: 512. */
-  maxTokens: 512,
+  maxTokens: SHARED_DEFAULTS.maxTokens,
   /** Default: false. */
   thinking: false,
   /** Default: 0.5. */

@@ -2,6 +2,7 @@
 // CLI help reads.
 
 import type { SandboxMode } from "./os-sandbox.js";
+import { SHARED_DEFAULTS } from "../defaults.js";
 
 /** Caps of the sandboxed tools. Each cap, when hit, is told to the model in the tool's result. */
 export interface SandboxLimits {
@@ -88,7 +89,7 @@ export const AGENT_DEFAULTS = Object.freeze({
   /** Turns before the run ends with status `turn_limit`. Default: 8. */
   maxTurns: 8,
   /** Token budget of one turn. Default: 512. */
-  maxTokens: 512,
+  maxTokens: SHARED_DEFAULTS.maxTokens,
   /** Default: "constrained". */
   mode: "constrained" as const,
   /** Default: 0. */

@@ -2,6 +2,7 @@
 
 import { DEFAULT_MODEL, LOAD_DEFAULTS } from "../model/index.js";
 import type { GenerationMode } from "./types.js";
+import { SHARED_DEFAULTS } from "../defaults.js";
 
 /** Defaults of `createRuntime(…)`. */
 export const RUNTIME_DEFAULTS = Object.freeze({
@@ -26,13 +27,13 @@ export const GENERATE_DEFAULTS = Object.freeze({
   /** Default: true. */
   parallel: true,
   /** Default: 512. */
-  maxTokens: 512,
+  maxTokens: SHARED_DEFAULTS.maxTokens,
   /** Default: 0.7. */
-  temperature: 0.7,
+  temperature: SHARED_DEFAULTS.temperature,
   /** Default: 0.8. */
-  topP: 0.8,
+  topP: SHARED_DEFAULTS.topP,
   /** Default: 20. */
-  topK: 20,
+  topK: SHARED_DEFAULTS.topK,
   /** Default: false. */
   thinking: false,
   /** Share of maxTokens the `<think>` phase may use when thinkingBudget is not given. Default: 0.5. */
@@ -40,5 +41,5 @@ export const GENERATE_DEFAULTS = Object.freeze({
   /** Default: true. */
   jumpForward: true,
   /** Most calls one turn may make (the grammar's bound as well). Default: 8. */
-  maxCalls: 8,
+  maxCalls: SHARED_DEFAULTS.maxCalls,
 });

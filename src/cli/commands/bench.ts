@@ -1,7 +1,7 @@
 // Owns: the `qtc bench` command: parses the flags (each `--lora` bound to the `--model` before it), runs the
 // bench with a progress bar and Ctrl-C handling, and prints the table (or the report as JSON).
 
-import { type Command, InvalidArgumentError } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import { BENCH_DEFAULTS } from "../../bench/defaults.js";
 import { createProgress } from "../../bench/progress.js";
 import { selectModes } from "../../bench/plan.js";
@@ -30,6 +30,8 @@ interface BenchFlags {
   json?: boolean;
   resume?: string;
   threads?: number;
+  contextSize?: number;
+  /** The old spelling of --context-size, kept hidden so no script breaks. */
   context?: number;
   gpu?: (typeof GPU_CHOICES)[number];
   lora?: string;
@@ -74,7 +76,8 @@ export function registerBench(program: Command): Command {
     .option("--out <dir>", `output folder (default: ${d.resultsDir}/<timestamp>/)`)
     .option("--resume <dir>", "continue an interrupted bench in its folder (same settings)")
     .option("--threads <n>", `CPU threads (default: ${d.threads})`, intOption(1, 1024))
-    .option("--context <n>", `context size in tokens (default: ${d.contextSize})`, intOption(256, MAX_CONTEXT_SIZE))
+    .option("--context-size <n>", `context size in tokens (default: ${d.contextSize})`, intOption(256, MAX_CONTEXT_SIZE))
+    .addOption(new Option("--context <n>", "same as --context-size").argParser(intOption(256, MAX_CONTEXT_SIZE)).hideHelp())
     .option("--gpu <backend>", `compute backend (default: ${d.gpu})`, choiceOption(GPU_CHOICES))
     .option("--json", "print report.json's content instead of the table")
     .option("--unsafe-no-sandbox", UNSAFE_NO_SANDBOX_HELP)
@@ -114,7 +117,7 @@ export function registerBench(program: Command): Command {
           toolChoice: flags.toolChoice,
           thinking: flags.thinking === undefined ? undefined : flags.thinking === "on",
           threads: flags.threads,
-          contextSize: flags.context,
+          contextSize: flags.contextSize ?? flags.context,
           gpu: flags.gpu,
           sandbox: flags.unsafeNoSandbox ? "off" : undefined,
           out: flags.out,

@@ -1,0 +1,15 @@
+// Owns: the defaults several stages share (a turn's token budget and call bound, the sampling settings), in one
+// object that the grammar, runtime, harness and bench defaults read, so they cannot drift apart.
+
+export const SHARED_DEFAULTS = Object.freeze({
+  /** Token budget of one turn (thinking, text and calls, sampled and forced). Default: 512. */
+  maxTokens: 512,
+  /** Most calls one turn may make (the grammar's bound as well). Default: 8. */
+  maxCalls: 8,
+  /** Sampling temperature (the runtime's, and the bench's reference row, so both sample alike). Default: 0.7. */
+  temperature: 0.7,
+  /** Default: 0.8. */
+  topP: 0.8,
+  /** Default: 20. */
+  topK: 20,
+});
