@@ -3,7 +3,7 @@
 
 import { QtcException } from "../errors.js";
 import type { ToolCallFormat } from "../formats/index.js";
-import type { GrammarCache as ToolGrammarCache } from "../grammar/compile.js";
+import type { GrammarCache } from "../grammar/compile.js";
 import type { CompiledGrammar, GrammarPhase } from "../grammar/types.js";
 import type { JsonSchema, ToolChoice, ToolDefinition } from "../tools/types.js";
 
@@ -44,7 +44,7 @@ const GUARDED_FACTORS = [2, 4, 8] as const;
  * Returns undefined when not even one call fits; other compile errors (a schema the compiler cannot honour)
  * throw, which is why `checkToolGrammar` runs before a sequence is taken.
  */
-export function turnGrammarSource(tools: readonly ToolDefinition[], opts: TurnGrammarOptions, cache: ToolGrammarCache, canGuard: boolean): TurnGrammarSource {
+export function turnGrammarSource(tools: readonly ToolDefinition[], opts: TurnGrammarOptions, cache: GrammarCache, canGuard: boolean): TurnGrammarSource {
   return (phase, maxTokens) => {
     const compile = (budget: number) => {
       const compiled = cache.compile(tools, {
@@ -73,7 +73,7 @@ export function turnGrammarSource(tools: readonly ToolDefinition[], opts: TurnGr
 }
 
 /** Throw the compile error of a request's grammar (bad schema, unsupported keyword) before anything runs. */
-export function checkToolGrammar(tools: readonly ToolDefinition[], opts: TurnGrammarOptions, maxTokens: number, cache: ToolGrammarCache): void {
+export function checkToolGrammar(tools: readonly ToolDefinition[], opts: TurnGrammarOptions, maxTokens: number, cache: GrammarCache): void {
   const compiled = cache.compile(tools, { format: opts.format, toolChoice: opts.toolChoice, parallel: opts.parallel, maxTokens, phase: "start", answerSchema: opts.answerSchema });
   if (!compiled.ok && compiled.error.code !== "budget_too_small") throw new QtcException(compiled.error);
 }
