@@ -6,6 +6,8 @@ export default defineConfig({
   test: {
     root: new URL("..", import.meta.url).pathname,
     include: ["test/**/*.test.ts"],
+    // Points QTC_MODELS_DIR at the repo's models/ folder (qtc's default is the user's cache folder).
+    setupFiles: ["test/helpers/models.ts"],
     testTimeout: 120_000,
     hookTimeout: 300_000,
     pool: "forks",

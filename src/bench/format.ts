@@ -1,5 +1,5 @@
 // Owns: how the bench's numbers are spelled in the terminal table and report.md (one place, so both agree),
-// and the column list both render from a report's rows.
+// the column list both render from a report's rows, and fitting text to a terminal's width.
 
 import type { BenchRow } from "./types.js";
 
@@ -52,3 +52,56 @@ export const TABLE_COLUMNS: readonly { head: string; cell: (r: BenchRow) => stri
   { head: "tok/s", cell: (r) => tps(r.decodeTokensPerSecond) },
   { head: "vs unconstrained", cell: (r) => times(r.speedRatioVsUnconstrained) },
 ];
+
+/** A duration as `45s`, `6m07s` or `1h02m` (rounded to whole seconds first, so never `6m60s`). */
+export function duration(ms: number): string {
+  const total = Math.max(0, Math.round(ms / 1000));
+  const [h, m, sec] = [Math.floor(total / 3600), Math.floor((total % 3600) / 60), total % 60];
+  const two = (n: number): string => String(n).padStart(2, "0");
+  if (h > 0) return `${h}h${two(m)}m`;
+  return m > 0 ? `${m}m${two(sec)}s` : `${sec}s`;
+}
+
+// Colour codes (cli-table3's) take no columns on screen.
+const ANSI = /\x1b\[[0-9;]*m/g;
+
+/** Columns `text` takes on a terminal (ANSI colour codes take none; every other code point one). */
+export function visibleWidth(text: string): number {
+  return [...text.replace(ANSI, "")].length;
+}
+
+/** `text` cut to `width` columns, ending in `…` when cut. Plain text only (no colour codes). */
+export function truncate(text: string, width: number): string {
+  const chars = [...text];
+  return chars.length <= width ? text : `${chars.slice(0, Math.max(0, width - 1)).join("")}…`;
+}
+
+/**
+ * `text` broken into lines of at most `width` columns, at spaces where it can (a longer word is cut), every
+ * line after the first starting with `indent`. Plain text only.
+ */
+export function wrap(text: string, width: number, indent = ""): string[] {
+  const len = (t: string): number => [...t].length;
+  const lines: string[] = [];
+  let line = "";
+  const room = (): number => Math.max(1, width - (lines.length ? len(indent) : 0));
+  const flush = (): void => {
+    lines.push((lines.length ? indent : "") + line);
+    line = "";
+  };
+  for (const word of text.split(" ")) {
+    if (line !== "" && len(line) + 1 + len(word) > room()) flush();
+    if (line !== "") {
+      line += ` ${word}`;
+      continue;
+    }
+    const chars = [...word];
+    while (chars.length > room()) {
+      line = chars.splice(0, room()).join("");
+      flush();
+    }
+    line = chars.join("");
+  }
+  if (line !== "" || lines.length === 0) flush();
+  return lines;
+}

@@ -3,7 +3,7 @@
 
 import Table from "cli-table3";
 import { SYNTHETIC_NOTE } from "./defaults.js";
-import { count, TABLE_COLUMNS } from "./format.js";
+import { count, modelCell, TABLE_COLUMNS, visibleWidth, wrap } from "./format.js";
 import type { BenchConfig, BenchReport } from "./types.js";
 
 const escapeCell = (s: string): string => s.replace(/\|/g, "\\|");
@@ -18,18 +18,44 @@ export function configLine(c: BenchConfig): string {
   );
 }
 
-/** The terminal table (cli-table3), with the synthetic warning and a partial-run note under it when they apply. */
-export function renderTable(report: BenchReport, opts: { color?: boolean } = {}): string {
+/**
+ * The terminal table (cli-table3), with the synthetic warning and a partial-run note under it when they apply.
+ * No line is wider than `width` (default: stdout's columns when it is a terminal, else unlimited): when the
+ * table would be, each row is shown as a block of `column  value` lines instead, and the notes wrap.
+ */
+export function renderTable(report: BenchReport, opts: { color?: boolean; width?: number } = {}): string {
+  const width = opts.width ?? (process.stdout.isTTY ? process.stdout.columns : undefined) ?? Infinity;
   const table = new Table({
     head: TABLE_COLUMNS.map((c) => c.head),
     style: { head: opts.color ? ["cyan"] : [], border: opts.color ? ["grey"] : [] },
     wordWrap: true,
   });
   for (const row of report.rows) table.push(TABLE_COLUMNS.map((c) => c.cell(row)));
-  const lines = [table.toString(), configLine(report.config)];
-  if (report.config.synthetic) lines.push(`note: ${SYNTHETIC_NOTE}.`);
-  if (report.config.partial) lines.push(`partial: ${report.config.runsDone} of ${report.config.runsPlanned} runs finished.`);
-  return lines.join("\n");
+  const drawn = table.toString();
+  const fits = drawn.split("\n").every((l) => visibleWidth(l) <= width);
+  const notes = [configLine(report.config)];
+  if (report.config.synthetic) notes.push(`note: ${SYNTHETIC_NOTE}.`);
+  if (report.config.partial) notes.push(`partial: ${report.config.runsDone} of ${report.config.runsPlanned} runs finished.`);
+  const body = fits ? drawn : `${renderCompact(report, width)}\n`;
+  return [body, ...notes.flatMap((n) => (Number.isFinite(width) ? wrap(n, width, "  ") : [n]))].join("\n");
+}
+
+/** Each row as a heading (model · mode) and one `column  value` line per other column, values wrapped to `width`. */
+function renderCompact(report: BenchReport, width: number): string {
+  const [, , ...columns] = TABLE_COLUMNS;
+  const pad = Math.max(...columns.map((c) => c.head.length)) + 4; // two spaces each side of the label
+  const blocks = report.rows.map((row) => {
+    const lines = wrap(`${modelCell(row)} · ${row.mode}`, width, "  ");
+    for (const c of columns) {
+      // Values wrap under themselves; a terminal too narrow for label and value side by side gets two lines.
+      const [labelWidth, valueIndent] = width - pad >= 12 ? [pad, pad] : [0, 4];
+      const values = wrap(c.cell(row), width - valueIndent);
+      if (labelWidth === 0) lines.push(...wrap(c.head, width - 2).map((l) => `  ${l}`));
+      lines.push(...values.map((v, i) => (i === 0 && labelWidth ? `  ${c.head.padEnd(pad - 2)}` : " ".repeat(valueIndent)) + v));
+    }
+    return lines.join("\n");
+  });
+  return blocks.join("\n\n");
 }
 
 /** report.md: a title, what ran, the table, how to read it, and the notes. */

@@ -66,6 +66,11 @@ export interface BenchOptions {
 
 export type BenchEvent =
   | { type: "start"; dir: string; planned: number; done: number; config: BenchConfig }
+  /** A model is being loaded for its first run (in `mode`'s engine); it can take minutes. */
+  | { type: "loading"; model: string; mode: PlannedRun["mode"] }
+  | { type: "loaded"; model: string; mode: PlannedRun["mode"]; ms: number }
+  /** A run begins (after its model is loaded). */
+  | { type: "running"; model: string; mode: PlannedRun["mode"]; task: string; seed: number; planned: number; done: number }
   | { type: "run"; record: BenchRunRecord; planned: number; done: number }
   | { type: "stopping" };
 
@@ -221,6 +226,8 @@ async function execute(plan: BenchPlanConfig, p: Prepared, opts: BenchOptions): 
   opts.onEvent?.({ type: "start", dir, planned: runs.length, done: records.length, config: report().config });
 
   let failure: unknown = null;
+  // Engines (model × runtime or reference) already loaded: the first run of each announces the load.
+  const loaded = new Set<string>();
   try {
     let current = -1;
     for (const run of todo) {
@@ -228,8 +235,13 @@ async function execute(plan: BenchPlanConfig, p: Prepared, opts: BenchOptions): 
       if (run.modelIndex !== current) {
         if (current >= 0) await handles[current]!.close();
         current = run.modelIndex;
+        loaded.clear();
       }
-      const record = await runOne(run, handles[run.modelIndex]!, modelInfo[run.modelIndex]!.label, plan, opts, sandbox);
+      const label = modelInfo[run.modelIndex]!.label;
+      const engine = run.mode === "reference" ? "reference" : "runtime";
+      const progress = { first: !loaded.has(engine), planned: runs.length, done: records.length };
+      loaded.add(engine);
+      const record = await runOne(run, handles[run.modelIndex]!, label, plan, opts, sandbox, progress);
       if (record === null) break;
       await appendRecord(files.transcripts, record);
       records.push(record);
@@ -256,8 +268,13 @@ async function runOne(
   plan: BenchPlanConfig,
   opts: BenchOptions,
   sandbox: OsSandbox,
+  progress: { first: boolean; planned: number; done: number },
 ): Promise<BenchRunRecord | null> {
+  const loadStarted = Date.now();
+  if (progress.first) opts.onEvent?.({ type: "loading", model: label, mode: run.mode });
   const model = await handle.forRun(run.mode, label);
+  if (progress.first) opts.onEvent?.({ type: "loaded", model: label, mode: run.mode, ms: Date.now() - loadStarted });
+  opts.onEvent?.({ type: "running", model: label, mode: run.mode, task: run.task, seed: run.seed, planned: progress.planned, done: progress.done });
   try {
     const agentRun = await runAgent({
       task: path.join(plan.tasksDir, run.task),

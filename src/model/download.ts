@@ -3,9 +3,9 @@
 
 import { existsSync } from "node:fs";
 import { stat } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { basename } from "node:path";
 import { fail } from "../errors.js";
-import { modelsDir as defaultModelsDir } from "./paths.js";
+import { modelsDir as defaultModelsDir, findModelFile } from "./paths.js";
 import { findRegistryModel } from "./registry.js";
 
 /** Environment variable naming a Hugging Face mirror for `hf:` URIs (tests, offline mirrors). */
@@ -15,7 +15,7 @@ export const HF_ENDPOINT_ENV = "QTC_HF_ENDPOINT";
 export const OFFLINE_HINT = "To work offline, pass --model PATH (a local GGUF file) or --model synthetic:tiny.";
 
 export interface PullOptions {
-  /** Where model files go. Default: modelsDir() (`$QTC_MODELS_DIR` or `<package root>/models`). */
+  /** Where model files go. Default: modelsDir() (`$QTC_MODELS_DIR`, else the user's cache folder). */
   modelsDir?: string;
   /** Draw node-llama-cpp's progress bar. Default: true when stderr is a TTY. */
   showProgress?: boolean;
@@ -88,9 +88,12 @@ export function remoteModelOf(spec: string): RemoteModel | null {
 
 const sanitize = (name: string): string => name.replace(/[^A-Za-z0-9._-]/g, "_");
 
-/** Where a remote model lives once downloaded (it may not exist yet). */
+/**
+ * Where a remote model lives once downloaded (it may not exist yet): in `modelsDir`, or, for the default folder,
+ * where an older qtc downloaded it (`<package root>/models`) when it is only there (see findModelFile).
+ */
 export function localPathOf(remote: RemoteModel, modelsDir: string = defaultModelsDir()): string {
-  return join(modelsDir, remote.fileName);
+  return findModelFile(remote.fileName, modelsDir);
 }
 
 /**

@@ -3,7 +3,7 @@
 export { DTYPES, type Dtype } from "./quantize.js";
 export { SHAPES, QWEN3_SHAPES, type ShapeName, type Qwen3Shape } from "./qwen3-shapes.js";
 export { readQwen3ChatTemplate, readQwen3Vocab, type Qwen3Vocab } from "./qwen3-vocab.js";
-export { MODELS_DIR_ENV, modelsDir, packageRoot } from "./paths.js";
+export { MODELS_DIR_ENV, findModelFile, legacyModelsDir, modelsDir, packageRoot } from "./paths.js";
 export {
   SYNTHETIC_DEFAULTS,
   ensureSyntheticModel,

@@ -1,7 +1,10 @@
-// Owns: where models live on disk: the package root and the models directory (env QTC_MODELS_DIR overrides).
+// Owns: where models live on disk: the user's model cache (`$QTC_MODELS_DIR`, else `$XDG_CACHE_HOME/qtc/models`,
+// else `~/.cache/qtc/models`), the folder older versions used (`<package root>/models`, still read), and the
+// package root.
 
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** Environment variable that moves the models directory (tests, shared caches). */
@@ -28,8 +31,37 @@ function isQtcManifest(path: string): boolean {
   }
 }
 
-/** The models directory: `$QTC_MODELS_DIR` when set, else `<package root>/models`. */
+const set = (v: string | undefined): v is string => v !== undefined && v !== "";
+
+/**
+ * The models directory, where downloads and synthetic models are written: `$QTC_MODELS_DIR` when set, else
+ * `$XDG_CACHE_HOME/qtc/models` (an absolute XDG_CACHE_HOME only, as the XDG spec says), else
+ * `~/.cache/qtc/models`. Never inside the package: an npm install may be read-only or shared.
+ */
 export function modelsDir(env: NodeJS.ProcessEnv = process.env): string {
   const fromEnv = env[MODELS_DIR_ENV];
-  return fromEnv !== undefined && fromEnv !== "" ? resolve(fromEnv) : join(packageRoot(), "models");
+  if (set(fromEnv)) return resolve(fromEnv);
+  const xdg = env.XDG_CACHE_HOME;
+  const cache = set(xdg) && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), ".cache");
+  return join(cache, "qtc", "models");
+}
+
+/**
+ * Where qtc before 0.2 wrote models: `<package root>/models`. Files already there are still found (read only,
+ * never written) unless `$QTC_MODELS_DIR` is set, which names the one folder to use. Null when not applicable.
+ */
+export function legacyModelsDir(env: NodeJS.ProcessEnv = process.env): string | null {
+  return set(env[MODELS_DIR_ENV]) ? null : join(packageRoot(), "models");
+}
+
+/**
+ * The path of `fileName` to read: in `dir` when it is there; else, for the default folder only, in the legacy
+ * folder when it is there; else in `dir` (where it will be written).
+ */
+export function findModelFile(fileName: string, dir: string, env: NodeJS.ProcessEnv = process.env): string {
+  const primary = join(dir, fileName);
+  if (existsSync(primary) || resolve(dir) !== modelsDir(env)) return primary;
+  const legacy = legacyModelsDir(env);
+  const old = legacy === null ? null : join(legacy, fileName);
+  return old !== null && existsSync(old) ? old : primary;
 }

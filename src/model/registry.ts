@@ -1,4 +1,5 @@
-// Owns: the small registry of known real models (name → Hugging Face GGUF URI, tool-call format, size) and the
+// Owns: the small registry of known real models (name → Hugging Face GGUF URI, tool-call format, size), the
+// names users already type for them (node-llama-cpp's `hf:<user>/<repo>:<quant>`, Ollama's `qwen3:0.6b`), and the
 // default model.
 
 import type { FormatId } from "../formats/types.js";
@@ -13,7 +14,23 @@ export interface RegistryModel {
   /** Approximate download size in bytes (for messages; the downloader knows the exact size). */
   approxBytes: number;
   description: string;
+  /**
+   * Other names that mean this entry, matched case-insensitively: node-llama-cpp's `hf:<user>/<repo>:<quant>`
+   * form (derived from `uri`) and the Ollama tag. An Ollama tag names the model, not Ollama's file: qtc still
+   * downloads `uri` (Ollama's own default quantization may differ).
+   */
+  aliases: readonly string[];
 }
+
+type Entry = Omit<RegistryModel, "aliases"> & { ollama: string };
+
+/** `hf:<user>/<repo>/<name>-<QUANT>.gguf` → `hf:<user>/<repo>:<QUANT>`, node-llama-cpp's short form. */
+function hfShortForm(uri: string): string | null {
+  const m = /^hf:([^/]+)\/([^/]+)\/(?:[^/]+-)?([A-Za-z0-9_]+)\.gguf$/.exec(uri);
+  return m ? `hf:${m[1]}/${m[2]}:${m[3]}` : null;
+}
+
+const withAliases = ({ ollama, ...e }: Entry): RegistryModel => ({ ...e, aliases: [hfShortForm(e.uri), ollama].filter((a): a is string => a !== null) });
 
 /** The model qtc uses when none is named. */
 export const DEFAULT_MODEL = "qwen3-0.6b";
@@ -22,13 +39,15 @@ export const DEFAULT_MODEL = "qwen3-0.6b";
  * Known models. File names were checked against public references to these repositories (the official Qwen
  * GGUF repositories, and unsloth's GGUF of Qwen3-Coder, which has no official GGUF).
  */
-export const MODEL_REGISTRY: readonly RegistryModel[] = [
+export const MODEL_REGISTRY: readonly RegistryModel[] = (
+  [
   {
     name: "qwen3-0.6b",
     uri: "hf:Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf",
     format: "hermes",
     approxBytes: 639_000_000,
     description: "Qwen3-0.6B, Q8_0, official Qwen GGUF (the default)",
+    ollama: "qwen3:0.6b",
   },
   {
     name: "qwen3-1.7b",
@@ -36,6 +55,7 @@ export const MODEL_REGISTRY: readonly RegistryModel[] = [
     format: "hermes",
     approxBytes: 1_830_000_000,
     description: "Qwen3-1.7B, Q8_0, official Qwen GGUF",
+    ollama: "qwen3:1.7b",
   },
   {
     name: "qwen3-4b",
@@ -43,6 +63,7 @@ export const MODEL_REGISTRY: readonly RegistryModel[] = [
     format: "hermes",
     approxBytes: 2_500_000_000,
     description: "Qwen3-4B, Q4_K_M, official Qwen GGUF",
+    ollama: "qwen3:4b",
   },
   {
     name: "qwen3-coder-30b-a3b",
@@ -50,11 +71,34 @@ export const MODEL_REGISTRY: readonly RegistryModel[] = [
     format: "qwen3coder",
     approxBytes: 18_560_000_000,
     description: "Qwen3-Coder-30B-A3B-Instruct, Q4_K_M, unsloth GGUF (XML tool calls; needs about 20 GB of memory)",
+    ollama: "qwen3-coder:30b",
   },
-];
+  ] satisfies Entry[]
+).map(withAliases);
 
-/** The registry entry called `name` (case-insensitive), if any. */
+/** The registry entry called `name` or one of its aliases (case-insensitive), if any. */
 export function findRegistryModel(name: string): RegistryModel | undefined {
-  const lower = name.toLowerCase();
-  return MODEL_REGISTRY.find((m) => m.name === lower);
+  const lower = name.trim().toLowerCase();
+  return MODEL_REGISTRY.find((m) => m.name === lower || m.aliases.some((a) => a.toLowerCase() === lower));
+}
+
+/**
+ * For a spec in an alias form that names no entry (another quantization, another size), what to type instead;
+ * null when the spec is not in an alias form. (qtc resolves these forms from the registry only: it does not ask
+ * Hugging Face or Ollama which file a tag means.)
+ */
+export function unknownAliasHint(spec: string): string | null {
+  const hf = /^hf:([^/:]+)\/([^/:]+):(.+)$/i.exec(spec);
+  if (hf) {
+    const known = MODEL_REGISTRY.flatMap((m) => m.aliases).filter((a) => a.toLowerCase().startsWith(`hf:${hf[1]}/${hf[2]}:`.toLowerCase()));
+    return (
+      `"${spec}" names no file qtc knows${known.length ? ` (it knows ${known.join(", ")})` : ""}: ` +
+      `name the file instead, hf:${hf[1]}/${hf[2]}/<file>.gguf`
+    );
+  }
+  if (/^[a-z0-9][a-z0-9._-]*:[a-z0-9][a-z0-9._-]*$/i.test(spec) && !/^(synthetic|replay|https?|file):/i.test(spec)) {
+    const tags = MODEL_REGISTRY.map((m) => m.aliases.at(-1)).join(", ");
+    return `"${spec}" is not a model qtc knows by that name (it knows ${tags}): pass a GGUF file, an hf: URI, or a registry name`;
+  }
+  return null;
 }

@@ -1,5 +1,6 @@
-// Owns: turning a `--model` value into a local GGUF path: a file, an `hf:` URI or URL (downloaded once into
-// models/), a registry name, or `synthetic:<shape>` (written once into models/).
+// Owns: turning a `--model` value into a local GGUF path: a file, an `hf:` URI or URL (downloaded once into the
+// models directory), a registry name or one of its aliases (`hf:<user>/<repo>:<quant>`, Ollama's `qwen3:0.6b`),
+// or `synthetic:<shape>` (written once into the models directory).
 
 import { existsSync, statSync } from "node:fs";
 import { basename, resolve } from "node:path";
@@ -8,7 +9,7 @@ import type { FormatId } from "../formats/types.js";
 import { type PullOptions, localPathOf, pullModel, remoteModelOf } from "./download.js";
 import { modelsDir as defaultModelsDir } from "./paths.js";
 import { QWEN3_SHAPES, SHAPES, type ShapeName } from "./qwen3-shapes.js";
-import { DEFAULT_MODEL, MODEL_REGISTRY, findRegistryModel } from "./registry.js";
+import { DEFAULT_MODEL, MODEL_REGISTRY, findRegistryModel, unknownAliasHint } from "./registry.js";
 import { ensureSyntheticModel, readSyntheticInfo, syntheticModelName } from "./synthetic.js";
 
 export type ModelSource = "file" | "hf" | "url" | "registry" | "synthetic";
@@ -35,7 +36,7 @@ export interface ResolveOptions extends Omit<PullOptions, "force"> {
 /** The `--model` forms, for help texts and error messages. */
 export const MODEL_SPEC_HELP =
   `a GGUF file path, an hf:<user>/<repo>/<file>.gguf URI, an http(s) URL, a registry name ` +
-  `(${MODEL_REGISTRY.map((m) => m.name).join(", ")}), or ${SHAPES.map((s) => `synthetic:${s}`).join(" / ")}`;
+  `(${MODEL_REGISTRY.map((m) => m.name).join(", ")}; aliases such as ${MODEL_REGISTRY[0]!.aliases.join(" and ")} work too), or ${SHAPES.map((s) => `synthetic:${s}`).join(" / ")}`;
 
 /**
  * Resolve a model spec to a local file, downloading or writing it first when needed. Throws QtcException:
@@ -52,6 +53,9 @@ export async function resolveModel(spec: string = DEFAULT_MODEL, opts: ResolveOp
   }
 
   const entry = findRegistryModel(trimmed);
+  // An alias form naming no entry (hf:Qwen/Qwen3-0.6B-GGUF:Q4_0, qwen3:8b) says what to type instead.
+  const hint = entry ? null : unknownAliasHint(trimmed);
+  if (hint !== null && !existsSync(trimmed)) fail("model_not_found", hint);
   const remote = remoteModelOf(trimmed);
   if (remote !== null) {
     const source: ModelSource = entry ? "registry" : remote.hf ? "hf" : "url";

@@ -104,7 +104,7 @@ export interface EnsureSyntheticOptions {
   dtype?: Dtype;
   /** Default: 0. */
   seed?: number;
-  /** Where the file is cached. Default: modelsDir() (`$QTC_MODELS_DIR` or `<package root>/models`). */
+  /** Where the file is cached. Default: modelsDir() (`$QTC_MODELS_DIR`, else the user's cache folder). */
   modelsDir?: string;
 }
 

@@ -1,9 +1,22 @@
-// Owns: the models tests use: the synthetic tiny Qwen3 GGUF, written once into models/ (or $QTC_MODELS_DIR) and
-// reused by every test file and worker.
+// Owns: the models tests use: the synthetic tiny Qwen3 GGUF, written once into the repo's models/ folder and
+// reused by every test file and worker; and pointing the suite's models directory there.
 
+import { fileURLToPath } from "node:url";
+import { MODELS_DIR_ENV } from "../../src/model/paths.js";
 import { ensureSyntheticModel } from "../../src/model/synthetic.js";
 
-/** Absolute path of the synthetic tiny Qwen3 model (Q8_0, seed 0), writing it on first use (about 2 s). */
+/** The repo's git-ignored models/ folder: the suite's (and CI's cached) models directory. */
+export const TEST_MODELS_DIR = fileURLToPath(new URL("../../models", import.meta.url));
+
+// qtc's default models directory is the user's cache folder; the suite keeps its synthetic models in the repo
+// (CI caches that folder) unless QTC_MODELS_DIR already says otherwise. This file is a vitest setup file, so
+// this runs before every test file, and CLI subprocesses inherit it.
+if (!process.env[MODELS_DIR_ENV]) process.env[MODELS_DIR_ENV] = TEST_MODELS_DIR;
+
+/**
+ * Absolute path of the synthetic tiny Qwen3 model (Q8_0, seed 0) in the models directory set above, writing it
+ * on first use (about 2 s).
+ */
 export function tinyModelPath(): Promise<string> {
   return ensureSyntheticModel("tiny");
 }

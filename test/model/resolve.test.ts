@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -55,5 +55,47 @@ describe("registry", () => {
       ["qwen3-coder-30b-a3b", "qwen3coder"],
     ]);
     for (const m of MODEL_REGISTRY) expect(m.uri).toMatch(/^hf:[^/]+\/[^/]+-GGUF\/[^/]+\.gguf$/);
+  });
+});
+
+describe("names users already type (issue 18)", () => {
+  test("node-llama-cpp's hf:<user>/<repo>:<quant> and Ollama's tags name the registry entries, in any case", () => {
+    const cases: [string, string][] = [
+      ["hf:Qwen/Qwen3-0.6B-GGUF:Q8_0", "qwen3-0.6b"],
+      ["hf:qwen/qwen3-0.6b-gguf:q8_0", "qwen3-0.6b"],
+      ["qwen3:0.6b", "qwen3-0.6b"],
+      ["Qwen3:0.6B", "qwen3-0.6b"],
+      ["hf:Qwen/Qwen3-1.7B-GGUF:Q8_0", "qwen3-1.7b"],
+      ["qwen3:1.7b", "qwen3-1.7b"],
+      ["hf:Qwen/Qwen3-4B-GGUF:Q4_K_M", "qwen3-4b"],
+      ["qwen3:4b", "qwen3-4b"],
+      ["hf:unsloth/Qwen3-Coder-30B-A3B-Instruct-GGUF:Q4_K_M", "qwen3-coder-30b-a3b"],
+      ["qwen3-coder:30b", "qwen3-coder-30b-a3b"],
+    ];
+    expect(cases.map(([spec]) => [spec, findRegistryModel(spec)?.name])).toEqual(cases);
+  });
+
+  test("an alias resolves to the entry's file, name and format (no download when it is there)", async () => {
+    const models = join(dir, "alias-models");
+    await mkdir(models, { recursive: true });
+    const file = join(models, "hf_Qwen_Qwen3-0.6B-Q8_0.gguf");
+    await writeGguf(file, [{ key: "general.architecture", value: { type: "string", value: "qwen3" } }], [], () => []);
+    for (const spec of ["hf:Qwen/Qwen3-0.6B-GGUF:Q8_0", "qwen3:0.6b"]) {
+      expect(await resolveModel(spec, { modelsDir: models, download: false })).toEqual({
+        path: file,
+        name: "qwen3-0.6b",
+        synthetic: false,
+        source: "registry",
+        format: "hermes",
+        uri: "hf:Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf",
+      });
+    }
+  });
+
+  test("an alias form naming no entry is model_not_found (exit 2), before any download", async () => {
+    for (const spec of ["hf:Qwen/Qwen3-0.6B-GGUF:Q4_0", "hf:someone/Other-GGUF:Q8_0", "qwen3:8b", "llama3:8b"]) {
+      const e = await failure(resolveModel(spec, { modelsDir: join(dir, "models") }));
+      expect([spec, e.code, e.exitCode]).toEqual([spec, "model_not_found", 2]);
+    }
   });
 });
