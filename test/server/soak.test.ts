@@ -11,8 +11,11 @@ import { tinyModelPath } from "../helpers/models.js";
 import { post, type Running, start } from "./helpers.js";
 
 const TOOL_SETS = 200;
-/** 2,000 by default; QTC_SOAK_REQUESTS changes it (each request is ~25 ms on an idle 2-core machine, far more when it is busy). */
-const REQUESTS = Number(process.env.QTC_SOAK_REQUESTS ?? 2_000);
+/**
+ * 400 in the suite (every set seen twice, so the caches fill and evict); `npm run soak` runs the 2,000 of issue 14.
+ * QTC_SOAK_REQUESTS sets it (each request is ~25 ms on an idle 2-core machine, far more when it is busy).
+ */
+const REQUESTS = Number(process.env.QTC_SOAK_REQUESTS ?? 400);
 const CONCURRENCY = 4;
 /**
  * Heap growth allowed from the warm-up to the largest sample (after a forced GC). Measured on the 2-core machine
