@@ -10,6 +10,7 @@ import { StreamDetokenizer } from "./detokenizer.js";
 import type { TurnGrammar, TurnGrammarSource } from "./grammar-source.js";
 import { GrammarMatcher, type MatcherEnv } from "./matcher.js";
 import type { ResolvedRequest } from "./request.js";
+import type { TurnCounts } from "./result.js";
 import type { TokenTables } from "./token-tables.js";
 import type { FinishReason } from "./types.js";
 
@@ -55,17 +56,8 @@ export interface TurnEnv {
   biases: TurnBiases;
 }
 
-export interface TurnOutcome {
-  finishReason: FinishReason;
-  promptTokens: number;
-  completionTokens: number;
-  forcedTokens: number;
-  /** Tokens the turn added, in order (sampled and forced). */
-  tokens: number[];
-  timeToFirstTokenMs: number;
-  decodeTokensPerSecond: number;
-  grammarMs: number;
-  totalMs: number;
+/** What a turn counted (tokens: the ones it added, in order, sampled and forced), plus where its time went. */
+export interface TurnOutcome extends TurnCounts {
   /** Milliseconds per phase of the turn, for profiling (see TurnPhases). */
   phases: TurnPhases;
 }
