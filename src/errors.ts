@@ -86,6 +86,20 @@ export const INPUT_ERROR_CODES = [
   "request_timeout",
   /** The server is shutting down; the answer was cut off and is not complete (qtc serve). */
   "shutting_down",
+  /** Building llama.cpp's programs (llama-server, the trainer) from the bundled source failed; the message shows the log's end. */
+  "llama_build_failed",
+  /** An upstream engine refused the connection, failed its health check, or no healthy replica is left. */
+  "upstream_unavailable",
+  /** An upstream engine answered with an error status or a reply qtc cannot read. */
+  "upstream_error",
+  /** An upstream engine did not answer (or stopped streaming) within the time limit. */
+  "upstream_timeout",
+  /** An upstream engine ignored the grammar qtc sent (it would have generated unconstrained). */
+  "upstream_grammar_dropped",
+  /** A model the operation cannot use as it is (e.g. fine-tuning needs an F32 GGUF). */
+  "unsupported_model",
+  /** Fine-tuning failed (the trainer exited with an error); the message shows its output's end. */
+  "training_failed",
 ] as const;
 export type InputErrorCode = (typeof INPUT_ERROR_CODES)[number];
 

@@ -2,6 +2,7 @@
 // reused by every test file and worker; and pointing the suite's models directory there.
 
 import { fileURLToPath } from "node:url";
+import { LLAMA_DIR_ENV } from "../../src/engines/llama-build.js";
 import { MODELS_DIR_ENV } from "../../src/model/paths.js";
 import { ensureSyntheticModel } from "../../src/model/synthetic.js";
 
@@ -12,6 +13,10 @@ export const TEST_MODELS_DIR = fileURLToPath(new URL("../../models", import.meta
 // (CI caches that folder) unless QTC_MODELS_DIR already says otherwise. This file is a vitest setup file, so
 // this runs before every test file, and CLI subprocesses inherit it.
 if (!process.env[MODELS_DIR_ENV]) process.env[MODELS_DIR_ENV] = TEST_MODELS_DIR;
+
+/** The repo's git-ignored .cache/llama.cpp: where `npm run llama:build` (run by .ci/run) puts llama-server. */
+export const TEST_LLAMA_DIR = fileURLToPath(new URL("../../.cache/llama.cpp", import.meta.url));
+if (!process.env[LLAMA_DIR_ENV]) process.env[LLAMA_DIR_ENV] = TEST_LLAMA_DIR;
 
 /**
  * Absolute path of the synthetic tiny Qwen3 model (Q8_0, seed 0) in the models directory set above, writing it

@@ -1,0 +1,173 @@
+// Owns: building llama.cpp's own programs (llama-server, the trainer) from the source node-llama-cpp ships, once,
+// into a cache folder (`$QTC_LLAMA_DIR`, else `$XDG_CACHE_HOME/qtc/llama.cpp`, else `~/.cache/qtc/llama.cpp`), and
+// finding them there. The engines (llama-server) and fine-tuning share this one build.
+
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { fail } from "../errors.js";
+
+/** Environment variable that moves the llama.cpp build folder (tests, CI, a shared cache). */
+export const LLAMA_DIR_ENV = "QTC_LLAMA_DIR";
+
+/** The programs qtc builds: llama-server for the engine, llama.cpp's finetune example as the trainer's reference. */
+export const LLAMA_TARGETS = ["llama-server", "llama-finetune"] as const;
+export type LlamaTarget = (typeof LLAMA_TARGETS)[number];
+
+/**
+ * Configure flags. No curl or OpenSSL (the server only listens on plain HTTP here and never downloads), no web
+ * UI (it would be fetched), no tests; native CPU flags, since the build runs on the machine that uses it.
+ */
+const CMAKE_FLAGS = [
+  "-DCMAKE_BUILD_TYPE=Release",
+  "-DLLAMA_CURL=OFF",
+  "-DLLAMA_OPENSSL=OFF",
+  "-DLLAMA_BUILD_TESTS=OFF",
+  "-DLLAMA_USE_PREBUILT_UI=OFF",
+  "-DLLAMA_BUILD_UI=OFF",
+  "-DGGML_NATIVE=ON",
+];
+
+const set = (v: string | undefined): v is string => v !== undefined && v !== "";
+
+/** The cache folder holding `src/` (the cloned source) and `build/`. */
+export function llamaDir(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env[LLAMA_DIR_ENV];
+  if (set(fromEnv)) return resolve(fromEnv);
+  const xdg = env.XDG_CACHE_HOME;
+  const cache = set(xdg) && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), ".cache");
+  return join(cache, "qtc", "llama.cpp");
+}
+
+export interface LlamaLayout {
+  dir: string;
+  src: string;
+  build: string;
+  /** Where the built programs and shared libraries are. */
+  bin: string;
+  log: string;
+  stamp: string;
+}
+
+export function llamaLayout(dir = llamaDir()): LlamaLayout {
+  const build = join(dir, "build");
+  return { dir, src: join(dir, "src"), build, bin: join(build, "bin"), log: join(dir, "build.log"), stamp: join(build, "qtc-build.json") };
+}
+
+/** The git bundle of llama.cpp's source inside the installed node-llama-cpp package. */
+export function bundledSource(): { bundle: string; tag: string } {
+  const require = createRequire(import.meta.url);
+  const root = dirname(require.resolve("node-llama-cpp/package.json"));
+  const bundle = join(root, "llama", "gitRelease.bundle");
+  if (!existsSync(bundle)) fail("invalid_option", `node-llama-cpp has no llama.cpp source bundle at ${bundle}; reinstall it (npm install)`);
+  const info = JSON.parse(readFileSync(join(root, "llama", "llama.cpp.info.json"), "utf8")) as { tag?: string };
+  return { bundle, tag: info.tag ?? "unknown" };
+}
+
+interface Stamp {
+  tag: string;
+  flags: string[];
+  targets: string[];
+}
+
+function readStamp(path: string): Stamp | undefined {
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as Stamp;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Path of a built program, or undefined when it has not been built (from this source and these flags). */
+export function findLlamaProgram(target: LlamaTarget, layout = llamaLayout()): string | undefined {
+  const path = join(layout.bin, target);
+  const stamp = readStamp(layout.stamp);
+  if (!existsSync(path) || !stamp?.targets.includes(target)) return undefined;
+  return path;
+}
+
+/** Path of a built program, or a clear error saying how to build it. */
+export function requireLlamaProgram(target: LlamaTarget, layout = llamaLayout()): string {
+  const path = findLlamaProgram(target, layout);
+  if (path === undefined) fail("invalid_option", `${target} is not built in ${layout.dir}; run \`npm run llama:build\` (or \`qtc llama-build\`) first (about 10-15 minutes on 2 cores)`);
+  return path;
+}
+
+export interface BuildOptions {
+  targets?: readonly LlamaTarget[];
+  /** Parallel compile jobs. Default: 2. */
+  jobs?: number;
+  /** Progress lines (stage names, where the log is). Default: none. */
+  onProgress?: (line: string) => void;
+  layout?: LlamaLayout;
+}
+
+/**
+ * Build the targets that are missing (all of LLAMA_TARGETS by default); a no-op when they are built. Clones the
+ * bundled source on first use; a different llama.cpp version or flags start from a clean build folder.
+ */
+export async function buildLlama(options: BuildOptions = {}): Promise<LlamaLayout> {
+  const layout = options.layout ?? llamaLayout();
+  const targets = options.targets ?? LLAMA_TARGETS;
+  const say = options.onProgress ?? (() => undefined);
+  const { bundle, tag } = bundledSource();
+  const stamp = readStamp(layout.stamp);
+  const sameBuild = stamp?.tag === tag && stamp.flags.join(" ") === CMAKE_FLAGS.join(" ");
+  const missing = targets.filter((t) => !(sameBuild && stamp.targets.includes(t) && existsSync(join(layout.bin, t))));
+  if (missing.length === 0) return layout;
+  mkdirSync(layout.dir, { recursive: true });
+  writeFileSync(layout.log, "");
+  if (!sameBuild || !existsSync(join(layout.src, ".git"))) {
+    rmSync(layout.src, { recursive: true, force: true });
+    rmSync(layout.build, { recursive: true, force: true });
+    say(`cloning llama.cpp ${tag} from node-llama-cpp's source bundle`);
+    await runLogged("git", ["clone", "--quiet", bundle, layout.src], layout.log);
+  }
+  if (!existsSync(join(layout.build, "CMakeCache.txt"))) {
+    say("configuring (cmake)");
+    await runLogged("cmake", ["-S", layout.src, "-B", layout.build, ...CMAKE_FLAGS], layout.log);
+  }
+  say(`building ${missing.join(", ")} (about 10-15 minutes on 2 cores the first time; log: ${layout.log})`);
+  await runLogged("cmake", ["--build", layout.build, "-j", String(options.jobs ?? 2), "--target", ...missing], layout.log);
+  const built = new Set([...(sameBuild ? stamp.targets : []), ...missing]);
+  writeFileSync(layout.stamp, JSON.stringify({ tag, flags: CMAKE_FLAGS, targets: [...built].sort() } satisfies Stamp, null, 2) + "\n");
+  return layout;
+}
+
+/** Run a build step with its output appended to the log; a failure says which step and shows the log's tail. */
+function runLogged(file: string, args: string[], log: string): Promise<void> {
+  return new Promise((done, reject) => {
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"] });
+    } catch (e) {
+      reject(e);
+      return;
+    }
+    const append = (chunk: Buffer) => writeFileSync(log, chunk, { flag: "a" });
+    child.stdout?.on("data", append);
+    child.stderr?.on("data", append);
+    child.on("error", (e: NodeJS.ErrnoException) => {
+      const hint = e.code === "ENOENT" ? `${file} is not installed; install it (Debian: apt-get install ${file === "git" ? "git" : "cmake g++"})` : e.message;
+      reject(buildError(`${file} could not start: ${hint}`));
+    });
+    child.on("close", (code) => {
+      if (code === 0) done();
+      else reject(buildError(`\`${file} ${args.slice(0, 3).join(" ")} …\` failed (exit ${code}); the end of ${log}:\n${logTail(log)}`));
+    });
+  });
+}
+
+function logTail(log: string, lines = 20): string {
+  return readFileSync(log, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+}
+
+function buildError(message: string): Error {
+  try {
+    fail("llama_build_failed", message);
+  } catch (e) {
+    return e as Error;
+  }
+}
