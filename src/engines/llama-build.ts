@@ -58,12 +58,20 @@ export function llamaLayout(dir = llamaDir()): LlamaLayout {
 
 /** The git bundle of llama.cpp's source inside the installed node-llama-cpp package. */
 export function bundledSource(): { bundle: string; tag: string } {
-  const require = createRequire(import.meta.url);
-  const root = dirname(require.resolve("node-llama-cpp/package.json"));
+  const root = nodeLlamaCppRoot();
   const bundle = join(root, "llama", "gitRelease.bundle");
   if (!existsSync(bundle)) fail("invalid_option", `node-llama-cpp has no llama.cpp source bundle at ${bundle}; reinstall it (npm install)`);
   const info = JSON.parse(readFileSync(join(root, "llama", "llama.cpp.info.json"), "utf8")) as { tag?: string };
   return { bundle, tag: info.tag ?? "unknown" };
+}
+
+/** The installed node-llama-cpp package folder (its `exports` hide package.json, so walk up from its entry). */
+function nodeLlamaCppRoot(): string {
+  const entry = createRequire(import.meta.url).resolve("node-llama-cpp");
+  for (let dir = dirname(entry); dirname(dir) !== dir; dir = dirname(dir)) {
+    if (existsSync(join(dir, "llama", "llama.cpp.info.json"))) return dir;
+  }
+  fail("invalid_option", `cannot find node-llama-cpp's folder above ${entry}; reinstall it (npm install)`);
 }
 
 interface Stamp {
