@@ -21,6 +21,7 @@ import {
   requireString,
   requireToolName,
 } from "./convert-util.js";
+import { readStopSequences } from "./stop-sequences.js";
 import { type ResolvedServerOptions, SERVER_DEFAULTS } from "./defaults.js";
 
 export interface AnthropicPlan {
@@ -29,15 +30,15 @@ export interface AnthropicPlan {
   stream: boolean;
   /** The fields library errors are reported against. */
   params: ParamHints;
+  /** `stop_sequences`: the answer text ends before the first one. */
+  stop: string[];
 }
 
 type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth" | "validators">>;
 
 /** Convert a body that passed ANTHROPIC_MESSAGES_BODY; throws ApiError (400) for anything qtc cannot honour. */
 export function anthropicToGenerate(body: Obj, ctx: Ctx): AnthropicPlan {
-  if (Array.isArray(body.stop_sequences) && body.stop_sequences.length) {
-    throw unsupported("stop_sequences", "stop_sequences are not supported; remove stop_sequences.");
-  }
+  const stop = readStopSequences(body.stop_sequences, "stop_sequences", false);
   const { tools, names } = convertTools(body.tools, ctx.validators);
   const { toolChoice, parallel } = convertToolChoice(body.tool_choice, names);
   const messages = convertMessages(body.messages as unknown[], ctx.maxNestingDepth ?? SERVER_DEFAULTS.maxNestingDepth);
@@ -54,7 +55,7 @@ export function anthropicToGenerate(body: Obj, ctx: Ctx): AnthropicPlan {
     ...(typeof body.top_k === "number" ? { topK: body.top_k } : {}),
     ...thinkingOf(body.thinking, body.max_tokens as number),
   };
-  return { request, stream: body.stream === true, params: { maxTokens: "max_tokens" } };
+  return { request, stream: body.stream === true, params: { maxTokens: "max_tokens" }, stop };
 }
 
 function thinkingOf(raw: unknown, maxTokens: number): Pick<GenerateRequest, "thinking" | "thinkingBudget"> {

@@ -4,11 +4,21 @@
 
 import { anthropicStopReason, createAnthropicEventTranslator, toAnthropicContent } from "../adapters/index.js";
 import type { GenerateEvent, GenerateResult } from "../runtime/types.js";
+import type { StoppableResult } from "./stop-sequences.js";
 import { qtcExtension, type ResponseMeta } from "./response-common.js";
 
-/** `tool_use` when the turn made calls, `max_tokens` when it hit the limit without any, else `end_turn`. */
-function stopReason(result: GenerateResult) {
+/**
+ * `stop_sequence` when a stop sequence cut the answer (calls made before it still count), `tool_use` when the turn
+ * made calls, `max_tokens` when it hit the limit without any, else `end_turn`.
+ */
+function stopReason(result: StoppableResult) {
+  if (result.stopSequence !== undefined && result.toolCalls.length === 0) return "stop_sequence";
   return anthropicStopReason({ calls: result.toolCalls }, result.finishReason === "length");
+}
+
+/** The `stop_sequence` field: the sequence that stopped the turn, when `stop_reason` says so. */
+function stopSequence(result: StoppableResult): string | null {
+  return stopReason(result) === "stop_sequence" ? (result.stopSequence ?? null) : null;
 }
 
 /** The `message` object for a finished turn: thinking, then text, then the tool_use blocks. */
@@ -21,7 +31,7 @@ export function anthropicMessage(result: GenerateResult, meta: ResponseMeta): Re
     model: meta.model,
     content,
     stop_reason: stopReason(result),
-    stop_sequence: null,
+    stop_sequence: stopSequence(result),
     usage: { input_tokens: result.usage.promptTokens, output_tokens: result.usage.completionTokens },
     qtc: qtcExtension(result),
   };
@@ -69,7 +79,7 @@ export class AnthropicStreamEncoder {
         event: "message_delta",
         data: {
           type: "message_delta",
-          delta: { stop_reason: stopReason(event.result), stop_sequence: null },
+          delta: { stop_reason: stopReason(event.result), stop_sequence: stopSequence(event.result) },
           usage: { input_tokens: usage.promptTokens, output_tokens: usage.completionTokens },
         },
       },

@@ -7,6 +7,7 @@ import { ApiError, type ApiDialect, errorBody, type ParamHints, toApiError } fro
 import type { ServerRuntime } from "./defaults.js";
 import type { SlotPool } from "./slots.js";
 import { abortOnDisconnect, SseWriter } from "./sse.js";
+import { applyStopSequences } from "./stop-sequences.js";
 
 /** How one API encodes a turn. */
 export interface DialectEncoder {
@@ -45,6 +46,8 @@ export interface GenerationJob {
   encoder: DialectEncoder;
   /** Request fields that library errors (a budget too small, a schema the grammar refuses) are reported against. */
   params: ParamHints;
+  /** Stop sequences cut the answer text (see stop-sequences.ts). Default: none. */
+  stop?: readonly string[];
 }
 
 /**
@@ -58,13 +61,13 @@ export async function serveGeneration(ctx: GenerationContext, req: FastifyReques
   let release: (() => void) | undefined;
   try {
     release = await ctx.slots.acquire(watch.signal);
-    const request: GenerateRequest = { ...job.request, signal: watch.signal };
+    const turn = startTurn(ctx, job, watch.signal);
     if (!job.stream) {
-      const result = await ctx.runtime.generate(request);
+      const result = await turn.result();
       if (watch.signal.aborted) return aborted(reply, watch.signal);
       return job.encoder.complete(result);
     }
-    await streamTurn(ctx, request, reply, job, watch.signal);
+    await streamTurn(ctx, turn.events, reply, job, watch.signal);
     return reply;
   } catch (e) {
     if (watch.signal.aborted) return aborted(reply, watch.signal);
@@ -75,6 +78,26 @@ export async function serveGeneration(ctx: GenerationContext, req: FastifyReques
     ctx.inFlight.delete(watch.abort);
     settle();
   }
+}
+
+/**
+ * The runtime's turn for a job: its events (stop sequences applied) and its whole result. Without stop sequences
+ * the runtime's own `generate` and `stream` run; with them the runtime's signal also fires at the first stop.
+ */
+function startTurn(ctx: GenerationContext, job: GenerationJob, signal: AbortSignal): { events: () => AsyncIterable<GenerateEvent>; result: () => Promise<GenerateResult> } {
+  const stops = job.stop ?? [];
+  if (stops.length === 0) {
+    const request: GenerateRequest = { ...job.request, signal };
+    return { events: () => ctx.runtime.stream(request), result: () => ctx.runtime.generate(request) };
+  }
+  const stopper = new AbortController();
+  const request: GenerateRequest = { ...job.request, signal: AbortSignal.any([signal, stopper.signal]) };
+  const events = () => applyStopSequences(ctx.runtime.stream(request), stops, () => stopper.abort());
+  const result = async () => {
+    for await (const event of events()) if (event.type === "done") return event.result;
+    throw new Error("the runtime's stream ended without a result");
+  };
+  return { events, result };
 }
 
 /** An error as the ApiError to answer, recording it when it is unexpected (not an ApiError of the server's own). */
@@ -104,8 +127,8 @@ function giveUp(reply: FastifyReply): FastifyReply {
  * encoding it would tell the client a cut-off answer was complete. The server's reason (shutting down) is sent
  * as the stream's last event instead.
  */
-async function streamTurn(ctx: GenerationContext, request: GenerateRequest, reply: FastifyReply, job: GenerationJob, signal: AbortSignal): Promise<void> {
-  const iterator = ctx.runtime.stream(request)[Symbol.asyncIterator]();
+async function streamTurn(ctx: GenerationContext, events: () => AsyncIterable<GenerateEvent>, reply: FastifyReply, job: GenerationJob, signal: AbortSignal): Promise<void> {
+  const iterator = events()[Symbol.asyncIterator]();
   let finished = false;
   try {
     let next = await iterator.next();

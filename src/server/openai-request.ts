@@ -24,6 +24,7 @@ import {
   requireToolName,
   seedOf,
 } from "./convert-util.js";
+import { readStopSequences } from "./stop-sequences.js";
 import { type ResolvedServerOptions, SERVER_DEFAULTS } from "./defaults.js";
 
 export interface OpenAIPlan {
@@ -34,6 +35,8 @@ export interface OpenAIPlan {
   includeUsage: boolean;
   /** The fields library errors are reported against. */
   params: ParamHints;
+  /** `stop`: the answer text ends before the first one. */
+  stop: string[];
 }
 
 type Ctx = Pick<ResolvedServerOptions, "mode" | "defaultMaxTokens" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth" | "validators">>;
@@ -64,7 +67,8 @@ export function openAIToGenerate(body: Obj, ctx: Ctx): OpenAIPlan {
   const options = body.stream_options;
   if (options != null && !stream) throw badRequest("stream_options is only allowed with stream: true.", "stream_options");
   const params: ParamHints = { maxTokens: maxTokensParam, ...(schema ? { responseSchema: responseSchemaParam(body.response_format) } : {}) };
-  return { request, stream, includeUsage: stream && isObject(options) && options.include_usage === true, params };
+  const stop = readStopSequences(body.stop, "stop", true);
+  return { request, stream, includeUsage: stream && isObject(options) && options.include_usage === true, params, stop };
 }
 
 /** Parameters OpenAI defines that qtc does not implement: refused unless they are at their neutral value. */
@@ -74,9 +78,6 @@ function refuseUnsupported(body: Obj): void {
   if (body.logprobs === true) throw unsupported("logprobs", "logprobs are not supported; remove logprobs.");
   if (set(body.top_logprobs)) throw unsupported("top_logprobs", "top_logprobs are not supported; remove top_logprobs.");
   if (isObject(body.logit_bias) && Object.keys(body.logit_bias).length) throw unsupported("logit_bias", "logit_bias is not supported; remove logit_bias.");
-  if (set(body.stop) && !(Array.isArray(body.stop) && body.stop.length === 0)) {
-    throw unsupported("stop", "stop sequences are not supported; remove stop.");
-  }
   for (const key of ["presence_penalty", "frequency_penalty"]) {
     if (set(body[key]) && body[key] !== 0) throw unsupported(key, `${key} is not supported; remove it or send 0.`);
   }

@@ -97,7 +97,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
         };
       },
     };
-    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params });
+    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params, stop: plan.stop });
   });
 
   app.post("/v1/messages", { schema: { body: ANTHROPIC_MESSAGES_BODY } }, async (request, reply) => {
@@ -111,7 +111,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
         return { start: () => s.start(), event: (event) => s.event(event), error: (error) => streamErrorFrames(error, "anthropic") };
       },
     };
-    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params });
+    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params, stop: plan.stop });
   });
 
   return app;

@@ -99,7 +99,7 @@ describe("anthropicToGenerate", () => {
   test("refusals name the field", () => {
     const base = { model: "m", max_tokens: 10, messages: [{ role: "user", content: "x" }] };
     expect(code(() => anthropicToGenerate({ ...base, max_tokens: 5000 }, ctx))).toBe("400 invalid_request max_tokens");
-    expect(code(() => anthropicToGenerate({ ...base, stop_sequences: ["x"] }, ctx))).toBe("400 unsupported_parameter stop_sequences");
+    expect(code(() => anthropicToGenerate({ ...base, stop_sequences: ["x".repeat(257)] }, ctx))).toBe("400 invalid_request stop_sequences[0]");
     expect(code(() => anthropicToGenerate({ ...base, tools: [tool, tool] }, ctx))).toBe("400 invalid_request tools[1]");
     expect(code(() => anthropicToGenerate({ ...base, messages: [{ role: "user", content: [{ type: "document" }] }] }, ctx))).toBe(
       "400 unsupported_parameter messages[0].content[0].type",

@@ -58,7 +58,9 @@ const OPENAI_CASES: Array<[string, unknown, number, string, string | null]> = [
   ["a non-function tool", { model: "m", messages: user, tools: [{ type: "custom", custom: { name: "x" } }] }, 400, "unsupported_parameter", "tools[0].type"],
   ["n: 2", { model: "m", messages: user, n: 2 }, 400, "unsupported_parameter", "n"],
   ["logprobs", { model: "m", messages: user, logprobs: true }, 400, "unsupported_parameter", "logprobs"],
-  ["stop", { model: "m", messages: user, stop: ["\n"] }, 400, "unsupported_parameter", "stop"],
+  ["stop not strings", { model: "m", messages: user, stop: [1] }, 400, "invalid_request", "stop"],
+  ["stop with too many sequences", { model: "m", messages: user, stop: Array.from({ length: 17 }, (_, i) => `s${i}`) }, 400, "invalid_request", "stop"],
+  ["a stop sequence too long", { model: "m", messages: user, stop: ["x".repeat(257)] }, 400, "invalid_request", "stop[0]"],
   ["frequency_penalty", { model: "m", messages: user, frequency_penalty: 0.5 }, 400, "unsupported_parameter", "frequency_penalty"],
   ["functions (deprecated)", { model: "m", messages: user, functions: [{ name: "f" }] }, 400, "unsupported_parameter", "functions"],
   ["a response_format schema that does not compile", { model: "m", messages: user, response_format: { type: "json_schema", json_schema: { name: "x", schema: { type: "object", properties: { a: { type: "no-such-type" } } } } } }, 400, "invalid_schema", "response_format.json_schema.schema"],
@@ -117,7 +119,7 @@ const ANTHROPIC_CASES: Array<[string, unknown, number, string]> = [
   ["a tool schema that does not compile", A({ tools: [{ name: "f", input_schema: { type: "object", properties: { a: { type: "no-such-type" } } } }] }), 400, "invalid_request_error"],
   ["a tool without input_schema", A({ tools: [{ name: "f" }] }), 400, "invalid_request_error"],
   ["a server tool", A({ tools: [{ type: "web_search_20250305", name: "web_search" }] }), 400, "invalid_request_error"],
-  ["stop_sequences", A({ stop_sequences: ["END"] }), 400, "invalid_request_error"],
+  ["stop_sequences too many", A({ stop_sequences: Array.from({ length: 17 }, (_, i) => `s${i}`) }), 400, "invalid_request_error"],
   ["thinking budget over max_tokens", A({ thinking: { type: "enabled", budget_tokens: 64 } }), 400, "invalid_request_error"],
 ];
 
