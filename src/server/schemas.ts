@@ -45,3 +45,23 @@ export const ANTHROPIC_MESSAGES_BODY = {
     thinking: { type: "object", required: ["type"], properties: { type: { type: "string" } } },
   },
 } as const;
+
+/** Body of `POST /v1/responses` (the Responses API). `input` items are checked while converting. */
+export const OPENAI_RESPONSES_BODY = {
+  type: "object",
+  required: ["input"],
+  properties: {
+    model: { type: "string" },
+    input: { anyOf: [{ type: "string" }, { type: "array", items: { type: "object" } }] },
+    instructions: nullable({ type: "string" }),
+    tools: nullable({ type: "array", items: { type: "object" } }),
+    tool_choice: { anyOf: [{ type: "string" }, { type: "object" }, { type: "null" }] },
+    parallel_tool_calls: nullable({ type: "boolean" }),
+    max_output_tokens: nullable({ type: "integer", minimum: 1 }),
+    temperature: nullable({ type: "number", minimum: 0, maximum: 2 }),
+    top_p: nullable({ type: "number", minimum: 0, maximum: 1 }),
+    stream: nullable({ type: "boolean" }),
+    text: nullable({ type: "object" }),
+    reasoning: nullable({ type: "object" }),
+  },
+} as const;

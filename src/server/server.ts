@@ -13,7 +13,9 @@ import { type DialectEncoder, type GenerationContext, serveGeneration, streamErr
 import { openAIToGenerate } from "./openai-request.js";
 import { OpenAIStreamEncoder, openAICompletion } from "./openai-response.js";
 import { newMeta } from "./response-common.js";
-import { ANTHROPIC_MESSAGES_BODY, OPENAI_CHAT_BODY } from "./schemas.js";
+import { responsesToGenerate } from "./responses-request.js";
+import { newResponsesMeta, responsesCompletion, ResponsesStreamEncoder } from "./responses-response.js";
+import { ANTHROPIC_MESSAGES_BODY, OPENAI_CHAT_BODY, OPENAI_RESPONSES_BODY } from "./schemas.js";
 import { applyServerLimits, bodyDeadline, fastifyLimitOptions } from "./limits.js";
 import { SlotPool } from "./slots.js";
 
@@ -54,7 +56,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     return sendError(reply, apiError, dialectOf(request));
   });
   app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new ApiError(404, "not_found", `There is no ${request.method} ${request.url.split("?")[0]!.slice(0, 200)}. qtc serves POST /v1/chat/completions, POST /v1/messages, GET /v1/models and GET /health.`), dialectOf(request)),
+    sendError(reply, new ApiError(404, "not_found", `There is no ${request.method} ${request.url.split("?")[0]!.slice(0, 200)}. qtc serves POST /v1/chat/completions, POST /v1/completions, POST /v1/responses, POST /v1/messages, POST /v1/messages/count_tokens, GET /v1/models, GET /metrics and GET /health.`), dialectOf(request)),
   );
   if (opts.apiKey) app.addHook("onRequest", apiKeyCheck(opts.apiKey));
   app.addHook("preParsing", bodyDeadline(opts.bodyTimeout));
@@ -98,6 +100,17 @@ export function createServer(options: ServerOptions): FastifyInstance {
       },
     };
     return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params, stop: plan.stop });
+  });
+
+  app.post("/v1/responses", { schema: { body: OPENAI_RESPONSES_BODY } }, async (request, reply) => {
+    const plan = responsesToGenerate(request.body as Obj, opts);
+    const meta = newResponsesMeta(opts.modelId, plan.echo);
+    const encoder: DialectEncoder = {
+      dialect: "openai",
+      complete: (result) => responsesCompletion(result, meta),
+      stream: () => new ResponsesStreamEncoder(meta),
+    };
+    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params });
   });
 
   app.post("/v1/messages", { schema: { body: ANTHROPIC_MESSAGES_BODY } }, async (request, reply) => {

@@ -1,0 +1,231 @@
+// Owns: turning an OpenAI Responses API body (`POST /v1/responses`: `input` items, `instructions`, function
+// tools, `text.format`) into a runtime GenerateRequest, refusing what qtc cannot honour with a 400 naming the field.
+
+import type { AssistantToolCall, ChatMessage } from "../prompt/types.js";
+import type { GenerateRequest } from "../runtime/types.js";
+import type { ValidatorCache } from "../tools/index.js";
+import type { JsonSchema, ToolChoice, ToolInput } from "../tools/types.js";
+import { badRequest, type ParamHints, unsupported } from "./api-error.js";
+import {
+  checkMaxTokens,
+  checkResponseSchema,
+  checkTextNesting,
+  checkToolChoice,
+  checkToolSchemas,
+  checkUniqueNames,
+  isObject,
+  listNames,
+  type Obj,
+  optionalString,
+  requireObject,
+  requireString,
+  requireToolName,
+  type ToolChoiceWording,
+} from "./convert-util.js";
+import { type ResolvedServerOptions, SERVER_DEFAULTS } from "./defaults.js";
+
+export interface ResponsesPlan {
+  /** The runtime request, without `signal` (the route adds it). */
+  request: GenerateRequest;
+  stream: boolean;
+  params: ParamHints;
+  /** Request fields a response object echoes back. */
+  echo: ResponsesEcho;
+}
+
+export interface ResponsesEcho {
+  instructions: string | null;
+  max_output_tokens: number;
+  parallel_tool_calls: boolean;
+  temperature: number | null;
+  top_p: number | null;
+  tool_choice: unknown;
+  tools: unknown[];
+  text: unknown;
+  metadata: unknown;
+}
+
+type Ctx = Pick<ResolvedServerOptions, "mode" | "defaultMaxTokens" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth" | "validators">>;
+
+/** Convert a body that passed RESPONSES_BODY; throws ApiError (400) for anything qtc cannot honour. */
+export function responsesToGenerate(body: Obj, ctx: Ctx): ResponsesPlan {
+  refuseUnsupported(body);
+  const { tools, names } = convertTools(body.tools, ctx.validators);
+  const toolChoice = convertToolChoice(body.tool_choice, names);
+  const maxTokens = checkMaxTokens((body.max_output_tokens ?? ctx.defaultMaxTokens) as number, ctx.maxTokensLimit, "max_output_tokens");
+  const instructions = optionalString(body.instructions ?? undefined, "instructions");
+  const messages = convertInput(body.input, ctx.maxNestingDepth ?? SERVER_DEFAULTS.maxNestingDepth);
+  const schema = responseSchemaOf(body.text, ctx.validators);
+  const request: GenerateRequest = {
+    messages: instructions !== undefined ? [{ role: "system", content: instructions }, ...messages] : messages,
+    mode: ctx.mode,
+    maxTokens,
+    ...(tools.length ? { tools } : {}),
+    ...(toolChoice !== undefined ? { toolChoice } : {}),
+    ...(typeof body.parallel_tool_calls === "boolean" ? { parallel: body.parallel_tool_calls } : {}),
+    ...(typeof body.temperature === "number" ? { temperature: body.temperature } : {}),
+    ...(typeof body.top_p === "number" ? { topP: body.top_p } : {}),
+    ...thinkingOf(body.reasoning),
+    ...(schema ? { responseSchema: schema } : {}),
+  };
+  const echo: ResponsesEcho = {
+    instructions: instructions ?? null,
+    max_output_tokens: maxTokens,
+    parallel_tool_calls: body.parallel_tool_calls !== false,
+    temperature: typeof body.temperature === "number" ? body.temperature : null,
+    top_p: typeof body.top_p === "number" ? body.top_p : null,
+    tool_choice: body.tool_choice ?? "auto",
+    tools: (body.tools as unknown[] | undefined) ?? [],
+    text: body.text ?? { format: { type: "text" } },
+    metadata: body.metadata ?? {},
+  };
+  const params: ParamHints = { maxTokens: "max_output_tokens", ...(schema ? { responseSchema: "text.format.schema" } : {}) };
+  return { request, stream: body.stream === true, params, echo };
+}
+
+/** Responses features that need state or media qtc does not keep: refused, never silently dropped. */
+function refuseUnsupported(body: Obj): void {
+  const set = (v: unknown) => v !== undefined && v !== null;
+  if (set(body.previous_response_id)) {
+    throw unsupported("previous_response_id", "qtc stores no responses; send the whole conversation in input instead of previous_response_id.");
+  }
+  if (set(body.conversation)) throw unsupported("conversation", "qtc keeps no conversations; send the whole conversation in input.");
+  if (body.background === true) throw unsupported("background", "background responses are not supported; remove background.");
+  if (set(body.prompt)) throw unsupported("prompt", "stored prompt templates are not supported; send instructions and input.");
+  if (set(body.top_logprobs)) throw unsupported("top_logprobs", "top_logprobs are not supported; remove top_logprobs.");
+}
+
+function thinkingOf(raw: unknown): Pick<GenerateRequest, "thinking"> {
+  if (raw === undefined || raw === null) return {};
+  const effort = requireObject(raw, "reasoning").effort;
+  if (effort === undefined || effort === null) return {};
+  if (effort === "none" || effort === "minimal") return { thinking: false };
+  if (effort === "low" || effort === "medium" || effort === "high") return { thinking: true };
+  throw badRequest('reasoning.effort must be one of "none", "minimal", "low", "medium", "high".', "reasoning.effort");
+}
+
+/** Function tools as `{type: "function", name, description, parameters}` (the Responses API's flat shape). */
+function convertTools(raw: unknown, cache: ValidatorCache | undefined): { tools: ToolInput[]; names: string[] } {
+  if (raw === undefined || raw === null) return { tools: [], names: [] };
+  const tools = (raw as unknown[]).map((t, i): ToolInput => {
+    const p = `tools[${i}]`;
+    const tool = requireObject(t, p);
+    if (tool.type !== "function") {
+      throw unsupported(`${p}.type`, `Only tools of type "function" are supported; got ${JSON.stringify(tool.type)}.`);
+    }
+    const name = requireToolName(tool.name, `${p}.name`);
+    const description = optionalString(tool.description ?? undefined, `${p}.description`);
+    if (tool.parameters !== undefined && tool.parameters !== null && !isObject(tool.parameters)) {
+      throw badRequest(`${p}.parameters must be a JSON Schema object.`, `${p}.parameters`);
+    }
+    const parameters = (tool.parameters ?? { type: "object", properties: {} }) as JsonSchema;
+    return { type: "function", function: { name, ...(description !== undefined ? { description } : {}), parameters } };
+  });
+  const names = tools.map((t) => ("function" in t ? t.function.name : t.name));
+  checkUniqueNames(names, "tools");
+  checkToolSchemas(tools, cache);
+  return { tools, names };
+}
+
+function convertToolChoice(raw: unknown, names: string[]): ToolChoice | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const shape = `tool_choice must be "auto", "none", "required" or {"type": "function", "name": …}; got ${JSON.stringify(raw)}.`;
+  const wording = (name: string | undefined): ToolChoiceWording => ({
+    shape: { message: shape, param: "tool_choice" },
+    no_tools: { message: 'tool_choice "required" needs tools; send tools or drop tool_choice.', param: "tool_choice" },
+    unknown_name: { message: `tool_choice names "${name}", which is not among the tools: ${listNames(names)}.`, param: "tool_choice.name" },
+  });
+  if (typeof raw === "string") return checkToolChoice(raw as ToolChoice, names, wording);
+  const choice = requireObject(raw, "tool_choice");
+  if (choice.type !== "function") throw unsupported("tool_choice.type", shape);
+  return checkToolChoice({ name: requireString(choice.name, "tool_choice.name") }, names, wording);
+}
+
+/** `text.format`: text, json_object, or json_schema with its `schema` (flat, as the Responses API has it). */
+function responseSchemaOf(raw: unknown, cache: ValidatorCache | undefined): JsonSchema | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const format = requireObject(raw, "text").format;
+  if (format === undefined || format === null) return undefined;
+  const f = requireObject(format, "text.format");
+  if (f.type === "text") return undefined;
+  if (f.type === "json_object") return { type: "object" };
+  if (f.type !== "json_schema") throw badRequest(`text.format.type must be "text", "json_object" or "json_schema"; got ${JSON.stringify(f.type)}.`, "text.format.type");
+  requireString(f.name, "text.format.name");
+  const schema = requireObject(f.schema ?? { type: "object" }, "text.format.schema") as JsonSchema;
+  checkResponseSchema(schema, "text.format.schema", cache);
+  return schema;
+}
+
+/**
+ * `input` as chat messages: a string is one user message; items are messages, `function_call`s (joined onto the
+ * assistant turn they belong to) and `function_call_output`s (tool results, named by their call). Reasoning items
+ * of earlier turns are skipped: the Qwen3 template drops earlier reasoning anyway.
+ */
+function convertInput(raw: unknown, maxDepth: number): ChatMessage[] {
+  if (typeof raw === "string") return [{ role: "user", content: raw }];
+  if (!Array.isArray(raw) || raw.length === 0) throw badRequest("input must be a string or a non-empty array of items.", "input");
+  const messages: ChatMessage[] = [];
+  const callNames = new Map<string, string>();
+  raw.forEach((item, i) => {
+    const p = `input[${i}]`;
+    const it = requireObject(item, p);
+    const type = it.type ?? "message";
+    if (type === "message") return void messages.push(messageOf(it, p));
+    if (type === "function_call") return void addCall(messages, callOf(it, p, callNames, maxDepth));
+    if (type === "function_call_output") {
+      const id = requireString(it.call_id, `${p}.call_id`);
+      const name = callNames.get(id);
+      return void messages.push({ role: "tool", content: textOf(it.output, `${p}.output`), tool_call_id: id, ...(name ? { name } : {}) });
+    }
+    if (type === "reasoning") return;
+    throw unsupported(`${p}.type`, `Input items of type ${JSON.stringify(type)} are not supported; send messages, function_call and function_call_output items.`);
+  });
+  if (messages.length === 0) throw badRequest("input holds no message; send at least one user message.", "input");
+  return messages;
+}
+
+function messageOf(it: Obj, p: string): ChatMessage {
+  const content = textOf(it.content, `${p}.content`);
+  switch (it.role) {
+    case "system":
+    case "developer":
+      return { role: "system", content };
+    case "user":
+      return { role: "user", content };
+    case "assistant":
+      return { role: "assistant", content };
+    default:
+      throw badRequest(`${p}.role must be "system", "developer", "user" or "assistant"; got ${JSON.stringify(it.role)}.`, `${p}.role`);
+  }
+}
+
+function callOf(it: Obj, p: string, callNames: Map<string, string>, maxDepth: number): AssistantToolCall {
+  const id = requireString(it.call_id, `${p}.call_id`);
+  const name = requireString(it.name, `${p}.name`);
+  const args = requireString(it.arguments, `${p}.arguments`);
+  checkTextNesting(args, maxDepth, `${p}.arguments`);
+  callNames.set(id, name);
+  return { id, type: "function", function: { name, arguments: args } };
+}
+
+/** A call joins the assistant turn just before it (its text, or earlier calls), else starts one. */
+function addCall(messages: ChatMessage[], call: AssistantToolCall): void {
+  const last = messages[messages.length - 1];
+  if (last?.role === "assistant") last.tool_calls = [...(last.tool_calls ?? []), call];
+  else messages.push({ role: "assistant", content: null, tool_calls: [call] });
+}
+
+/** Content as text: a string, or parts of type input_text / output_text / refusal joined by newlines. */
+function textOf(content: unknown, param: string): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) throw badRequest(`${param} must be a string or an array of text parts.`, param);
+  return content
+    .map((part, j) => {
+      const pp = `${param}[${j}]`;
+      const obj = requireObject(part, pp);
+      if (obj.type === "input_text" || obj.type === "output_text") return requireString(obj.text, `${pp}.text`);
+      if (obj.type === "refusal") return requireString(obj.refusal, `${pp}.refusal`);
+      throw unsupported(`${pp}.type`, `Content parts of type ${JSON.stringify(obj.type)} are not supported: qtc serves text-only models. Send input_text parts.`);
+    })
+    .join("\n");
+}
