@@ -94,6 +94,8 @@ export interface Runtime {
   generate(request: GenerateRequest): Promise<GenerateOutput>;
   /** The same turn as events; the last is `done` with the result that `generate` would return. */
   stream(request: GenerateRequest): AsyncGenerator<GenerateEvent, void, void>;
+  /** The prompt tokens a request would evaluate (no generation). Optional so other engines may leave it out. */
+  countTokens?(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format">): number;
   /** Free the model and context. Waiting requests fail; running ones should be aborted first. */
   close(): Promise<void>;
 }
@@ -212,9 +214,7 @@ class ModelRuntime implements Runtime {
       grammar = turnGrammarSource(declared, options, this.toolGrammars, this.env.tables.byteTokens !== undefined);
     }
     checkCallBudget(tools, req);
-    // Only the template's markers are special tokens: text from users and tools cannot forge turns or calls.
-    const segments = renderPromptSegments({ messages: request.messages, tools: tools?.tools, format: req.format, thinking: req.thinking });
-    const promptTokens = tokenizePrompt(segments, { tokenize: (text, special) => this.env.model.tokenize(text, special), added: this.env.tables.addedTokens }) as Token[];
+    const promptTokens = this.promptTokensOf(request, tools, req);
     const contextSize = this.settings.contextSize;
     if (promptTokens.length + req.maxTokens > contextSize) {
       fail("invalid_option", `the prompt (${promptTokens.length} tokens) plus maxTokens (${req.maxTokens}) exceeds the context size (${contextSize})`);
@@ -264,6 +264,22 @@ class ModelRuntime implements Runtime {
     const finishing = performance.now();
     yield* this.finish(parser, { outcome, raw, mode: req.mode, format: req.format.id, judgeAnswer }, callIndex);
     this.onProfile?.({ ...outcome.phases, finish: performance.now() - finishing, grammar: outcome.grammarMs, total: performance.now() - startedAt });
+  }
+
+  /** The prompt's token count, as `stream` would evaluate it (for token-counting endpoints and usage up front). */
+  countTokens(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format">): number {
+    const tools = request.tools && request.tools.length > 0 ? compileValidators(request.tools, this.validators) : undefined;
+    return this.promptTokensOf(request, tools, resolveRequest(request, tools, this.toolFormat)).length;
+  }
+
+  /**
+   * A raw `prompt` is the caller's own text, template markers included (it owns the whole prompt). Otherwise only
+   * the template's markers are special tokens: text from users and tools cannot forge turns or calls.
+   */
+  private promptTokensOf(request: Pick<GenerateRequest, "messages" | "prompt">, tools: CompiledTools | undefined, req: ReturnType<typeof resolveRequest>): Token[] {
+    if (request.prompt !== undefined) return [...this.env.model.tokenize(request.prompt, true)];
+    const segments = renderPromptSegments({ messages: request.messages, tools: tools?.tools, format: req.format, thinking: req.thinking });
+    return tokenizePrompt(segments, { tokenize: (text, special) => this.env.model.tokenize(text, special), added: this.env.tables.addedTokens }) as Token[];
   }
 
   private *finish(parser: ReturnType<typeof createParser>, parts: Omit<ResultParts, "parsed">, callIndex: () => number): Generator<GenerateEvent, void, void> {

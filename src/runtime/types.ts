@@ -11,6 +11,11 @@ export type GenerationMode = "constrained" | "unconstrained";
 
 export interface GenerateRequest {
   messages: ChatMessage[];
+  /**
+   * A raw prompt used instead of rendering `messages` (OpenAI's legacy `/v1/completions`): tokenized as given,
+   * template markers such as `<|im_start|>` included, since the caller owns the whole prompt. Default: none.
+   */
+  prompt?: string;
   /** Tools in OpenAI, Anthropic or bare shape. Default: none. */
   tools?: ToolInput[];
   /** Default: "auto". */

@@ -38,6 +38,7 @@ type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit"> & Partial<Pick
 
 /** Convert a body that passed ANTHROPIC_MESSAGES_BODY; throws ApiError (400) for anything qtc cannot honour. */
 export function anthropicToGenerate(body: Obj, ctx: Ctx): AnthropicPlan {
+  checkThread(body.thread);
   const stop = readStopSequences(body.stop_sequences, "stop_sequences", false);
   const { tools, names } = convertTools(body.tools, ctx.validators);
   const { toolChoice, parallel } = convertToolChoice(body.tool_choice, names);
@@ -56,6 +57,21 @@ export function anthropicToGenerate(body: Obj, ctx: Ctx): AnthropicPlan {
     ...thinkingOf(body.thinking, body.max_tokens as number),
   };
   return { request, stream: body.stream === true, params: { maxTokens: "max_tokens" }, stop };
+}
+
+/**
+ * Message threads (the SDK's `thread` field, which its toolRunner sends): qtc stores no conversations, so a
+ * `create` is an ordinary request, and a `continue` is answered with the `thread_not_found` error code, on which the
+ * SDK replays the whole history under a new thread. Stateless, at the price of one refused request per turn.
+ */
+function checkThread(raw: unknown): void {
+  if (raw === undefined || raw === null) return;
+  const thread = requireObject(raw, "thread");
+  if (thread.type === "create") return;
+  if (thread.type === "continue") {
+    throw new ApiError(404, "not_found", "qtc keeps no message threads; send the whole conversation (thread type \"create\").", "thread", { error_code: "thread_not_found" });
+  }
+  throw badRequest(`thread.type must be "create" or "continue"; got ${JSON.stringify(thread.type)}.`, "thread.type");
 }
 
 function thinkingOf(raw: unknown, maxTokens: number): Pick<GenerateRequest, "thinking" | "thinkingBudget"> {

@@ -51,9 +51,17 @@ export interface AnthropicFrame {
 export class AnthropicStreamEncoder {
   readonly #meta: ResponseMeta;
   readonly #blocks = createAnthropicEventTranslator({ includeThinking: true });
+  readonly #inputTokens: number;
 
-  constructor(meta: ResponseMeta) {
+  /** `inputTokens`: the prompt's tokens, counted before generation so that message_start can report them. */
+  constructor(meta: ResponseMeta, inputTokens = 0) {
     this.#meta = meta;
+    this.#inputTokens = inputTokens;
+  }
+
+  /** A keep-alive event; Anthropic sends one after message_start and while a long stream runs. */
+  ping(): AnthropicFrame[] {
+    return [{ event: "ping", data: { type: "ping" } }];
   }
 
   start(): AnthropicFrame[] {
@@ -65,9 +73,9 @@ export class AnthropicStreamEncoder {
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: 0, output_tokens: 0 },
+      usage: { input_tokens: this.#inputTokens, output_tokens: 0 },
     };
-    return [{ event: "message_start", data: { type: "message_start", message } }];
+    return [{ event: "message_start", data: { type: "message_start", message } }, ...this.ping()];
   }
 
   event(event: GenerateEvent): AnthropicFrame[] {

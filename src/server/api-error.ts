@@ -10,12 +10,15 @@ export class ApiError extends Error {
   readonly code: ErrorCode;
   /** The request field at fault, dotted (`messages[2].content`), when there is one. */
   readonly param: string | null;
-  constructor(status: number, code: ErrorCode, message: string, param: string | null = null) {
+  /** Machine-readable details a client SDK acts on (Anthropic's `error.details`), when there are any. */
+  readonly details: Record<string, unknown> | undefined;
+  constructor(status: number, code: ErrorCode, message: string, param: string | null = null, details?: Record<string, unknown>) {
     super(message);
     this.name = "ApiError";
     this.status = status;
     this.code = code;
     this.param = param;
+    this.details = details;
   }
 }
 
@@ -62,10 +65,11 @@ export function openAIErrorBody(error: ApiError): { error: { message: string; ty
 }
 
 /** `{"type": "error", "error": {"type", "message"}}` as Anthropic sends it. */
-export function anthropicErrorBody(error: ApiError): { type: "error"; error: { type: string; message: string } } {
+export function anthropicErrorBody(error: ApiError): { type: "error"; error: { type: string; message: string; details?: Record<string, unknown> } } {
   const status = statusFor(error, "anthropic");
   const message = error.param && !error.message.startsWith(error.param) ? `${error.param}: ${error.message}` : error.message;
-  return { type: "error", error: { type: ANTHROPIC_CODE_TYPES[error.code] ?? ANTHROPIC_TYPES[status] ?? "api_error", message } };
+  const type = ANTHROPIC_CODE_TYPES[error.code] ?? ANTHROPIC_TYPES[status] ?? "api_error";
+  return { type: "error", error: { type, message, ...(error.details ? { details: error.details } : {}) } };
 }
 
 export function errorBody(error: ApiError, dialect: ApiDialect): object {

@@ -12,6 +12,8 @@ export interface ServerRuntime {
   stream(request: GenerateRequest): AsyncIterable<GenerateEvent>;
   /** Used for `/v1/models` and `/health` when `modelId` is not given. */
   modelInfo?: { name?: string; path?: string };
+  /** The prompt tokens a request would evaluate: `/v1/messages/count_tokens` and message_start's usage need it. */
+  countTokens?(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format">): number;
 }
 
 export interface ServerOptions {
@@ -63,6 +65,8 @@ export interface ServerOptions {
   maxConnections?: number;
   /** Requests one keep-alive connection may carry before the server closes it; 0 means no limit. Default: 1000. */
   maxRequestsPerSocket?: number;
+  /** Milliseconds a streamed Anthropic answer may stay silent before a `ping` event is sent. Default: 5000. */
+  pingIntervalMs?: number;
   /**
    * Where request tools and response schemas are compiled for their 400 checks (bounded); `serve()` passes the
    * runtime's, so each is compiled once. Default: a cache of the server's own.
@@ -90,6 +94,7 @@ export const SERVER_DEFAULTS = Object.freeze({
   connectionTimeout: 0,
   maxConnections: 1024,
   maxRequestsPerSocket: 1000,
+  pingIntervalMs: 5000,
   /** Model id when neither `modelId` nor the runtime's model name is known. */
   modelIdFallback: "qtc",
 });
@@ -123,6 +128,7 @@ export function resolveServerOptions(options: ServerOptions): ResolvedServerOpti
     connectionTimeout: atLeastZero(options.connectionTimeout, SERVER_DEFAULTS.connectionTimeout, "connectionTimeout"),
     maxConnections: positive(options.maxConnections, SERVER_DEFAULTS.maxConnections, "maxConnections"),
     maxRequestsPerSocket: atLeastZero(options.maxRequestsPerSocket, SERVER_DEFAULTS.maxRequestsPerSocket, "maxRequestsPerSocket"),
+    pingIntervalMs: positive(options.pingIntervalMs, SERVER_DEFAULTS.pingIntervalMs, "pingIntervalMs"),
     validators: options.validators ?? new ValidatorCache(),
   };
 }

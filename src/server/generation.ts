@@ -7,6 +7,7 @@ import { ApiError, type ApiDialect, errorBody, type ParamHints, toApiError } fro
 import type { ServerRuntime } from "./defaults.js";
 import type { SlotPool } from "./slots.js";
 import { abortOnDisconnect, SseWriter } from "./sse.js";
+import { asRawText } from "./completions.js";
 import { applyStopSequences } from "./stop-sequences.js";
 
 /** How one API encodes a turn. */
@@ -23,6 +24,8 @@ export interface StreamEncoder {
   event(event: GenerateEvent): SseFrame[];
   /** Frames that report an error after the stream has started. */
   error(error: ApiError): SseFrame[];
+  /** Keep-alive frames, sent when the stream has been silent for the server's ping interval. Default: none. */
+  ping?(): SseFrame[];
 }
 
 /** One SSE event: `data` is JSON (or a literal string such as `[DONE]`); `event` names it when the API does. */
@@ -38,6 +41,8 @@ export interface GenerationContext {
   inFlight: Map<(reason?: unknown) => void, Promise<void>>;
   /** Records an unexpected error (one answered as a 500, before or during a stream). */
   onInternalError: (error: unknown) => void;
+  /** Milliseconds of silence after which a stream whose encoder pings sends a ping. */
+  pingIntervalMs: number;
 }
 
 export interface GenerationJob {
@@ -48,6 +53,8 @@ export interface GenerationJob {
   params: ParamHints;
   /** Stop sequences cut the answer text (see stop-sequences.ts). Default: none. */
   stop?: readonly string[];
+  /** Answer with the model's raw text, calls included (legacy completions). Default: false. */
+  rawText?: boolean;
 }
 
 /**
@@ -81,18 +88,22 @@ export async function serveGeneration(ctx: GenerationContext, req: FastifyReques
 }
 
 /**
- * The runtime's turn for a job: its events (stop sequences applied) and its whole result. Without stop sequences
- * the runtime's own `generate` and `stream` run; with them the runtime's signal also fires at the first stop.
+ * The runtime's turn for a job: its events (raw text and stop sequences applied when asked) and its whole result.
+ * A plain job runs the runtime's own `generate` and `stream`; with stop sequences its signal also fires at the
+ * first one.
  */
 function startTurn(ctx: GenerationContext, job: GenerationJob, signal: AbortSignal): { events: () => AsyncIterable<GenerateEvent>; result: () => Promise<GenerateResult> } {
   const stops = job.stop ?? [];
-  if (stops.length === 0) {
+  if (stops.length === 0 && !job.rawText) {
     const request: GenerateRequest = { ...job.request, signal };
     return { events: () => ctx.runtime.stream(request), result: () => ctx.runtime.generate(request) };
   }
   const stopper = new AbortController();
-  const request: GenerateRequest = { ...job.request, signal: AbortSignal.any([signal, stopper.signal]) };
-  const events = () => applyStopSequences(ctx.runtime.stream(request), stops, () => stopper.abort());
+  const request: GenerateRequest = { ...job.request, signal: stops.length ? AbortSignal.any([signal, stopper.signal]) : signal };
+  const events = () => {
+    const source = ctx.runtime.stream(request);
+    return applyStopSequences(job.rawText ? asRawText(source) : source, stops, () => stopper.abort());
+  };
   const result = async () => {
     for await (const event of events()) if (event.type === "done") return event.result;
     throw new Error("the runtime's stream ended without a result");
@@ -130,6 +141,7 @@ function giveUp(reply: FastifyReply): FastifyReply {
 async function streamTurn(ctx: GenerationContext, events: () => AsyncIterable<GenerateEvent>, reply: FastifyReply, job: GenerationJob, signal: AbortSignal): Promise<void> {
   const iterator = events()[Symbol.asyncIterator]();
   let finished = false;
+  let keepAlive: NodeJS.Timeout | undefined;
   try {
     let next = await iterator.next();
     if (signal.aborted) return void giveUp(reply);
@@ -137,10 +149,13 @@ async function streamTurn(ctx: GenerationContext, events: () => AsyncIterable<Ge
     const sse = new SseWriter(reply.raw);
     sse.open();
     const stream = job.encoder.stream();
+    let sent = 0;
     const send = async (frames: SseFrame[]) => {
+      sent += frames.length;
       for (const frame of frames) await sse.send(frame.data, frame.event);
     };
     await send(stream.start());
+    keepAlive = pinger(stream, send, ctx.pingIntervalMs, () => sent);
     try {
       while (!next.done && !signal.aborted && !sse.closed) {
         await send(stream.event(next.value));
@@ -154,8 +169,21 @@ async function streamTurn(ctx: GenerationContext, events: () => AsyncIterable<Ge
     if (signal.aborted && signal.reason instanceof ApiError) await send(stream.error(signal.reason));
     sse.end();
   } finally {
+    clearInterval(keepAlive);
     if (!finished) await iterator.return?.().catch(() => undefined);
   }
+}
+
+/** A timer that pings a stream (when its encoder can) after each interval in which nothing else was sent. */
+function pinger(stream: StreamEncoder, send: (frames: SseFrame[]) => Promise<void>, intervalMs: number, sentSoFar: () => number): NodeJS.Timeout | undefined {
+  if (!stream.ping) return undefined;
+  let seen = sentSoFar();
+  const timer = setInterval(() => {
+    if (sentSoFar() === seen) void send(stream.ping!());
+    seen = sentSoFar();
+  }, intervalMs);
+  timer.unref();
+  return timer;
 }
 
 /** The stream `error` frames each API sends once a stream has started. */

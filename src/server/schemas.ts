@@ -65,3 +65,27 @@ export const OPENAI_RESPONSES_BODY = {
     reasoning: nullable({ type: "object" }),
   },
 } as const;
+
+/** Body of `POST /v1/completions` (legacy text completions). */
+export const OPENAI_COMPLETIONS_BODY = {
+  type: "object",
+  required: ["prompt"],
+  properties: {
+    model: { type: "string" },
+    prompt: { anyOf: [{ type: "string" }, { type: "array" }] },
+    max_tokens: nullable({ type: "integer", minimum: 1 }),
+    temperature: nullable({ type: "number", minimum: 0, maximum: 2 }),
+    top_p: nullable({ type: "number", minimum: 0, maximum: 1 }),
+    seed: nullable({ type: "integer" }),
+    stream: nullable({ type: "boolean" }),
+    stream_options: nullable({ type: "object", properties: { include_usage: { type: "boolean" } } }),
+    n: nullable({ type: "integer", minimum: 1 }),
+  },
+} as const;
+
+/** Body of `POST /v1/messages/count_tokens`: a messages body without max_tokens. */
+export const ANTHROPIC_COUNT_TOKENS_BODY = {
+  ...ANTHROPIC_MESSAGES_BODY,
+  required: ["model", "messages"],
+  properties: { ...ANTHROPIC_MESSAGES_BODY.properties, max_tokens: { type: "integer", minimum: 1 } },
+} as const;

@@ -6,16 +6,18 @@ import { timingSafeEqual } from "node:crypto";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { anthropicToGenerate } from "./anthropic-request.js";
 import { AnthropicStreamEncoder, anthropicMessage } from "./anthropic-response.js";
-import { ApiError, type ApiDialect, errorBody, statusFor, toApiError } from "./api-error.js";
+import { ApiError, type ApiDialect, errorBody, type ParamHints, statusFor, toApiError } from "./api-error.js";
 import type { Obj } from "./convert-util.js";
-import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from "./defaults.js";
+import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions, type ServerRuntime } from "./defaults.js";
+import type { GenerateRequest } from "../runtime/types.js";
 import { type DialectEncoder, type GenerationContext, serveGeneration, streamErrorFrames } from "./generation.js";
 import { openAIToGenerate } from "./openai-request.js";
 import { OpenAIStreamEncoder, openAICompletion } from "./openai-response.js";
 import { newMeta } from "./response-common.js";
 import { responsesToGenerate } from "./responses-request.js";
 import { newResponsesMeta, responsesCompletion, ResponsesStreamEncoder } from "./responses-response.js";
-import { ANTHROPIC_MESSAGES_BODY, OPENAI_CHAT_BODY, OPENAI_RESPONSES_BODY } from "./schemas.js";
+import { ANTHROPIC_COUNT_TOKENS_BODY, ANTHROPIC_MESSAGES_BODY, OPENAI_CHAT_BODY, OPENAI_COMPLETIONS_BODY, OPENAI_RESPONSES_BODY } from "./schemas.js";
+import { completionsResponse, completionsStream, completionsToGenerate, newCompletionsMeta } from "./completions.js";
 import { applyServerLimits, bodyDeadline, fastifyLimitOptions } from "./limits.js";
 import { SlotPool } from "./slots.js";
 
@@ -42,7 +44,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   applyServerLimits(app.server, opts);
   const slots = new SlotPool(opts.parallel, opts.queueLimit);
   const onInternalError = opts.onInternalError ?? defaultInternalLog(app, opts.logger !== false);
-  const ctx: GenerationContext = { runtime: opts.runtime, slots, inFlight: new Map(), onInternalError };
+  const ctx: GenerationContext = { runtime: opts.runtime, slots, inFlight: new Map(), onInternalError, pingIntervalMs: opts.pingIntervalMs };
 
   app.setErrorHandler((error, request, reply) => {
     let apiError = toApiError(error);
@@ -102,6 +104,17 @@ export function createServer(options: ServerOptions): FastifyInstance {
     return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params, stop: plan.stop });
   });
 
+  app.post("/v1/completions", { schema: { body: OPENAI_COMPLETIONS_BODY } }, async (request, reply) => {
+    const plan = completionsToGenerate(request.body as Obj, opts);
+    const meta = newCompletionsMeta(opts.modelId);
+    const encoder: DialectEncoder = {
+      dialect: "openai",
+      complete: (result) => completionsResponse(result, meta),
+      stream: () => ({ ...completionsStream(meta, plan.includeUsage), error: (error) => streamErrorFrames(error, "openai") }),
+    };
+    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params, stop: plan.stop, rawText: true });
+  });
+
   app.post("/v1/responses", { schema: { body: OPENAI_RESPONSES_BODY } }, async (request, reply) => {
     const plan = responsesToGenerate(request.body as Obj, opts);
     const meta = newResponsesMeta(opts.modelId, plan.echo);
@@ -116,18 +129,37 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.post("/v1/messages", { schema: { body: ANTHROPIC_MESSAGES_BODY } }, async (request, reply) => {
     const plan = anthropicToGenerate(request.body as Obj, opts);
     const meta = newMeta("msg_", opts.modelId);
+    // message_start reports the prompt's tokens before any is generated: count them first (a tokenization, no decode).
+    const inputTokens = plan.stream ? countTokens(opts.runtime, plan.request, plan.params) : 0;
     const encoder: DialectEncoder = {
       dialect: "anthropic",
       complete: (result) => anthropicMessage(result, meta),
       stream: () => {
-        const s = new AnthropicStreamEncoder(meta);
-        return { start: () => s.start(), event: (event) => s.event(event), error: (error) => streamErrorFrames(error, "anthropic") };
+        const s = new AnthropicStreamEncoder(meta, inputTokens ?? 0);
+        return { start: () => s.start(), event: (event) => s.event(event), error: (error) => streamErrorFrames(error, "anthropic"), ping: () => s.ping() };
       },
     };
     return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params, stop: plan.stop });
   });
 
+  app.post("/v1/messages/count_tokens", { schema: { body: ANTHROPIC_COUNT_TOKENS_BODY } }, async (request) => {
+    const plan = anthropicToGenerate({ ...(request.body as Obj), max_tokens: opts.maxTokensLimit }, opts);
+    const inputTokens = countTokens(opts.runtime, plan.request, plan.params);
+    if (inputTokens === undefined) throw new ApiError(404, "not_found", "This server's runtime cannot count tokens without generating; send the request to /v1/messages and read usage.input_tokens.");
+    return { input_tokens: inputTokens };
+  });
+
   return app;
+}
+
+/** The prompt tokens of a request, when the runtime can count them; its refusals are 400s like generate's. */
+function countTokens(runtime: ServerRuntime, request: GenerateRequest, params: ParamHints): number | undefined {
+  if (!runtime.countTokens) return undefined;
+  try {
+    return runtime.countTokens(request);
+  } catch (e) {
+    throw toApiError(e, params);
+  }
 }
 
 /** Where unexpected errors go when the operator gave no `onInternalError`: the logger if on, else stderr. */
@@ -148,7 +180,7 @@ function sendError(reply: FastifyReply, error: ApiError, dialect: ApiDialect): F
  * Keyed on the route the router matched (decoded), never on the raw URL.
  */
 function dialectOf(request: FastifyRequest): ApiDialect {
-  if (request.routeOptions.url === "/v1/messages") return "anthropic";
+  if (request.routeOptions.url === "/v1/messages" || request.routeOptions.url === "/v1/messages/count_tokens") return "anthropic";
   return request.headers["anthropic-version"] !== undefined ? "anthropic" : "openai";
 }
 

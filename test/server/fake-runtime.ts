@@ -60,6 +60,8 @@ export function fakeRuntime(options: FakeOptions = {}): FakeRuntime {
     aborted: 0,
     modelInfo: { name: "fake-model" },
     open: () => openGate?.(),
+    /** Every prompt is 10 tokens, as every result's usage says. */
+    countTokens: () => 10,
     async generate(request) {
       let result: GenerateResult | undefined;
       for await (const event of fake.stream(request)) if (event.type === "done") result = event.result;
@@ -82,6 +84,8 @@ export function fakeRuntime(options: FakeOptions = {}): FakeRuntime {
         if (delay) await sleep(delay, request.signal);
         if (request.signal?.aborted) {
           fake.aborted++;
+          // As the real runtime does: an aborted turn still ends with `done`, its usage counted so far.
+          yield abortedDone(events, event);
           return;
         }
         yield event;
@@ -132,6 +136,14 @@ export function fakeRuntime(options: FakeOptions = {}): FakeRuntime {
   }
 
   return fake;
+}
+
+/** The `done` of a turn aborted before `next`: the script's result, marked aborted. */
+function abortedDone(events: GenerateEvent[], next: GenerateEvent): GenerateEvent {
+  const last = events[events.length - 1]!;
+  if (last.type !== "done") throw new Error("a fake script ends with done");
+  const completionTokens = events.indexOf(next);
+  return { type: "done", result: { ...last.result, finishReason: "aborted", usage: { ...last.result.usage, completionTokens } } };
 }
 
 function aborted(signal?: AbortSignal): Promise<void> {

@@ -102,6 +102,7 @@ describe("AnthropicStreamEncoder", () => {
     expect(frames.every((f) => f.event === f.data.type)).toBe(true);
     expect(frames.map((f) => (f.event === "content_block_delta" ? `delta:${(f.data.delta as any).type}` : f.event))).toEqual([
       "message_start",
+      "ping",
       "content_block_start",
       "delta:thinking_delta",
       "content_block_stop",
