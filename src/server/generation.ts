@@ -43,6 +43,8 @@ export interface GenerationContext {
   onInternalError: (error: unknown) => void;
   /** Milliseconds of silence after which a stream whose encoder pings sends a ping. */
   pingIntervalMs: number;
+  /** Each request's result once it has one, for the request log and the metrics. */
+  results: WeakMap<FastifyRequest, GenerateResult>;
 }
 
 export interface GenerationJob {
@@ -71,10 +73,11 @@ export async function serveGeneration(ctx: GenerationContext, req: FastifyReques
     const turn = startTurn(ctx, job, watch.signal);
     if (!job.stream) {
       const result = await turn.result();
+      ctx.results.set(req, result);
       if (watch.signal.aborted) return aborted(reply, watch.signal);
       return job.encoder.complete(result);
     }
-    await streamTurn(ctx, turn.events, reply, job, watch.signal);
+    await streamTurn(ctx, turn.events, reply, job, watch.signal, (result) => ctx.results.set(req, result));
     return reply;
   } catch (e) {
     if (watch.signal.aborted) return aborted(reply, watch.signal);
@@ -138,7 +141,14 @@ function giveUp(reply: FastifyReply): FastifyReply {
  * encoding it would tell the client a cut-off answer was complete. The server's reason (shutting down) is sent
  * as the stream's last event instead.
  */
-async function streamTurn(ctx: GenerationContext, events: () => AsyncIterable<GenerateEvent>, reply: FastifyReply, job: GenerationJob, signal: AbortSignal): Promise<void> {
+async function streamTurn(
+  ctx: GenerationContext,
+  events: () => AsyncIterable<GenerateEvent>,
+  reply: FastifyReply,
+  job: GenerationJob,
+  signal: AbortSignal,
+  onResult: (result: GenerateResult) => void,
+): Promise<void> {
   const iterator = events()[Symbol.asyncIterator]();
   let finished = false;
   let keepAlive: NodeJS.Timeout | undefined;
@@ -158,6 +168,7 @@ async function streamTurn(ctx: GenerationContext, events: () => AsyncIterable<Ge
     keepAlive = pinger(stream, send, ctx.pingIntervalMs, () => sent);
     try {
       while (!next.done && !signal.aborted && !sse.closed) {
+        if (next.value.type === "done") onResult(next.value.result);
         await send(stream.event(next.value));
         if (signal.aborted || sse.closed) break;
         next = await iterator.next();

@@ -9,7 +9,8 @@ import { AnthropicStreamEncoder, anthropicMessage } from "./anthropic-response.j
 import { ApiError, type ApiDialect, errorBody, type ParamHints, statusFor, toApiError } from "./api-error.js";
 import type { Obj } from "./convert-util.js";
 import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions, type ServerRuntime } from "./defaults.js";
-import type { GenerateRequest } from "../runtime/types.js";
+import type { GenerateRequest, GenerateResult } from "../runtime/types.js";
+import { type RequestRecord, requestLogFields, ServerMetrics } from "./metrics.js";
 import { type DialectEncoder, type GenerationContext, serveGeneration, streamErrorFrames } from "./generation.js";
 import { openAIToGenerate } from "./openai-request.js";
 import { OpenAIStreamEncoder, openAICompletion } from "./openai-response.js";
@@ -35,6 +36,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const opts = resolveServerOptions(options);
   const app = Fastify({
     logger: opts.logger,
+    disableRequestLogging: true, // replaced by one line per request with tokens and calls (the onResponse hook)
     bodyLimit: opts.bodyLimit,
     return503OnClosing: false, // answered by the onRequest hook below, in the API's own error shape
     forceCloseConnections: true,
@@ -44,7 +46,15 @@ export function createServer(options: ServerOptions): FastifyInstance {
   applyServerLimits(app.server, opts);
   const slots = new SlotPool(opts.parallel, opts.queueLimit);
   const onInternalError = opts.onInternalError ?? defaultInternalLog(app, opts.logger !== false);
-  const ctx: GenerationContext = { runtime: opts.runtime, slots, inFlight: new Map(), onInternalError, pingIntervalMs: opts.pingIntervalMs };
+  const results = new WeakMap<FastifyRequest, GenerateResult>();
+  const ctx: GenerationContext = { runtime: opts.runtime, slots, inFlight: new Map(), onInternalError, pingIntervalMs: opts.pingIntervalMs, results };
+  const metrics = new ServerMetrics(() => slots.stats());
+  // One log line and one metrics record per request, streams included (onResponse runs once the socket is done).
+  app.addHook("onResponse", async (request, reply) => {
+    const record: RequestRecord = { method: request.method, route: request.routeOptions.url ?? "unmatched", status: reply.raw.statusCode, ms: reply.elapsedTime, result: results.get(request) };
+    metrics.record(record);
+    app.log.info(requestLogFields(record), "request");
+  });
 
   app.setErrorHandler((error, request, reply) => {
     let apiError = toApiError(error);
@@ -79,6 +89,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     await sleep(20);
   });
 
+  app.get("/metrics", async (_request, reply) => reply.type("text/plain; version=0.0.4; charset=utf-8").send(metrics.render()));
   app.get("/health", async () => ({ status: "ok", model: opts.modelId, mode: opts.mode, slots: slots.stats() }));
   app.get("/v1/models", async (request) => (dialectOf(request) === "anthropic" ? anthropicModels(opts) : openAIModels(opts)));
   app.get<{ Params: { id: string } }>("/v1/models/:id", async (request) => {
