@@ -3,7 +3,7 @@
 // every 500), and a close that cancels work.
 
 import { timingSafeEqual } from "node:crypto";
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { anthropicToGenerate } from "./anthropic-request.js";
 import { AnthropicStreamEncoder, anthropicMessage } from "./anthropic-response.js";
 import { ApiError, type ApiDialect, errorBody, type ParamHints, statusFor, toApiError } from "./api-error.js";
@@ -36,7 +36,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const opts = resolveServerOptions(options);
   const app = Fastify({
     logger: opts.logger,
-    disableRequestLogging: true, // replaced by one line per request with tokens and calls (the onResponse hook)
+    // fastify's own request lines are replaced by one line per request with tokens and calls (the onResponse hook).
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: opts.bodyLimit,
     return503OnClosing: false, // answered by the onRequest hook below, in the API's own error shape
     forceCloseConnections: true,

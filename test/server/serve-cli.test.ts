@@ -1,7 +1,10 @@
 // `qtc serve` through the CLI, in-process: bad flags are one line and exit 2; with the tiny model it prints where
 // it listens, serves an OpenAI client (with the API key), and exits 0 on SIGINT.
 
+import { mkdtempSync, rmSync } from "node:fs";
 import { connect, createServer as createNetServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import OpenAI from "openai";
 import { afterEach, describe, expect, test, vi } from "vitest";
@@ -37,7 +40,8 @@ function stalledBody(port: string): Promise<string> {
 
 describe("qtc serve", () => {
   test.each([
-    [["serve"]],
+    [["serve", "--model", "x", "--log-format", "xml"]],
+    [["serve", "--model", "x", "--log-level", "loud"]],
     [["serve", "--model", "x", "--port", "70000"]],
     [["serve", "--model", "x", "--parallel", "0"]],
     [["serve", "--model", "x", "--mode", "loose"]],
@@ -56,6 +60,31 @@ describe("qtc serve", () => {
     expect(run.output().stderr).toMatch(/^qtc: .+\n$/);
   });
 
+  test("without --model it serves the default qwen3-0.6b (here: its download, refused offline)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "qtc-models-"));
+    vi.stubEnv("QTC_MODELS_DIR", dir);
+    vi.stubEnv("QTC_HF_ENDPOINT", "http://127.0.0.1:9");
+    try {
+      const run = launch("serve", "--port", "0");
+      expect(await run.done).toBe(1);
+      expect(run.output().stderr).toMatch(/^qtc: could not download .*Qwen3-0\.6B.*\n$/i);
+    } finally {
+      vi.unstubAllEnvs();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("--host beyond this machine without --api-key warns before anything loads", async () => {
+    const run = launch("serve", "--model", "/nonexistent/model.gguf", "--host", "0.0.0.0");
+    expect(await run.done).toBeGreaterThan(0);
+    const lines = run.output().stderr.trimEnd().split("\n");
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^qtc serve: warning: --host 0\.0\.0\.0 .*--api-key/);
+    const keyed = launch("serve", "--model", "/nonexistent/model.gguf", "--host", "0.0.0.0", "--api-key", "k");
+    await keyed.done;
+    expect(keyed.output().stderr).not.toMatch(/warning/);
+  });
+
   test("a port in use → one line naming it, exit 2", async () => {
     const blocker = createNetServer();
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
@@ -72,10 +101,9 @@ describe("qtc serve", () => {
   test("serves until SIGINT, then exits 0", async () => {
     const before = new Set(process.listeners("SIGINT"));
     const run = launch("serve", "--model", await tinyModelPath(), "--port", "0", "--parallel", "2", "--api-key", "k3y", "--threads", "2", "--context-size", "1024", "--gpu", "cpu", "--body-timeout", "300");
-    await waitFor(() => run.output().stdout.includes("\n") || run.output().stderr !== "", 60_000);
-    expect(run.output().stderr).toBe("");
+    await waitFor(() => run.output().stdout.includes("\n") || /^qtc: /m.test(run.output().stderr), 60_000);
     const line = run.output().stdout;
-    expect(line).toMatch(/^qtc serve: http:\/\/127\.0\.0\.1:\d+\/v1 \(model .+, synthetic: random weights, constrained, parallel 2, format hermes, API key required\)\n$/);
+    expect(line).toMatch(/^qtc serve: http:\/\/127\.0\.0\.1:\d+\/v1 \(model .+, synthetic: random weights, constrained, parallel 2, 2 threads, format hermes, API key required\)\n$/);
     const baseURL = line.match(/(http:\/\/\S+\/v1)/)![1]!;
 
     const health = (await (await fetch(baseURL.replace(/\/v1$/, "/health"))).json()) as { slots: unknown };
@@ -87,6 +115,10 @@ describe("qtc serve", () => {
     const r = await client.chat.completions.create({ model: "tiny", messages: [{ role: "user", content: "read it" }], tools: [tool], tool_choice: "required", max_tokens: 96, seed: 1 });
     const call = r.choices[0]!.message.tool_calls![0]!;
     expect(call.type === "function" && call.function.name).toBe("read_file");
+    // Logs go to stderr as text (the default), one line per request; nothing else is written there.
+    const logLines = run.output().stderr.trimEnd().split("\n");
+    for (const l of logLines) expect(l).toMatch(/^\d{4}-\d\d-\d\dT\S+ (INFO|WARN) /);
+    expect(logLines.filter((l) => / request method=POST route=\/v1\/chat\/completions status=200 ms=\d+ prompt_tokens=\d+ completion_tokens=\d+ calls_valid=1 calls_rejected=0$/.test(l))).toHaveLength(1);
     // --body-timeout reaches the server: a body that stops arriving gets 408 request_timeout.
     expect(await stalledBody(new URL(baseURL).port)).toMatch(/^HTTP\/1\.1 408 [\s\S]*"request_timeout"/);
 

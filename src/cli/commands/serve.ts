@@ -6,6 +6,7 @@ import { GPU_CHOICES, MODEL_SPEC_HELP, type GpuChoice } from "../../model/index.
 import { RUNTIME_DEFAULTS } from "../../runtime/defaults.js";
 import type { GenerationMode } from "../../runtime/types.js";
 import { SERVER_DEFAULTS } from "../../server/defaults.js";
+import { LOG_DEFAULTS, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel, serverLogger } from "../../server/log-format.js";
 import { serve } from "../../server/serve.js";
 import { choiceOption, intOption, MAX_CONTEXT_SIZE } from "../options.js";
 
@@ -29,6 +30,8 @@ interface ServeFlags {
   connectionTimeout: number;
   maxConnections: number;
   maxRequestsPerSocket: number;
+  logLevel: LogLevel;
+  logFormat: LogFormat;
 }
 
 const MODES = ["constrained", "unconstrained"] as const;
@@ -37,7 +40,7 @@ export function registerServe(program: Command): Command {
   return program
     .command("serve")
     .description("Serve an OpenAI- and Anthropic-compatible API whose tool calls arrive structured")
-    .requiredOption("--model <model>", `model: ${MODEL_SPEC_HELP}`)
+    .option("--model <model>", `model: ${MODEL_SPEC_HELP}`, RUNTIME_DEFAULTS.model)
     .option("--host <host>", "address to listen on (0.0.0.0 exposes it to the network)", SERVER_DEFAULTS.host)
     .option("--port <n>", "port (0 picks a free one)", intOption(0, 65535), SERVER_DEFAULTS.port)
     .option("--parallel <n>", "requests generated at once (one context sequence each); more wait in a queue", intOption(1, 64), SERVER_DEFAULTS.parallel)
@@ -55,10 +58,16 @@ export function registerServe(program: Command): Command {
     .option("--keep-alive-timeout <ms>", "how long an idle keep-alive connection stays open", intOption(1), SERVER_DEFAULTS.keepAliveTimeout)
     .option("--connection-timeout <ms>", "close a socket silent this long in both directions (0: never; a queued request is silent)", intOption(0), SERVER_DEFAULTS.connectionTimeout)
     .option("--max-connections <n>", "open connections at most; more are closed as they arrive", intOption(1), SERVER_DEFAULTS.maxConnections)
+    .option("--log-level <level>", `${LOG_LEVELS.join("|")}: info logs one line per request`, choiceOption(LOG_LEVELS), LOG_DEFAULTS.level)
+    .option("--log-format <format>", `${LOG_FORMATS.join("|")} (logs go to stderr)`, choiceOption(LOG_FORMATS), LOG_DEFAULTS.format)
     .option("--max-requests-per-socket <n>", "requests one keep-alive connection may carry (0: no limit)", intOption(0), SERVER_DEFAULTS.maxRequestsPerSocket)
     .action(async (flags: ServeFlags) => {
       const apiKey = flags.apiKey ?? process.env.QTC_API_KEY;
+      if (!apiKey && !isLoopback(flags.host)) {
+        process.stderr.write(`qtc serve: warning: --host ${flags.host} lets other machines use this server and no --api-key is set; anyone who can reach it can use it. Set --api-key (or $QTC_API_KEY).\n`);
+      }
       const server = await serve({
+        logger: serverLogger(flags.logLevel, flags.logFormat),
         model: flags.model,
         host: flags.host,
         port: flags.port,
@@ -79,13 +88,19 @@ export function registerServe(program: Command): Command {
         maxRequestsPerSocket: flags.maxRequestsPerSocket,
       });
       const { name, synthetic } = server.runtime.modelInfo;
+      const threads = server.runtime.settings.threads;
       process.stdout.write(
         `qtc serve: ${server.url}/v1 (model ${name}${synthetic ? ", synthetic: random weights" : ""}, ${flags.mode}, ` +
-          `parallel ${flags.parallel}, format ${server.runtime.format}${apiKey ? ", API key required" : ""})\n`,
+          `parallel ${flags.parallel}, ${threads} ${threads === 1 ? "thread" : "threads"}, format ${server.runtime.format}${apiKey ? ", API key required" : ""})\n`,
       );
       await untilSignal();
       await server.close();
     });
+}
+
+/** Addresses only this machine can reach. */
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 function untilSignal(): Promise<void> {
