@@ -93,9 +93,13 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.get("/metrics", async (_request, reply) => reply.type("text/plain; version=0.0.4; charset=utf-8").send(metrics.render()));
   app.get("/health", async () => ({ status: "ok", model: opts.modelId, mode: opts.mode, slots: slots.stats() }));
   app.get("/v1/models", async (request) => (dialectOf(request) === "anthropic" ? anthropicModels(opts) : openAIModels(opts)));
+  // One model answers every request whatever `model` it names (as llama-server does), so every name a request may
+  // use is found here too: the object carries the name asked for, and `qtc.served` says which model answers it.
   app.get<{ Params: { id: string } }>("/v1/models/:id", async (request) => {
-    if (request.params.id !== opts.modelId) throw new ApiError(404, "not_found", `Unknown model "${request.params.id}"; this server serves "${opts.modelId}".`, "model");
-    return dialectOf(request) === "anthropic" ? anthropicModels(opts).data[0] : openAIModels(opts).data[0];
+    const id = request.params.id.slice(0, 256);
+    const served = { qtc: { served: opts.modelId } };
+    if (dialectOf(request) === "anthropic") return { ...anthropicModels(opts).data[0], id, display_name: id, ...served };
+    return { ...openAIModels(opts).data[0], id, ...served };
   });
 
   app.post("/v1/chat/completions", { schema: { body: OPENAI_CHAT_BODY } }, async (request, reply) => {
