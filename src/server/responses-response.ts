@@ -170,7 +170,6 @@ export class ResponsesStreamEncoder {
     if (this.#open?.item.type === kind) return [];
     const frames = this.#close();
     const item = kind === "reasoning" ? reasoningItem("", "in_progress") : messageItem(null, "in_progress");
-    if (kind === "reasoning") item.content = [];
     this.#open = { item, index: this.#done.length, text: "" };
     frames.push(this.#frame("response.output_item.added", { output_index: this.#open.index, item }));
     if (kind === "message") frames.push(this.#frame("response.content_part.added", { ...this.#partOf(this.#open), part: outputText("") }));

@@ -102,3 +102,23 @@ describe("POST /v1/responses", () => {
     expectOpenAIError(await post(url, { model: "m", input: [] }), 400, "invalid_request", "input");
   });
 });
+
+describe("the SDK's responses.stream helper", () => {
+  test("accumulates the streamed events (reasoning, text) into the same response the events end with", async () => {
+    const { openai } = await client();
+    const stream = openai.responses.stream({ model: "m", input: "hi", reasoning: { effort: "low" } });
+    const final = await stream.finalResponse();
+    expect(final.output.map((item) => item.type)).toEqual(["reasoning", "message"]);
+    expect((final.output[1] as unknown as { content: Array<{ text: string }> }).content[0]!.text).toBe("Hello from qtc.");
+    const reasoning = final.output[0] as unknown as { content: Array<{ text: string }> };
+    expect(reasoning.content[0]!.text).toBe("Let me think.");
+  });
+
+  test("and a streamed call", async () => {
+    const { openai } = await client();
+    const final = await openai.responses.stream({ model: "m", input: "read", tools: [READ_FILE], tool_choice: { type: "function", name: "read_file" } }).finalResponse();
+    const call = final.output.find((item) => item.type === "function_call")!;
+    expect(call).toMatchObject({ name: "read_file", status: "completed" });
+    expect(JSON.parse((call as { arguments: string }).arguments)).toEqual({ path: "path-value" });
+  });
+});
