@@ -151,5 +151,7 @@ function stoppedResult(last: GenerateResult | undefined, content: string, calls:
     mode: "constrained",
     format: "hermes",
   };
-  return { ...base, content, toolCalls: calls, finishReason: "stop", stopSequence: stop };
+  // The runtime judged a response-schema answer on the text before the cut: that verdict no longer applies.
+  const { answer: _judgedUncut, ...rest } = base;
+  return { ...rest, content, toolCalls: calls, finishReason: "stop", stopSequence: stop };
 }

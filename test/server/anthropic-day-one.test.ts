@@ -41,7 +41,7 @@ describe("count_tokens and usage", () => {
 
 describe("ping", () => {
   test("a stream sends a ping after message_start and whenever it has been silent for the interval", async () => {
-    server = await start({ runtime: fakeRuntime({ delayMs: 60 }), pingIntervalMs: 25 });
+    server = await start({ runtime: fakeRuntime({ delayMs: 200 }), pingIntervalMs: 10 });
     const res = await post(`${server.url}/v1/messages`, { model: "m", max_tokens: 16, messages: user, stream: true });
     const events = parseSse(res.text).map((f) => f.event);
     expect(events.slice(0, 2)).toEqual(["message_start", "ping"]);
