@@ -47,6 +47,18 @@ describe("real runtime", () => {
     expect(parseSse(res.text)[0]!.data.message.usage.input_tokens).toBe(input_tokens);
   });
 
+  test("a stop sequence cuts the same seeded answer where it first appears, and the generation stops there", async () => {
+    const ask = { model: "tiny", messages: [{ role: "user" as const, content: "Say something." }], max_tokens: 48, seed: 7 };
+    const whole = await openai.chat.completions.create(ask);
+    const text = whole.choices[0]!.message.content ?? "";
+    expect(text.length).toBeGreaterThan(12);
+    const stop = text.slice(8, 11);
+    const cut = await openai.chat.completions.create({ ...ask, stop });
+    expect(cut.choices[0]!.message.content).toBe(text.slice(0, text.indexOf(stop)));
+    expect(cut.choices[0]!.finish_reason).toBe("stop");
+    expect(cut.usage!.completion_tokens).toBeLessThan(whole.usage!.completion_tokens);
+  });
+
   test("responses.create with a required tool: function_call items that fit the schema", async () => {
     const validate = compileValidators([{ type: "function", function: { name: "read_file", parameters: READ_FILE } }]).get("read_file")!;
     const response = await openai.responses.create({ model: "tiny", input: "Read a.ts", tools: [{ type: "function", name: "read_file", parameters: READ_FILE, strict: true }], tool_choice: "required", max_output_tokens: 64 });
