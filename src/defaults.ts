@@ -13,3 +13,15 @@ export const SHARED_DEFAULTS = Object.freeze({
   /** Default: 20. */
   topK: 20,
 });
+
+/**
+ * The tool choice when the user names none, the one rule for every command (bench, run, agent, serve):
+ * `required` when every model is synthetic, else `auto`. Random weights practically never open a call under
+ * `auto` (the README's `qtc run --model synthetic:tiny` wrote 512 tokens of noise and no call), so nothing would
+ * be judged; under `required` every turn calls, and the grammar's guarantee is what the output shows. Replays
+ * (`source: "replay"`) replay recorded text and do not count.
+ */
+export function defaultToolChoiceFor(models: readonly { synthetic: boolean; source?: string }[]): "auto" | "required" {
+  const ggufs = models.filter((m) => m.source !== "replay");
+  return ggufs.length > 0 && ggufs.every((m) => m.synthetic) ? "required" : "auto";
+}

@@ -10,7 +10,7 @@ import { generateOnce, promptMessages, type GenerateOnceResult } from "../../run
 import type { GenerateRequest, GenerationMode } from "../../runtime/types.js";
 import { loadToolsFile } from "../../tools/index.js";
 import type { JsonSchema } from "../../tools/types.js";
-import { choiceOption, intOption, MAX_CONTEXT_SIZE, numberOption, toolChoiceFlag } from "../options.js";
+import { choiceOption, intOption, MAX_CONTEXT_SIZE, numberOption, TOOL_CHOICE_DEFAULT_HELP, toolChoiceFlag, toolChoiceFor } from "../options.js";
 import { readTextFile } from "../read-file.js";
 
 interface RunFlags {
@@ -21,7 +21,7 @@ interface RunFlags {
   system?: string;
   mode: GenerationMode;
   format?: FormatId;
-  toolChoice: string;
+  toolChoice?: string;
   maxTokens: number;
   seed?: number;
   temperature: number;
@@ -47,7 +47,7 @@ export function registerRun(program: Command): Command {
     .option("--system <text>", "a system message put before --prompt")
     .option("--mode <mode>", `${MODES.join("|")}`, choiceOption(MODES), GENERATE_DEFAULTS.mode)
     .option("--format <format>", `tool-call format: ${FORMAT_IDS.join("|")} (default: from the model's chat template)`, choiceOption(FORMAT_IDS))
-    .option("--tool-choice <choice>", "auto|required|none|NAME", GENERATE_DEFAULTS.toolChoice)
+    .option("--tool-choice <choice>", `auto|required|none|NAME (${TOOL_CHOICE_DEFAULT_HELP})`)
     .option("--max-tokens <n>", "token budget of the turn", intOption(1), GENERATE_DEFAULTS.maxTokens)
     .option("--seed <n>", "sampling seed (default: random)", intOption(0, 2 ** 32 - 1))
     .option("--temperature <t>", "sampling temperature (0 = greedy)", numberOption(0, 100), GENERATE_DEFAULTS.temperature)
@@ -63,7 +63,8 @@ export function registerRun(program: Command): Command {
       const request: GenerateRequest = {
         messages: readMessages(flags),
         tools: tools ? [...tools.tools] : undefined,
-        toolChoice: toolChoiceFlag(flags.toolChoice),
+        // The synthetic-model rule is about calls; with no tools there is nothing to require.
+        toolChoice: tools ? await toolChoiceFor(flags.toolChoice, flags.model) : toolChoiceFlag(flags.toolChoice ?? GENERATE_DEFAULTS.toolChoice),
         mode: flags.mode,
         format: flags.format,
         maxTokens: flags.maxTokens,
