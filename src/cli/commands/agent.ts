@@ -36,7 +36,7 @@ export function registerAgent(program: Command): Command {
     .command("agent")
     .description("Run one bench task through the agent loop and print how the run went")
     .requiredOption("--task <dir>", "task folder (holds task.json), e.g. bench/tasks/is-leap-year")
-    .requiredOption("--model <model>", "GGUF path, hf: URI, registry name, synthetic:tiny|0.6b, or replay:FILE (a JSON list of outputs, or a transcript[#N])")
+    .requiredOption("-m, --model <model>", "GGUF path, hf: URI, registry name, synthetic:tiny|0.6b, or replay:FILE (a JSON list of outputs, or a transcript[#N])")
     .option("--mode <mode>", "constrained or unconstrained", choiceOption(["constrained", "unconstrained"] as const), AGENT_DEFAULTS.mode)
     .option("--seed <n>", "sampling seed", intOption(0, 2 ** 32 - 1), AGENT_DEFAULTS.seed)
     .option("--max-turns <n>", "turns before the run stops", intOption(1, 100), AGENT_DEFAULTS.maxTurns)

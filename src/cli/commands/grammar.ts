@@ -42,7 +42,7 @@ export function registerGrammar(program: Command): Command {
     .option("--thinking", "start with a bounded <think> phase (default: none)")
     .option("--phase <phase>", `where the grammar starts: ${PHASES.join("|")}`, choiceOption(PHASES), GRAMMAR_DEFAULTS.phase)
     .option("--check <file>", "check this text against the grammar instead of printing it (exit 0 accepted, 1 rejected)")
-    .option("--model <spec>", `model whose vocabulary --check uses: ${MODEL_SPEC_HELP}`, CHECK_MODEL)
+    .option("-m, --model <spec>", `model whose vocabulary --check uses: ${MODEL_SPEC_HELP}`, CHECK_MODEL)
     .option("--json", "print the grammar, the tools it left out and any warnings as JSON")
     .action(async (flags: GrammarFlags) => {
       const tools = loadToolsFile(flags.tools);
