@@ -45,7 +45,7 @@ export function registerAgent(program: Command): Command {
     .option("--thinking <on|off>", "let the model think first", choiceOption(["on", "off"] as const), AGENT_DEFAULTS.thinking ? "on" : "off")
     .option("--transcript <file>", "append the run's record to this JSONL file")
     .option("--test-timeout <ms>", "time limit of one test run", intOption(100, 600_000), SANDBOX_DEFAULTS.testTimeoutMs)
-    .option("--threads <n>", `CPU threads (default: ${RUNTIME_DEFAULTS.threads})`, intOption(1, 256))
+    .option("--threads <n>", `CPU threads (default: the cores not busy at start, 1 to 4; now ${RUNTIME_DEFAULTS.threads})`, intOption(1, 256))
     .option("--context-size <n>", `tokens the context holds (default: ${RUNTIME_DEFAULTS.contextSize})`, intOption(256, MAX_CONTEXT_SIZE))
     .option("--keep-workspace", "keep the run's folder (its path is in the record)")
     .option("--json", "print the run's record as JSON instead of the summary")

@@ -53,7 +53,7 @@ export function registerRun(program: Command): Command {
     .option("--temperature <t>", "sampling temperature (0 = greedy)", numberOption(0, 100), GENERATE_DEFAULTS.temperature)
     .option("--thinking <on|off>", "let the model think first", choiceOption(["on", "off"] as const), GENERATE_DEFAULTS.thinking ? "on" : "off")
     .option("--jump-forward <on|off>", "feed text the grammar forces in one batch", choiceOption(["on", "off"] as const), "on")
-    .option("--threads <n>", "CPU threads", intOption(1, 1024), RUNTIME_DEFAULTS.threads)
+    .option("--threads <n>", "CPU threads (default: the cores not busy at start, 1 to 4)", intOption(1, 1024), RUNTIME_DEFAULTS.threads)
     .option("--context-size <n>", "context size in tokens", intOption(64, MAX_CONTEXT_SIZE), RUNTIME_DEFAULTS.contextSize)
     .option("--gpu <gpu>", `${GPU_CHOICES.join("|")}`, choiceOption(GPU_CHOICES), RUNTIME_DEFAULTS.gpu)
     .option("--response-schema <file>", "a JSON Schema file: the answer, when not calls, is JSON that fits it (OpenAI response_format)")
