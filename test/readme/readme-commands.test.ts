@@ -57,6 +57,10 @@ it("the README's serve command listens on 127.0.0.1 with 4 slots", { timeout: 12
     expect(health.slots).toEqual({ total: 4, busy: 0, queued: 0 });
   } finally {
     // npx runs qtc as a child: signal the whole group this test started.
-    if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, "SIGINT");
+    if (child.pid !== undefined && child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      process.kill(-child.pid, "SIGINT");
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+    }
   }
 });
