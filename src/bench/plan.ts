@@ -4,6 +4,7 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { fail } from "../errors.js";
+import { defaultToolChoiceFor } from "../defaults.js";
 import { isReplaySpec } from "../harness/replay-model.js";
 import { listTaskDirs } from "../harness/tasks-check.js";
 import { TASK_FILE } from "../harness/workspace.js";
@@ -89,8 +90,7 @@ export function selectModes(f: ModeFlags): BenchMode[] {
  * (constrained) against the same requests without the grammar.
  */
 export function defaultToolChoice(models: readonly { synthetic: boolean; source: string }[]): "auto" | "required" {
-  const ggufs = models.filter((m) => m.source !== "replay");
-  return ggufs.length > 0 && ggufs.every((m) => m.synthetic) ? "required" : "auto";
+  return defaultToolChoiceFor(models);
 }
 
 /** Seeds 0 … n-1. */

@@ -1,13 +1,16 @@
 // Owns: flag value parsers shared by CLI commands. Each throws commander's InvalidArgumentError, which the
 // CLI turns into a one-line error with exit code 2.
 
+import { existsSync, statSync } from "node:fs";
 import { InvalidArgumentError } from "commander";
+import { defaultToolChoiceFor } from "../defaults.js";
+import { isSyntheticModel } from "../model/index.js";
 import type { ToolChoice } from "../tools/types.js";
 
-/** Parse a whole number within [min, max]. */
 /** Largest context size a command takes: node-llama-cpp spun for minutes sizing a 10^11-token context. */
 export const MAX_CONTEXT_SIZE = 1_048_576;
 
+/** Parse a whole number within [min, max]. */
 export function intOption(min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
   return (value) => {
     if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError(`expected a whole number, got "${value}".`);
@@ -31,6 +34,29 @@ export function numberOption(min: number, max: number): (value: string) => numbe
 export function toolChoiceFlag(value: string): ToolChoice {
   return value === "auto" || value === "required" || value === "none" ? value : { name: value };
 }
+
+/**
+ * Whether a `--model` spec names a synthetic (random-weight) model: `synthetic:<shape>`, or a GGUF file qtc
+ * wrote (its metadata says so). Reads only the file's header; names that need a download are not synthetic.
+ */
+export async function isSyntheticSpec(spec: string): Promise<boolean> {
+  const trimmed = spec.trim();
+  if (trimmed.startsWith("synthetic:")) return true;
+  if (!existsSync(trimmed) || !statSync(trimmed).isFile()) return false;
+  return isSyntheticModel(trimmed).catch(() => false);
+}
+
+/**
+ * The tool choice a command uses: the flag when given, else the shared rule (`defaultToolChoiceFor` in
+ * src/defaults.ts: `required` for a synthetic model, `auto` otherwise).
+ */
+export async function toolChoiceFor(flag: string | undefined, modelSpec: string): Promise<ToolChoice> {
+  if (flag !== undefined) return toolChoiceFlag(flag);
+  return defaultToolChoiceFor([{ synthetic: await isSyntheticSpec(modelSpec) }]);
+}
+
+/** Help text of `--tool-choice` where the shared default applies. */
+export const TOOL_CHOICE_DEFAULT_HELP = "default: auto; required for a synthetic model";
 
 /** Parse one of a fixed set of words. */
 export function choiceOption<T extends string>(choices: readonly T[]): (value: string) => T {

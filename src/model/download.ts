@@ -11,8 +11,12 @@ import { findRegistryModel } from "./registry.js";
 /** Environment variable naming a Hugging Face mirror for `hf:` URIs (tests, offline mirrors). */
 export const HF_ENDPOINT_ENV = "QTC_HF_ENDPOINT";
 
-/** What to tell someone whose download failed. */
+/** What to tell someone whose download failed while a command was loading its --model. */
 export const OFFLINE_HINT = "To work offline, pass --model PATH (a local GGUF file) or --model synthetic:tiny.";
+
+/** What `qtc pull` says instead: pull takes no --model, the commands that load a model do. */
+export const PULL_OFFLINE_HINT =
+  "Offline there is nothing to pull: give bench, run, agent or serve a GGUF file you already have as --model FILE, or --model synthetic:tiny (a model qtc writes itself).";
 
 export interface PullOptions {
   /** Where model files go. Default: modelsDir() (`$QTC_MODELS_DIR`, else the user's cache folder). */
@@ -33,6 +37,8 @@ export interface PullOptions {
   probeTimeoutMs?: number;
   /** Cancels the download (QtcException `aborted`). Default: none. */
   signal?: AbortSignal;
+  /** The advice a `download_failed` message ends with. Default: OFFLINE_HINT. */
+  offlineHint?: string;
 }
 
 /** Defaults of pullModel. */
@@ -106,7 +112,7 @@ export async function pullModel(spec: string, opts: PullOptions = {}): Promise<P
   const remote = remoteModelOf(spec);
   if (remote === null) {
     const why = spec.startsWith("synthetic:")
-      ? "synthetic models are written, not downloaded: run qtc make-model, or pass --model " + spec
+      ? `synthetic models are written, not downloaded: run qtc make-model, or give the other commands --model ${spec}`
       : `"${spec}" is not a registry name, an hf: URI or an http(s) URL, so there is nothing to download`;
     fail("model_not_found", why);
   }
@@ -116,7 +122,8 @@ export async function pullModel(spec: string, opts: PullOptions = {}): Promise<P
     return { path, bytes: (await stat(path)).size, uri: remote.uri, alreadyPresent: true, ms: performance.now() - started };
   }
   const hfEndpoint = resolveHfEndpoint(opts.hfEndpoint);
-  await probe(downloadUrlOf(remote, hfEndpoint), remote.uri, opts.probeTimeoutMs ?? PULL_DEFAULTS.probeTimeoutMs, opts.signal);
+  const hint = opts.offlineHint ?? OFFLINE_HINT;
+  await probe(downloadUrlOf(remote, hfEndpoint), remote.uri, opts.probeTimeoutMs ?? PULL_DEFAULTS.probeTimeoutMs, hint, opts.signal);
   const { createModelDownloader } = await import("node-llama-cpp"); // loaded on first use: importing it costs about a second
   try {
     const downloader = await createModelDownloader({
@@ -132,7 +139,7 @@ export async function pullModel(spec: string, opts: PullOptions = {}): Promise<P
     return { path: downloaded, bytes: (await stat(downloaded)).size, uri: remote.uri, alreadyPresent: false, ms: performance.now() - started };
   } catch (e) {
     if (opts.signal?.aborted) fail("aborted", `download of ${remote.uri} was aborted`, { exitCode: 1 });
-    fail("download_failed", `could not download ${remote.uri}: ${describeDownloadError(e)}. ${OFFLINE_HINT}`, { exitCode: 1 });
+    fail("download_failed", `could not download ${remote.uri}: ${describeDownloadError(e)}. ${hint}`, { exitCode: 1 });
   }
 }
 
@@ -158,7 +165,7 @@ export function downloadUrlOf(remote: RemoteModel, hfEndpoint: string): string {
  * with a timeout. A refused connection, an unknown host or an HTTP error fails at once with download_failed.
  * 401/403 pass when HF_TOKEN is set, since node-llama-cpp retries with the token.
  */
-async function probe(url: string, uri: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+async function probe(url: string, uri: string, timeoutMs: number, hint: string, signal?: AbortSignal): Promise<void> {
   const timeout = AbortSignal.timeout(timeoutMs);
   let status: number;
   try {
@@ -167,11 +174,11 @@ async function probe(url: string, uri: string, timeoutMs: number, signal?: Abort
   } catch (e) {
     if (signal?.aborted) fail("aborted", `download of ${uri} was aborted`, { exitCode: 1 });
     const why = timeout.aborted ? `no answer from ${new URL(url).host} within ${timeoutMs} ms` : describeDownloadError(e);
-    fail("download_failed", `could not download ${uri}: ${why}. ${OFFLINE_HINT}`, { exitCode: 1 });
+    fail("download_failed", `could not download ${uri}: ${why}. ${hint}`, { exitCode: 1 });
   }
   if (status < 400) return;
   if ((status === 401 || status === 403) && nonEmpty(process.env.HF_TOKEN) !== undefined) return;
-  fail("download_failed", `could not download ${uri}: ${describeStatus(status)} from ${url}. ${OFFLINE_HINT}`, { exitCode: 1 });
+  fail("download_failed", `could not download ${uri}: ${describeStatus(status)} from ${url}. ${hint}`, { exitCode: 1 });
 }
 
 const describeStatus = (status: number): string => `HTTP ${status}${HTTP_REASONS[status] ? ` (${HTTP_REASONS[status]})` : ""}`;

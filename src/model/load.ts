@@ -2,8 +2,8 @@
 // threads and context size always set explicitly. Callers own the returned objects and dispose them.
 
 import { existsSync } from "node:fs";
-import { availableParallelism } from "node:os";
 import type { Llama, LlamaContext, LlamaLogLevel, LlamaModel } from "node-llama-cpp";
+import { defaultThreads } from "../defaults.js";
 import { fail } from "../errors.js";
 import { checkGgufFile } from "./gguf-check.js";
 import { type ResolveOptions, type ResolvedModel, resolveModel } from "./resolve.js";
@@ -19,10 +19,10 @@ export const LOAD_DEFAULTS = {
   /** Compute backend. "auto" picks Metal, CUDA or Vulkan when a working prebuilt binary exists, else the CPU. Default: "auto". */
   gpu: "auto" as GpuChoice,
   /**
-   * CPU threads for evaluation. Default: the machine's available parallelism, at most 4 (prefill scales with
-   * threads; decode of small models stops gaining after about 4).
+   * CPU threads for evaluation. Default: defaultThreads(): the cores not already busy when qtc starts (by the load
+   * average), 1 to 4; spinning threads on busy cores cost far more than an idle core.
    */
-  threads: Math.max(1, Math.min(4, availableParallelism())),
+  threads: defaultThreads(),
   /**
    * Context size in tokens. Default: 4096 (Qwen3's trained 40,960 would allocate a 4.7 GB KV cache for 0.6B;
    * an agent turn plus tools fits in 4096).

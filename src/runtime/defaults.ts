@@ -10,7 +10,7 @@ export const RUNTIME_DEFAULTS = Object.freeze({
   model: DEFAULT_MODEL,
   /** Compute backend: "auto" picks Metal, CUDA or Vulkan when a working binary exists, else the CPU. Default: "auto". */
   gpu: LOAD_DEFAULTS.gpu,
-  /** CPU threads for evaluation. Default: the available parallelism, at most 4. */
+  /** CPU threads for evaluation. Default: the cores not already busy at start (defaultThreads in src/defaults.ts), 1 to 4. */
   threads: LOAD_DEFAULTS.threads,
   /** Tokens each sequence holds (prompt + completion). Default: 4096 (Qwen3's full 40,960 costs GBs of KV cache). */
   contextSize: LOAD_DEFAULTS.contextSize,

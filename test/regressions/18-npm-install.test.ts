@@ -13,7 +13,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import ts from "typescript";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { readmeText, typescriptBlocks } from "../readme/readme-blocks.js";
 
 const repo = fileURLToPath(new URL("../..", import.meta.url));
 const root = mkdtempSync(join(tmpdir(), "qtc-18-install-"));
@@ -102,4 +104,16 @@ it("without QTC_MODELS_DIR a model goes to $XDG_CACHE_HOME/qtc/models, not into 
   sh("npx", ["--no-install", "qtc", "make-model", "--shape", "tiny"], app, { XDG_CACHE_HOME: cache });
   expect(readdirSync(join(cache, "qtc", "models"))).toContain("synthetic-tiny-q8_0.gguf");
   expect(existsSync(join(installed, "models"))).toBe(false);
+});
+
+it("the README's library example runs from the app", { timeout: 120_000 }, () => {
+  const example = typescriptBlocks(readmeText()).find((b) => b.code.includes('from "qtc"') && b.code.includes("createRuntime"));
+  expect(example, "README.md has a library example that imports createRuntime from qtc").toBeDefined();
+  // Node 20 runs JavaScript: strip the types the way tsc would, nothing else.
+  const js = ts.transpileModule(example!.code, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+  writeFileSync(join(app, "readme-example.mjs"), js);
+  const r = sh(process.execPath, ["readme-example.mjs"], app, { QTC_MODELS_DIR: join(root, "models") });
+  // The example asks for a read_file call under tool choice required; it prints the calls, then the OpenAI message.
+  expect(r.stdout).toContain("name: 'read_file'");
+  expect(r.stdout).toContain("tool_calls");
 });

@@ -6,7 +6,7 @@ import { runTask } from "../../harness/run-task.js";
 import { formatRunSummary } from "../../harness/summary.js";
 import { RUNTIME_DEFAULTS } from "../../runtime/defaults.js";
 import type { GenerationMode } from "../../runtime/types.js";
-import { choiceOption, intOption, MAX_CONTEXT_SIZE } from "../options.js";
+import { choiceOption, intOption, MAX_CONTEXT_SIZE, TOOL_CHOICE_DEFAULT_HELP, toolChoiceFor } from "../options.js";
 import { checkOutputFile } from "../out-path.js";
 
 interface AgentFlags {
@@ -16,7 +16,7 @@ interface AgentFlags {
   seed: number;
   maxTurns: number;
   maxTokens: number;
-  toolChoice: "auto" | "required";
+  toolChoice?: "auto" | "required";
   thinking: "on" | "off";
   transcript?: string;
   testTimeout: number;
@@ -36,16 +36,16 @@ export function registerAgent(program: Command): Command {
     .command("agent")
     .description("Run one bench task through the agent loop and print how the run went")
     .requiredOption("--task <dir>", "task folder (holds task.json), e.g. bench/tasks/is-leap-year")
-    .requiredOption("--model <model>", "GGUF path, hf: URI, registry name, synthetic:tiny|0.6b, or replay:FILE (a JSON list of outputs, or a transcript[#N])")
+    .requiredOption("-m, --model <model>", "GGUF path, hf: URI, registry name, synthetic:tiny|0.6b, or replay:FILE (a JSON list of outputs, or a transcript[#N])")
     .option("--mode <mode>", "constrained or unconstrained", choiceOption(["constrained", "unconstrained"] as const), AGENT_DEFAULTS.mode)
     .option("--seed <n>", "sampling seed", intOption(0, 2 ** 32 - 1), AGENT_DEFAULTS.seed)
     .option("--max-turns <n>", "turns before the run stops", intOption(1, 100), AGENT_DEFAULTS.maxTurns)
     .option("--max-tokens <n>", "token budget of one turn", intOption(1, 32768), AGENT_DEFAULTS.maxTokens)
-    .option("--tool-choice <choice>", "auto or required", choiceOption(["auto", "required"] as const), AGENT_DEFAULTS.toolChoice)
+    .option("--tool-choice <choice>", `auto or required (${TOOL_CHOICE_DEFAULT_HELP})`, choiceOption(["auto", "required"] as const))
     .option("--thinking <on|off>", "let the model think first", choiceOption(["on", "off"] as const), AGENT_DEFAULTS.thinking ? "on" : "off")
     .option("--transcript <file>", "append the run's record to this JSONL file")
     .option("--test-timeout <ms>", "time limit of one test run", intOption(100, 600_000), SANDBOX_DEFAULTS.testTimeoutMs)
-    .option("--threads <n>", `CPU threads (default: ${RUNTIME_DEFAULTS.threads})`, intOption(1, 256))
+    .option("--threads <n>", `CPU threads (default: the cores not busy at start, 1 to 4; now ${RUNTIME_DEFAULTS.threads})`, intOption(1, 256))
     .option("--context-size <n>", `tokens the context holds (default: ${RUNTIME_DEFAULTS.contextSize})`, intOption(256, MAX_CONTEXT_SIZE))
     .option("--keep-workspace", "keep the run's folder (its path is in the record)")
     .option("--json", "print the run's record as JSON instead of the summary")
@@ -59,7 +59,7 @@ export function registerAgent(program: Command): Command {
         seed: flags.seed,
         maxTurns: flags.maxTurns,
         maxTokens: flags.maxTokens,
-        toolChoice: flags.toolChoice,
+        toolChoice: await agentToolChoice(flags),
         thinking: flags.thinking === "on",
         transcript: flags.transcript,
         limits: { testTimeoutMs: flags.testTimeout, ...(flags.unsafeNoSandbox ? { sandbox: "off" as const } : {}) },
@@ -69,4 +69,10 @@ export function registerAgent(program: Command): Command {
       });
       process.stdout.write(`${flags.json ? JSON.stringify(run) : formatRunSummary(run, flags.transcript)}\n`);
     });
+}
+
+/** The flag, else the shared rule; a replay model (recorded text) keeps the harness default. */
+async function agentToolChoice(flags: AgentFlags): Promise<"auto" | "required"> {
+  if (flags.toolChoice !== undefined || flags.model.startsWith("replay:")) return flags.toolChoice ?? AGENT_DEFAULTS.toolChoice;
+  return (await toolChoiceFor(undefined, flags.model)) === "required" ? "required" : "auto";
 }

@@ -52,7 +52,7 @@ export function registerBench(program: Command): Command {
     .option("--no-baseline", "with --constrained or --reference: skip the unconstrained baseline")
     .option("--mode <mode>", "run one mode alone: unconstrained or constrained", choiceOption(["unconstrained", "constrained"] as const))
     .option(
-      "--model <model>",
+      "-m, --model <model>",
       `a model (repeatable; one row per mode each): ${MODEL_SPEC_HELP}, or replay:FILE (default: ${d.model})`,
       (spec: string) => {
         models.push({ spec, lora: null });

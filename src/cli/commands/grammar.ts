@@ -5,7 +5,7 @@ import type { Command } from "commander";
 import { fail } from "../../errors.js";
 import { FORMAT_IDS } from "../../formats/index.js";
 import type { FormatId } from "../../formats/types.js";
-import { type CheckResult, compileToolGrammar, GRAMMAR_DEFAULTS, GrammarChecker, type GrammarPhase } from "../../grammar/index.js";
+import { type CheckResult, type CompiledGrammar, compileToolGrammar, GRAMMAR_DEFAULTS, GrammarChecker, type GrammarPhase } from "../../grammar/index.js";
 import { createLlama, loadModel, MODEL_SPEC_HELP, resolveModel } from "../../model/index.js";
 import { loadToolsFile } from "../../tools/load.js";
 import { choiceOption, intOption, toolChoiceFlag } from "../options.js";
@@ -22,6 +22,7 @@ interface GrammarFlags {
   phase: GrammarPhase;
   check?: string;
   model: string;
+  json?: boolean;
 }
 
 const PHASES = ["start", "after-open"] as const;
@@ -41,7 +42,8 @@ export function registerGrammar(program: Command): Command {
     .option("--thinking", "start with a bounded <think> phase (default: none)")
     .option("--phase <phase>", `where the grammar starts: ${PHASES.join("|")}`, choiceOption(PHASES), GRAMMAR_DEFAULTS.phase)
     .option("--check <file>", "check this text against the grammar instead of printing it (exit 0 accepted, 1 rejected)")
-    .option("--model <spec>", `model whose vocabulary --check uses: ${MODEL_SPEC_HELP}`, CHECK_MODEL)
+    .option("-m, --model <spec>", `model whose vocabulary --check uses: ${MODEL_SPEC_HELP}`, CHECK_MODEL)
+    .option("--json", "print the grammar, the tools it left out and any warnings as JSON")
     .action(async (flags: GrammarFlags) => {
       const tools = loadToolsFile(flags.tools);
       const compiled = compileToolGrammar(tools.tools, {
@@ -57,8 +59,10 @@ export function registerGrammar(program: Command): Command {
         const where = compiled.error.path !== undefined ? ` (at ${compiled.error.path || "/"})` : "";
         fail(compiled.error.code, `${compiled.error.message}${where}`, { path: compiled.error.path });
       }
+      const warnings = budgetWarnings(compiled.value);
+      for (const warning of warnings) process.stderr.write(`qtc: warning: ${warning.message}\n`);
       if (flags.check === undefined) {
-        process.stdout.write(compiled.value.gbnf);
+        process.stdout.write(flags.json ? JSON.stringify(grammarJson(compiled.value, warnings), null, 2) + "\n" : compiled.value.gbnf);
         return;
       }
       const text = readTextFile(flags.check);
@@ -73,6 +77,41 @@ export function registerGrammar(program: Command): Command {
         await llama.dispose();
       }
     });
+}
+
+/** A warning about the budget: `no_call_fits` (the grammar holds free text only) or `tools_left_out`. */
+export interface BudgetWarning {
+  code: "no_call_fits" | "tools_left_out";
+  tools: readonly string[];
+  message: string;
+}
+
+/**
+ * Under `auto` a tool whose shortest call cannot fit the token budget is left out of the grammar (under
+ * `required` that is an error); say so, because a grammar with no call in it looks like a working one.
+ */
+export function budgetWarnings(g: CompiledGrammar): BudgetWarning[] {
+  const tools = g.omittedTools;
+  if (tools.length === 0) return [];
+  const names = tools.join(", ");
+  if (tools.length === g.tools.length) {
+    return [{ code: "no_call_fits", tools, message: `no call fits in --max-tokens ${g.maxTokens}: the grammar admits free text only (left out: ${names}); raise --max-tokens` }];
+  }
+  const [verb, them] = tools.length === 1 ? ["is", "it"] : ["are", "them"];
+  return [{ code: "tools_left_out", tools, message: `${names} cannot fit in --max-tokens ${g.maxTokens} and ${verb} left out of the grammar; raise --max-tokens to offer ${them}` }];
+}
+
+function grammarJson(g: CompiledGrammar, warnings: BudgetWarning[]) {
+  return {
+    gbnf: g.gbnf,
+    format: g.format,
+    toolChoice: g.toolChoice,
+    maxTokens: g.maxTokens,
+    worstCaseCallTokens: g.worstCaseCallTokens,
+    tools: g.tools,
+    omittedTools: g.omittedTools,
+    warnings,
+  };
 }
 
 /** One line: accepted, or where and why the text stops matching. */

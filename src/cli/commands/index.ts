@@ -3,6 +3,7 @@
 import type { Command } from "commander";
 import { registerAgent } from "./agent.js";
 import { registerBench } from "./bench.js";
+import { registerChat } from "./chat.js";
 import { registerGrammar } from "./grammar.js";
 import { registerMakeModel } from "./make-model.js";
 import { registerParse } from "./parse.js";
@@ -18,6 +19,7 @@ export const COMMANDS: ReadonlyArray<(program: Command) => Command> = [
   registerTypes,
   registerRun,
   registerAgent,
+  registerChat,
   registerServe,
   registerPull,
   registerMakeModel,

@@ -1,7 +1,9 @@
 // Owns: the `qtc make-model` command: write a synthetic Qwen3 GGUF (real tokenizer, random weights) and report it.
 
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
+import { fail } from "../../errors.js";
 import { choiceOption, intOption } from "../options.js";
 import { checkOutputFile } from "../out-path.js";
 import { DTYPES, type Dtype } from "../../model/quantize.js";
@@ -14,6 +16,7 @@ interface MakeModelFlags {
   dtype: Dtype;
   seed: number;
   out?: string;
+  force?: boolean;
 }
 
 export function registerMakeModel(program: Command): Command {
@@ -23,10 +26,14 @@ export function registerMakeModel(program: Command): Command {
     .option("--shape <shape>", `model dimensions: ${SHAPES.join(" or ")}`, choiceOption(SHAPES), SYNTHETIC_DEFAULTS.shape)
     .option("--dtype <dtype>", `weight encoding: ${DTYPES.join(", ")}`, choiceOption(DTYPES), SYNTHETIC_DEFAULTS.dtype)
     .option("--seed <n>", "seed of the random weights (same seed, same bytes)", intOption(0, 0xffffffff), SYNTHETIC_DEFAULTS.seed)
-    .option("--out <path>", "output file (default: models/synthetic-<shape>-<dtype>.gguf)")
+    .option("--out <path>", "output file (default: synthetic-<shape>-<dtype>.gguf in the model cache: ~/.cache/qtc/models, or $QTC_MODELS_DIR)")
+    .option("--force", "overwrite the output file if it exists")
     .action(async (flags: MakeModelFlags) => {
       if (flags.out !== undefined) checkOutputFile("--out", flags.out);
       const out = flags.out ?? join(modelsDir(), syntheticFileName(flags.shape, flags.dtype, flags.seed));
+      if (!flags.force && existsSync(out)) {
+        fail("invalid_option", `${out} already exists; pass --force to overwrite it, or --out another file`, { path: out });
+      }
       const r = await writeSyntheticModel({ shape: flags.shape, dtype: flags.dtype, seed: flags.seed, out });
       process.stdout.write(
         `wrote ${r.path}\n` +

@@ -10,7 +10,7 @@ import { generateOnce, promptMessages, type GenerateOnceResult } from "../../run
 import type { GenerateRequest, GenerationMode } from "../../runtime/types.js";
 import { loadToolsFile } from "../../tools/index.js";
 import type { JsonSchema } from "../../tools/types.js";
-import { choiceOption, intOption, MAX_CONTEXT_SIZE, numberOption, toolChoiceFlag } from "../options.js";
+import { choiceOption, intOption, MAX_CONTEXT_SIZE, numberOption, TOOL_CHOICE_DEFAULT_HELP, toolChoiceFlag, toolChoiceFor } from "../options.js";
 import { readTextFile } from "../read-file.js";
 
 interface RunFlags {
@@ -21,7 +21,7 @@ interface RunFlags {
   system?: string;
   mode: GenerationMode;
   format?: FormatId;
-  toolChoice: string;
+  toolChoice?: string;
   maxTokens: number;
   seed?: number;
   temperature: number;
@@ -40,20 +40,20 @@ export function registerRun(program: Command): Command {
   return program
     .command("run")
     .description("Generate one assistant turn with tools and print its text, calls and errors")
-    .option("--model <model>", `model: ${MODEL_SPEC_HELP}`, RUNTIME_DEFAULTS.model)
+    .option("-m, --model <model>", `model: ${MODEL_SPEC_HELP}`, RUNTIME_DEFAULTS.model)
     .option("--tools <file>", "tools JSON: an OpenAI, Anthropic or bare {name, parameters} list (default: none)")
     .option("--prompt <text>", "the user message")
     .option("--messages <file>", "a JSON array of chat messages (OpenAI shape) instead of --prompt")
     .option("--system <text>", "a system message put before --prompt")
     .option("--mode <mode>", `${MODES.join("|")}`, choiceOption(MODES), GENERATE_DEFAULTS.mode)
     .option("--format <format>", `tool-call format: ${FORMAT_IDS.join("|")} (default: from the model's chat template)`, choiceOption(FORMAT_IDS))
-    .option("--tool-choice <choice>", "auto|required|none|NAME", GENERATE_DEFAULTS.toolChoice)
+    .option("--tool-choice <choice>", `auto|required|none|NAME (${TOOL_CHOICE_DEFAULT_HELP})`)
     .option("--max-tokens <n>", "token budget of the turn", intOption(1), GENERATE_DEFAULTS.maxTokens)
     .option("--seed <n>", "sampling seed (default: random)", intOption(0, 2 ** 32 - 1))
     .option("--temperature <t>", "sampling temperature (0 = greedy)", numberOption(0, 100), GENERATE_DEFAULTS.temperature)
     .option("--thinking <on|off>", "let the model think first", choiceOption(["on", "off"] as const), GENERATE_DEFAULTS.thinking ? "on" : "off")
     .option("--jump-forward <on|off>", "feed text the grammar forces in one batch", choiceOption(["on", "off"] as const), "on")
-    .option("--threads <n>", "CPU threads", intOption(1, 1024), RUNTIME_DEFAULTS.threads)
+    .option("--threads <n>", "CPU threads (default: the cores not busy at start, 1 to 4)", intOption(1, 1024), RUNTIME_DEFAULTS.threads)
     .option("--context-size <n>", "context size in tokens", intOption(64, MAX_CONTEXT_SIZE), RUNTIME_DEFAULTS.contextSize)
     .option("--gpu <gpu>", `${GPU_CHOICES.join("|")}`, choiceOption(GPU_CHOICES), RUNTIME_DEFAULTS.gpu)
     .option("--response-schema <file>", "a JSON Schema file: the answer, when not calls, is JSON that fits it (OpenAI response_format)")
@@ -63,7 +63,8 @@ export function registerRun(program: Command): Command {
       const request: GenerateRequest = {
         messages: readMessages(flags),
         tools: tools ? [...tools.tools] : undefined,
-        toolChoice: toolChoiceFlag(flags.toolChoice),
+        // The synthetic-model rule is about calls; with no tools there is nothing to require.
+        toolChoice: tools ? await toolChoiceFor(flags.toolChoice, flags.model) : toolChoiceFlag(flags.toolChoice ?? GENERATE_DEFAULTS.toolChoice),
         mode: flags.mode,
         format: flags.format,
         maxTokens: flags.maxTokens,
