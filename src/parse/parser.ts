@@ -4,7 +4,7 @@
 import { fail } from "../errors.js";
 import { AUTO_FORMATS, resolveFormat } from "../formats/index.js";
 import { compileValidators, type CompiledTools } from "../tools/validators.js";
-import { judgeBlock, type JudgeContext, type RawBlock } from "./block.js";
+import { judgeBlock, toolHints, type JudgeContext, type RawBlock } from "./block.js";
 import { blockReader } from "./decoders.js";
 import { MAX_DEPTH_LIMIT, PARSER_DEFAULTS, type EndOptions, type ParseLimits, type ParserOptions } from "./options.js";
 import { Scanner, type ScanSink } from "./scanner.js";
@@ -63,7 +63,8 @@ class StreamParser implements Parser, ScanSink {
       }
       if (limits.maxDepth > MAX_DEPTH_LIMIT) fail("invalid_option", `parser limit maxDepth must be at most ${MAX_DEPTH_LIMIT}, got ${limits.maxDepth}`);
     }
-    this.ctx = { tools, reader: blockReader(format), limits, newId: options.newId ?? PARSER_DEFAULTS.newId, truncatedStream: false };
+    this.ctx = { tools, reader: blockReader(format), limits, newId: options.newId ?? PARSER_DEFAULTS.newId, truncatedStream: false, hints: toolHints(tools) };
+    for (const tool of tools?.tools ?? []) for (const n of tool.notes ?? []) this.note(n);
     // "auto" scans the tags its formats share and the bare block one of them reads.
     const scanned = format === "auto" ? AUTO_FORMATS : [format];
     const bare = scanned.find((f) => f.bareBlock !== undefined)?.bareBlock;
