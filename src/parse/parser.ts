@@ -2,7 +2,7 @@
 // It wires the scanner to the block judge, trims text, counts diagnostics and emits ParseEvents.
 
 import { fail } from "../errors.js";
-import { AUTO_FORMATS, resolveFormat } from "../formats/index.js";
+import { AUTO_FORMATS, knownFormats, resolveFormat } from "../formats/index.js";
 import { compileValidators, type CompiledTools } from "../tools/validators.js";
 import { judgeBlock, toolHints, type JudgeContext, type RawBlock } from "./block.js";
 import { blockReader } from "./decoders.js";
@@ -69,7 +69,10 @@ class StreamParser implements Parser, ScanSink {
     const scanned = format === "auto" ? AUTO_FORMATS : [format];
     const bare = scanned.find((f) => f.bareBlock !== undefined)?.bareBlock;
     const thinking = options.thinking ?? PARSER_DEFAULTS.thinking;
-    this.scanner = new Scanner(scanned[0]!, bare, thinking, limits.maxBlockBytes, this);
+    // Bodies are told apart in the parser's own format first, then in any other known one (their blocks get a
+    // "not used here" error, but they still decide where the block ends).
+    const bodies = format === "auto" ? knownFormats() : [format, ...knownFormats(format).filter((f) => f !== format)];
+    this.scanner = new Scanner(scanned[0]!, bodies, bare, thinking, limits.maxBlockBytes, this);
   }
 
   feed(chunk: string): ParseEvent[] {

@@ -47,6 +47,11 @@ export class Scanner {
   private partsLen = 0;
   private overflow = false;
   private blockStart = 0;
+  /** Offset in the block's inner text of the first close tag that fell inside a value (the fallback end). */
+  private quotedClose: number | undefined;
+  /** Absolute offset after the quoted close while its value must end on that line (JSON strings); undefined otherwise. */
+  private quotedLine: number | undefined;
+  private quotedBy: ToolCallFormat | undefined;
   private fenceChar = "";
   private fenceLen = 0;
 
@@ -54,9 +59,11 @@ export class Scanner {
    * @param format whose open/close tags wrap calls (both Qwen formats share them)
    * @param bare the bare block to recognize at a line start (qwen3coder's `<function=`, also in auto); undefined for none
    * @param maxBlockChars inner length (UTF-16 units) past which a block is kept only as a preview (too_large)
+   * @param bodies the formats whose bodies a block may hold (they decide where a block ends; docs/parser.md)
    */
   constructor(
     format: ToolCallFormat,
+    private readonly bodies: readonly ToolCallFormat[],
     private readonly bare: BareBlock | undefined,
     thinking: ThinkingStart,
     private readonly maxBlockChars: number,
@@ -85,10 +92,10 @@ export class Scanner {
 
   /** The output is over: flush everything held back and close whatever is open. */
   end(): void {
-    this.loop(true);
-    if (this.mode === "undecided") {
-      this.replayAsText();
+    for (;;) {
       this.loop(true);
+      if (this.mode === "undecided") this.replayAsText();
+      else if (this.mode !== "block" || !this.settleOpenBlock()) break;
     }
     if (this.mode === "block" || this.mode === "bare") this.finishBlock(false, this.base + this.buf.length);
     else if (this.mode === "think") this.sink.note("reasoning was not closed with </think>");
@@ -102,7 +109,7 @@ export class Scanner {
       let more: boolean;
       switch (this.mode) {
         case "text": more = this.scanText(final); break;
-        case "block": more = this.scanUntil(this.close, final, false); break;
+        case "block": more = this.scanBlock(final); break;
         case "bare": more = this.scanUntil(this.bare!.close, final, true); break;
         case "think": more = this.scanThink(final); break;
         case "fence": more = this.scanFence(final); break;
@@ -289,6 +296,140 @@ export class Scanner {
     return false;
   }
 
+  /**
+   * Inside a wrapped block. A close tag ends it unless it falls inside a value (then it is quoted text, and the
+   * first such close is the fallback end). An open tag ends it when its body is already whole (a missing close
+   * tag), restarts it when what came before is not a body at all (prose that named the tag), and is quoted text
+   * otherwise. A block with an oversized or blocked body falls back to its first close.
+   */
+  private scanBlock(final: boolean): boolean {
+    if (this.overflow) return this.scanUntil(this.close, final, false);
+    const { buf, open, close } = this;
+    let from = this.pos;
+    for (;;) {
+      const jc = buf.indexOf(close, from);
+      const jo = buf.indexOf(open, from);
+      const j = jo < 0 || (jc >= 0 && jc < jo) ? jc : jo;
+      const upTo = j >= 0 ? j : final ? buf.length : Math.min(partialSuffix(buf, this.pos, close), partialSuffix(buf, this.pos, open));
+      if (this.quotedClose !== undefined && this.partsLen + (upTo - this.pos) > this.maxBlockChars) {
+        this.fallBackToQuotedClose();
+        return true;
+      }
+      if (this.quoteLineBroke(j >= 0 ? j : upTo)) return true;
+      if (j < 0) {
+        this.append(this.pos, upTo);
+        this.pos = upTo;
+        return false;
+      }
+      const inner = this.innerUpTo(j);
+      const body = this.bodies.find((f) => f.startsBody(inner));
+      if (j === jc) {
+        if (this.quotedClose === undefined && body && !body.closesAt(inner)) {
+          this.quotedClose = this.partsLen + (j - this.pos);
+          this.quotedBy = body;
+          this.quotedLine = body.valuesSpanLines ? undefined : this.base + j + close.length;
+        } else if (this.quotedClose === undefined) {
+          this.append(this.pos, j);
+          this.pos = j + close.length;
+          this.finishBlock(true, this.base + this.pos);
+          return true;
+        } else if (!body || body.closesAt(inner)) {
+          this.append(this.pos, j);
+          this.pos = j + close.length;
+          this.finishBlock(true, this.base + this.pos);
+          return true;
+        }
+        from = j + close.length;
+        continue;
+      }
+      if (this.quotedClose === undefined) {
+        if (inner.trim() === "") {
+          this.sink.note(`stray ${open} without a body dropped`);
+          this.startBlock(j, "block");
+          this.pos = j + open.length;
+          return true;
+        }
+        if (!body) {
+          this.replayProse(j);
+          return true;
+        }
+        if (body.bodyComplete(inner)) {
+          this.append(this.pos, j);
+          this.finishBlock(false, this.base + j);
+          this.startBlock(j, "block");
+          this.pos = j + open.length;
+          return true;
+        }
+      }
+      from = j + open.length;
+    }
+  }
+
+  /**
+   * A close quoted inside a value that cannot span lines: if the line ends (before `limit`) while still inside
+   * that value, the close was real; fall back to it. Returns true when it did.
+   */
+  private quoteLineBroke(limit: number): boolean {
+    if (this.quotedLine === undefined) return false;
+    const nl = this.buf.indexOf("\n", Math.max(this.pos, this.quotedLine - this.base));
+    if (nl < 0 || nl >= limit) return false;
+    this.quotedLine = undefined;
+    if (this.quotedBy!.closesAt(this.innerUpTo(nl))) return false;
+    this.fallBackToQuotedClose();
+    return true;
+  }
+
+  /** The block's inner text from its open tag up to `j` in the buffer (parts already taken plus the buffer). */
+  private innerUpTo(j: number): string {
+    const head = this.parts.length === 1 ? this.parts[0]! : this.parts.join("");
+    return head + this.buf.slice(this.pos, j);
+  }
+
+  /**
+   * The output ended inside a wrapped block: fall back to its first quoted close, or read an opener followed by
+   * prose (no body in any form) as text. Returns true when it put text back to scan.
+   */
+  private settleOpenBlock(): boolean {
+    if (this.overflow) return false;
+    if (this.quotedClose !== undefined) {
+      this.fallBackToQuotedClose();
+      return true;
+    }
+    const inner = this.innerUpTo(this.buf.length);
+    if (inner.trim() === "" || this.bodies.some((f) => f.startsBody(inner, true))) return false;
+    this.replayProse(this.buf.length);
+    return true;
+  }
+
+  /** End the block at its first quoted close after all, and scan what followed that close as text again. */
+  private fallBackToQuotedClose(): void {
+    const cut = this.quotedClose!;
+    const all = this.takeParts() + this.buf.slice(this.pos);
+    const end = this.blockStart + this.open.length + cut + this.close.length;
+    this.sink.note(`a ${this.close} inside a value had no later close; the block ends at that first ${this.close}`);
+    this.parts = [all.slice(0, cut)];
+    this.partsLen = cut;
+    this.finishBlock(true, end);
+    this.buf = all.slice(cut + this.close.length);
+    this.base = end;
+    this.pos = 0;
+  }
+
+  /** The block's opener (ending at `j` in the buffer, or at the end) was prose naming the tag: text, and scan on after it. */
+  private replayProse(j: number): void {
+    const after = this.blockStart + this.open.length;
+    const rest = this.takeParts() + this.buf.slice(this.pos);
+    this.sink.note(`${this.open} followed by prose, not a call body: kept as text`);
+    this.sink.text(this.open);
+    this.mode = "text";
+    this.quotedClose = undefined;
+    this.quotedLine = undefined;
+    this.buf = rest;
+    this.base = after;
+    this.pos = 0;
+    void j;
+  }
+
   /** Inside a block: collect text until `close` (the format's close tag, or the bare block's end). */
   private scanUntil(close: string, final: boolean, bare: boolean): boolean {
     const j = this.buf.indexOf(close, this.pos);
@@ -351,6 +492,8 @@ export class Scanner {
     this.parts = [];
     this.partsLen = 0;
     this.overflow = false;
+    this.quotedClose = undefined;
+    this.quotedLine = undefined;
   }
 
   private append(from: number, to: number, unbounded = false): void {
@@ -380,6 +523,8 @@ export class Scanner {
     const raw = wrapped ? this.open + inner + (closed && !overflow ? this.close : "") : inner;
     this.mode = "text";
     this.overflow = false;
+    this.quotedClose = undefined;
+    this.quotedLine = undefined;
     this.sink.block({ inner, raw, start: this.blockStart, end, wrapped, closed, overflow });
   }
 
