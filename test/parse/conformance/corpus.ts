@@ -22,6 +22,8 @@ export interface ConformanceCase {
   tools: string | null;
   text: string;
   truncated?: boolean;
+  /** How the output starts (the parser's `thinking` option); default "auto". */
+  thinking?: "auto" | "open" | "closed";
   expect: { calls: Array<{ name: string; arguments: Record<string, unknown> }>; errors: number; content?: string };
   /** How peers disagree, when they do. */
   peers?: string;
@@ -72,7 +74,7 @@ function summary(result: ParseResult) {
 export type Verdict = { pass: true } | { pass: false; why: string };
 
 export function judgeCase(c: ConformanceCase, tools: Record<string, unknown[]>): Verdict {
-  const options: ParserOptions = { format: c.format, thinking: "auto" };
+  const options: ParserOptions = { format: c.format, thinking: c.thinking ?? "auto" };
   if (c.tools !== null) options.tools = tools[c.tools];
   let batch: ReturnType<typeof summary>;
   try {
