@@ -6,6 +6,8 @@
 // `fence` (``` or ~~~ code block: plain text), `block` (inside the open/close tags) and `bare` (a block the
 // format also reads without the wrapper, such as qwen3coder's `<function=…>`, at a line start). Fences and bare blocks are recognized after a
 // newline, or at the very start of the stream (checked on its own, so the text is never copied to prepend one).
+// Where a wrapped block ends is the format's call (startsBody, closesAt, bodyComplete): a close tag quoted inside
+// a value does not end it, an open tag after a whole body does, and an opener followed by prose is text.
 
 import { QWEN3_TOKENS, type BareBlock, type ToolCallFormat } from "../formats/index.js";
 import type { RawBlock } from "./block.js";
@@ -324,20 +326,16 @@ export class Scanner {
       const inner = this.innerUpTo(j);
       const body = this.bodies.find((f) => f.startsBody(inner));
       if (j === jc) {
-        if (this.quotedClose === undefined && body && !body.closesAt(inner)) {
+        if (!body || body.closesAt(inner)) {
+          this.append(this.pos, j);
+          this.pos = j + close.length;
+          this.finishBlock(true, this.base + this.pos);
+          return true;
+        }
+        if (this.quotedClose === undefined) {
           this.quotedClose = this.partsLen + (j - this.pos);
           this.quotedBy = body;
           this.quotedLine = body.valuesSpanLines ? undefined : this.base + j + close.length;
-        } else if (this.quotedClose === undefined) {
-          this.append(this.pos, j);
-          this.pos = j + close.length;
-          this.finishBlock(true, this.base + this.pos);
-          return true;
-        } else if (!body || body.closesAt(inner)) {
-          this.append(this.pos, j);
-          this.pos = j + close.length;
-          this.finishBlock(true, this.base + this.pos);
-          return true;
         }
         from = j + close.length;
         continue;
@@ -350,7 +348,7 @@ export class Scanner {
           return true;
         }
         if (!body) {
-          this.replayProse(j);
+          this.replayProse();
           return true;
         }
         if (body.bodyComplete(inner)) {
@@ -397,7 +395,7 @@ export class Scanner {
     }
     const inner = this.innerUpTo(this.buf.length);
     if (inner.trim() === "" || this.bodies.some((f) => f.startsBody(inner, true))) return false;
-    this.replayProse(this.buf.length);
+    this.replayProse();
     return true;
   }
 
@@ -415,8 +413,8 @@ export class Scanner {
     this.pos = 0;
   }
 
-  /** The block's opener (ending at `j` in the buffer, or at the end) was prose naming the tag: text, and scan on after it. */
-  private replayProse(j: number): void {
+  /** The block's opener was prose naming the tag: it is text, and scanning resumes right after it. */
+  private replayProse(): void {
     const after = this.blockStart + this.open.length;
     const rest = this.takeParts() + this.buf.slice(this.pos);
     this.sink.note(`${this.open} followed by prose, not a call body: kept as text`);
@@ -427,7 +425,6 @@ export class Scanner {
     this.buf = rest;
     this.base = after;
     this.pos = 0;
-    void j;
   }
 
   /** Inside a block: collect text until `close` (the format's close tag, or the bare block's end). */
