@@ -26,6 +26,12 @@ export interface ScanSink {
 type Mode = "undecided" | "text" | "think" | "fence" | "block" | "bare";
 
 const RAW_PREVIEW = 256;
+/**
+ * Open and close tags inside one block whose body is judged (each judgement reads the block so far): past this,
+ * a close tag ends the block (at the first quoted close, if any) and an open tag is text. Bounds the work a
+ * hostile output full of tags can cause to linear.
+ */
+const MAX_TAG_CHECKS = 32;
 const THINK_OPEN = QWEN3_TOKENS.thinkOpen.text;
 const THINK_CLOSE = QWEN3_TOKENS.thinkClose.text;
 
@@ -54,6 +60,7 @@ export class Scanner {
   /** Absolute offset after the quoted close while its value must end on that line (JSON strings); undefined otherwise. */
   private quotedLine: number | undefined;
   private quotedBy: ToolCallFormat | undefined;
+  private tagChecks = 0;
   private fenceChar = "";
   private fenceLen = 0;
 
@@ -307,44 +314,45 @@ export class Scanner {
   private scanBlock(final: boolean): boolean {
     if (this.overflow) return this.scanUntil(this.close, final, false);
     const { buf, open, close } = this;
-    let from = this.pos;
     for (;;) {
-      const jc = buf.indexOf(close, from);
-      const jo = buf.indexOf(open, from);
+      const jc = buf.indexOf(close, this.pos);
+      const jo = buf.indexOf(open, this.pos);
       const j = jo < 0 || (jc >= 0 && jc < jo) ? jc : jo;
-      const upTo = j >= 0 ? j : final ? buf.length : Math.min(partialSuffix(buf, this.pos, close), partialSuffix(buf, this.pos, open));
-      if (this.quotedClose !== undefined && this.partsLen + (upTo - this.pos) > this.maxBlockChars) {
+      if (this.quoteLineBroke(j >= 0 ? j : buf.length)) return true;
+      if (j < 0) {
+        const hold = final ? buf.length : Math.min(partialSuffix(buf, this.pos, close), partialSuffix(buf, this.pos, open));
+        return this.keep(hold);
+      }
+      const isClose = j === jc;
+      const tagEnd = j + (isClose ? close.length : open.length);
+      const judged = ++this.tagChecks <= MAX_TAG_CHECKS;
+      if (!judged && !isClose) {
+        if (this.keep(tagEnd)) return true;
+        continue;
+      }
+      if (!judged && this.quotedClose !== undefined) {
         this.fallBackToQuotedClose();
         return true;
       }
-      if (this.quoteLineBroke(j >= 0 ? j : upTo)) return true;
-      if (j < 0) {
-        this.append(this.pos, upTo);
-        this.pos = upTo;
-        return false;
-      }
-      const inner = this.innerUpTo(j);
-      const body = this.bodies.find((f) => f.startsBody(inner));
-      if (j === jc) {
+      const inner = judged ? this.innerUpTo(j) : "";
+      const body = judged ? this.bodies.find((f) => f.startsBody(inner)) : undefined;
+      if (isClose) {
         if (!body || body.closesAt(inner)) {
           this.append(this.pos, j);
-          this.pos = j + close.length;
+          this.pos = tagEnd;
           this.finishBlock(true, this.base + this.pos);
           return true;
         }
         if (this.quotedClose === undefined) {
           this.quotedClose = this.partsLen + (j - this.pos);
           this.quotedBy = body;
-          this.quotedLine = body.valuesSpanLines ? undefined : this.base + j + close.length;
+          this.quotedLine = body.valuesSpanLines ? undefined : this.base + tagEnd;
         }
-        from = j + close.length;
-        continue;
-      }
-      if (this.quotedClose === undefined) {
+      } else if (this.quotedClose === undefined) {
         if (inner.trim() === "") {
           this.sink.note(`stray ${open} without a body dropped`);
           this.startBlock(j, "block");
-          this.pos = j + open.length;
+          this.pos = tagEnd;
           return true;
         }
         if (!body) {
@@ -355,12 +363,26 @@ export class Scanner {
           this.append(this.pos, j);
           this.finishBlock(false, this.base + j);
           this.startBlock(j, "block");
-          this.pos = j + open.length;
+          this.pos = tagEnd;
           return true;
         }
       }
-      from = j + open.length;
+      if (this.keep(tagEnd)) return true;
     }
+  }
+
+  /**
+   * Keep the block's text up to `to` (a quoted tag, or what the buffer holds). Returns true when that would
+   * make a block with a quoted close too large: it fell back to that close instead.
+   */
+  private keep(to: number): boolean {
+    if (this.quotedClose !== undefined && this.partsLen + (to - this.pos) > this.maxBlockChars) {
+      this.fallBackToQuotedClose();
+      return true;
+    }
+    this.append(this.pos, to);
+    this.pos = to;
+    return false;
   }
 
   /**
@@ -491,6 +513,7 @@ export class Scanner {
     this.overflow = false;
     this.quotedClose = undefined;
     this.quotedLine = undefined;
+    this.tagChecks = 0;
   }
 
   private append(from: number, to: number, unbounded = false): void {

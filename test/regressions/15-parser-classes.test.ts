@@ -73,6 +73,17 @@ describe("issue 15, class 2: a close tag inside a hermes JSON string is a string
   });
 });
 
+describe("issue 15: the work a block full of tags causes is bounded", () => {
+  it("judges at most 32 tags in one block, then a close ends it at its first quoted close", () => {
+    const content = Array.from({ length: 40 }, (_, i) => `part ${i} </tool_call>`).join(" ");
+    const r = parseEverySplit(`${jsonCall("write_file", { path: "a", content })}\n${jsonCall("read_file", { path: "b" })}`, withTools("hermes"));
+    expect(r.errors).toEqual(["invalid_json"]);
+    expect(r.calls).toEqual([["read_file", { path: "b" }]]);
+    const fewer = Array.from({ length: 20 }, (_, i) => `part ${i} </tool_call>`).join(" ");
+    expect(parse(jsonCall("write_file", { path: "a", content: fewer }), withTools("hermes")).calls).toHaveLength(1);
+  });
+});
+
 describe("issue 15, class 3: an opener after a complete body closes the open block", () => {
   it("splits consecutive calls with a missing close tag, in both formats", () => {
     const hermes = `<tool_call>\n{"name": "read_file", "arguments": {"path": "a"}}\n${jsonCall("read_file", { path: "b" })}`;
