@@ -37,16 +37,11 @@ function argumentsObject(call: PastCall): Record<string, unknown> {
  */
 function openTags(inner: string, s: XmlCallSpelling): Array<"function" | "parameter"> {
   const stack: Array<"function" | "parameter"> = [];
-  const opener = (at: number, open: string) => {
-    const gt = inner.indexOf(s.tagEnd, at + open.length);
-    const nl = inner.indexOf("\n", at + open.length);
-    return gt > at + open.length && (nl < 0 || gt < nl);
-  };
   for (let k = inner.indexOf("<"); k >= 0; k = inner.indexOf("<", k + 1)) {
     if (inner.startsWith(s.functionOpen, k)) {
-      if (opener(k, s.functionOpen)) stack.push("function");
+      if (opensOnItsLine(inner, k + s.functionOpen.length, s.tagEnd)) stack.push("function");
     } else if (inner.startsWith(s.parameterOpen, k)) {
-      if (opener(k, s.parameterOpen)) stack.push("parameter");
+      if (opensOnItsLine(inner, k + s.parameterOpen.length, s.tagEnd)) stack.push("parameter");
     } else if (inner.startsWith(s.functionClose, k)) {
       if (stack[stack.length - 1] === "function") stack.pop();
     } else if (inner.startsWith(s.parameterClose, k)) {
@@ -54,6 +49,14 @@ function openTags(inner: string, s: XmlCallSpelling): Array<"function" | "parame
     }
   }
   return stack;
+}
+
+/** A name follows `from` and the tag ends (`tagEnd`) before the line does. */
+function opensOnItsLine(inner: string, from: number, tagEnd: string): boolean {
+  const gt = inner.indexOf(tagEnd, from);
+  if (gt <= from) return false;
+  const nl = inner.indexOf("\n", from);
+  return nl < 0 || gt < nl;
 }
 
 /** Inside a parameter's value: a close tag here is quoted text. */
@@ -101,9 +104,10 @@ export function xmlCallFormat(settings: XmlCallSettings): ToolCallFormat {
     bodyShape: (name, args) => `${s.functionOpen}${name}${s.tagEnd}${args}${s.functionClose}`,
     bodyAround: (name) => ({ before: `${s.functionOpen}${name}${s.tagEnd}${framing}`, after: s.functionClose }),
     startsBody(inner, atEnd) {
-      const start = inner.trimStart();
-      if (start.startsWith(s.functionOpen)) return true;
-      return atEnd === true && start !== "" && s.functionOpen.startsWith(start);
+      let q = 0;
+      while (q < inner.length && " \t\r\n".includes(inner[q]!)) q++;
+      if (inner.startsWith(s.functionOpen, q)) return true;
+      return atEnd === true && q < inner.length && s.functionOpen.startsWith(inner.slice(q));
     },
     // Inside a value, a close tag is text (class 1); the scanner falls back to the first such close when no
     // later close ends the block.

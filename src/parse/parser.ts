@@ -2,7 +2,7 @@
 // It wires the scanner to the block judge, trims text, counts diagnostics and emits ParseEvents.
 
 import { fail } from "../errors.js";
-import { AUTO_FORMATS, knownFormats, resolveFormat } from "../formats/index.js";
+import { AUTO_FORMATS, knownFormats, resolveFormat, type ToolCallFormat } from "../formats/index.js";
 import { compileValidators, type CompiledTools } from "../tools/validators.js";
 import { judgeBlock, toolHints, type JudgeContext, type RawBlock } from "./block.js";
 import { blockReader } from "./decoders.js";
@@ -19,6 +19,15 @@ export interface Parser {
 }
 
 const MAX_NOTES = 50;
+
+/** The body formats a parser tells apart: its own first, then every other known one (immutable, built at load). */
+function orderedBodies(format: ToolCallFormat | "auto"): readonly ToolCallFormat[] {
+  return format === "auto" ? knownFormats() : Object.freeze([format, ...knownFormats(format).filter((f) => f !== format)]);
+}
+const REGISTERED_BODIES: ReadonlyMap<ToolCallFormat | "auto", readonly ToolCallFormat[]> = new Map(
+  (["auto", ...knownFormats()] as const).map((f) => [f, orderedBodies(f)]),
+);
+const bodiesFor = (format: ToolCallFormat | "auto") => REGISTERED_BODIES.get(format) ?? orderedBodies(format);
 
 /**
  * Create an incremental parser. Any split of the output into `feed` chunks yields the same events (up to how
@@ -71,7 +80,7 @@ class StreamParser implements Parser, ScanSink {
     const thinking = options.thinking ?? PARSER_DEFAULTS.thinking;
     // Bodies are told apart in the parser's own format first, then in any other known one (their blocks get a
     // "not used here" error, but they still decide where the block ends).
-    const bodies = format === "auto" ? knownFormats() : [format, ...knownFormats(format).filter((f) => f !== format)];
+    const bodies = bodiesFor(format);
     this.scanner = new Scanner(scanned[0]!, bodies, bare, thinking, limits.maxBlockBytes, this);
   }
 
@@ -115,9 +124,10 @@ class StreamParser implements Parser, ScanSink {
     this.reasoningStarted = true;
   }
 
-  block(block: RawBlock): void {
-    this.diagnostics.detected++;
+  block(block: RawBlock, quoted?: () => boolean): boolean {
     const verdict = judgeBlock(block, this.ctx);
+    if (!verdict.ok && quoted && verdict.error.reason === "invalid_json" && quoted()) return false;
+    this.diagnostics.detected++;
     if (verdict.note) this.note(verdict.note);
     if (verdict.ok) {
       this.diagnostics.accepted++;
@@ -130,6 +140,7 @@ class StreamParser implements Parser, ScanSink {
       this.errors.push(verdict.error);
       this.events.push({ type: "call-rejected", error: verdict.error });
     }
+    return true;
   }
 
   note(note: string): void {

@@ -19,7 +19,12 @@ export interface ScanSink {
   reasoning(text: string): void;
   /** A think section was entered (reasoning becomes non-null). */
   reasoningSeen(): void;
-  block(block: RawBlock): void;
+  /**
+   * A block is complete. With `quoted` (a JSON-string format, whose body cannot decode when its close tag was
+   * quoted): the sink may refuse a block that does not decode when `quoted()` says the close fell inside a
+   * value; it records nothing then and returns false, and the scanner reads on.
+   */
+  block(block: RawBlock, quoted?: () => boolean): boolean;
   note(note: string): void;
 }
 
@@ -335,9 +340,14 @@ export class Scanner {
         return true;
       }
       const inner = judged ? this.innerUpTo(j) : "";
-      const body = judged ? this.bodies.find((f) => f.startsBody(inner)) : undefined;
+      const body = judged ? this.bodyOf(inner) : undefined;
       if (isClose) {
-        if (!body || body.closesAt(inner)) {
+        // A body that cannot decode with its close quoted (JSON strings) is judged first: the quote check runs
+        // only for a block that fails, so valid blocks cost nothing extra.
+        const fits = this.partsLen + (j - this.pos) <= this.maxBlockChars; // else too_large, with only a preview
+        if (body && !body.valuesSpanLines && this.quotedClose === undefined && fits) {
+          if (this.tryFinish(j, tagEnd, () => !body.closesAt(inner))) return true;
+        } else if (!body || body.closesAt(inner)) {
           this.append(this.pos, j);
           this.pos = tagEnd;
           this.finishBlock(true, this.base + this.pos);
@@ -399,8 +409,15 @@ export class Scanner {
     return true;
   }
 
+  /** The first format whose body `inner` starts (a loop, not find: this runs once per block). */
+  private bodyOf(inner: string): ToolCallFormat | undefined {
+    for (const f of this.bodies) if (f.startsBody(inner)) return f;
+    return undefined;
+  }
+
   /** The block's inner text from its open tag up to `j` in the buffer (parts already taken plus the buffer). */
   private innerUpTo(j: number): string {
+    if (this.parts.length === 0) return this.buf.slice(this.pos, j); // batch: a slice, never a copy
     const head = this.parts.length === 1 ? this.parts[0]! : this.parts.join("");
     return head + this.buf.slice(this.pos, j);
   }
@@ -534,6 +551,19 @@ export class Scanner {
     this.parts = [];
     this.partsLen = 0;
     return s;
+  }
+
+  /** Offer the block ending at the close tag `j` to the sink; false (nothing changed) when it refused it as quoted. */
+  private tryFinish(j: number, tagEnd: number, quoted: () => boolean): boolean {
+    const inner = this.innerUpTo(j);
+    const end = this.base + tagEnd;
+    const block: RawBlock = { inner, raw: this.open + inner + this.close, start: this.blockStart, end, wrapped: true, closed: true, overflow: false };
+    if (!this.sink.block(block, quoted)) return false;
+    this.parts = [];
+    this.partsLen = 0;
+    this.pos = tagEnd;
+    this.mode = "text";
+    return true;
   }
 
   private finishBlock(closed: boolean, end: number): void {
