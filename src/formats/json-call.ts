@@ -17,6 +17,48 @@ export interface JsonCallSettings extends FormatData {
 /** A JSON string literal for a key or a tool name (both plain ASCII words: JSON.stringify spells them as json.dumps does). */
 const quoted = (text: string) => JSON.stringify(text);
 
+const isWs = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
+
+function firstNonWs(s: string): number {
+  let i = 0;
+  while (i < s.length && isWs(s.charCodeAt(i))) i++;
+  return i;
+}
+
+/** Whether the end of `s` lies inside a JSON string; jumps from quote to quote (a quote after an odd run of backslashes is escaped). */
+export function endsInJsonString(s: string, from = 0): boolean {
+  let inString = false;
+  for (let k = s.indexOf('"', from); k >= 0; k = s.indexOf('"', k + 1)) {
+    if (inString) {
+      let slashes = 0;
+      while (s.charCodeAt(k - 1 - slashes) === 0x5c) slashes++;
+      if (slashes % 2 === 1) continue;
+    }
+    inString = !inString;
+  }
+  return inString;
+}
+
+/** `s` holds one balanced JSON object (braces and brackets outside strings) and only whitespace after it. */
+function wholeJsonObject(s: string): boolean {
+  const q = firstNonWs(s);
+  if (s.charCodeAt(q) !== 0x7b) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = q; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      if (--depth === 0) return firstNonWs(s.slice(i + 1)) === s.length - i - 1;
+    }
+  }
+  return false;
+}
+
 /** The format object for a JSON-call format. */
 export function jsonCallFormat(settings: JsonCallSettings): ToolCallFormat {
   const { spelling: s, ...data } = settings;
@@ -44,6 +86,11 @@ export function jsonCallFormat(settings: JsonCallSettings): ToolCallFormat {
       return { before: `{${quoted(s.nameKey)}${s.keySep}${quoted(name)}${s.itemSep}${quoted(s.argumentsKey)}${s.keySep}`, after: "}" };
     },
     parameterTags: () => undefined,
+    // A close tag inside a JSON string is text (class 2); the body is whole once its object balances.
+    startsBody: (inner) => inner.charCodeAt(firstNonWs(inner)) === 0x7b,
+    closesAt: (inner) => !endsInJsonString(inner),
+    valuesSpanLines: false,
+    bodyComplete: wholeJsonObject,
     tagWords: () => [open.text, close.text, QWEN3_TOKENS.thinkOpen.text, QWEN3_TOKENS.thinkClose.text],
   } satisfies ToolCallFormat);
 }

@@ -132,6 +132,19 @@ export interface ToolCallFormat extends FormatData {
   bodyAround(name: string): { before: string; after: string };
   /** How each argument is spelled when arguments are tags; undefined when they are one JSON object. */
   parameterTags(): ParameterTags | undefined;
+  // Where a block ends (docs/parser.md, classes 1-4): the scanner asks at each open or close tag inside a block;
+  // `inner` is the block's text after its open tag, up to the tag found.
+  /** `inner` starts like this format's body; `atEnd` (the output ended there): also when it is a cut-off start of one. */
+  startsBody(inner: string, atEnd?: boolean): boolean;
+  /** A close tag right after `inner` ends the block; false when it falls inside a value, where it is quoted text. */
+  closesAt(inner: string): boolean;
+  /**
+   * Whether a value can run over lines. When it cannot (a JSON string), a line that ends while still inside the
+   * value that quoted a close tag shows that close was real after all.
+   */
+  valuesSpanLines: boolean;
+  /** `inner` is a whole body, so an open tag right after it closes the block (its close tag was left out). */
+  bodyComplete(inner: string): boolean;
   /** Tags bounded text may never spell in this format: its call tags, its body tags and the thinking tags. */
   tagWords(): string[];
 }

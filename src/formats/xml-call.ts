@@ -30,6 +30,45 @@ function argumentsObject(call: PastCall): Record<string, unknown> {
   return parsed;
 }
 
+/**
+ * Which function and parameter tags are still open at the end of `inner`, walking its tags in order: an open tag
+ * (name and `>` on one line) pushes, a close tag pops only when it matches the top (inside a value, a stray close
+ * is text). A nested `<function=…>…</function>` quoted in a value leaves the value's parameter open (class 1).
+ */
+function openTags(inner: string, s: XmlCallSpelling): Array<"function" | "parameter"> {
+  const stack: Array<"function" | "parameter"> = [];
+  for (let k = inner.indexOf("<"); k >= 0; k = inner.indexOf("<", k + 1)) {
+    if (inner.startsWith(s.functionOpen, k)) {
+      if (opensOnItsLine(inner, k + s.functionOpen.length, s.tagEnd)) stack.push("function");
+    } else if (inner.startsWith(s.parameterOpen, k)) {
+      if (opensOnItsLine(inner, k + s.parameterOpen.length, s.tagEnd)) stack.push("parameter");
+    } else if (inner.startsWith(s.functionClose, k)) {
+      if (stack[stack.length - 1] === "function") stack.pop();
+    } else if (inner.startsWith(s.parameterClose, k)) {
+      if (stack[stack.length - 1] === "parameter") stack.pop();
+    }
+  }
+  return stack;
+}
+
+/** A name follows `from` and the tag ends (`tagEnd`) before the line does. */
+function opensOnItsLine(inner: string, from: number, tagEnd: string): boolean {
+  const gt = inner.indexOf(tagEnd, from);
+  if (gt <= from) return false;
+  const nl = inner.indexOf("\n", from);
+  return nl < 0 || gt < nl;
+}
+
+/** Inside a parameter's value: a close tag here is quoted text. */
+function insideValue(inner: string, s: XmlCallSpelling): boolean {
+  return openTags(inner, s).includes("parameter");
+}
+
+/** A whole function body: it ends with the function's close tag and leaves nothing open. */
+function wholeFunction(inner: string, s: XmlCallSpelling): boolean {
+  return inner.trimEnd().endsWith(s.functionClose) && openTags(inner, s).length === 0;
+}
+
 /** The format object for an XML-function format. String values are raw text; every other type is JSON. */
 export function xmlCallFormat(settings: XmlCallSettings): ToolCallFormat {
   const { spelling: s, ...data } = settings;
@@ -64,6 +103,17 @@ export function xmlCallFormat(settings: XmlCallSettings): ToolCallFormat {
     },
     bodyShape: (name, args) => `${s.functionOpen}${name}${s.tagEnd}${args}${s.functionClose}`,
     bodyAround: (name) => ({ before: `${s.functionOpen}${name}${s.tagEnd}${framing}`, after: s.functionClose }),
+    startsBody(inner, atEnd) {
+      let q = 0;
+      while (q < inner.length && " \t\r\n".includes(inner[q]!)) q++;
+      if (inner.startsWith(s.functionOpen, q)) return true;
+      return atEnd === true && q < inner.length && s.functionOpen.startsWith(inner.slice(q));
+    },
+    // Inside a value, a close tag is text (class 1); the scanner falls back to the first such close when no
+    // later close ends the block.
+    closesAt: (inner) => !insideValue(inner, s),
+    valuesSpanLines: true,
+    bodyComplete: (inner) => wholeFunction(inner, s),
     parameterTags: () => ({ open: s.parameterOpen, end: s.tagEnd + framing, close: framing + s.parameterClose + framing }),
     tagWords: () => [
       open.text,

@@ -2,8 +2,8 @@
 // reader), typing XML values, validating, and building the ToolCall or the CallError.
 
 import { Buffer } from "node:buffer";
-import type { CompiledTools } from "../tools/validators.js";
-import { skipWs } from "./decoded.js";
+import type { CompiledTool, CompiledTools } from "../tools/validators.js";
+import { skipWs, type DecodeHints } from "./decoded.js";
 import type { BlockReader } from "./decoders.js";
 import type { ParseLimits } from "./options.js";
 import type { CallError, ToolCall } from "./types.js";
@@ -35,6 +35,26 @@ export interface JudgeContext {
   newId: () => string;
   /** The generation stopped at its token limit (end({truncated: true})). */
   truncatedStream: boolean;
+  /** What decoders may ask about the declared tools (built once per parser by toolHints). */
+  hints: DecodeHints;
+}
+
+/**
+ * A name an API can carry when no tools are declared (OpenAI and Anthropic allow letters, digits, `_` and `-`;
+ * letters of any script are accepted, as the peers do). A declared name is matched exactly instead.
+ */
+const CALLABLE_NAME = /^[\p{L}\p{M}\p{N}_-]{1,128}$/u;
+
+/** The hints a parser's decoders get: which arguments a declared tool takes. */
+export function toolHints(tools: CompiledTools | undefined): DecodeHints {
+  if (!tools) return {};
+  return {
+    takes(fn, param) {
+      const tool = tools.get(fn);
+      if (!tool) return undefined;
+      return tool.allowsExtra || tool.patterns.length > 0 || tool.properties.has(param);
+    },
+  };
 }
 
 export type Judgement = { ok: true; call: ToolCall; note?: string } | { ok: false; error: CallError; note?: string };
@@ -65,7 +85,7 @@ export function judgeBlock(block: RawBlock, ctx: JudgeContext): Judgement {
       ? reject("empty_block", "Your tool call was empty. Put the call inside the tool-call tags, or answer in text.")
       : reject("truncated", cutMessage(undefined, ctx.truncatedStream));
   }
-  const decoded = ctx.reader.decode(inner, q, ctx.limits.maxDepth);
+  const decoded = ctx.reader.decode(inner, q, ctx.limits.maxDepth, ctx.hints);
   if (!decoded.ok) {
     const name = decoded.error.name ?? guessName(inner.trim());
     if (!block.closed) return reject("truncated", cutMessage(name, ctx.truncatedStream), name);
@@ -77,7 +97,11 @@ export function judgeBlock(block: RawBlock, ctx: JudgeContext): Judgement {
   const note = block.closed ? undefined : `${name} block was not closed; accepted because its body was complete`;
   const tool = ctx.tools?.get(name);
   if (ctx.tools && !tool) return reject("unknown_tool", unknownToolMessage(name, ctx.tools), name, note);
+  if (!ctx.tools && !CALLABLE_NAME.test(name)) {
+    return reject("bad_shape", `"${name.slice(0, 80)}" cannot be a tool name: use letters, digits, "_" or "-" only (no spaces, dots, quotes or braces). Call the tool by its exact name.`, undefined, note);
+  }
   let args = decoded.value.args;
+  if (args && tool) args = decodeDoubleEncoded(args, tool);
   if (!args) {
     args = {};
     for (const [key, text] of decoded.value.texts ?? []) {
@@ -87,6 +111,8 @@ export function judgeBlock(block: RawBlock, ctx: JudgeContext): Judgement {
       if (readsLiteral(types) && nestsDeeper(text, ctx.limits.maxDepth - 1, true)) {
         return reject("too_large", `Your ${name} call is too large: argument ${JSON.stringify(key)} is nested deeper than ${ctx.limits.maxDepth} levels. Send less in one call.`, name, note);
       }
+      // An empty value for an optional argument that cannot be a string means "not given" (docs/parser.md, class 6).
+      if (readsLiteral(types) && text.trim() === "" && !tool?.required.includes(key)) continue;
       setOwn(args, key, typeXmlValue(text, types));
     }
   }
@@ -103,6 +129,23 @@ export function judgeBlock(block: RawBlock, ctx: JudgeContext): Judgement {
     end: block.end,
   };
   return note ? { ok: true, call, note } : { ok: true, call };
+}
+
+/**
+ * JSON-body calls: an argument whose schema wants an object or array (never a string) given as a JSON string
+ * holding one is decoded once, like `arguments` itself (docs/parser.md, class 6). Copy on write.
+ */
+function decodeDoubleEncoded(args: Record<string, unknown>, tool: CompiledTool): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(args)) {
+    const value = args[key];
+    if (typeof value !== "string" || !/^\s*[[{]/.test(value)) continue;
+    const types = tool.typesOf(key);
+    if (types === "any" || types.has("string") || !(types.has("object") || types.has("array"))) continue;
+    const decoded = typeXmlValue(value, types);
+    if (decoded !== null && typeof decoded === "object") setOwn((out ??= { ...args }), key, decoded);
+  }
+  return out ?? args;
 }
 
 function cutMessage(name: string | undefined, atTokenLimit: boolean): string {

@@ -22,12 +22,18 @@ export interface DecodeFailure {
 
 export type Decoded = { ok: true; value: DecodedCall } | { ok: false; error: DecodeFailure };
 
+/** What the parser knows about the declared tools while it decodes a body (nothing, without tools). */
+export interface DecodeHints {
+  /** Function `fn` takes an argument named `param`; undefined when `fn` is not a declared tool. */
+  takes?(fn: string, param: string): boolean | undefined;
+}
+
 /** One body decoder bound to a format's spelling, with the words its messages use to name its form. */
 export interface BodySyntax {
   /** The body, whose first non-space character is at `q`, starts like a call of this form. */
   startsAt(inner: string, q: number): boolean;
   /** @param maxDepth deepest nesting of the arguments (the arguments object is depth 1; see ParseLimits) */
-  decode(inner: string, maxDepth: number): Decoded;
+  decode(inner: string, maxDepth: number, hints?: DecodeHints): Decoded;
   /** The function name a broken body seems to give (for messages only; never used to run anything). */
   guessName(text: string): string | undefined;
   /** How to write a call of this form, for a message that says so. */

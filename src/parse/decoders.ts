@@ -4,7 +4,7 @@
 
 import { fail } from "../errors.js";
 import { AUTO_FORMATS, knownFormats, type CallBody, type DecoderName, type ToolCallFormat } from "../formats/index.js";
-import { decodeFail, type BodySyntax, type DecodedCall, type DecodeFailure } from "./decoded.js";
+import { decodeFail, type BodySyntax, type DecodedCall, type DecodeFailure, type DecodeHints } from "./decoded.js";
 import { jsonCallSyntax } from "./hermes.js";
 import { xmlFunctionSyntax } from "./qwen3coder.js";
 
@@ -32,7 +32,7 @@ export type BlockDecoded = { ok: true; value: DecodedCall; format: ToolCallForma
 /** How a parser reads block bodies: one format, or "auto" (one of AUTO_FORMATS, by how the body starts). */
 export interface BlockReader {
   /** Decode a body whose first non-space character is at `q`. */
-  decode(inner: string, q: number, maxDepth: number): BlockDecoded;
+  decode(inner: string, q: number, maxDepth: number, hints?: DecodeHints): BlockDecoded;
   /** The function name a broken block seems to give, in any known form (for messages only). */
   guessName(text: string): string | undefined;
 }
@@ -56,12 +56,12 @@ function makeReader(format: ToolCallFormat | "auto"): BlockReader {
   if (format === "auto") return { decode: autoDecoder(AUTO_FORMATS.map(bound), guessName), guessName };
   const own = bound(format);
   const others = known.filter((k) => k.format.body.decoder !== format.body.decoder);
-  const decode = (inner: string, q: number, maxDepth: number): BlockDecoded => {
+  const decode = (inner: string, q: number, maxDepth: number, hints?: DecodeHints): BlockDecoded => {
     if (!own.syntax.startsAt(inner, q)) {
       const other = others.find((k) => k.syntax.startsAt(inner, q));
       if (other) return decodeFail("bad_shape", `${own.syntax.instruction}; ${other.syntax.formName} is not used here.`, { name: guessName(inner.trim()) });
     }
-    return withFormat(own.syntax.decode(inner, maxDepth), own.format);
+    return withFormat(own.syntax.decode(inner, maxDepth, hints), own.format);
   };
   return { decode, guessName };
 }
@@ -69,10 +69,10 @@ function makeReader(format: ToolCallFormat | "auto"): BlockReader {
 /** "auto": the first candidate whose form the body starts with decodes it. */
 function autoDecoder(candidates: readonly Bound[], guessName: (text: string) => string | undefined): BlockReader["decode"] {
   const neither = `A tool call holds either ${candidates.map((c) => c.syntax.summary).join(" or ")}; this one holds neither.`;
-  return (inner, q, maxDepth) => {
+  return (inner, q, maxDepth, hints) => {
     const fit = candidates.find((c) => c.syntax.startsAt(inner, q));
     if (!fit) return decodeFail("bad_shape", neither, { name: guessName(inner.trim()) });
-    return withFormat(fit.syntax.decode(inner, maxDepth), fit.format);
+    return withFormat(fit.syntax.decode(inner, maxDepth, hints), fit.format);
   };
 }
 

@@ -2,9 +2,9 @@
 // It wires the scanner to the block judge, trims text, counts diagnostics and emits ParseEvents.
 
 import { fail } from "../errors.js";
-import { AUTO_FORMATS, resolveFormat } from "../formats/index.js";
+import { AUTO_FORMATS, knownFormats, resolveFormat, type ToolCallFormat } from "../formats/index.js";
 import { compileValidators, type CompiledTools } from "../tools/validators.js";
-import { judgeBlock, type JudgeContext, type RawBlock } from "./block.js";
+import { judgeBlock, toolHints, type JudgeContext, type RawBlock } from "./block.js";
 import { blockReader } from "./decoders.js";
 import { MAX_DEPTH_LIMIT, PARSER_DEFAULTS, type EndOptions, type ParseLimits, type ParserOptions } from "./options.js";
 import { Scanner, type ScanSink } from "./scanner.js";
@@ -19,6 +19,15 @@ export interface Parser {
 }
 
 const MAX_NOTES = 50;
+
+/** The body formats a parser tells apart: its own first, then every other known one (immutable, built at load). */
+function orderedBodies(format: ToolCallFormat | "auto"): readonly ToolCallFormat[] {
+  return format === "auto" ? knownFormats() : Object.freeze([format, ...knownFormats(format).filter((f) => f !== format)]);
+}
+const REGISTERED_BODIES: ReadonlyMap<ToolCallFormat | "auto", readonly ToolCallFormat[]> = new Map(
+  (["auto", ...knownFormats()] as const).map((f) => [f, orderedBodies(f)]),
+);
+const bodiesFor = (format: ToolCallFormat | "auto") => REGISTERED_BODIES.get(format) ?? orderedBodies(format);
 
 /**
  * Create an incremental parser. Any split of the output into `feed` chunks yields the same events (up to how
@@ -63,12 +72,16 @@ class StreamParser implements Parser, ScanSink {
       }
       if (limits.maxDepth > MAX_DEPTH_LIMIT) fail("invalid_option", `parser limit maxDepth must be at most ${MAX_DEPTH_LIMIT}, got ${limits.maxDepth}`);
     }
-    this.ctx = { tools, reader: blockReader(format), limits, newId: options.newId ?? PARSER_DEFAULTS.newId, truncatedStream: false };
+    this.ctx = { tools, reader: blockReader(format), limits, newId: options.newId ?? PARSER_DEFAULTS.newId, truncatedStream: false, hints: toolHints(tools) };
+    for (const tool of tools?.tools ?? []) for (const n of tool.notes ?? []) this.note(n);
     // "auto" scans the tags its formats share and the bare block one of them reads.
     const scanned = format === "auto" ? AUTO_FORMATS : [format];
     const bare = scanned.find((f) => f.bareBlock !== undefined)?.bareBlock;
     const thinking = options.thinking ?? PARSER_DEFAULTS.thinking;
-    this.scanner = new Scanner(scanned[0]!, bare, thinking, limits.maxBlockBytes, this);
+    // Bodies are told apart in the parser's own format first, then in any other known one (their blocks get a
+    // "not used here" error, but they still decide where the block ends).
+    const bodies = bodiesFor(format);
+    this.scanner = new Scanner(scanned[0]!, bodies, bare, thinking, limits.maxBlockBytes, this);
   }
 
   feed(chunk: string): ParseEvent[] {
@@ -111,9 +124,10 @@ class StreamParser implements Parser, ScanSink {
     this.reasoningStarted = true;
   }
 
-  block(block: RawBlock): void {
-    this.diagnostics.detected++;
+  block(block: RawBlock, quoted?: () => boolean): boolean {
     const verdict = judgeBlock(block, this.ctx);
+    if (!verdict.ok && quoted && verdict.error.reason === "invalid_json" && quoted()) return false;
+    this.diagnostics.detected++;
     if (verdict.note) this.note(verdict.note);
     if (verdict.ok) {
       this.diagnostics.accepted++;
@@ -126,6 +140,7 @@ class StreamParser implements Parser, ScanSink {
       this.errors.push(verdict.error);
       this.events.push({ type: "call-rejected", error: verdict.error });
     }
+    return true;
   }
 
   note(note: string): void {

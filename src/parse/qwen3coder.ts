@@ -2,21 +2,31 @@
 // `<parameter=ARG>` values, child tags (`<path>…</path>`) or one JSON object as the body; duplicates, mixed
 // forms and two functions are errors.
 //
-// Where a value ends (literal tags inside a string value stay in the value):
-// - `</parameter>` ends it when only whitespace and then a tag, a `{` or the end follow;
-// - a missing `</parameter>` is closed by the next `<parameter=NAME>` at the start of a line, or by a
-//   `</function>` followed only by whitespace (or another function);
-// - a child tag `<NAME>` ends at `</NAME>` followed the same way.
-// Exactly one framing newline is stripped on each side of a value.
+// Where a value ends (literal tags inside a string value stay in the value; docs/parser.md, class 1):
+// - a candidate end is a `</parameter>` followed by whitespace and then a tag, a `{` or the end; or, for a
+//   missing `</parameter>`, the next `<parameter=NAME>` at the start of a line, or a `</function>` followed only
+//   by whitespace (or another function);
+// - the value ends at the first *plausible* candidate: what follows it is `</function>` ending the body, the
+//   body's end, or a `<parameter=NAME>` for a parameter the function takes (when its tool is known) and that
+//   was not given before this one. A candidate followed by anything else is quoted text: a nested
+//   `<function=…>…</function>` block, a close followed by an earlier parameter or by prose;
+// - with no plausible candidate, the first candidate (so a malformed body fails as it always did);
+// - a child tag `<NAME>` ends at `</NAME>` followed by whitespace and a tag, a `{` or the end.
+// Exactly one framing newline is stripped on each side of a value, and an indented close tag's indentation
+// when the open tag has the same indentation (class 8).
 
 import type { XmlCallSpelling } from "../formats/index.js";
 import { describeJsonError } from "./json-errors.js";
-import { decodeFail, skipWs, type BodySyntax, type DecodeFailure, type Decoded } from "./decoded.js";
+import { decodeFail, skipWs, type BodySyntax, type DecodeFailure, type DecodeHints, type Decoded } from "./decoded.js";
 import { tooDeep } from "./hermes.js";
 import { nestsDeeper } from "./nesting.js";
 
-const NAME = /^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$/;
-const CHILD_OPEN = /<([A-Za-z_][A-Za-z0-9_.:-]{0,127})>/y;
+/** A function or parameter name: letters of any script, digits, `_`, `-`, `.`, `:` (block.ts judges which an API can carry). */
+const NAME_CHARS = "[\\p{L}_][\\p{L}\\p{M}\\p{N}_.:-]{0,127}";
+const NAME = new RegExp(`^${NAME_CHARS}$`, "u");
+const CHILD_OPEN = new RegExp(`<(${NAME_CHARS})>`, "uy");
+/** Implausible candidate ends one value scan looks past before it settles for the first (bounds the work). */
+const MAX_SKIPPED_CANDIDATES = 64;
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** A spelling and the parameter shape its messages show. */
@@ -27,10 +37,10 @@ interface Tags extends XmlCallSpelling {
 /** The XML-function decoder (`xml-function`) for one spelling: its decode, its name guess and its messages. */
 export function xmlFunctionSyntax(spelling: XmlCallSpelling): BodySyntax {
   const X: Tags = { ...spelling, paramShape: `${spelling.parameterOpen}NAME${spelling.tagEnd}\\nVALUE\\n${spelling.parameterClose}` };
-  const nameRe = new RegExp(`^${esc(X.functionOpen)}([A-Za-z_][A-Za-z0-9_.:-]{0,127})${esc(X.tagEnd)}`);
+  const nameRe = new RegExp(`^${esc(X.functionOpen)}(${NAME_CHARS})${esc(X.tagEnd)}`, "u");
   return {
     startsAt: (inner, q) => inner.startsWith(X.functionOpen, q),
-    decode: (body, maxDepth) => decodeXmlFunction(X, body, maxDepth),
+    decode: (body, maxDepth, hints) => decodeXmlFunction(X, body, maxDepth, hints),
     guessName: (text) => nameRe.exec(text)?.[1],
     instruction: `Write the call as ${X.functionOpen}TOOL_NAME${X.tagEnd} with one ${X.parameterOpen}NAME${X.tagEnd} per argument and ${X.functionClose}`,
     formName: `the ${X.functionOpen}…${X.tagEnd} form`,
@@ -39,7 +49,7 @@ export function xmlFunctionSyntax(spelling: XmlCallSpelling): BodySyntax {
 }
 
 /** @param maxDepth deepest nesting of the arguments (a JSON body is the arguments object: depth 1) */
-function decodeXmlFunction(X: Tags, body: string, maxDepth: number): Decoded {
+function decodeXmlFunction(X: Tags, body: string, maxDepth: number, hints: DecodeHints | undefined): Decoded {
   let i = skipWs(body, 0);
   if (!body.startsWith(X.functionOpen, i)) {
     const incomplete = X.functionOpen.startsWith(body.slice(i));
@@ -57,7 +67,7 @@ function decodeXmlFunction(X: Tags, body: string, maxDepth: number): Decoded {
   }
   i = gt + X.tagEnd.length;
   const first = skipWs(body, i);
-  const fn = body[first] === "{" ? jsonBody(X, body, first, name, maxDepth) : tagBody(X, body, i, name);
+  const fn = body[first] === "{" ? jsonBody(X, body, first, name, maxDepth) : tagBody(X, body, i, name, hints);
   if (!fn.ok) return fn;
   const after = skipWs(body, fn.end);
   if (after < body.length) {
@@ -101,7 +111,8 @@ function jsonBody(X: Tags, body: string, start: number, name: string, maxDepth: 
   return decodeFail("invalid_json", `Unexpected text after the JSON body of your ${name} call; close it with ${X.functionClose}.`, { name });
 }
 
-function tagBody(X: Tags, body: string, from: number, name: string): Body {
+function tagBody(X: Tags, body: string, from: number, name: string, hints: DecodeHints | undefined): Body {
+  const takes = (param: string) => hints?.takes?.(name, param) ?? true;
   const texts: Array<[string, string]> = [];
   const seen = new Set<string>();
   let form: "parameter" | "child" | undefined;
@@ -113,6 +124,7 @@ function tagBody(X: Tags, body: string, from: number, name: string): Body {
     let arg: string;
     let valueStart: number;
     let value: { end: number; resume: number } | undefined;
+    let indent = "";
     if (body.startsWith(X.parameterOpen, q)) {
       if (form === "child") return mixed(X, name);
       form = "parameter";
@@ -125,7 +137,8 @@ function tagBody(X: Tags, body: string, from: number, name: string): Body {
       arg = body.slice(nameStart, gt);
       if (!NAME.test(arg)) return decodeFail("bad_shape", `"${arg.slice(0, 80)}" is not a valid parameter name in your ${name} call.`, { name });
       valueStart = gt + X.tagEnd.length;
-      value = parameterEnd(X, body, valueStart);
+      value = parameterEnd(X, body, valueStart, { earlier: seen, takes });
+      indent = lineIndent(body, q);
     } else if (body[q] === "<" && matchChild(body, q)) {
       if (form === "parameter") return mixed(X, name);
       form = "child";
@@ -147,25 +160,79 @@ function tagBody(X: Tags, body: string, from: number, name: string): Body {
       return decodeFail("duplicate_parameter", `Your ${name} call gives "${arg}" twice. Give each parameter once.`, { name });
     }
     seen.add(arg);
-    texts.push([arg, stripFraming(body.slice(valueStart, value.end))]);
+    texts.push([arg, stripFraming(body.slice(valueStart, value.end), indent)]);
     p = value.resume;
   }
 }
 
+/** What decides whether a candidate end is plausible: the parameters given before this one, and what the function takes. */
+interface ValueContext {
+  earlier: ReadonlySet<string>;
+  takes(param: string): boolean;
+}
+
+type ValueEnd = { end: number; resume: number };
+
 /** Where a `<parameter=…>` value ends and where parsing resumes; undefined when the body ends first. */
-function parameterEnd(X: Tags, body: string, from: number): { end: number; resume: number } | undefined {
+function parameterEnd(X: Tags, body: string, from: number, ctx: ValueContext): ValueEnd | undefined {
+  let first: ValueEnd | undefined;
+  let skipped = 0;
   for (let j = body.indexOf("<", from); j >= 0; j = body.indexOf("<", j + 1)) {
+    let found: ValueEnd | undefined;
+    let plausible = false;
     if (body.startsWith(X.parameterClose, j)) {
       const after = j + X.parameterClose.length;
-      if (endsValue(body, after)) return { end: j, resume: after };
+      if (endsValue(body, after)) {
+        found = { end: j, resume: after };
+        plausible = followsPlausibly(X, body, after, ctx);
+      }
     } else if (body.startsWith(X.parameterOpen, j)) {
-      if (atLineStart(body, j, from) && looksLikeParameterOpen(X, body, j)) return { end: j, resume: j };
+      if (atLineStart(body, j, from) && looksLikeParameterOpen(X, body, j)) {
+        found = { end: j, resume: j };
+        plausible = plausibleParameter(X, body, j, ctx);
+      }
     } else if (body.startsWith(X.functionClose, j)) {
       const r = skipWs(body, j + X.functionClose.length);
-      if (r >= body.length || body.startsWith(X.functionOpen, r)) return { end: j, resume: j };
+      if (r >= body.length || body.startsWith(X.functionOpen, r)) {
+        found = { end: j, resume: j };
+        plausible = true;
+      }
     }
+    if (!found) continue;
+    if (plausible) return found;
+    first ??= found;
+    if (++skipped >= MAX_SKIPPED_CANDIDATES) break;
   }
-  return undefined;
+  return first;
+}
+
+/**
+ * After a `</parameter>`: implausible only when a `</function>` follows that does not end the body (a nested
+ * block), or a `<parameter=NAME>` for a parameter given before this one. Anything else is a real close (an
+ * undeclared parameter, a child tag or a `{` then get their own errors).
+ */
+function followsPlausibly(X: Tags, body: string, after: number, ctx: ValueContext): boolean {
+  const r = skipWs(body, after);
+  if (body.startsWith(X.functionClose, r)) {
+    const rest = skipWs(body, r + X.functionClose.length);
+    return rest >= body.length || body.startsWith(X.functionOpen, rest);
+  }
+  return !body.startsWith(X.parameterOpen, r) || !ctx.earlier.has(parameterNameAt(X, body, r) ?? "");
+}
+
+function parameterNameAt(X: Tags, body: string, at: number): string | undefined {
+  const nameStart = at + X.parameterOpen.length;
+  const gt = body.indexOf(X.tagEnd, nameStart);
+  return gt > nameStart ? body.slice(nameStart, gt) : undefined;
+}
+
+/**
+ * A `<parameter=NAME>` at a line start inside a value closes it (a missing `</parameter>`) only for a parameter
+ * the function takes (when its tool is known) and that was not given before this one.
+ */
+function plausibleParameter(X: Tags, body: string, at: number, ctx: ValueContext): boolean {
+  const param = parameterNameAt(X, body, at);
+  return param !== undefined && NAME.test(param) && !ctx.earlier.has(param) && ctx.takes(param);
 }
 
 function childEnd(body: string, from: number, arg: string): { end: number; resume: number } | undefined {
@@ -177,10 +244,13 @@ function childEnd(body: string, from: number, arg: string): { end: number; resum
   return undefined;
 }
 
-/** A closing tag ends a value when only whitespace and then a tag, a `{` or the end follow it. */
+/** A closing tag ends a value when only whitespace and then a tag, a JSON object (`{"`, `{}`) or the end follow it. */
 function endsValue(body: string, after: number): boolean {
   const r = skipWs(body, after);
-  return r >= body.length || body[r] === "<" || body[r] === "{";
+  if (r >= body.length || body[r] === "<") return true;
+  if (body[r] !== "{") return false;
+  const k = skipWs(body, r + 1);
+  return k >= body.length || body[k] === '"' || body[k] === "}";
 }
 
 function matchChild(body: string, at: number): string | undefined {
@@ -204,14 +274,25 @@ function atLineStart(body: string, at: number, valueStart: number): boolean {
   return true;
 }
 
-/** Remove exactly one framing newline (`\n` or `\r\n`) on each side. */
-export function stripFraming(value: string): string {
+/** The spaces and tabs before `at` on its line ("" when other text comes first). */
+function lineIndent(body: string, at: number): string {
+  let k = at;
+  while (k > 0 && (body[k - 1] === " " || body[k - 1] === "\t")) k--;
+  return k === 0 || body[k - 1] === "\n" ? body.slice(k, at) : "";
+}
+
+/**
+ * Remove exactly one framing newline (`\n` or `\r\n`) on each side; when the parameter's open tag was indented,
+ * a close tag on its own line with that same indentation takes its indentation with it.
+ */
+export function stripFraming(value: string, indent = ""): string {
   let a = 0;
   let b = value.length;
   if (value.startsWith("\r\n")) a = 2;
   else if (value.startsWith("\n")) a = 1;
-  if (b - a >= 2 && value.endsWith("\r\n")) b -= 2;
-  else if (b - a >= 1 && value.endsWith("\n")) b -= 1;
+  if (indent !== "" && b - a >= indent.length + 1 && value.endsWith("\n" + indent)) b -= indent.length;
+  if (b - a >= 2 && value.startsWith("\r\n", b - 2)) b -= 2;
+  else if (b - a >= 1 && value[b - 1] === "\n") b -= 1;
   return value.slice(a, b);
 }
 

@@ -7,21 +7,55 @@ const MAX_LITERAL_DEPTH = 64;
 
 /**
  * The value an XML parameter text stands for. No schema (`undefined`): the raw string. A schema type that
- * allows strings: the raw string, never coerced. Otherwise JSON, then a Python literal, else the raw string
- * (which then fails the schema check with a clear message).
+ * allows strings: the raw string, never coerced. Otherwise JSON, then a Python literal, then the spellings
+ * models really write (docs/parser.md, class 6): a boolean in any case, `None`/`NULL` where null is allowed,
+ * and an object or list double-encoded as a string (decoded once more); else the raw string (which then fails
+ * the schema check with a clear message).
  */
 export function typeXmlValue(text: string, types: TypeSet | undefined): unknown {
   if (!readsLiteral(types)) return text;
   const t = text.trim();
+  const word = spelledWord(t, types);
+  if (word !== undefined) return word.value;
   // Only texts that can start a JSON value or a Python literal are tried (no exception for plain words).
   if (t === "" || !LITERAL_START.test(t)) return text;
+  const value = readLiteral(t);
+  if (value === NOT_A_LITERAL) return text;
+  if (typeof value === "string" && wantsContainer(types)) {
+    const inner = value.trim();
+    if (inner.startsWith("{") || inner.startsWith("[")) {
+      const decoded = readLiteral(inner);
+      if (decoded !== NOT_A_LITERAL && typeof decoded === "object") return decoded;
+    }
+  }
+  return value;
+}
+
+const NOT_A_LITERAL = Symbol("not a literal");
+
+function readLiteral(t: string): unknown {
   try {
     return JSON.parse(t);
   } catch {
     /* not JSON: try a Python literal */
   }
   const py = parsePythonLiteral(t);
-  return py.ok ? py.value : text;
+  return py.ok ? py.value : NOT_A_LITERAL;
+}
+
+/** `true`/`false` in any case where a boolean is allowed; `null`/`None` in any case where null is. */
+function spelledWord(t: string, types: TypeSet): { value: boolean | null } | undefined {
+  if (t.length > 5) return undefined;
+  const lower = t.toLowerCase();
+  const allows = (type: "boolean" | "null") => types === "any" || types.has(type);
+  if ((lower === "true" || lower === "false") && allows("boolean")) return { value: lower === "true" };
+  if ((lower === "null" || lower === "none") && allows("null")) return { value: null };
+  return undefined;
+}
+
+/** The schema wants an object or an array (and no string, or readsLiteral would have kept the text). */
+function wantsContainer(types: TypeSet): boolean {
+  return types !== "any" && (types.has("object") || types.has("array"));
 }
 
 /** Whether typeXmlValue reads a value of these types as JSON or a Python literal (else it stays the raw text). */

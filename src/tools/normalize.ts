@@ -1,10 +1,14 @@
 // Owns: turning caller tool lists (OpenAI, Anthropic or bare shapes) into validated ToolDefinitions.
 
 import { fail } from "../errors.js";
+import { resolveTypeAliases } from "./type-aliases.js";
 import type { JsonSchema, ToolDefinition } from "./types.js";
 
-/** A function name the Qwen templates and the grammar can spell: letters, digits, `_`, `-`, `.`, `:`. */
-const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$/;
+/**
+ * A function name the Qwen templates and the grammar can spell: letters of any script, digits, `_`, `-`, `.`, `:`
+ * (declared names may keep `.` and `:`, which MCP servers use; an undeclared name in model output may not).
+ */
+const TOOL_NAME = /^[\p{L}_][\p{L}\p{M}\p{N}_.:-]{0,127}$/u;
 
 /**
  * Normalize a tools list. Accepts an array whose items are OpenAI tools (`{type: "function", function: {name,
@@ -51,7 +55,7 @@ function build(obj: Record<string, unknown>, schemaKey: "parameters" | "input_sc
   const name = obj.name;
   if (typeof name !== "string" || name === "") fail("invalid_tools", `${where} has no "name" string`);
   if (!TOOL_NAME.test(name)) {
-    fail("invalid_tools", `tool "${name}" has an invalid name; use letters, digits, "_", "-", "." or ":" (at most 128, starting with a letter or "_")`);
+    fail("invalid_tools", `tool "${name}" has an invalid name; use letters (any script), digits, "_", "-", "." or ":" (at most 128, starting with a letter or "_")`);
   }
   if (obj.description !== undefined && typeof obj.description !== "string") {
     fail("invalid_tools", `tool "${name}": "description" must be a string`);
@@ -74,7 +78,9 @@ function build(obj: Record<string, unknown>, schemaKey: "parameters" | "input_sc
     }
     parameters = schema;
   }
-  const tool: ToolDefinition = { name, parameters };
+  const aliased = resolveTypeAliases(name, parameters);
+  const tool: ToolDefinition = { name, parameters: aliased.schema };
+  if (aliased.notes.length > 0) tool.notes = aliased.notes;
   if (typeof obj.description === "string") tool.description = obj.description;
   return tool;
 }

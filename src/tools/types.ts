@@ -8,6 +8,8 @@ export interface ToolDefinition {
   name: string;
   description?: string;
   parameters: JsonSchema;
+  /** What normalizing changed, e.g. a BFCL type alias read as its JSON Schema type (see type-aliases.ts). */
+  notes?: readonly string[];
 }
 
 /** What the caller may pass as tools: OpenAI `{type:"function", function:{…}}`, Anthropic `{name, input_schema}`, or bare `{name, parameters}`. */

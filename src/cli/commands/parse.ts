@@ -9,6 +9,7 @@ import { PARSE_SHAPES, toShape, type ParseShape } from "../../adapters/report.js
 import { fail } from "../../errors.js";
 import { FORMAT_IDS } from "../../formats/index.js";
 import type { FormatId } from "../../formats/types.js";
+import { explainParse, explanationLines } from "../../parse/explain.js";
 import { parseJsonlLine } from "../../parse/jsonl.js";
 import { PARSER_DEFAULTS, type ThinkingStart } from "../../parse/options.js";
 import { parse } from "../../parse/parser.js";
@@ -23,6 +24,7 @@ interface ParseFlags {
   jsonl?: boolean;
   truncated?: boolean;
   thinking: ThinkingStart;
+  explain?: boolean;
 }
 
 const FORMAT_CHOICES = ["auto", ...FORMAT_IDS] as const;
@@ -38,8 +40,10 @@ export function registerParse(program: Command): Command {
     .option("--shape <shape>", `output shape: ${PARSE_SHAPES.join("|")}`, choiceOption(PARSE_SHAPES), "ir")
     .option("--thinking <start>", `how the output starts: ${THINKING_CHOICES.join("|")}`, choiceOption(THINKING_CHOICES), PARSER_DEFAULTS.thinking)
     .option("--truncated", "the output was cut off at the token limit (default: false)")
+    .option("--explain", "print, for each block, why it was accepted or rejected, with its byte offsets (instead of JSON; default: false)")
     .option("--jsonl", 'read one JSON object per line, {"text", "tools"?, "format"?, "truncated"?}, and print one result per line')
     .action(async (file: string | undefined, flags: ParseFlags) => {
+      if (flags.explain && flags.jsonl) fail("invalid_option", "--explain reads one output; it does not combine with --jsonl");
       const tools = flags.tools ? loadToolsFile(flags.tools) : undefined;
       if (flags.jsonl) {
         const input = file === undefined || file === "-" ? process.stdin : openFile(file);
@@ -53,6 +57,10 @@ export function registerParse(program: Command): Command {
       }
       const text = file === undefined || file === "-" ? await readStdin() : readTextFile(file);
       const result = parse(text, { tools, format: flags.format, thinking: flags.thinking, truncated: flags.truncated === true });
+      if (flags.explain) {
+        process.stdout.write(explanationLines(explainParse(text, result)).join("\n") + "\n");
+        return;
+      }
       process.stdout.write(JSON.stringify(toShape(result, flags.shape, flags.truncated === true), null, 2) + "\n");
     });
 }
