@@ -25,8 +25,8 @@ import {
   type SchemaGrammarOptions,
   type ToolGrammarOptions,
 } from "./types.js";
+import { isDeclarableToolName } from "../tools/names.js";
 
-const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$/;
 
 interface Resolved {
   format: ToolCallFormat;
@@ -222,7 +222,7 @@ function compileWithin(tools: readonly ToolDefinition[], o: Resolved): Result<Co
   const bodies: ToolBody[] = [];
   const info: GrammarTool[] = [];
   for (const tool of selected) {
-    if (!TOOL_NAME.test(tool.name)) return err({ code: "invalid_tools", message: `tool name "${tool.name}" is not a valid function name` });
+    if (!isDeclarableToolName(tool.name)) return err({ code: "invalid_tools", message: `tool name "${tool.name}" is not a valid function name` });
     const hint = `tool-${tool.name}-args`;
     const lowered = lowerSchema(tool.parameters as JsonSchema, hint, ids, meter);
     if (!lowered.ok) return err(toolError(tool.name, lowered.error));

@@ -6,6 +6,7 @@ import { compileValidators, compileValueValidator, normalizeToolChoice, type Too
 import type { ToolChoice } from "../tools/types.js";
 import type { JsonSchema, ToolInput } from "../tools/types.js";
 import { ApiError, badRequest } from "./api-error.js";
+import { isDeclarableToolName } from "../tools/names.js";
 
 export type Obj = Record<string, unknown>;
 
@@ -27,12 +28,10 @@ export function optionalString(value: unknown, param: string): string | undefine
   return value === undefined || value === null ? undefined : requireString(value, param);
 }
 
-/** Tool names qtc accepts: 1–128 of letters, digits, `_`, `-`, `.`, `:` (OpenAI's set plus MCP-style separators). */
-export const TOOL_NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
 
 export function requireToolName(value: unknown, param: string): string {
   const name = requireString(value, param);
-  if (!TOOL_NAME.test(name)) {
+  if (!isDeclarableToolName(name)) {
     throw badRequest(`${param} must be 1-128 characters of letters, digits, "_", "-", "." or ":"; got ${JSON.stringify(name)}.`, param);
   }
   return name;

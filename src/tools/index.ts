@@ -8,3 +8,4 @@ export { compileValidators, compileValueValidator, ValidatorCache, VALIDATOR_CAC
 export { loadToolsFile, parseToolsJson, jsonErrorWhere, lineColumn } from "./load.js";
 export { readParameters, typesOf, type JsonType, type ParameterInfo, type TypeSet } from "./schema-info.js";
 export { VALIDATOR_LIMITS, checkSchemaDepth, declaredDraft, type SchemaDraft, type ValidatorLimits } from "./schema-limits.js";
+export { DECLARED_TOOL_NAME, isDeclarableToolName } from "./names.js";

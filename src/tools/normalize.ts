@@ -3,12 +3,7 @@
 import { fail } from "../errors.js";
 import { resolveTypeAliases } from "./type-aliases.js";
 import type { JsonSchema, ToolDefinition } from "./types.js";
-
-/**
- * A function name the Qwen templates and the grammar can spell: letters of any script, digits, `_`, `-`, `.`, `:`
- * (declared names may keep `.` and `:`, which MCP servers use; an undeclared name in model output may not).
- */
-const TOOL_NAME = /^[\p{L}_][\p{L}\p{M}\p{N}_.:-]{0,127}$/u;
+import { isDeclarableToolName } from "./names.js";
 
 /**
  * Normalize a tools list. Accepts an array whose items are OpenAI tools (`{type: "function", function: {name,
@@ -54,7 +49,7 @@ function normalizeOne(item: unknown, index: number): ToolDefinition {
 function build(obj: Record<string, unknown>, schemaKey: "parameters" | "input_schema", where: string): ToolDefinition {
   const name = obj.name;
   if (typeof name !== "string" || name === "") fail("invalid_tools", `${where} has no "name" string`);
-  if (!TOOL_NAME.test(name)) {
+  if (!isDeclarableToolName(name)) {
     fail("invalid_tools", `tool "${name}" has an invalid name; use letters (any script), digits, "_", "-", "." or ":" (at most 128, starting with a letter or "_")`);
   }
   if (obj.description !== undefined && typeof obj.description !== "string") {
