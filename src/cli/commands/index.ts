@@ -3,6 +3,7 @@
 import type { Command } from "commander";
 import { registerAgent } from "./agent.js";
 import { registerBench } from "./bench.js";
+import { registerData } from "./data.js";
 import { registerGrammar } from "./grammar.js";
 import { registerMakeModel } from "./make-model.js";
 import { registerParse } from "./parse.js";
@@ -21,4 +22,5 @@ export const COMMANDS: ReadonlyArray<(program: Command) => Command> = [
   registerServe,
   registerPull,
   registerMakeModel,
+  registerData,
 ];

@@ -1,0 +1,8 @@
+// Owns: the public surface of the training stage (the CLI and the bench import from here).
+
+export { demonstrate, type DemonstrationOptions } from "./demonstrations.js";
+export { DATASET_DEFAULTS, DATASET_FILES, makeDataset, type DatasetOptions, type DatasetSummary } from "./export.js";
+export { conversationsFromRuns, isKeptTurn, type TranscriptSelection, type TranscriptYield } from "./from-transcripts.js";
+export { renderSamples } from "./render-samples.js";
+export { halfOf, splitTaskIds, splitTasks, type TaskHalf, type TaskSplit } from "./split.js";
+export type { Conversation, ConversationSource, RenderedSample, TrainingPiece } from "./types.js";
