@@ -6,3 +6,6 @@ export { conversationsFromRuns, isKeptTurn, type TranscriptSelection, type Trans
 export { renderSamples } from "./render-samples.js";
 export { halfOf, splitTaskIds, splitTasks, type TaskHalf, type TaskSplit } from "./split.js";
 export type { Conversation, ConversationSource, RenderedSample, TrainingPiece } from "./types.js";
+export { FINETUNE_DEFAULTS, finetune, parseProgressFields, type FinetuneOptions, type FinetuneResult, type TrainProgress } from "./finetune.js";
+export { buildTrainer, TRAINER_BINARY, TRAINER_SOURCE, type TrainerBuildOptions } from "./trainer-build.js";
+export { encodeTrainerInput, readConversations, writeTrainerInput } from "./trainer-input.js";
