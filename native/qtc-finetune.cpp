@@ -146,16 +146,19 @@ bool eval_callback(struct ggml_tensor * t, bool ask, void * ud) {
         float * lab = (float *) ((char *) labels->data + r * labels->nb[1]);
         const float * lg = (const float *) ((const char *) logits->data + r * logits->nb[1]);
         const bool masked = lab[st->sentinel] > 0.5f;
+        const int64_t label = masked ? -1 : std::max_element(lab, lab + nv) - lab;
         float mx = lg[0];
         int64_t arg = 0;
         for (int64_t i = 1; i < nv; ++i) if (lg[i] > mx) { mx = lg[i]; arg = i; }
         double sum = 0;
-        for (int64_t i = 0; i < nv; ++i) sum += std::exp((double) lg[i] - mx);
         if (masked) {
-            for (int64_t i = 0; i < nv; ++i) lab[i] = (float) (std::exp((double) lg[i] - mx) / sum);
+            // One pass writes exp into the labels row, a second scales it: the row becomes softmax(logits).
+            for (int64_t i = 0; i < nv; ++i) { lab[i] = std::exp(lg[i] - mx); sum += lab[i]; }
+            const float inv = (float) (1.0 / sum);
+            for (int64_t i = 0; i < nv; ++i) lab[i] *= inv;
             continue;
         }
-        int64_t label = std::max_element(lab, lab + nv) - lab;
+        for (int64_t i = 0; i < nv; ++i) sum += std::exp(lg[i] - mx);
         st->loss_sum += -((double) lg[label] - mx - std::log(sum));
         st->seen += 1;
         st->correct += arg == label ? 1 : 0;

@@ -52,7 +52,7 @@ export async function buildTrainer(opts: TrainerBuildOptions = {}): Promise<stri
   }
   const tmp = `${bin}.${process.pid}.tmp`;
   const args = [
-    "-O2", "-std=c++17", TRAINER_SOURCE,
+    "-O3", "-std=c++17", TRAINER_SOURCE,
     `-I${join(layout.src, "include")}`, `-I${join(layout.src, "ggml", "include")}`,
     `-L${layout.bin}`, "-lllama", "-lggml", "-lggml-base", `-Wl,-rpath,${layout.bin}`,
     "-o", tmp,
