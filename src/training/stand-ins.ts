@@ -18,10 +18,14 @@ export type StandInName = (typeof STAND_INS)[number];
 /** What reports call these models: neither random weights nor a real Qwen3. */
 export const STAND_IN_LABEL = "trained stand-in";
 
-/** The recipes, fixed: same data, seed and steps on every machine. `weak` is the same run stopped early. */
-export const STAND_IN_RECIPES: Readonly<Record<StandInName, { epochs: number; lr: number; seed: number; contextSize: number }>> = Object.freeze({
-  "tiny-tuned": { epochs: 3, lr: 5e-3, seed: 0, contextSize: 1024 },
-  "tiny-weak": { epochs: 1, lr: 5e-3, seed: 0, contextSize: 1024 },
+/**
+ * The recipes, fixed: same data, seed and steps on every machine. Windows of 256 tokens keep each turn's end
+ * (the generation prompt and the turn itself), which is what a 2-layer model can use, at a quarter of the cost
+ * of whole prompts. `weak` is the same start stopped after 24 optimizer steps.
+ */
+export const STAND_IN_RECIPES: Readonly<Record<StandInName, { epochs: number; lr: number; seed: number; contextSize: number; maxSteps?: number }>> = Object.freeze({
+  "tiny-tuned": { epochs: 2, lr: 1e-2, seed: 0, contextSize: 256 },
+  "tiny-weak": { epochs: 1, lr: 1e-2, seed: 0, contextSize: 256, maxSteps: 24 },
 });
 
 export interface StandInOptions {
