@@ -7,6 +7,7 @@ import { existsSync, promises as fs, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolveSandbox } from "../harness/os-sandbox.js";
+import { writeSyntheticModel } from "../model/synthetic.js";
 import { demonstrate } from "./demonstrations.js";
 import { finetune, type TrainProgress } from "./finetune.js";
 import { splitTasks } from "./split.js";
@@ -45,7 +46,7 @@ export const isStandInName = (s: string): s is StandInName => (STAND_INS as read
 
 async function recipeKey(name: StandInName, tasksDir: string): Promise<string> {
   const split = await splitTasks(tasksDir);
-  const h = createHash("sha256").update(JSON.stringify(STAND_IN_RECIPES[name])).update(readFileSync(TRAINER_SOURCE));
+  const h = createHash("sha256").update(JSON.stringify(STAND_IN_RECIPES[name])).update(TRAINING_BASE_FILE).update(readFileSync(TRAINER_SOURCE));
   for (const d of split.train) h.update(d.slice(d.lastIndexOf(path.sep)));
   return h.digest("hex").slice(0, 16);
 }
@@ -60,6 +61,19 @@ export function standInOf(file: string): StandInName | null {
   }
 }
 
+/** File of the stand-ins' starting point: the tiny synthetic model, seed 0, F32, with its own output head. */
+export const TRAINING_BASE_FILE = "synthetic-tiny-f32-untied.gguf";
+
+/**
+ * The stand-ins' starting point. llama.cpp's training leaves `token_embd` frozen and the tiny model ties its
+ * head to it, so the stand-ins start from the same seeded weights plus a separate `output.weight` it can train.
+ */
+async function ensureTrainingBase(modelsDir: string): Promise<string> {
+  const file = path.join(modelsDir, TRAINING_BASE_FILE);
+  if (!existsSync(file)) await writeSyntheticModel({ shape: "tiny", dtype: "f32", seed: 0, untiedOutput: true, out: file });
+  return file;
+}
+
 /** The path of a stand-in, training it first when it is missing or its recipe changed (minutes on 2 cores). */
 export async function ensureStandIn(name: StandInName, opts: StandInOptions): Promise<string> {
   const tasksDir = opts.tasksDir ?? PACKAGE_TASKS;
@@ -72,7 +86,8 @@ export async function ensureStandIn(name: StandInName, opts: StandInOptions): Pr
   const data = [];
   for (const dir of split.train) data.push(await demonstrate(dir, { sandbox }));
   const r = STAND_IN_RECIPES[name];
-  const result = await finetune({ model: "synthetic:tiny", data, out: file, ...r, onProgress: opts.onProgress });
+  const base = await ensureTrainingBase(opts.modelsDir);
+  const result = await finetune({ model: base, data, out: file, ...r, onProgress: opts.onProgress });
   await fs.writeFile(standInSidecar(file), JSON.stringify({ name, label: STAND_IN_LABEL, key, recipe: r, epochs: result.epochs, seconds: result.seconds }, null, 2) + "\n");
   return file;
 }
