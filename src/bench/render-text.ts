@@ -13,7 +13,7 @@ export function configLine(c: BenchConfig): string {
   const models = c.modelInfo.map((m) => (m.synthetic ? `${m.label} (synthetic)` : m.label)).join(", ");
   return (
     `${models} · ${count(c.tasks.length, "task")} × ${count(c.seeds.length, "seed")} · ${count(c.maxTurns, "turn")} × ${count(c.maxTokens, "token")} · ` +
-    `tool choice ${c.toolChoice} · thinking ${c.thinking ? "on" : "off"} · ${count(c.threads, "thread")}, gpu ${c.gpu} · ` +
+    `tool choice ${c.toolChoice} · call policy ${c.callPolicy ?? "auto"} · thinking ${c.thinking ? "on" : "off"} · ${count(c.threads, "thread")}, gpu ${c.gpu} · ` +
     `qtc ${c.versions.qtc}, node-llama-cpp ${c.versions.nodeLlamaCpp}, node ${c.versions.node} · ${c.date}`
   );
 }
@@ -73,7 +73,7 @@ export function renderMarkdown(report: BenchReport, files: { chart: string; tran
   out.push(`- Models: ${c.modelInfo.map((m) => `\`${m.label}\` (${m.spec}${m.lora ? ` + LoRA ${m.lora}` : ""}; ${m.synthetic ? "synthetic" : m.source})`).join(", ")}`);
   out.push(`- Modes: ${c.modes.join(", ")}${c.reference ? ` (reference: ${c.reference})` : ""}`);
   out.push(`- Tasks (${c.tasks.length}, from \`${c.tasksDir}\`): ${c.tasks.join(", ")}`);
-  out.push(`- Seeds: ${c.seeds.join(", ")}; ${count(c.maxTurns, "turn")} a run, ${count(c.maxTokens, "token")} a turn; tool choice \`${c.toolChoice}\`; thinking ${c.thinking ? "on" : "off"}`);
+  out.push(`- Seeds: ${c.seeds.join(", ")}; ${count(c.maxTurns, "turn")} a run, ${count(c.maxTokens, "token")} a turn; tool choice \`${c.toolChoice}\`; call policy \`${c.callPolicy ?? "auto"}\`; thinking ${c.thinking ? "on" : "off"}`);
   out.push(`- Machine: ${c.platform}, ${c.cpu}; ${count(c.threads, "thread")}, context ${c.contextSize}, gpu ${c.gpu}`);
   out.push(`- Versions: qtc ${c.versions.qtc}, node-llama-cpp ${c.versions.nodeLlamaCpp}, node ${c.versions.node}; started ${c.date}, ${(c.wallMs / 1000).toFixed(1)} s`);
   out.push(`- Every run's transcript: \`${files.transcripts}\`; the figures above are computed from it (report.json holds them).`);

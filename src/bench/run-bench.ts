@@ -15,6 +15,7 @@ import { type BenchLoadSettings, type BenchModelHandle, type BenchModelOpener, o
 import { defaultToolChoice, planRuns, rowSlots, seedList, selectTasks, withLabels } from "./plan.js";
 import { appendRecord, benchFiles, readRecords, readReportConfig, writeReport, writeReportJson } from "./store.js";
 import type { BenchConfig, BenchPlanConfig, BenchReport, BenchRunRecord, PlannedRun, ReferenceKind } from "./types.js";
+import type { CallPolicy } from "../harness/call-policy.js";
 
 export interface BenchOptions {
   /** The `--model` entries. Default: [{ spec: BENCH_DEFAULTS.model, lora: null }]. */
@@ -33,6 +34,8 @@ export interface BenchOptions {
   maxTokens?: number;
   /** Default: "auto"; "required" when every model is `synthetic:*` (see defaultToolChoice). */
   toolChoice?: "auto" | "required";
+  /** The agent loop's call policy for every run. Default: "auto". */
+  callPolicy?: CallPolicy;
   /** Default: false. */
   thinking?: boolean;
   /** Default: BENCH_DEFAULTS.threads. */
@@ -101,6 +104,7 @@ export async function buildPlan(opts: BenchOptions): Promise<DraftPlan> {
     maxTokens: opts.maxTokens ?? BENCH_DEFAULTS.maxTokens,
     // Filled in from the models once they are resolved when not given (see defaultToolChoice).
     toolChoice: opts.toolChoice ?? null,
+    callPolicy: opts.callPolicy ?? "auto",
     thinking: opts.thinking ?? BENCH_DEFAULTS.thinking,
   };
 }
@@ -119,6 +123,7 @@ const pickPlan = (c: BenchPlanConfig): BenchPlanConfig => ({
   maxTurns: c.maxTurns,
   maxTokens: c.maxTokens,
   toolChoice: c.toolChoice,
+  callPolicy: c.callPolicy ?? "auto",
   thinking: c.thinking,
 });
 
@@ -285,6 +290,7 @@ async function runOne(
       maxTurns: plan.maxTurns,
       maxTokens: plan.maxTokens,
       toolChoice: plan.toolChoice,
+      callPolicy: plan.callPolicy ?? "auto",
       thinking: plan.thinking,
       signal: opts.signal,
       tmpRoot: opts.tmpRoot,

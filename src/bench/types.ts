@@ -2,6 +2,7 @@
 
 import type { CallErrorCode } from "../errors.js";
 import type { AgentRun } from "../harness/types.js";
+import type { CallPolicy } from "../harness/call-policy.js";
 
 /** The three kinds of row: our runtime without and with the grammar, and node-llama-cpp's own function calling. */
 export const BENCH_MODES = ["unconstrained", "constrained", "reference"] as const;
@@ -44,6 +45,8 @@ export interface BenchPlanConfig {
   maxTurns: number;
   maxTokens: number;
   toolChoice: "auto" | "required";
+  /** The agent loop's call policy (see src/harness/call-policy.ts); absent in reports made before it existed (= "auto"). */
+  callPolicy?: CallPolicy;
   thinking: boolean;
 }
 

@@ -47,3 +47,4 @@ export {
   type Workspace,
   type WorkspaceOptions,
 } from "./workspace.js";
+export { CALL_POLICIES, CALL_POLICY_DEFAULTS, FINISH_TOOL, isCallPolicy, isFinishCall, parseCallPolicy, planTurn, type CallPolicy, type TurnPlan } from "./call-policy.js";

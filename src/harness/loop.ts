@@ -6,11 +6,11 @@ import type { CallError, ToolCall } from "../parse/types.js";
 import type { ChatMessage } from "../prompt/types.js";
 import type { GenerateResult, GenerationMode } from "../runtime/types.js";
 import type { ToolChoice, ToolInput } from "../tools/types.js";
+import { CALL_POLICY_DEFAULTS, isFinishCall, planTurn, type CallPolicy } from "./call-policy.js";
 import { AGENT_DEFAULTS, type SandboxLimits } from "./defaults.js";
 import { executeTool } from "./execute.js";
 import { judgeRun } from "./judge.js";
 import type { OsSandbox } from "./os-sandbox.js";
-import { HARNESS_TOOLS } from "./tools.js";
 import { appendTranscript, truncateForTranscript } from "./transcript.js";
 import type {
   AgentModel,
@@ -40,6 +40,8 @@ export interface AgentOptions {
   toolChoice?: ToolChoice;
   /** Default: false. */
   thinking?: boolean;
+  /** How the loop gets calls out of the model (see call-policy.ts). Default: "auto" (the tool choice every turn). */
+  callPolicy?: CallPolicy;
   /** Append the run's record to this JSONL file. Default: none. */
   transcript?: string;
   /** Sandbox caps, and `sandbox: "off"` to allow an unconfined run. Default: SANDBOX_DEFAULTS. */
@@ -73,6 +75,7 @@ const messageOf = (e: unknown): string => (e instanceof Error ? e.message : Stri
 export async function runAgent(opts: AgentOptions): Promise<AgentRun> {
   const o = { ...AGENT_DEFAULTS, ...stripUndefined(opts), model: opts.model };
   const task = typeof opts.task === "string" ? await loadTask(opts.task) : opts.task;
+  const policy = opts.callPolicy ?? CALL_POLICY_DEFAULTS.policy;
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const ws = await createWorkspace(task.dir, { limits: opts.limits, tmpRoot: opts.tmpRoot, sandbox: opts.sandbox });
@@ -96,12 +99,14 @@ export async function runAgent(opts: AgentOptions): Promise<AgentRun> {
         break;
       }
       const t0 = performance.now();
+      const plan = planTurn(policy, index, o.toolChoice);
       let result: GenerateResult;
       try {
         result = await o.model.generate({
           messages: [...messages],
-          tools: HARNESS_TOOLS as ToolInput[],
-          toolChoice: o.toolChoice,
+          tools: plan.tools as ToolInput[],
+          toolChoice: plan.toolChoice,
+          ...(plan.logitBias ? { logitBias: plan.logitBias } : {}),
           mode: o.mode,
           maxTokens: o.maxTokens,
           seed: o.seed,
@@ -135,6 +140,7 @@ export async function runAgent(opts: AgentOptions): Promise<AgentRun> {
 
       const results: ToolResultRecord[] = [];
       const t1 = performance.now();
+      let finished = false;
       for (const b of blocks) {
         const s = performance.now();
         if (b.kind === "error") {
@@ -142,6 +148,13 @@ export async function runAgent(opts: AgentOptions): Promise<AgentRun> {
           const text = b.error.message;
           messages.push({ role: "tool", content: text, ...(b.error.name ? { name: b.error.name } : {}) });
           results.push(resultRecord(null, b.error.name ?? null, "rejected_call", text, s, o.transcriptResultChars, b.error.reason));
+          continue;
+        }
+        if (isFinishCall(policy, b.call.name)) {
+          // The final answer, given as a call: nothing runs, and the run ends after this turn.
+          finished = true;
+          messages.push({ role: "tool", content: "Finished.", tool_call_id: b.call.id, name: b.call.name });
+          results.push(resultRecord(b.call.id, b.call.name, "ok", "Finished.", s, o.transcriptResultChars));
           continue;
         }
         const outcome = await executeTool(ws, b.call.name, b.call.parsedArguments ?? {});
@@ -178,7 +191,7 @@ export async function runAgent(opts: AgentOptions): Promise<AgentRun> {
       } catch {
         // A progress callback never ends a run.
       }
-      if (blocks.length === 0) {
+      if (blocks.length === 0 || finished) {
         status = "answered";
         break;
       }
@@ -209,6 +222,7 @@ export async function runAgent(opts: AgentOptions): Promise<AgentRun> {
     maxTurns: o.maxTurns,
     maxTokens: o.maxTokens,
     toolChoice: o.toolChoice,
+    callPolicy: policy,
     thinking: o.thinking,
     status,
     ...(error !== undefined ? { error } : {}),

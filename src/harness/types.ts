@@ -155,6 +155,8 @@ export interface AgentRun {
   maxTurns: number;
   maxTokens: number;
   toolChoice: ToolChoice;
+  /** The call policy that ran (see call-policy.ts); absent in records made before policies existed (= "auto"). */
+  callPolicy?: "auto" | "required-first" | "finish-tool" | "open-bias";
   thinking: boolean;
   status: RunStatus;
   /** Why the run ended in `error`. */

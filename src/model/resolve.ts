@@ -2,7 +2,7 @@
 // models directory), a registry name or one of its aliases (`hf:<user>/<repo>:<quant>`, Ollama's `qwen3:0.6b`),
 // or `synthetic:<shape>` (written once into the models directory).
 
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import { fail } from "../errors.js";
 import type { FormatId } from "../formats/types.js";
@@ -36,7 +36,23 @@ export interface ResolveOptions extends Omit<PullOptions, "force"> {
 /** The `--model` forms, for help texts and error messages. */
 export const MODEL_SPEC_HELP =
   `a GGUF file path, an hf:<user>/<repo>/<file>.gguf URI, an http(s) URL, a registry name ` +
-  `(${MODEL_REGISTRY.map((m) => m.name).join(", ")}; aliases such as ${MODEL_REGISTRY[0]!.aliases.join(" and ")} work too), or ${SHAPES.map((s) => `synthetic:${s}`).join(" / ")}`;
+  `(${MODEL_REGISTRY.map((m) => m.name).join(", ")}; aliases such as ${MODEL_REGISTRY[0]!.aliases.join(" and ")} work too), ${SHAPES.map((s) => `synthetic:${s}`).join(" / ")}, or a trained stand-in (synthetic:tiny-tuned / synthetic:tiny-weak)`;
+
+/** The trained stand-ins (src/training/stand-ins.ts makes them): `synthetic:<name>`. */
+export const STAND_IN_SPECS: readonly string[] = ["tiny-tuned", "tiny-weak"];
+
+/** What reports show for a stand-in: it says "trained stand-in", never plain "synthetic". */
+export const standInModelName = (name: string): string => `qtc-trained-stand-in-${name}`;
+
+/** The stand-in a GGUF is, from the sidecar the training stage writes next to it; null for any other file. */
+function standInMark(file: string): string | null {
+  try {
+    const v = JSON.parse(readFileSync(`${file}.stand-in.json`, "utf8")) as { name?: unknown };
+    return typeof v.name === "string" && STAND_IN_SPECS.includes(v.name) ? v.name : null;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * Resolve a model spec to a local file, downloading or writing it first when needed. Throws QtcException:
@@ -45,6 +61,15 @@ export const MODEL_SPEC_HELP =
 export async function resolveModel(spec: string = DEFAULT_MODEL, opts: ResolveOptions = {}): Promise<ResolvedModel> {
   const trimmed = spec.trim();
   const dir = opts.modelsDir ?? defaultModelsDir();
+  if (trimmed.startsWith("synthetic:") && STAND_IN_SPECS.includes(trimmed.slice("synthetic:".length))) {
+    // Trained stand-ins are made by the training stage (it runs the harness's tools for its data): imported
+    // only when one is asked for, so this stage stays below it for every other model.
+    const { ensureStandIn, isStandInName } = await import("../training/stand-ins.js");
+    const name = trimmed.slice("synthetic:".length);
+    if (!isStandInName(name)) fail("internal", `stand-in list out of date: ${name}`, { exitCode: 1 });
+    const path = await ensureStandIn(name, { modelsDir: dir });
+    return { path, name: standInModelName(name), synthetic: true, source: "synthetic", format: "hermes" };
+  }
   if (trimmed.startsWith("synthetic:")) {
     const shape = trimmed.slice("synthetic:".length) as ShapeName;
     if (!(shape in QWEN3_SHAPES)) fail("model_not_found", `unknown synthetic shape "${shape}": use ${SHAPES.map((s) => `synthetic:${s}`).join(" or ")}`);
@@ -70,9 +95,10 @@ export async function resolveModel(spec: string = DEFAULT_MODEL, opts: ResolveOp
 
   if (existsSync(trimmed) && statSync(trimmed).isFile()) {
     const info = await readSyntheticInfo(trimmed).catch(() => null);
+    const standIn = standInMark(trimmed);
     return {
       path: resolve(trimmed),
-      name: info ? syntheticModelName(info.shape) : basename(trimmed).replace(/\.gguf$/i, ""),
+      name: standIn ? standInModelName(standIn) : info ? syntheticModelName(info.shape) : basename(trimmed).replace(/\.gguf$/i, ""),
       synthetic: info !== null,
       source: "file",
     };

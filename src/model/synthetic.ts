@@ -35,6 +35,12 @@ export interface SyntheticModelOptions {
   seed?: number;
   /** Output path. Required for writeSyntheticModel. */
   out: string;
+  /**
+   * Write a separate `output.weight` (the LM head; seeded like the embedding) instead of tying it to
+   * `token_embd`. llama.cpp's training does not update `token_embd`, so a model to be fine-tuned needs its own
+   * head to learn which tokens come next. Default: false (tied, like Qwen3-0.6B).
+   */
+  untiedOutput?: boolean;
 }
 
 /** Defaults for synthetic models. */
@@ -83,6 +89,7 @@ export async function writeSyntheticModel(opts: SyntheticModelOptions): Promise<
   const started = performance.now();
   const vocab = await readQwen3Vocab();
   const tensors = qwen3Tensors(shape, vocab.tokens.length, GGML_TYPE_OF_DTYPE[dtype]);
+  if (opts.untiedOutput) tensors.push({ ...tensors[0]!, name: "output.weight" });
   const info: SyntheticModelInfo = { shape: shapeName, dtype, seed, writerVersion: SYNTHETIC_WRITER_VERSION };
   const metadata = syntheticMetadata(shape, vocab, info);
   const byName = new Map(tensors.map((t) => [t.name, t]));

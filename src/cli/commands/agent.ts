@@ -1,6 +1,7 @@
 // Owns: the `qtc agent` command: runs one bench task through the agent loop and prints a summary of the run.
 
 import type { Command } from "commander";
+import { CALL_POLICIES, CALL_POLICY_DEFAULTS, type CallPolicy } from "../../harness/call-policy.js";
 import { AGENT_DEFAULTS, SANDBOX_DEFAULTS } from "../../harness/defaults.js";
 import { runTask } from "../../harness/run-task.js";
 import { formatRunSummary } from "../../harness/summary.js";
@@ -17,6 +18,7 @@ interface AgentFlags {
   maxTurns: number;
   maxTokens: number;
   toolChoice?: "auto" | "required";
+  callPolicy: CallPolicy;
   thinking: "on" | "off";
   transcript?: string;
   testTimeout: number;
@@ -42,6 +44,7 @@ export function registerAgent(program: Command): Command {
     .option("--max-turns <n>", "turns before the run stops", intOption(1, 100), AGENT_DEFAULTS.maxTurns)
     .option("--max-tokens <n>", "token budget of one turn", intOption(1, 32768), AGENT_DEFAULTS.maxTokens)
     .option("--tool-choice <choice>", `auto or required (${TOOL_CHOICE_DEFAULT_HELP})`, choiceOption(["auto", "required"] as const))
+    .option("--call-policy <policy>", `how calls are drawn out: ${CALL_POLICIES.join(", ")}`, choiceOption(CALL_POLICIES), CALL_POLICY_DEFAULTS.policy)
     .option("--thinking <on|off>", "let the model think first", choiceOption(["on", "off"] as const), AGENT_DEFAULTS.thinking ? "on" : "off")
     .option("--transcript <file>", "append the run's record to this JSONL file")
     .option("--test-timeout <ms>", "time limit of one test run", intOption(100, 600_000), SANDBOX_DEFAULTS.testTimeoutMs)
@@ -60,6 +63,7 @@ export function registerAgent(program: Command): Command {
         maxTurns: flags.maxTurns,
         maxTokens: flags.maxTokens,
         toolChoice: await agentToolChoice(flags),
+        callPolicy: flags.callPolicy,
         thinking: flags.thinking === "on",
         transcript: flags.transcript,
         limits: { testTimeoutMs: flags.testTimeout, ...(flags.unsafeNoSandbox ? { sandbox: "off" as const } : {}) },

@@ -13,6 +13,7 @@ import { MODEL_SPEC_HELP } from "../../model/resolve.js";
 import { choiceOption, intOption, MAX_CONTEXT_SIZE } from "../options.js";
 import { checkOutputDir } from "../out-path.js";
 import { UNSAFE_NO_SANDBOX_HELP } from "./agent.js";
+import { CALL_POLICIES, type CallPolicy } from "../../harness/call-policy.js";
 
 interface BenchFlags {
   model?: BenchModelSpec[];
@@ -25,6 +26,7 @@ interface BenchFlags {
   maxTurns?: number;
   maxTokens?: number;
   toolChoice?: "auto" | "required";
+  callPolicy?: CallPolicy;
   thinking?: "on" | "off";
   out?: string;
   json?: boolean;
@@ -72,6 +74,7 @@ export function registerBench(program: Command): Command {
     .option("--max-turns <n>", `turns per run (default: ${d.maxTurns})`, intOption(1, 100))
     .option("--max-tokens <n>", `tokens per turn (default: ${d.maxTokens})`, intOption(1, 32768))
     .option("--tool-choice <choice>", `auto or required (default: ${d.toolChoice}; required when every model is synthetic:*)`, choiceOption(["auto", "required"] as const))
+    .option("--call-policy <policy>", `how the agent loop draws calls out: ${CALL_POLICIES.join(", ")} (default: auto)`, choiceOption(CALL_POLICIES))
     .option("--thinking <on|off>", "let the model think first (default: off)", choiceOption(["on", "off"] as const))
     .option("--out <dir>", `output folder (default: ${d.resultsDir}/<timestamp>/)`)
     .option("--resume <dir>", "continue an interrupted bench in its folder (same settings)")
@@ -92,6 +95,7 @@ export function registerBench(program: Command): Command {
       if (flags.maxTurns !== undefined) explicit.add("maxTurns");
       if (flags.maxTokens !== undefined) explicit.add("maxTokens");
       if (flags.toolChoice !== undefined) explicit.add("toolChoice");
+      if (flags.callPolicy !== undefined) explicit.add("callPolicy");
       if (flags.thinking !== undefined) explicit.add("thinking");
 
       const controller = new AbortController();
@@ -115,6 +119,7 @@ export function registerBench(program: Command): Command {
           maxTurns: flags.maxTurns,
           maxTokens: flags.maxTokens,
           toolChoice: flags.toolChoice,
+          callPolicy: flags.callPolicy,
           thinking: flags.thinking === undefined ? undefined : flags.thinking === "on",
           threads: flags.threads,
           contextSize: flags.contextSize ?? flags.context,

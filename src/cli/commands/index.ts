@@ -4,6 +4,8 @@ import type { Command } from "commander";
 import { registerAgent } from "./agent.js";
 import { registerBench } from "./bench.js";
 import { registerChat } from "./chat.js";
+import { registerData } from "./data.js";
+import { registerFinetune } from "./finetune.js";
 import { registerGrammar } from "./grammar.js";
 import { registerMakeModel } from "./make-model.js";
 import { registerParse } from "./parse.js";
@@ -23,4 +25,6 @@ export const COMMANDS: ReadonlyArray<(program: Command) => Command> = [
   registerServe,
   registerPull,
   registerMakeModel,
+  registerData,
+  registerFinetune,
 ];

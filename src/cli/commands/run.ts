@@ -12,9 +12,11 @@ import { loadToolsFile } from "../../tools/index.js";
 import type { JsonSchema } from "../../tools/types.js";
 import { choiceOption, intOption, MAX_CONTEXT_SIZE, numberOption, TOOL_CHOICE_DEFAULT_HELP, toolChoiceFlag, toolChoiceFor } from "../options.js";
 import { readTextFile } from "../read-file.js";
+import { CALL_POLICIES, CALL_POLICY_DEFAULTS, planRequest, type CallPolicy } from "../../harness/call-policy.js";
 
 interface RunFlags {
   model: string;
+  callPolicy: CallPolicy;
   tools?: string;
   prompt?: string;
   messages?: string;
@@ -48,6 +50,7 @@ export function registerRun(program: Command): Command {
     .option("--mode <mode>", `${MODES.join("|")}`, choiceOption(MODES), GENERATE_DEFAULTS.mode)
     .option("--format <format>", `tool-call format: ${FORMAT_IDS.join("|")} (default: from the model's chat template)`, choiceOption(FORMAT_IDS))
     .option("--tool-choice <choice>", `auto|required|none|NAME (${TOOL_CHOICE_DEFAULT_HELP})`)
+    .option("--call-policy <policy>", `how a call is drawn out: ${CALL_POLICIES.join(", ")} (required-first: required on this turn; finish-tool: adds a finish tool, required)`, choiceOption(CALL_POLICIES), CALL_POLICY_DEFAULTS.policy)
     .option("--max-tokens <n>", "token budget of the turn", intOption(1), GENERATE_DEFAULTS.maxTokens)
     .option("--seed <n>", "sampling seed (default: random)", intOption(0, 2 ** 32 - 1))
     .option("--temperature <t>", "sampling temperature (0 = greedy)", numberOption(0, 100), GENERATE_DEFAULTS.temperature)
@@ -60,11 +63,14 @@ export function registerRun(program: Command): Command {
     .option("--json", 'print {"content", "reasoning", "calls", "errors", "finishReason", "usage", "timings", "raw"} (+ "answer" with --response-schema)')
     .action(async (flags: RunFlags) => {
       const tools = flags.tools === undefined ? undefined : loadToolsFile(flags.tools);
+      // The synthetic-model rule is about calls; with no tools there is nothing to require.
+      const toolChoice = tools ? await toolChoiceFor(flags.toolChoice, flags.model) : toolChoiceFlag(flags.toolChoice ?? GENERATE_DEFAULTS.toolChoice);
+      const policy = planRequest(flags.callPolicy, tools?.tools, toolChoice);
       const request: GenerateRequest = {
         messages: readMessages(flags),
-        tools: tools ? [...tools.tools] : undefined,
-        // The synthetic-model rule is about calls; with no tools there is nothing to require.
-        toolChoice: tools ? await toolChoiceFor(flags.toolChoice, flags.model) : toolChoiceFlag(flags.toolChoice ?? GENERATE_DEFAULTS.toolChoice),
+        tools: policy.tools as GenerateRequest["tools"],
+        toolChoice: policy.toolChoice,
+        ...(policy.logitBias ? { logitBias: policy.logitBias } : {}),
         mode: flags.mode,
         format: flags.format,
         maxTokens: flags.maxTokens,

@@ -1,0 +1,303 @@
+// Owns: qtc's fine-tuning driver over llama.cpp's llama_opt_* API: full fine-tune of an F32 GGUF on rendered chat
+// samples, special tokens tokenized as tokens, loss on assistant tokens only, seeded, progress lines on stderr.
+//
+// Input (--data): "QTCTRAIN 1\n" then pieces "<kind> <bytes>\n<bytes>"; kind m/c = prompt markup/content,
+// M/C = assistant markup/content (markup parses special tokens, content never does), E ends a sample.
+// Output lines on stderr that qtc parses:
+//   qtc-train start samples=N tokens=T trained=A windows=W ctx=C
+//   qtc-train step epoch=E/EN step=S/SN loss=L acc=A eta_s=X
+//   qtc-train epoch epoch=E/EN loss=L acc=A seconds=X eta_s=Y
+//   qtc-train done out=PATH seconds=X
+//   qtc-train error code=CODE message=TEXT
+//
+// Masking: llama_opt_epoch turns each label id into a one-hot row and takes softmax(logits) - labels as the
+// gradient; it has no mask. Positions that must not be trained get a sentinel label (the last vocabulary id, a
+// padding token no text produces), and an eval callback on the scheduler rewrites those rows of the labels
+// tensor to the model's own softmax just before the loss node runs, so their gradient is exactly zero.
+
+#include "ggml-backend.h"
+#include "ggml-opt.h"
+#include "ggml.h"
+#include "llama.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Args {
+    std::string model, data, out;
+    int epochs = 1, ctx = 1024, threads = 2, seed = 0, max_steps = 0;
+    float lr = 1e-3f, wd = 0.0f;
+};
+
+struct Piece { char kind; std::string text; };
+struct Sample { std::vector<Piece> pieces; };
+
+[[noreturn]] void die(const char * code, const std::string & message) {
+    std::fprintf(stderr, "qtc-train error code=%s message=%s\n", code, message.c_str());
+    std::exit(code[0] == 'i' ? 2 : 1);  // invalid_option → 2, others → 1
+}
+
+Args parse_args(int argc, char ** argv) {
+    Args a;
+    for (int i = 1; i < argc; ++i) {
+        std::string k = argv[i];
+        if (i + 1 >= argc) die("invalid_option", "missing value after " + k);
+        std::string v = argv[++i];
+        if (k == "--model") a.model = v;
+        else if (k == "--data") a.data = v;
+        else if (k == "--out") a.out = v;
+        else if (k == "--epochs") a.epochs = std::atoi(v.c_str());
+        else if (k == "--ctx") a.ctx = std::atoi(v.c_str());
+        else if (k == "--threads") a.threads = std::atoi(v.c_str());
+        else if (k == "--seed") a.seed = std::atoi(v.c_str());
+        else if (k == "--max-steps") a.max_steps = std::atoi(v.c_str());
+        else if (k == "--lr") a.lr = std::strtof(v.c_str(), nullptr);
+        else if (k == "--wd") a.wd = std::strtof(v.c_str(), nullptr);
+        else die("invalid_option", "unknown flag " + k);
+    }
+    if (a.model.empty() || a.data.empty() || a.out.empty()) die("invalid_option", "--model, --data and --out are required");
+    if (a.epochs < 1 || a.ctx < 32 || a.ctx % (a.ctx > 256 ? 256 : 32) != 0 || a.threads < 1) die("invalid_option", "--epochs >= 1, --ctx a multiple of 32 (of 256 above 256), --threads >= 1");
+    return a;
+}
+
+std::vector<Sample> read_samples(const std::string & file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) die("file_not_found", "cannot read " + file);
+    std::string header;
+    std::getline(in, header);
+    if (header != "QTCTRAIN 1") die("invalid_option", file + " is not a qtc training file (QTCTRAIN 1)");
+    std::vector<Sample> out;
+    Sample cur;
+    std::string line;
+    while (std::getline(in, line)) {
+        char kind = 0;
+        long n = -1;
+        if (std::sscanf(line.c_str(), "%c %ld", &kind, &n) != 2 || n < 0 || n > (64L << 20)) die("invalid_option", "bad piece header in " + file);
+        if (kind == 'E') { out.push_back(std::move(cur)); cur = Sample{}; continue; }
+        if (!std::strchr("mcMC", kind)) die("invalid_option", "bad piece kind in " + file);
+        std::string text(static_cast<size_t>(n), '\0');
+        in.read(text.data(), n);
+        if (in.gcount() != n) die("invalid_option", "truncated piece in " + file);
+        cur.pieces.push_back({kind, std::move(text)});
+    }
+    return out;
+}
+
+std::vector<llama_token> tokenize(const llama_vocab * vocab, const std::string & text, bool special) {
+    int n = -llama_tokenize(vocab, text.data(), (int32_t) text.size(), nullptr, 0, false, special);
+    std::vector<llama_token> t(n);
+    if (n > 0 && llama_tokenize(vocab, text.data(), (int32_t) text.size(), t.data(), n, false, special) != n) die("internal", "tokenizer disagreed with itself");
+    return t;
+}
+
+// One training window: tokens and next-token labels; untrained positions carry the sentinel label.
+struct Window { std::vector<llama_token> tokens, labels; int trained = 0; };
+
+Window to_window(const llama_vocab * vocab, const Sample & s, int ctx, llama_token sentinel, llama_token pad) {
+    std::vector<llama_token> toks;
+    std::vector<char> train;
+    for (const Piece & p : s.pieces) {
+        bool special = p.kind == 'm' || p.kind == 'M';
+        bool assistant = p.kind == 'M' || p.kind == 'C';
+        for (llama_token t : tokenize(vocab, p.text, special)) { toks.push_back(t); train.push_back(assistant); }
+    }
+    // Keep the end (the assistant turn) when a sample is longer than the window: cut the prompt's start.
+    size_t keep = std::min(toks.size(), (size_t) ctx + 1);
+    size_t from = toks.size() - keep;
+    Window w;
+    w.tokens.assign(ctx, pad);
+    w.labels.assign(ctx, sentinel);
+    for (size_t i = 0; i + 1 < keep; ++i) {
+        w.tokens[i] = toks[from + i];
+        if (train[from + i + 1]) { w.labels[i] = toks[from + i + 1]; w.trained++; }
+    }
+    return w;
+}
+
+struct MaskState {
+    llama_token sentinel = 0;
+    double loss_sum = 0, seen = 0, correct = 0;  // over trained positions, this epoch
+};
+
+// Split the graph right after the logits so they are computed when the loss node is asked about.
+bool eval_callback(struct ggml_tensor * t, bool ask, void * ud) {
+    auto * st = static_cast<MaskState *>(ud);
+    if (!ask) return true;
+    if (std::strcmp(t->name, "result_output") == 0) return true;
+    if (t->op != GGML_OP_CROSS_ENTROPY_LOSS) return false;
+    ggml_tensor * logits = t->src[0];
+    ggml_tensor * labels = t->src[1];
+    if (!ggml_backend_buffer_is_host(logits->buffer) || !ggml_backend_buffer_is_host(labels->buffer)) {
+        die("unsupported_model", "the driver masks labels on the CPU; run it without GPU offload");
+    }
+    const int64_t nv = labels->ne[0], rows = labels->ne[1];
+    for (int64_t r = 0; r < rows; ++r) {
+        float * lab = (float *) ((char *) labels->data + r * labels->nb[1]);
+        const float * lg = (const float *) ((const char *) logits->data + r * logits->nb[1]);
+        const bool masked = lab[st->sentinel] > 0.5f;
+        const int64_t label = masked ? -1 : std::max_element(lab, lab + nv) - lab;
+        float mx = lg[0];
+        int64_t arg = 0;
+        for (int64_t i = 1; i < nv; ++i) if (lg[i] > mx) { mx = lg[i]; arg = i; }
+        double sum = 0;
+        if (masked) {
+            // One pass writes exp into the labels row, a second scales it: the row becomes softmax(logits).
+            for (int64_t i = 0; i < nv; ++i) { lab[i] = std::exp(lg[i] - mx); sum += lab[i]; }
+            const float inv = (float) (1.0 / sum);
+            for (int64_t i = 0; i < nv; ++i) lab[i] *= inv;
+            continue;
+        }
+        for (int64_t i = 0; i < nv; ++i) sum += std::exp(lg[i] - mx);
+        st->loss_sum += -((double) lg[label] - mx - std::log(sum));
+        st->seen += 1;
+        st->correct += arg == label ? 1 : 0;
+    }
+    return false;
+}
+
+struct Progress {
+    MaskState * mask;
+    int epoch, epochs;
+    std::chrono::steady_clock::time_point start;
+    int64_t steps_done_before = 0, steps_total = 0, last_printed = -1;
+};
+
+Progress * g_progress_for_callback(Progress * set = nullptr) {
+    // The opt epoch callback has no user data; one pointer for the process's single training run.
+    static Progress * p = nullptr;
+    if (set) p = set;
+    return p;
+}
+
+void step_callback(bool train, ggml_opt_context_t, ggml_opt_dataset_t, ggml_opt_result_t, int64_t ibatch, int64_t ibatch_max, int64_t) {
+    Progress * p = g_progress_for_callback();
+    if (!train || !p) return;
+    const int64_t done = p->steps_done_before + ibatch;
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - p->start).count();
+    const double eta = done > 0 ? secs / done * (p->steps_total - done) : 0;
+    const int64_t every = std::max<int64_t>(1, ibatch_max / 10);
+    if (ibatch % every != 0 && ibatch != ibatch_max) return;
+    const MaskState * m = p->mask;
+    std::fprintf(stderr, "qtc-train step epoch=%d/%d step=%lld/%lld loss=%.4f acc=%.4f eta_s=%.1f\n", p->epoch, p->epochs,
+                 (long long) ibatch, (long long) ibatch_max, m->seen ? m->loss_sum / m->seen : 0.0, m->seen ? m->correct / m->seen : 0.0, eta);
+}
+
+std::string meta(const llama_model * model, const char * key) {
+    char buf[256];
+    return llama_model_meta_val_str(model, key, buf, sizeof buf) >= 0 ? std::string(buf) : std::string();
+}
+
+}  // namespace
+
+int main(int argc, char ** argv) {
+    const Args a = parse_args(argc, argv);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<Sample> samples = read_samples(a.data);
+    if (samples.empty()) die("invalid_option", a.data + " holds no samples");
+
+    llama_log_set([](ggml_log_level level, const char * text, void *) { if (level >= GGML_LOG_LEVEL_ERROR) std::fputs(text, stderr); }, nullptr);
+    llama_backend_init();
+    llama_model_params mp = llama_model_default_params();
+    mp.load_mode = LLAMA_LOAD_MODE_NONE;  // the weights are written in place
+    mp.n_gpu_layers = 0;
+    llama_model * model = llama_model_load_from_file(a.model.c_str(), mp);
+    if (!model) die("model_load_failed", "llama.cpp could not load " + a.model);
+    if (meta(model, "general.file_type") != "0") {
+        die("unsupported_model", a.model + " is not an F32 GGUF (general.file_type " + meta(model, "general.file_type") +
+                                     "); llama.cpp trains F32 weights only: write one with qtc make-model --dtype f32");
+    }
+    const llama_vocab * vocab = llama_model_get_vocab(model);
+    const llama_token sentinel = llama_vocab_n_tokens(vocab) - 1;
+    const llama_token pad = llama_vocab_eos(vocab);
+
+    std::vector<Window> windows;
+    long tokens = 0, trained = 0;
+    for (const Sample & s : samples) {
+        windows.push_back(to_window(vocab, s, a.ctx, sentinel, pad));
+        tokens += (long) a.ctx;
+        trained += windows.back().trained;
+    }
+    std::fprintf(stderr, "qtc-train start samples=%zu tokens=%ld trained=%ld windows=%zu ctx=%d\n", samples.size(), tokens, trained, windows.size(), a.ctx);
+
+    MaskState mask;
+    mask.sentinel = sentinel;
+    llama_context_params cp = llama_context_default_params();
+    cp.n_ctx = a.ctx;
+    cp.n_batch = a.ctx;
+    cp.n_ubatch = std::min(a.ctx, 256);
+    cp.n_threads = cp.n_threads_batch = a.threads;
+    cp.type_k = cp.type_v = GGML_TYPE_F32;  // OUT_PROD has no F16 backward
+    cp.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED;
+    cp.cb_eval = eval_callback;
+    cp.cb_eval_user_data = &mask;
+    llama_context * ctx = llama_init_from_model(model, cp);
+    if (!ctx) die("training_failed", "could not make a llama.cpp context");
+
+    ggml_opt_optimizer_params op = ggml_opt_get_default_optimizer_params(nullptr);
+    op.adamw.alpha = a.lr;
+    op.adamw.wd = a.wd;
+    llama_opt_params lo{};
+    lo.n_ctx_train = 0;
+    lo.param_filter = llama_opt_param_filter_all;
+    lo.get_opt_pars = ggml_opt_get_constant_optimizer_params;
+    lo.get_opt_pars_ud = &op;
+    lo.optimizer_type = GGML_OPT_OPTIMIZER_TYPE_ADAMW;
+    llama_opt_init(ctx, model, lo);
+    // The context installs cb_eval on its scheduler only when it decodes; the optimizer shares that scheduler.
+    {
+        llama_token first = pad;
+        llama_batch b = llama_batch_get_one(&first, 1);
+        if (llama_decode(ctx, b) != 0) die("training_failed", "the warm-up decode failed");
+    }
+
+    std::mt19937 rng((uint32_t) a.seed);
+    size_t per_epoch = windows.size();
+    if (a.max_steps > 0) per_epoch = std::min(per_epoch, (size_t) a.max_steps);
+    const int64_t ubatches = a.ctx / cp.n_ubatch;
+    Progress prog{&mask, 0, a.epochs, std::chrono::steady_clock::now(), 0, (int64_t) (per_epoch * a.epochs) * ubatches};
+    g_progress_for_callback(&prog);
+    ggml_opt_result_t rt = ggml_opt_result_init(), re = ggml_opt_result_init();
+    for (int e = 1; e <= a.epochs; ++e) {
+        std::vector<size_t> order(windows.size());
+        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::shuffle(order.begin(), order.end(), rng);
+        ggml_opt_dataset_t ds = ggml_opt_dataset_init(GGML_TYPE_I32, GGML_TYPE_I32, a.ctx, a.ctx, (int64_t) per_epoch, 1);
+        auto * dd = (llama_token *) ggml_opt_dataset_data(ds)->data;
+        auto * dl = (llama_token *) ggml_opt_dataset_labels(ds)->data;
+        for (size_t i = 0; i < per_epoch; ++i) {
+            std::copy(windows[order[i]].tokens.begin(), windows[order[i]].tokens.end(), dd + i * a.ctx);
+            std::copy(windows[order[i]].labels.begin(), windows[order[i]].labels.end(), dl + i * a.ctx);
+        }
+        mask.loss_sum = mask.seen = mask.correct = 0;
+        prog.epoch = e;
+        const auto te = std::chrono::steady_clock::now();
+        llama_opt_epoch(ctx, ds, rt, re, (int64_t) per_epoch, step_callback, nullptr);
+        prog.steps_done_before += (int64_t) per_epoch * ubatches;
+        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - te).count();
+        std::fprintf(stderr, "qtc-train epoch epoch=%d/%d loss=%.4f acc=%.4f seconds=%.1f eta_s=%.1f\n", e, a.epochs,
+                     mask.seen ? mask.loss_sum / mask.seen : 0.0, mask.seen ? mask.correct / mask.seen : 0.0, secs, secs * (a.epochs - e));
+        ggml_opt_result_reset(rt);
+        ggml_opt_result_reset(re);
+        ggml_opt_dataset_free(ds);
+    }
+    ggml_opt_result_free(rt);
+    ggml_opt_result_free(re);
+    llama_model_save_to_file(model, a.out.c_str());
+    std::fprintf(stderr, "qtc-train done out=%s seconds=%.1f\n", a.out.c_str(),
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    llama_free(ctx);
+    llama_model_free(model);
+    llama_backend_free();
+    return 0;
+}

@@ -1,0 +1,145 @@
+// Owns: the model-level × sampler-level comparison (`npm run bench:model-fixes`): base, weak and tuned tiny
+// models × unconstrained / constrained × call policies, on the test half (the train half labelled when asked),
+// and the "what each fix buys" paragraph generated from its numbers.
+
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { CALL_POLICIES, type CallPolicy } from "../harness/call-policy.js";
+import { ensureStandIn, STAND_IN_LABEL, STAND_INS } from "../training/stand-ins.js";
+import { splitTasks, type TaskHalf } from "../training/split.js";
+import { modelsDir } from "../model/paths.js";
+import { runBench, type BenchEvent } from "./run-bench.js";
+import type { BenchRow } from "./types.js";
+
+export interface ModelFixesOptions {
+  /** Output folder: one bench folder per half × policy, plus model-fixes.json and model-fixes.md. */
+  out: string;
+  /** Bench tasks. Default: bench/tasks. */
+  tasksDir?: string;
+  /** Halves to measure; the train half's rows are labelled (the tuned models saw its demonstrations). Default: ["test"]. */
+  halves?: TaskHalf[];
+  /** Default: every policy. */
+  policies?: CallPolicy[];
+  /** Default: 1. */
+  seeds?: number;
+  /** Default: 4 (a fix takes read, write, test, answer). */
+  maxTurns?: number;
+  /** Default: 2. */
+  threads?: number;
+  onEvent?: (e: BenchEvent | { type: "stand-in"; name: string; ms: number }) => void;
+}
+
+export const MODEL_FIXES_DEFAULTS = Object.freeze({ tasksDir: "bench/tasks", halves: ["test"] as TaskHalf[], policies: [...CALL_POLICIES], seeds: 1, maxTurns: 4, threads: 2 });
+
+/** The three models, in row order: the random base and the two stand-ins trained from it. */
+export const MODEL_FIXES_MODELS = ["synthetic:tiny", ...STAND_INS.map((s) => `synthetic:${s}`)] as const;
+
+export interface FixRow {
+  half: TaskHalf;
+  policy: CallPolicy;
+  /** The `--model` spec (synthetic:tiny, synthetic:tiny-weak, synthetic:tiny-tuned). */
+  model: string;
+  /** "random weights" or "trained stand-in". */
+  kind: string;
+  mode: string;
+  runs: number;
+  callRate: number | null;
+  validityRate: number | null;
+  taskSuccessRate: number | null;
+  decodeTokensPerSecond: number | null;
+  cutOff: number;
+}
+
+export interface ModelFixesReport {
+  rows: FixRow[];
+  paragraph: string;
+  standIns: { name: string; ms: number }[];
+  wallMs: number;
+}
+
+const pct = (x: number | null): string => (x === null ? "n/a" : `${Math.round(x * 100)}%`);
+
+function rowOf(r: BenchRow, spec: string, half: TaskHalf, policy: CallPolicy): FixRow {
+  return {
+    half,
+    policy,
+    model: spec,
+    kind: spec === "synthetic:tiny" ? "random weights" : STAND_IN_LABEL,
+    mode: r.mode,
+    runs: r.runs,
+    callRate: r.callRate,
+    validityRate: r.validityRate,
+    taskSuccessRate: r.taskSuccessRate,
+    decodeTokensPerSecond: r.decodeTokensPerSecond,
+    cutOff: r.invalidByReason.truncated ?? 0,
+  };
+}
+
+/** "What each fix buys", from the test half's numbers: grammar alone, fine-tuning alone, both, and the policies. */
+export function whatEachFixBuys(rows: readonly FixRow[]): string {
+  const find = (model: string, mode: string, policy: CallPolicy = "auto"): FixRow | undefined =>
+    rows.find((r) => r.half === "test" && r.model === model && r.mode === mode && r.policy === policy);
+  const base = find("synthetic:tiny", "unconstrained");
+  const baseC = find("synthetic:tiny", "constrained");
+  const tuned = find("synthetic:tiny-tuned", "unconstrained");
+  const both = find("synthetic:tiny-tuned", "constrained");
+  const parts: string[] = [];
+  if (base && baseC) parts.push(`The grammar alone took the random base's validity from ${pct(base.validityRate)} to ${pct(baseC.validityRate)} (call rate ${pct(base.callRate)} → ${pct(baseC.callRate)}): it fixes calls once they open, not calls that never happen.`);
+  if (base && tuned) parts.push(`Fine-tuning alone took the call rate from ${pct(base.callRate)} to ${pct(tuned.callRate)} and validity to ${pct(tuned.validityRate)}; task success ${pct(base.taskSuccessRate)} → ${pct(tuned.taskSuccessRate)}.`);
+  if (both) parts.push(`Together (tuned + grammar): call rate ${pct(both.callRate)}, validity ${pct(both.validityRate)}, task success ${pct(both.taskSuccessRate)}.`);
+  const policies: { p: CallPolicy; r: FixRow }[] = [];
+  for (const p of CALL_POLICIES) {
+    const r = p === "auto" ? undefined : find("synthetic:tiny", "constrained", p);
+    if (r) policies.push({ p, r });
+  }
+  if (policies.length) parts.push(`On the base model under the grammar, the call policies gave call rates of ${policies.map((x) => `${pct(x.r.callRate)} (${x.p})`).join(", ")} against ${pct(baseC?.callRate ?? null)} under auto.`);
+  return parts.join(" ") || "No rows to compare.";
+}
+
+/** The table of the report, in Markdown. */
+export function renderFixesMarkdown(r: ModelFixesReport): string {
+  const head = "| half | policy | model | kind | mode | runs | call rate | validity | task success | tok/s | cut off |\n|---|---|---|---|---|---:|---:|---:|---:|---:|---:|";
+  const lines = r.rows.map((x) =>
+    `| ${x.half === "train" ? "train (seen in training)" : "test"} | ${x.policy} | ${x.model} | ${x.kind} | ${x.mode} | ${x.runs} | ${pct(x.callRate)} | ${pct(x.validityRate)} | ${pct(x.taskSuccessRate)} | ${x.decodeTokensPerSecond?.toFixed(0) ?? "n/a"} | ${x.cutOff} |`);
+  const trained = r.standIns.map((s) => `${s.name} ${(s.ms / 1000).toFixed(0)} s`).join(", ");
+  return `# Model-level × sampler-level fixes\n\n${r.paragraph}\n\n${head}\n${lines.join("\n")}\n\nStand-ins trained: ${trained || "cached"}. Wall time ${(r.wallMs / 60000).toFixed(1)} min.\n`;
+}
+
+/** Make the stand-ins, run the comparison, write model-fixes.json and model-fixes.md into `out`. */
+export async function runModelFixes(opts: ModelFixesOptions): Promise<ModelFixesReport> {
+  const o = { ...MODEL_FIXES_DEFAULTS, ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) } as Required<ModelFixesOptions>;
+  const started = Date.now();
+  const standIns: { name: string; ms: number }[] = [];
+  for (const name of STAND_INS) {
+    const t = Date.now();
+    await ensureStandIn(name, { modelsDir: modelsDir(), tasksDir: path.resolve(o.tasksDir) });
+    standIns.push({ name, ms: Date.now() - t });
+    o.onEvent?.({ type: "stand-in", name, ms: Date.now() - t });
+  }
+  const split = await splitTasks(o.tasksDir);
+  const rows: FixRow[] = [];
+  for (const half of o.halves) {
+    const ids = split[half].map((d) => path.basename(d));
+    for (const policy of o.policies) {
+      const outcome = await runBench({
+        models: MODEL_FIXES_MODELS.map((spec) => ({ spec, lora: null })),
+        modes: ["unconstrained", "constrained"],
+        tasks: ids.join(","),
+        tasksRoot: path.resolve(o.tasksDir),
+        seeds: o.seeds,
+        maxTurns: o.maxTurns,
+        toolChoice: "auto",
+        callPolicy: policy,
+        threads: o.threads,
+        out: path.join(o.out, `${half}-${policy}`),
+        onEvent: o.onEvent,
+      });
+      outcome.report.rows.forEach((r, i) => rows.push(rowOf(r, MODEL_FIXES_MODELS[Math.floor(i / 2)]!, half, policy)));
+    }
+  }
+  const report: ModelFixesReport = { rows, paragraph: whatEachFixBuys(rows), standIns, wallMs: Date.now() - started };
+  await fs.mkdir(o.out, { recursive: true });
+  await fs.writeFile(path.join(o.out, "model-fixes.json"), JSON.stringify(report, null, 2) + "\n");
+  await fs.writeFile(path.join(o.out, "model-fixes.md"), renderFixesMarkdown(report));
+  return report;
+}

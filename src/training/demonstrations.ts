@@ -1,0 +1,86 @@
+// Owns: demonstrations from a task's reference fix: the turns a competent agent takes (read the file, write the
+// fixed file from solution/, run the tests, answer), with the real results the harness's tools return.
+
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { SYSTEM_PROMPT } from "../harness/defaults.js";
+import { executeTool } from "../harness/execute.js";
+import type { OsSandbox } from "../harness/os-sandbox.js";
+import { HARNESS_TOOLS } from "../harness/tools.js";
+import { createWorkspace, loadTask, removeWorkspace, SOLUTION_DIR, type Workspace } from "../harness/workspace.js";
+import type { ChatMessage } from "../prompt/types.js";
+import type { Conversation } from "./types.js";
+
+export interface DemonstrationOptions {
+  /** An OS sandbox already checked (saves its self-check per task). Default: resolved per workspace. */
+  sandbox?: OsSandbox;
+  /** Folder the run folders are made in. Default: os.tmpdir(). */
+  tmpRoot?: string;
+}
+
+/** The files of a task's solution/ folder, as project-relative paths (sorted). */
+async function solutionFiles(taskDir: string): Promise<string[]> {
+  const root = path.join(taskDir, SOLUTION_DIR);
+  const out: string[] = [];
+  async function walk(dir: string, rel: string): Promise<void> {
+    for (const e of await fs.readdir(dir, { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) await walk(path.join(dir, e.name), r);
+      else if (e.isFile()) out.push(r);
+    }
+  }
+  await walk(root, "");
+  return out.sort();
+}
+
+/** Builds the conversation call by call, running each call in the workspace for its real result. */
+class Demonstrator {
+  readonly messages: ChatMessage[];
+  private calls = 0;
+
+  constructor(
+    private readonly ws: Workspace,
+    prompt: string,
+  ) {
+    this.messages = [
+      { role: "system", content: SYSTEM_PROMPT },
+      { role: "user", content: prompt },
+    ];
+  }
+
+  /** One assistant turn with one call, and the tool's result. */
+  async call(name: string, args: Record<string, string>): Promise<void> {
+    const id = `call_${this.calls++}`;
+    // JSON.stringify is how the agent loop hands a past call back to the template, so history matches inference.
+    this.messages.push({ role: "assistant", content: "", tool_calls: [{ id, type: "function", function: { name, arguments: JSON.stringify(args) } }] });
+    const outcome = await executeTool(this.ws, name, args);
+    this.messages.push({ role: "tool", content: outcome.text, tool_call_id: id, name });
+  }
+
+  answer(text: string): void {
+    this.messages.push({ role: "assistant", content: text });
+  }
+}
+
+/** The reference-fix conversation of one task. Tool results are real: each call runs in a fresh workspace copy. */
+export async function demonstrate(taskDir: string, opts: DemonstrationOptions = {}): Promise<Conversation> {
+  const task = await loadTask(taskDir);
+  const files = await solutionFiles(task.dir);
+  const ws = await createWorkspace(task.dir, { sandbox: opts.sandbox, tmpRoot: opts.tmpRoot });
+  try {
+    const d = new Demonstrator(ws, task.prompt);
+    for (const rel of files) {
+      const exists = await fs.stat(path.join(ws.root, rel)).catch(() => null);
+      if (exists) await d.call("read_file", { path: rel });
+      else await d.call("list_files", { path: path.posix.dirname(rel) });
+    }
+    for (const rel of files) {
+      await d.call("write_file", { path: rel, content: await fs.readFile(path.join(task.dir, SOLUTION_DIR, rel), "utf8") });
+    }
+    await d.call("run_tests", {});
+    d.answer(`Fixed ${files.join(", ")}; the tests pass.`);
+    return { messages: d.messages, tools: HARNESS_TOOLS.map((t) => structuredClone(t)), task: task.id, source: "demonstration" };
+  } finally {
+    await removeWorkspace(ws);
+  }
+}

@@ -1,0 +1,12 @@
+// Owns: the public surface of the training stage (the CLI and the bench import from here).
+
+export { demonstrate, type DemonstrationOptions } from "./demonstrations.js";
+export { DATASET_DEFAULTS, DATASET_FILES, makeDataset, type DatasetOptions, type DatasetSummary } from "./export.js";
+export { conversationsFromRuns, isKeptTurn, type TranscriptSelection, type TranscriptYield } from "./from-transcripts.js";
+export { renderSamples } from "./render-samples.js";
+export { halfOf, splitTaskIds, splitTasks, type TaskHalf, type TaskSplit } from "./split.js";
+export type { Conversation, ConversationSource, RenderedSample, TrainingPiece } from "./types.js";
+export { FINETUNE_DEFAULTS, finetune, parseProgressFields, type FinetuneOptions, type FinetuneResult, type TrainProgress } from "./finetune.js";
+export { buildTrainer, TRAINER_BINARY, TRAINER_SOURCE, type TrainerBuildOptions } from "./trainer-build.js";
+export { encodeTrainerInput, readConversations, writeTrainerInput } from "./trainer-input.js";
+export { ensureStandIn, isStandInName, standInFileName, standInOf, standInSidecar, STAND_IN_LABEL, STAND_IN_RECIPES, STAND_INS, type StandInName, type StandInOptions } from "./stand-ins.js";

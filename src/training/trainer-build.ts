@@ -1,0 +1,68 @@
+// Owns: building qtc's native training driver (native/qtc-finetune.cpp) with the system C++ compiler against the
+// shared libraries of the llama.cpp build (src/engines/llama-build.ts owns that layout), cached next to them.
+
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, promises as fs, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { fail } from "../errors.js";
+import { llamaLayout, type LlamaLayout } from "../engines/llama-build.js";
+
+/** The driver's source, shipped with the package. */
+export const TRAINER_SOURCE = fileURLToPath(new URL("../../native/qtc-finetune.cpp", import.meta.url));
+/** The driver's file name inside the llama.cpp build's bin folder. */
+export const TRAINER_BINARY = "qtc-finetune";
+
+export interface TrainerBuildOptions {
+  /** The llama.cpp build to link against. Default: llamaLayout() (`$QTC_LLAMA_DIR`, else the cache folder). */
+  layout?: LlamaLayout;
+  /** C++ compiler. Default: $CXX, else "g++". */
+  compiler?: string;
+}
+
+function sourceHash(): string {
+  return createHash("sha256").update(readFileSync(TRAINER_SOURCE)).digest("hex");
+}
+
+function run(cmd: string, args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    p.stdout.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-8000)));
+    p.stderr.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-8000)));
+    p.on("error", (e) => resolve({ code: null, output: `${cmd}: ${e.message}` }));
+    p.on("close", (code) => resolve({ code, output }));
+  });
+}
+
+/**
+ * The path of the trainer, compiling it first (a few seconds) when it is missing or its source changed since
+ * (a stamp holds the source's sha256). Throws `llama_build_failed` when llama.cpp is not built or g++ fails.
+ */
+export async function buildTrainer(opts: TrainerBuildOptions = {}): Promise<string> {
+  const layout = opts.layout ?? llamaLayout();
+  const bin = join(layout.bin, TRAINER_BINARY);
+  const stamp = `${bin}.json`;
+  const hash = sourceHash();
+  const stamped = await fs.readFile(stamp, "utf8").then((t) => (JSON.parse(t) as { source?: string }).source).catch(() => undefined);
+  if (existsSync(bin) && stamped === hash) return bin;
+  if (!existsSync(join(layout.bin, "libllama.so")) && !existsSync(join(layout.bin, "libllama.dylib"))) {
+    fail("llama_build_failed", `llama.cpp's shared libraries are not in ${layout.bin}; run npm run llama:build first`, { exitCode: 1 });
+  }
+  const tmp = `${bin}.${process.pid}.tmp`;
+  const args = [
+    "-O3", "-std=c++17", TRAINER_SOURCE,
+    `-I${join(layout.src, "include")}`, `-I${join(layout.src, "ggml", "include")}`,
+    `-L${layout.bin}`, "-lllama", "-lggml", "-lggml-base", `-Wl,-rpath,${layout.bin}`,
+    "-o", tmp,
+  ];
+  const r = await run(opts.compiler ?? process.env.CXX ?? "g++", args);
+  if (r.code !== 0) {
+    await fs.rm(tmp, { force: true });
+    fail("llama_build_failed", `compiling the trainer failed (install g++, or set CXX):\n${r.output.slice(-2000)}`, { exitCode: 1 });
+  }
+  await fs.rename(tmp, bin); // atomic: a concurrent build never sees a half-written binary
+  await fs.writeFile(stamp, JSON.stringify({ source: hash }) + "\n");
+  return bin;
+}

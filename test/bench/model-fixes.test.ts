@@ -1,0 +1,51 @@
+// Owns: tests for the model-fixes report (src/bench/model-fixes.ts): the generated paragraph quotes the rows'
+// numbers, and the table labels the stand-ins and the train half.
+
+import { describe, expect, it } from "vitest";
+import { renderFixesMarkdown, whatEachFixBuys, type FixRow } from "../../src/bench/model-fixes.js";
+
+const row = (model: string, mode: string, callRate: number, validityRate: number | null, over: Partial<FixRow> = {}): FixRow => ({
+  half: "test",
+  policy: "auto",
+  model,
+  kind: model === "synthetic:tiny" ? "random weights" : "trained stand-in",
+  mode,
+  runs: 20,
+  callRate,
+  validityRate,
+  taskSuccessRate: 0,
+  decodeTokensPerSecond: 100,
+  cutOff: 0,
+  ...over,
+});
+
+const ROWS: FixRow[] = [
+  row("synthetic:tiny", "unconstrained", 0, null),
+  row("synthetic:tiny", "constrained", 0.05, 1),
+  row("synthetic:tiny-tuned", "unconstrained", 0.6, 0.85),
+  row("synthetic:tiny-tuned", "constrained", 0.65, 1, { taskSuccessRate: 0.1 }),
+  row("synthetic:tiny", "constrained", 1, 1, { policy: "finish-tool" }),
+  row("synthetic:tiny-tuned", "unconstrained", 0.9, 0.9, { half: "train" }),
+];
+
+describe("what each fix buys", () => {
+  it("is generated from the test half's numbers", () => {
+    const p = whatEachFixBuys(ROWS);
+    expect(p).toContain("call rate from 0% to 60% and validity to 85%");
+    expect(p).toContain("validity from n/a to 100%");
+    expect(p).toContain("Together (tuned + grammar): call rate 65%, validity 100%, task success 10%");
+    expect(p).toContain("100% (finish-tool)");
+    expect(p).not.toContain("90%"); // the train half never feeds the paragraph
+  });
+
+  it("says so when there is nothing to compare", () => {
+    expect(whatEachFixBuys([])).toBe("No rows to compare.");
+  });
+
+  it("labels stand-ins and the train half in the table", () => {
+    const md = renderFixesMarkdown({ rows: ROWS, paragraph: "P", standIns: [{ name: "tiny-tuned", ms: 120000 }], wallMs: 60000 });
+    expect(md).toContain("| train (seen in training) | auto | synthetic:tiny-tuned | trained stand-in |");
+    expect(md).toContain("| test | auto | synthetic:tiny | random weights | unconstrained |");
+    expect(md).toContain("tiny-tuned 120 s");
+  });
+});

@@ -1,0 +1,57 @@
+// Builds the native trainer against the llama.cpp build and runs a few training steps on the synthetic tiny
+// model (F32): progress lines parse, the loss is over assistant tokens only, a non-F32 model is refused.
+
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { QtcException } from "../../src/errors.js";
+import { tinyModelPath } from "../helpers/models.js";
+import { buildTrainer, demonstrate, finetune, parseProgressFields, type Conversation, type TrainProgress } from "../../src/training/index.js";
+
+let dir: string;
+let data: Conversation[];
+
+beforeAll(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), "qtc-ft-"));
+  data = [await demonstrate(path.resolve("bench/tasks/fizzbuzz"))];
+}, 60_000);
+afterAll(() => fs.rm(dir, { recursive: true, force: true }));
+
+describe("progress lines", () => {
+  it("parse as key=value, the message taking the rest of the line", () => {
+    expect(parseProgressFields("epoch=1/2 loss=3.5 acc=0.1")).toEqual({ epoch: "1/2", loss: "3.5", acc: "0.1" });
+    expect(parseProgressFields("code=unsupported_model message=x is not F32 (general.file_type=7)")).toEqual({
+      code: "unsupported_model",
+      message: "x is not F32 (general.file_type=7)",
+    });
+  });
+});
+
+describe("qtc finetune through the native driver", () => {
+  it("builds once (cached by source hash) and trains a few steps, loss on assistant tokens only", async () => {
+    const bin = await buildTrainer();
+    const stat = await fs.stat(bin);
+    expect(await buildTrainer()).toBe(bin);
+    expect((await fs.stat(bin)).mtimeMs).toBe(stat.mtimeMs);
+
+    const events: TrainProgress[] = [];
+    const out = path.join(dir, "tuned.gguf");
+    const r = await finetune({ model: "synthetic:tiny", data, out, contextSize: 256, maxSteps: 2, onProgress: (p) => events.push(p) });
+    const start = events.find((e) => e.kind === "start")!.fields;
+    expect(Number(start.trained)).toBeGreaterThan(0);
+    expect(Number(start.trained)).toBeLessThan(Number(start.tokens) / 4); // the prompt is masked out
+    expect(r.epochs).toHaveLength(1);
+    expect(Number.isFinite(r.epochs[0]!.loss) && r.epochs[0]!.loss > 0).toBe(true);
+    expect(events.filter((e) => e.kind === "step").length).toBeGreaterThan(0);
+    const written = await fs.stat(out);
+    expect(written.size).toBeGreaterThan(1_000_000);
+  }, 240_000);
+
+  it("refuses a model that is not F32 with unsupported_model", async () => {
+    const err = await finetune({ model: await tinyModelPath(), data, out: path.join(dir, "x.gguf"), contextSize: 256, maxSteps: 1 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(QtcException);
+    expect((err as QtcException).code).toBe("unsupported_model");
+    await expect(fs.stat(path.join(dir, "x.gguf"))).rejects.toThrow();
+  }, 120_000);
+});

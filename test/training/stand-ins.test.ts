@@ -1,0 +1,36 @@
+// Owns: tests for how trained stand-ins are named: a GGUF with a stand-in sidecar is reported as a trained
+// stand-in (never as plain random weights), and the stand-in names resolve only to their own recipes.
+
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { resolveModel, STAND_IN_SPECS } from "../../src/model/resolve.js";
+import { STAND_IN_RECIPES, STAND_INS, standInOf, standInSidecar } from "../../src/training/stand-ins.js";
+import { tinyModelPath } from "../helpers/models.js";
+
+describe("trained stand-ins", () => {
+  it("the model stage and the training stage agree on the stand-in names", () => {
+    expect([...STAND_IN_SPECS]).toEqual([...STAND_INS]);
+    expect(Object.keys(STAND_IN_RECIPES)).toEqual([...STAND_INS]);
+    // weak is the same start trained for fewer steps
+    expect(STAND_IN_RECIPES["tiny-weak"].maxSteps).toBeLessThan(80);
+  });
+
+  it("a GGUF with a stand-in sidecar is named qtc-trained-stand-in-*, a copy without one stays qtc-synthetic-tiny", async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "qtc-standin-"));
+    try {
+      const file = path.join(dir, "m.gguf");
+      await fs.copyFile(await tinyModelPath(), file);
+      expect((await resolveModel(file)).name).toBe("qtc-synthetic-tiny");
+      expect(standInOf(file)).toBeNull();
+      await fs.writeFile(standInSidecar(file), JSON.stringify({ name: "tiny-weak", label: "trained stand-in" }));
+      expect(standInOf(file)).toBe("tiny-weak");
+      expect((await resolveModel(file)).name).toBe("qtc-trained-stand-in-tiny-weak");
+      await fs.writeFile(standInSidecar(file), JSON.stringify({ name: "not-a-stand-in" }));
+      expect((await resolveModel(file)).name).toBe("qtc-synthetic-tiny");
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
