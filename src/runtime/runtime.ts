@@ -5,31 +5,28 @@ import { TokenBias, type LlamaContextSequence, type Token } from "node-llama-cpp
 import { fail, QtcException } from "../errors.js";
 import { detectFormat, resolveFormat, type FormatId, type ToolCallFormat } from "../formats/index.js";
 import { openModel, type GpuChoice, type OpenedModel } from "../model/index.js";
-import { createParser } from "../parse/index.js";
-import { renderPromptSegments } from "../prompt/index.js";
-import { compileValidators, compileValueValidator, ValidatorCache, type CompiledTools, type ToolDefinition } from "../tools/index.js";
+import { ValidatorCache } from "../tools/index.js";
 import { RUNTIME_DEFAULTS } from "./defaults.js";
 import { AllowedNext } from "./allowed-next.js";
 import { GrammarStates } from "./grammar-state.js";
-import { checkToolGrammar, turnGrammarSource } from "./grammar-source.js";
+import { turnGrammarSource } from "./grammar-source.js";
 import { GrammarCache } from "../grammar/compile.js";
-import { checkCallBudget, resolveRequest } from "./request.js";
 import { streamEventsOf } from "../adapters/index.js";
-import { buildResult, type GenerateOutput, type ResultParts } from "./result.js";
+import { type GenerateOutput, type ResultParts } from "./result.js";
+import { finishTurn, prepareTurn, turnParser } from "./turn-request.js";
 import { SequencePool } from "./sequence-pool.js";
 import { tokenizeAsText, tokenizePrompt } from "./prompt-tokens.js";
 import { computeTokenTables } from "./token-tables.js";
 import { runTurn, type TurnEnv, type TurnOutcome, type TurnPhases } from "./turn.js";
 import type { GenerateEvent, GenerateRequest } from "./types.js";
 import { VocabTrie } from "./vocab-trie.js";
+import { createEngineRuntime, parseEngineSpec } from "../engines/index.js";
 
 /**
  * Added to the logits of the tokens a narrowed sampler may pick: far above any model logit, so only they survive
  * top-k/top-p, while their differences (the model's preferences among them) stay as they are.
  */
 const NARROWED_BOOST = 1e4;
-
-const NO_TOOLS: readonly ToolDefinition[] = Object.freeze([]);
 
 export interface RuntimeOptions {
   /** A GGUF path, an `hf:` URI, a registry name or `synthetic:<shape>`. Default: RUNTIME_DEFAULTS.model ("qwen3-0.6b"). */
@@ -100,6 +97,9 @@ export interface Runtime {
 
 /** Load a model and create its context (see RuntimeOptions for the defaults). */
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+  // A remote engine (`llama-server:URL`, `openai:URL`) generates; qtc still renders, constrains and judges.
+  const engine = parseEngineSpec(options.model ?? "");
+  if (engine) return createEngineRuntime(engine, { format: options.format, validators: options.validators });
   const sequences = options.sequences ?? RUNTIME_DEFAULTS.sequences;
   if (!Number.isInteger(sequences) || sequences < 1) fail("invalid_option", `sequences must be a whole number ≥ 1, got ${sequences}`);
   const opened = await openModel(options.model ?? RUNTIME_DEFAULTS.model, {
@@ -196,32 +196,15 @@ class ModelRuntime implements Runtime {
   async *stream(request: GenerateRequest): AsyncGenerator<GenerateEvent, void, void> {
     const startedAt = performance.now();
     if (this.closed) fail("invalid_option", "the runtime is closed");
-    const tools: CompiledTools | undefined = request.tools && request.tools.length > 0 ? compileValidators(request.tools, this.validators) : undefined;
-    const req = resolveRequest(request, tools, this.toolFormat);
-    const answerSchema = request.responseSchema;
-    const judgeAnswer = answerSchema === undefined ? undefined : compileValueValidator(answerSchema, this.validators);
-    for (const token of Object.keys(request.logitBias ?? {})) {
-      if (Number(token) >= this.env.tables.vocabSize) fail("invalid_option", `logitBias names token ${token}, beyond the vocabulary (${this.env.tables.vocabSize})`);
-    }
-    // The grammar's limits are checked before the prompt is rendered: a schema over them costs no tokenizing.
-    let grammar: ReturnType<typeof turnGrammarSource> | undefined;
-    if (req.mode === "constrained" && ((tools && req.toolChoice !== "none") || answerSchema !== undefined)) {
-      const options = { format: req.format, toolChoice: req.toolChoice, parallel: req.parallel, maxCalls: req.maxCalls, answerSchema };
-      const declared = tools?.tools ?? NO_TOOLS;
-      checkToolGrammar(declared, options, req.maxTokens, this.toolGrammars);
-      grammar = turnGrammarSource(declared, options, this.toolGrammars, this.env.tables.byteTokens !== undefined);
-    }
-    checkCallBudget(tools, req);
-    // Only the template's markers are special tokens: text from users and tools cannot forge turns or calls.
-    const segments = renderPromptSegments({ messages: request.messages, tools: tools?.tools, format: req.format, thinking: req.thinking });
+    const turnRequest = prepareTurn(request, { format: this.toolFormat, validators: this.validators, toolGrammars: this.toolGrammars, vocabSize: this.env.tables.vocabSize });
+    const { req, judgeAnswer, answerSchema, segments } = turnRequest;
+    const grammar = turnRequest.grammar && turnGrammarSource(turnRequest.grammar.declared, turnRequest.grammar.options, this.toolGrammars, this.env.tables.byteTokens !== undefined);
     const promptTokens = tokenizePrompt(segments, { tokenize: (text, special) => this.env.model.tokenize(text, special), added: this.env.tables.addedTokens }) as Token[];
     const contextSize = this.settings.contextSize;
     if (promptTokens.length + req.maxTokens > contextSize) {
       fail("invalid_option", `the prompt (${promptTokens.length} tokens) plus maxTokens (${req.maxTokens}) exceeds the context size (${contextSize})`);
     }
-    const parser = createParser({ tools, format: req.format, thinking: req.thinking ? "auto" : "closed" });
-    let calls = 0;
-    const callIndex = () => calls++;
+    const { parser, callIndex } = turnParser(turnRequest);
 
     let sequence: LlamaContextSequence;
     try {
@@ -266,12 +249,8 @@ class ModelRuntime implements Runtime {
     this.onProfile?.({ ...outcome.phases, finish: performance.now() - finishing, grammar: outcome.grammarMs, total: performance.now() - startedAt });
   }
 
-  private *finish(parser: ReturnType<typeof createParser>, parts: Omit<ResultParts, "parsed">, callIndex: () => number): Generator<GenerateEvent, void, void> {
-    const events = parser.end({ truncated: parts.outcome.finishReason === "length" });
-    for (const event of events) yield* streamEventsOf(event, callIndex);
-    const finish = events[events.length - 1];
-    if (finish?.type !== "finish") throw new QtcException({ code: "internal", message: "the parser ended without a result" }, 1);
-    yield { type: "done", result: buildResult({ ...parts, parsed: finish.result }) };
+  private finish(parser: ReturnType<typeof turnParser>["parser"], parts: Omit<ResultParts, "parsed">, callIndex: () => number): Generator<GenerateEvent, void, void> {
+    return finishTurn(parser, parts, callIndex);
   }
 
   async close(): Promise<void> {
