@@ -165,6 +165,7 @@ class LlamaServerRuntime implements UpstreamRuntime {
     let final: CompletionChunk | undefined;
     let firstAt: number | undefined;
     let aborted = false;
+    const notes: string[] = [];
     try {
       for await (const data of postSse(`${this.base}/completion`, body, this.limits, request.signal)) {
         const chunk = (data ?? {}) as CompletionChunk;
@@ -181,13 +182,18 @@ class LlamaServerRuntime implements UpstreamRuntime {
         }
       }
     } catch (e) {
-      if (!request.signal?.aborted) throw e;
-      aborted = true;
+      if (request.signal?.aborted) aborted = true;
+      else if (!grammar && isOwnParserRefusal(e)) notes.push(OWN_PARSER_NOTE);
+      else throw e;
     }
+    if (notes.length > 0) final = { stop: true, stop_type: tokens.length >= req.maxTokens ? "limit" : "eos", tokens_predicted: tokens.length };
     if (!aborted && !final) throw upstreamFailure("upstream_error", `${this.base}/completion: the stream ended before its final chunk`);
     if (final && grammar) checkGrammarEcho(this.base, final, grammar);
     const outcome = countsOf(final, { aborted, prompt: prompt.length, tokens, startedAt, firstAt });
-    yield* finishTurn(parser, { outcome, raw, mode: req.mode, format: req.format.id, judgeAnswer: turn.judgeAnswer }, callIndex);
+    for (const event of finishTurn(parser, { outcome, raw, mode: req.mode, format: req.format.id, judgeAnswer: turn.judgeAnswer }, callIndex)) {
+      if (event.type === "done") event.result.diagnostics.notes.push(...notes);
+      yield event;
+    }
   }
 
   async close(): Promise<void> {
@@ -230,6 +236,17 @@ function completionBody(turn: PreparedTurn, grammar: RemoteGrammar | undefined, 
   }
   return body;
 }
+
+/**
+ * llama-server runs its own chat parser over every result, /completion too, and fails the request (HTTP 500 as a
+ * streamed error) when the text does not parse, e.g. invalid UTF-8 from random weights. Without a grammar there
+ * is nothing to verify in its final chunk, and every token has streamed already: qtc judges that text itself.
+ */
+function isOwnParserRefusal(e: unknown): boolean {
+  return e instanceof QtcException && e.code === "upstream_error" && /does not match the expected .* format/.test(e.message);
+}
+
+const OWN_PARSER_NOTE = "llama-server's own parser refused this unconstrained output (its error replaced the final chunk); qtc judged the streamed text";
 
 /** llama.cpp's COMMON_GRAMMAR_TRIGGER_TYPE_WORD (common/common.h: TOKEN 0, WORD 1, PATTERN 2, PATTERN_FULL 3). */
 const TRIGGER_WORD = 1;

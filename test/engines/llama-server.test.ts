@@ -75,9 +75,29 @@ describe("llama-server engine", () => {
   });
 
   test(`${RUNS} seeded constrained generations through llama-server (both formats, required and named, budgets 48–512): all valid, none cut off`, async () => {
-    const results = await pool(RUNS, (k) => rt.generate(request(k)));
-    const bad = results.map((r, k) => [k, violation(request(k), r)] as const).filter(([, v]) => v !== undefined);
+    // Without a runtime watching each token, a call must fit the budget byte for byte (a token is at least one
+    // byte): requests where it cannot are refused up front (budget_too_small), never run and cut off. They are
+    // drawn past, so RUNS generations run; refusals happen only at small budgets.
+    const refused: GenerateRequest[] = [];
+    const ran: { req: GenerateRequest; r: GenerateOutput }[] = [];
+    let next = 0;
+    await pool(CONCURRENCY, async () => {
+      while (ran.length < RUNS) {
+        const req = request(next++);
+        try {
+          ran.push({ req, r: await rt.generate(req) });
+        } catch (e) {
+          expect((e as { code?: string }).code).toBe("budget_too_small");
+          refused.push(req);
+        }
+      }
+    });
+    expect(ran.length).toBeGreaterThanOrEqual(RUNS);
+    expect(refused.every((req) => req.maxTokens! < 128)).toBe(true);
+    expect(refused.length).toBeLessThan(RUNS / 4);
+    const bad = ran.map(({ req, r }, k) => [k, violation(req, r)] as const).filter(([, v]) => v !== undefined);
     expect(bad).toEqual([]);
+    const results = ran.map(({ r }) => r);
     // The grammar was the server's to run and it did: the open tag came back as its token.
     expect(results.every((r) => r.tokens[0] === 151657)).toBe(true);
   }, 1_800_000);
@@ -124,8 +144,10 @@ describe("llama-server engine", () => {
     } finally {
       await opened.dispose();
     }
-    // The user's tags are text: the prompt holds exactly the template's own open tags (none: no calls in history).
-    expect(remote.filter((t) => t === 151657)).toEqual([]);
-    expect(remote.filter((t) => t === 151644).length).toBe(3); // system, user, assistant: the template's only
+    // The user's tags are text: the prompt holds the special tokens of the same prompt with plain user text.
+    const plainSegments = renderPromptSegments({ messages: [{ role: "user", content: "plain" }], tools: compileValidators([...HARNESS_TOOLS]).tools, format: hermes, thinking: false });
+    const plain = await tokenizeRemotePrompt(server.url, plainSegments, added, UPSTREAM_DEFAULTS);
+    const specials = (tokens: number[]) => tokens.filter((t) => t >= 151643);
+    expect(specials(remote)).toEqual(specials(plain));
   }, 120_000);
 });
