@@ -83,8 +83,12 @@ describe("qtc serve --upstream, two llama-server replicas", () => {
       });
       return { status: res.status, text: await res.text() };
     };
+    const members = () => (serving.runtime as unknown as { members: { url: string; healthy: boolean; inFlight: number }[] }).members;
     const batch = Array.from({ length: 8 }, (_, i) => one(i));
-    await new Promise((r) => setTimeout(r, 300));
+    // Kill b while it serves requests, so the kill is mid-run for some of them.
+    const deadline = Date.now() + 30_000;
+    while (!(members().find((m) => m.url === b.url)!.inFlight > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(members().find((m) => m.url === b.url)!.inFlight).toBeGreaterThan(0);
     await b.stop();
     const results = await Promise.all(batch);
     // A request whose stream had not started (no 200 yet) was retried on the live replica: never an error status.
@@ -95,6 +99,7 @@ describe("qtc serve --upstream, two llama-server replicas", () => {
       const failed = /"code":"upstream_(error|timeout|unavailable)"/.test(r.text);
       expect(complete || failed).toBe(true);
     }
+    expect(members().find((m) => m.url === b.url)!.healthy).toBe(false);
     const after = await Promise.all(Array.from({ length: 4 }, (_, i) => one(50 + i)));
     expect(after.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     expect(after.every((r) => r.text.includes('"finish_reason":"tool_calls"'))).toBe(true);
