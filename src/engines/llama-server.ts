@@ -246,7 +246,8 @@ function isOwnParserRefusal(e: unknown): boolean {
   return e instanceof QtcException && e.code === "upstream_error" && /does not match the expected .* format/.test(e.message);
 }
 
-const OWN_PARSER_NOTE = "llama-server's own parser refused this unconstrained output (its error replaced the final chunk); qtc judged the streamed text";
+const OWN_PARSER_NOTE =
+  "llama-server's own chat parser refused this unconstrained output and stopped generating (its error replaced the final chunk); qtc judged the text streamed until then";
 
 /** llama.cpp's COMMON_GRAMMAR_TRIGGER_TYPE_WORD (common/common.h: TOKEN 0, WORD 1, PATTERN 2, PATTERN_FULL 3). */
 const TRIGGER_WORD = 1;
@@ -279,7 +280,9 @@ function countsOf(
     forcedTokens: 0,
     tokens: seen.tokens,
     timeToFirstTokenMs: (seen.firstAt ?? now) - seen.startedAt,
-    decodeTokensPerSecond: typeof perSecond === "number" && Number.isFinite(perSecond) ? perSecond : 0,
+    // Without the server's timings (a refused final chunk), measured here from the first streamed token on.
+    decodeTokensPerSecond:
+      typeof perSecond === "number" && Number.isFinite(perSecond) ? perSecond : seen.firstAt !== undefined && now > seen.firstAt ? (completion * 1000) / (now - seen.firstAt) : 0,
     grammarMs: 0,
     totalMs: now - seen.startedAt,
   };
