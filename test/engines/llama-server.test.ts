@@ -22,7 +22,8 @@ import { tinyModelPath } from "../helpers/models.js";
 import { startLlamaServer, type LlamaServerProcess } from "./llama-server-helper.js";
 
 const RUNS = 200;
-const CONCURRENCY = 2;
+/** Two servers (llama-server samples a grammar on one thread per process), two slots each. */
+const CONCURRENCY = 4;
 const FORMATS: readonly FormatId[] = ["hermes", "qwen3coder"];
 
 /** Request k of the 200: formats alternate; the sweep's tool choice, budget (48–512) and seed. */
@@ -58,20 +59,26 @@ function violation(req: GenerateRequest, r: GenerateOutput): string | undefined 
 
 describe("llama-server engine", () => {
   let server: LlamaServerProcess;
+  let other: LlamaServerProcess;
   let rt: Runtime;
+  let rt2: Runtime;
+  /** The runtime request k goes to (alternating between the two servers). */
+  const on = (k: number) => (k % 2 === 0 ? rt : rt2);
   beforeAll(async () => {
-    server = await startLlamaServer({ slots: CONCURRENCY, threads: 2 });
+    [server, other] = await Promise.all([startLlamaServer({ slots: 2, threads: 1 }), startLlamaServer({ slots: 2, threads: 1 })]);
     rt = await createRuntime({ model: `llama-server:${server.url}` });
+    rt2 = await createRuntime({ model: `llama-server:${other.url}` });
   }, 120_000);
   afterAll(async () => {
     await rt?.close();
-    await server?.stop();
+    await rt2?.close();
+    await Promise.all([server?.stop(), other?.stop()]);
   });
 
   test("reads the server's props: Qwen3 vocabulary, hermes from its template, slots as sequences", () => {
     expect(rt.format).toBe("hermes");
     expect(rt.modelInfo.synthetic).toBe(true);
-    expect(rt.load).toEqual({ sequences: CONCURRENCY, busy: 0, waiting: 0 });
+    expect(rt.load).toEqual({ sequences: 2, busy: 0, waiting: 0 });
   });
 
   test(`${RUNS} seeded constrained generations through llama-server (both formats, required and named, budgets 48–512): all valid, none cut off`, async () => {
@@ -83,9 +90,10 @@ describe("llama-server engine", () => {
     let next = 0;
     await pool(CONCURRENCY, async () => {
       while (ran.length < RUNS) {
-        const req = request(next++);
+        const k = next++;
+        const req = request(k);
         try {
-          ran.push({ req, r: await rt.generate(req) });
+          ran.push({ req, r: await on(k).generate(req) });
         } catch (e) {
           expect((e as { code?: string }).code).toBe("budget_too_small");
           refused.push(req);
@@ -107,7 +115,7 @@ describe("llama-server engine", () => {
       const req = { ...request(k), mode: "unconstrained" as const };
       let streamed = "";
       let result: GenerateOutput | undefined;
-      for await (const event of rt.stream(req)) {
+      for await (const event of on(k).stream(req)) {
         if (event.type === "text-delta") streamed += event.text;
         if (event.type === "done") result = event.result as GenerateOutput;
       }
