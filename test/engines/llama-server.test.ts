@@ -70,6 +70,8 @@ describe("llama-server engine", () => {
     rt2 = await createRuntime({ model: `llama-server:${other.url}` });
   }, 120_000);
   afterAll(async () => {
+    for (const s of [server, other]) if (s && s.process.exitCode !== null) console.log(`llama-server exited (${s.process.exitCode}, ${s.process.signalCode}):\n${s.log()}`);
+    for (const s of [server, other]) if (s && s.process.signalCode !== null) console.log(`llama-server killed (${s.process.signalCode}):\n${s.log()}`);
     await rt?.close();
     await rt2?.close();
     await Promise.all([server?.stop(), other?.stop()]);
