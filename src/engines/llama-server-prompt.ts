@@ -37,15 +37,20 @@ export async function readAddedTokens(base: string, limits: UpstreamLimits): Pro
 
 /** Tokens of plain text runs (parse_special off), asked of the server in parallel. */
 async function tokenizeRuns(base: string, runs: readonly string[], limits: UpstreamLimits, signal?: AbortSignal): Promise<number[][]> {
-  return Promise.all(
-    runs.map(async (content) => {
-      const reply = (await postJson(`${base}/tokenize`, { content, parse_special: false, add_special: false }, limits, signal)) as { tokens?: unknown };
-      const tokens = reply?.tokens;
-      if (!Array.isArray(tokens) || !tokens.every((t) => Number.isInteger(t))) throw upstreamFailure("upstream_error", `${base}/tokenize: the reply has no token list`);
-      return tokens as number[];
-    }),
-  );
+  const one = async (content: string): Promise<number[]> => {
+    const reply = (await postJson(`${base}/tokenize`, { content, parse_special: false, add_special: false }, limits, signal)) as { tokens?: unknown };
+    const tokens = reply?.tokens;
+    if (!Array.isArray(tokens) || !tokens.every((t) => Number.isInteger(t))) throw upstreamFailure("upstream_error", `${base}/tokenize: the reply has no token list`);
+    return tokens as number[];
+  };
+  // A few at a time: bounded load on the server (and listeners on the caller's signal).
+  const out: number[][] = [];
+  for (let i = 0; i < runs.length; i += TOKENIZE_AT_ONCE) out.push(...(await Promise.all(runs.slice(i, i + TOKENIZE_AT_ONCE).map(one))));
+  return out;
 }
+
+/** /tokenize requests one prompt has in flight at most. */
+const TOKENIZE_AT_ONCE = 8;
 
 /**
  * The prompt's tokens, split exactly as the local runtime splits them: tokenizePrompt runs once with a
