@@ -49,8 +49,8 @@ async function tokenizeRuns(base: string, runs: readonly string[], limits: Upstr
   return out;
 }
 
-/** /tokenize requests one prompt has in flight at most. */
-const TOKENIZE_AT_ONCE = 8;
+/** /tokenize requests one prompt has in flight at most (llama-server has few HTTP threads: slots + 4). */
+const TOKENIZE_AT_ONCE = 2;
 
 /**
  * The prompt's tokens, split exactly as the local runtime splits them: tokenizePrompt runs once with a

@@ -22,6 +22,9 @@ export const UPSTREAM_DEFAULTS: Readonly<UpstreamLimits> = Object.freeze({
   maxReplyBytes: 16 * 1024 * 1024,
 });
 
+/** Times a request the server closed before answering is sent again. */
+const SOCKET_RETRIES = 4;
+
 /** An upstream failure as the exception qtc raises for it (exit 1: not the caller's input). */
 export function upstreamFailure(code: ErrorCode, message: string): QtcException {
   return new QtcException({ code, message }, 1);
@@ -60,13 +63,18 @@ async function open(url: string, body: unknown, limits: UpstreamLimits, signal: 
     signal?.removeEventListener("abort", onAbort);
     controller.abort();
   };
+  const send = () => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: controller.signal });
   try {
-    const response = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-      signal: controller.signal,
-    });
+    // llama-server closes a connection it has no HTTP thread for (its pool is slots + 4 by default) and one it
+    // kept alive as it is reused: the request did not run, so it is sent again (a few times, backing off).
+    let response: Response | undefined;
+    for (let attempt = 0; !response; attempt++) {
+      response = await send().catch(async (e: unknown) => {
+        if (reason || signal?.aborted || attempt >= SOCKET_RETRIES || (e as { cause?: { code?: string } }).cause?.code !== "UND_ERR_SOCKET") throw e;
+        await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
+        return undefined;
+      });
+    }
     return {
       response,
       heard: () => {
