@@ -11,6 +11,7 @@ import type { AgentModel } from "../harness/types.js";
 import { createLlama, type GpuChoice, loadModel } from "../model/load.js";
 import { resolveModel, type ResolvedModel } from "../model/resolve.js";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../runtime/runtime.js";
+import { createEngineRuntime, parseEngineSpec, type EngineSpec } from "../engines/index.js";
 import { createReferenceContext } from "./reference-engine.js";
 import { createReferenceRun } from "./reference-model.js";
 import type { BenchMode, BenchModelInfo, BenchModelSpec } from "./types.js";
@@ -49,6 +50,8 @@ export type BenchModelOpener = (spec: BenchModelSpec, settings: BenchLoadSetting
 /** The default opener: replays, and GGUFs (files, hf:, registry names, synthetic:*), resolved now. */
 export const openBenchModel: BenchModelOpener = async (spec, settings) => {
   if (isReplaySpec(spec.spec)) return openReplay(spec);
+  const engine = parseEngineSpec(spec.spec);
+  if (engine) return openEngine(spec, engine);
   if (spec.lora !== null && !existsSync(spec.lora)) fail("file_not_found", `--lora ${spec.lora}: no such file`, { path: spec.lora });
   const resolved = await resolveModel(spec.spec, { modelsDir: settings.modelsDir });
   return new GgufHandle(spec, resolved, settings);
@@ -66,6 +69,25 @@ function openReplay(spec: BenchModelSpec): BenchModelHandle {
       return createReplayModel(spec.spec, { name });
     },
     async close() {},
+  };
+}
+
+/**
+ * A remote engine (`llama-server:URL`, `openai:URL`): qtc's prompt, grammar and parser, generation upstream. Its
+ * name says the engine, so its rows stand beside the local engine's in one report. It has no reference row.
+ */
+async function openEngine(spec: BenchModelSpec, engine: EngineSpec): Promise<BenchModelHandle> {
+  if (spec.lora !== null) fail("invalid_option", `--lora applies to a GGUF model, not to ${spec.spec}`);
+  const rt = await createEngineRuntime(engine);
+  return {
+    info: { ...spec, name: `${engine.kind}-${path.basename(rt.modelInfo.path, ".gguf") || "upstream"}`, synthetic: rt.modelInfo.synthetic, source: engine.kind },
+    async check(modes) {
+      if (modes.includes("reference")) fail("invalid_option", `${spec.spec} is a remote engine: it has no reference row (drop --reference or this model)`);
+    },
+    async forRun(_mode, label) {
+      return { name: label, synthetic: rt.modelInfo.synthetic, generate: (req) => rt.generate(req) };
+    },
+    close: () => rt.close(),
   };
 }
 

@@ -5,31 +5,30 @@ import { TokenBias, type LlamaContextSequence, type Token } from "node-llama-cpp
 import { fail, QtcException } from "../errors.js";
 import { detectFormat, resolveFormat, type FormatId, type ToolCallFormat } from "../formats/index.js";
 import { openModel, type GpuChoice, type OpenedModel } from "../model/index.js";
-import { createParser } from "../parse/index.js";
-import { renderPromptSegments } from "../prompt/index.js";
-import { compileValidators, compileValueValidator, ValidatorCache, type CompiledTools, type ToolDefinition } from "../tools/index.js";
+import { compileValidators, ValidatorCache } from "../tools/index.js";
+import type { PromptSegment } from "../prompt/index.js";
+import { resolveRequest } from "./request.js";
 import { RUNTIME_DEFAULTS } from "./defaults.js";
 import { AllowedNext } from "./allowed-next.js";
 import { GrammarStates } from "./grammar-state.js";
-import { checkToolGrammar, turnGrammarSource } from "./grammar-source.js";
+import { turnGrammarSource } from "./grammar-source.js";
 import { GrammarCache } from "../grammar/compile.js";
-import { checkCallBudget, resolveRequest } from "./request.js";
 import { streamEventsOf } from "../adapters/index.js";
-import { buildResult, type GenerateOutput, type ResultParts } from "./result.js";
+import { type GenerateOutput, type ResultParts } from "./result.js";
+import { finishTurn, prepareTurn, promptSegmentsOf, turnParser } from "./turn-request.js";
 import { SequencePool } from "./sequence-pool.js";
 import { tokenizeAsText, tokenizePrompt } from "./prompt-tokens.js";
 import { computeTokenTables } from "./token-tables.js";
 import { runTurn, type TurnEnv, type TurnOutcome, type TurnPhases } from "./turn.js";
 import type { GenerateEvent, GenerateRequest } from "./types.js";
 import { VocabTrie } from "./vocab-trie.js";
+import { createEngineRuntime, parseEngineSpec } from "../engines/index.js";
 
 /**
  * Added to the logits of the tokens a narrowed sampler may pick: far above any model logit, so only they survive
  * top-k/top-p, while their differences (the model's preferences among them) stay as they are.
  */
 const NARROWED_BOOST = 1e4;
-
-const NO_TOOLS: readonly ToolDefinition[] = Object.freeze([]);
 
 export interface RuntimeOptions {
   /** A GGUF path, an `hf:` URI, a registry name or `synthetic:<shape>`. Default: RUNTIME_DEFAULTS.model ("qwen3-0.6b"). */
@@ -102,6 +101,9 @@ export interface Runtime {
 
 /** Load a model and create its context (see RuntimeOptions for the defaults). */
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+  // A remote engine (`llama-server:URL`, `openai:URL`) generates; qtc still renders, constrains and judges.
+  const engine = parseEngineSpec(options.model ?? "");
+  if (engine) return createEngineRuntime(engine, { format: options.format, validators: options.validators });
   const sequences = options.sequences ?? RUNTIME_DEFAULTS.sequences;
   if (!Number.isInteger(sequences) || sequences < 1) fail("invalid_option", `sequences must be a whole number ≥ 1, got ${sequences}`);
   const opened = await openModel(options.model ?? RUNTIME_DEFAULTS.model, {
@@ -198,30 +200,15 @@ class ModelRuntime implements Runtime {
   async *stream(request: GenerateRequest): AsyncGenerator<GenerateEvent, void, void> {
     const startedAt = performance.now();
     if (this.closed) fail("invalid_option", "the runtime is closed");
-    const tools: CompiledTools | undefined = request.tools && request.tools.length > 0 ? compileValidators(request.tools, this.validators) : undefined;
-    const req = resolveRequest(request, tools, this.toolFormat);
-    const answerSchema = request.responseSchema;
-    const judgeAnswer = answerSchema === undefined ? undefined : compileValueValidator(answerSchema, this.validators);
-    for (const token of Object.keys(request.logitBias ?? {})) {
-      if (Number(token) >= this.env.tables.vocabSize) fail("invalid_option", `logitBias names token ${token}, beyond the vocabulary (${this.env.tables.vocabSize})`);
-    }
-    // The grammar's limits are checked before the prompt is rendered: a schema over them costs no tokenizing.
-    let grammar: ReturnType<typeof turnGrammarSource> | undefined;
-    if (req.mode === "constrained" && ((tools && req.toolChoice !== "none") || answerSchema !== undefined)) {
-      const options = { format: req.format, toolChoice: req.toolChoice, parallel: req.parallel, maxCalls: req.maxCalls, answerSchema };
-      const declared = tools?.tools ?? NO_TOOLS;
-      checkToolGrammar(declared, options, req.maxTokens, this.toolGrammars);
-      grammar = turnGrammarSource(declared, options, this.toolGrammars, this.env.tables.byteTokens !== undefined);
-    }
-    checkCallBudget(tools, req);
-    const promptTokens = this.promptTokensOf(request, tools, req);
+    const turnRequest = prepareTurn(request, { format: this.toolFormat, validators: this.validators, toolGrammars: this.toolGrammars, vocabSize: this.env.tables.vocabSize });
+    const { req, judgeAnswer, answerSchema, segments } = turnRequest;
+    const grammar = turnRequest.grammar && turnGrammarSource(turnRequest.grammar.declared, turnRequest.grammar.options, this.toolGrammars, this.env.tables.byteTokens !== undefined);
+    const promptTokens = this.tokensOf(segments);
     const contextSize = this.settings.contextSize;
     if (promptTokens.length + req.maxTokens > contextSize) {
       fail("invalid_option", `the prompt (${promptTokens.length} tokens) plus maxTokens (${req.maxTokens}) exceeds the context size (${contextSize})`);
     }
-    const parser = createParser({ tools, format: req.format, thinking: req.thinking ? "auto" : "closed" });
-    let calls = 0;
-    const callIndex = () => calls++;
+    const { parser, callIndex } = turnParser(turnRequest);
 
     let sequence: LlamaContextSequence;
     try {
@@ -269,25 +256,15 @@ class ModelRuntime implements Runtime {
   /** The prompt's token count, as `stream` would evaluate it (for token-counting endpoints and usage up front). */
   countTokens(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format">): number {
     const tools = request.tools && request.tools.length > 0 ? compileValidators(request.tools, this.validators) : undefined;
-    return this.promptTokensOf(request, tools, resolveRequest(request, tools, this.toolFormat)).length;
+    return this.tokensOf(promptSegmentsOf(request, tools, resolveRequest(request, tools, this.toolFormat))).length;
   }
 
-  /**
-   * A raw `prompt` is the caller's own text, template markers included (it owns the whole prompt). Otherwise only
-   * the template's markers are special tokens: text from users and tools cannot forge turns or calls.
-   */
-  private promptTokensOf(request: Pick<GenerateRequest, "messages" | "prompt">, tools: CompiledTools | undefined, req: ReturnType<typeof resolveRequest>): Token[] {
-    if (request.prompt !== undefined) return [...this.env.model.tokenize(request.prompt, true)];
-    const segments = renderPromptSegments({ messages: request.messages, tools: tools?.tools, format: req.format, thinking: req.thinking });
+  private tokensOf(segments: readonly PromptSegment[]): Token[] {
     return tokenizePrompt(segments, { tokenize: (text, special) => this.env.model.tokenize(text, special), added: this.env.tables.addedTokens }) as Token[];
   }
 
-  private *finish(parser: ReturnType<typeof createParser>, parts: Omit<ResultParts, "parsed">, callIndex: () => number): Generator<GenerateEvent, void, void> {
-    const events = parser.end({ truncated: parts.outcome.finishReason === "length" });
-    for (const event of events) yield* streamEventsOf(event, callIndex);
-    const finish = events[events.length - 1];
-    if (finish?.type !== "finish") throw new QtcException({ code: "internal", message: "the parser ended without a result" }, 1);
-    yield { type: "done", result: buildResult({ ...parts, parsed: finish.result }) };
+  private finish(parser: ReturnType<typeof turnParser>["parser"], parts: Omit<ResultParts, "parsed">, callIndex: () => number): Generator<GenerateEvent, void, void> {
+    return finishTurn(parser, parts, callIndex);
   }
 
   async close(): Promise<void> {

@@ -110,6 +110,12 @@ const CODE_STATUS: Partial<Record<ErrorCode, number>> = {
   sandbox_unavailable: 500,
   unknown_format: 500,
   invalid_task: 500,
+  // An upstream engine's failure is not the client's: a gateway status, so clients retry as they do for those.
+  upstream_unavailable: 503,
+  upstream_error: 502,
+  upstream_timeout: 504,
+  upstream_grammar_dropped: 502,
+  unsupported_model: 500,
 };
 
 const SCHEMA_CODES: ReadonlySet<ErrorCode> = new Set(["unsupported_keyword", "invalid_schema", "schema_too_large", "unsatisfiable_schema"]);

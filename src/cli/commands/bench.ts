@@ -55,7 +55,7 @@ export function registerBench(program: Command): Command {
     .option("--mode <mode>", "run one mode alone: unconstrained or constrained", choiceOption(["unconstrained", "constrained"] as const))
     .option(
       "-m, --model <model>",
-      `a model (repeatable; one row per mode each): ${MODEL_SPEC_HELP}, or replay:FILE (default: ${d.model})`,
+      `a model (repeatable; one row per mode each): ${MODEL_SPEC_HELP}, replay:FILE, or an engine: llama-server:URL, openai:URL (default: ${d.model})`,
       (spec: string) => {
         models.push({ spec, lora: null });
         return models;

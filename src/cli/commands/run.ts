@@ -42,7 +42,7 @@ export function registerRun(program: Command): Command {
   return program
     .command("run")
     .description("Generate one assistant turn with tools and print its text, calls and errors")
-    .option("-m, --model <model>", `model: ${MODEL_SPEC_HELP}`, RUNTIME_DEFAULTS.model)
+    .option("-m, --model <model>", `model: ${MODEL_SPEC_HELP}, or an engine: llama-server:URL, openai:URL`, RUNTIME_DEFAULTS.model)
     .option("--tools <file>", "tools JSON: an OpenAI, Anthropic or bare {name, parameters} list (default: none)")
     .option("--prompt <text>", "the user message")
     .option("--messages <file>", "a JSON array of chat messages (OpenAI shape) instead of --prompt")

@@ -1,6 +1,8 @@
 // Owns: the `qtc serve` command: flags → serve(), one line saying where it listens, then run until SIGINT/SIGTERM.
 
 import { type Command, Option } from "commander";
+import { ENGINE_KINDS, type EngineKind } from "../../engines/index.js";
+import { fail } from "../../errors.js";
 import { FORMAT_IDS, type FormatId } from "../../formats/index.js";
 import { GPU_CHOICES, MODEL_SPEC_HELP, type GpuChoice } from "../../model/index.js";
 import { RUNTIME_DEFAULTS } from "../../runtime/defaults.js";
@@ -11,7 +13,9 @@ import { serve } from "../../server/serve.js";
 import { choiceOption, intOption, MAX_CONTEXT_SIZE } from "../options.js";
 
 interface ServeFlags {
-  model: string;
+  model?: string;
+  upstream: string[];
+  upstreamKind: EngineKind;
   host: string;
   port: number;
   parallel: number;
@@ -40,7 +44,9 @@ export function registerServe(program: Command): Command {
   return program
     .command("serve")
     .description("Serve an OpenAI- and Anthropic-compatible API whose tool calls arrive structured")
-    .option("--model <model>", `model: ${MODEL_SPEC_HELP}`, RUNTIME_DEFAULTS.model)
+    .option("-m, --model <model>", `model: ${MODEL_SPEC_HELP} (default: ${RUNTIME_DEFAULTS.model}; or give --upstream)`)
+    .option("--upstream <url>", "an engine that generates instead of a local model (repeat it for replicas)", (url: string, all: string[]) => [...all, url], [] as string[])
+    .option("--upstream-kind <kind>", `what --upstream is: ${ENGINE_KINDS.join("|")}`, choiceOption(ENGINE_KINDS), "llama-server" as EngineKind)
     .option("--host <host>", "address to listen on (0.0.0.0 exposes it to the network)", SERVER_DEFAULTS.host)
     .option("--port <n>", "port (0 picks a free one)", intOption(0, 65535), SERVER_DEFAULTS.port)
     .option("--parallel <n>", "requests generated at once (one context sequence each); more wait in a queue", intOption(1, 64), SERVER_DEFAULTS.parallel)
@@ -68,7 +74,7 @@ export function registerServe(program: Command): Command {
       }
       const server = await serve({
         logger: serverLogger(flags.logLevel, flags.logFormat),
-        model: flags.model,
+        model: modelOf(flags),
         host: flags.host,
         port: flags.port,
         parallel: flags.parallel,
@@ -101,6 +107,13 @@ export function registerServe(program: Command): Command {
 /** Addresses only this machine can reach. */
 function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** The model spec: a local model, or the upstream engine(s) as `kind:URL[,URL…]` (createRuntime's engine spec). */
+function modelOf(flags: ServeFlags): string {
+  if (flags.upstream.length > 0 && flags.model) fail("invalid_option", "give either --model or --upstream, not both");
+  if (flags.upstream.length > 0) return `${flags.upstreamKind}:${flags.upstream.join(",")}`;
+  return flags.model ?? RUNTIME_DEFAULTS.model;
 }
 
 function untilSignal(): Promise<void> {

@@ -1,0 +1,165 @@
+// Owns: the plain OpenAI-compatible engine (LM Studio, Ollama, any `/v1/chat/completions`): the messages and
+// tools go out as they are, no grammar holds the output, and the text that comes back is judged by qtc's strict
+// parser: the XML re-parsing adapter as a service. Results say plainly that nothing guaranteed them.
+
+import { fail, QtcException } from "../errors.js";
+import { resolveFormat, type FormatId, type ToolCallFormat } from "../formats/index.js";
+import { streamEventsOf } from "../adapters/index.js";
+import { GrammarCache } from "../grammar/compile.js";
+import type { GenerateOutput, TurnCounts } from "../runtime/result.js";
+import type { ModelInfo, Runtime, RuntimeLoad } from "../runtime/runtime.js";
+import { finishTurn, prepareTurn, turnParser } from "../runtime/turn-request.js";
+import type { FinishReason, GenerateEvent, GenerateRequest } from "../runtime/types.js";
+import { ValidatorCache } from "../tools/index.js";
+import type { ToolChoice } from "../tools/types.js";
+import { upstreamBase } from "./llama-server.js";
+import type { UpstreamRuntime } from "./replicas.js";
+import { postSse, probe, UPSTREAM_DEFAULTS, upstreamFailure, type UpstreamLimits } from "./upstream-http.js";
+
+/** The note every result of this engine carries (tests and reports key on its start). */
+export const NO_GRAMMAR_NOTE = "no grammar held this output (openai engine): validity is measured by qtc's parser, not guaranteed";
+
+export interface OpenAIChatOptions {
+  /** The format the model writes calls in (the parser reads it). Default: hermes. */
+  format?: FormatId | ToolCallFormat;
+  /** Model name sent upstream. Default: "default". */
+  upstreamModel?: string;
+  validators?: ValidatorCache;
+  /** Default: UPSTREAM_DEFAULTS. */
+  limits?: Partial<UpstreamLimits>;
+  /** Requests sent at once that `load` counts as capacity. Default: 1. */
+  sequences?: number;
+}
+
+/** A runtime over a chat endpoint. Nothing is fetched until the first request (health: GET /v1/models). */
+export async function createOpenAIChatRuntime(url: string, options: OpenAIChatOptions = {}): Promise<UpstreamRuntime> {
+  const base = upstreamBase(url).replace(/\/v1$/, "");
+  return new OpenAIChatRuntime(base, options);
+}
+
+/** One streamed chat chunk (the fields qtc reads). */
+interface ChatChunk {
+  choices?: { delta?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }[];
+  usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
+  error?: unknown;
+}
+
+class OpenAIChatRuntime implements UpstreamRuntime {
+  readonly format: FormatId;
+  readonly modelInfo: ModelInfo;
+  readonly settings: Runtime["settings"];
+  private readonly toolFormat: ToolCallFormat;
+  private readonly validators: ValidatorCache;
+  private readonly toolGrammars = new GrammarCache();
+  private readonly limits: UpstreamLimits;
+  private busy = 0;
+  private closed = false;
+
+  constructor(private readonly base: string, private readonly options: OpenAIChatOptions) {
+    this.toolFormat = resolveFormat(options.format, resolveFormat("hermes"));
+    this.format = this.toolFormat.id;
+    this.validators = options.validators ?? new ValidatorCache();
+    this.limits = { ...UPSTREAM_DEFAULTS, ...options.limits };
+    this.modelInfo = { name: `openai:${base}`, synthetic: false, path: "" };
+    this.settings = { gpu: false, threads: 0, contextSize: 0, sequences: options.sequences ?? 1 };
+  }
+
+  get load(): RuntimeLoad {
+    const sequences = this.settings.sequences;
+    return { sequences, busy: Math.min(this.busy, sequences), waiting: Math.max(0, this.busy - sequences) };
+  }
+
+  async healthy(timeoutMs: number): Promise<boolean> {
+    return (await probe(`${this.base}/v1/models`, timeoutMs)) === 200;
+  }
+
+  async generate(request: GenerateRequest): Promise<GenerateOutput> {
+    let result: GenerateOutput | undefined;
+    for await (const event of this.stream(request)) if (event.type === "done") result = event.result as GenerateOutput;
+    if (!result) throw new QtcException({ code: "internal", message: "the stream ended without a result" }, 1);
+    return result;
+  }
+
+  async *stream(request: GenerateRequest): AsyncGenerator<GenerateEvent, void, void> {
+    const startedAt = performance.now();
+    if (this.closed) fail("invalid_option", "the runtime is closed");
+    // Checked as the other engines check it (bad tools are refused before any upstream work); no grammar is built.
+    const turn = prepareTurn({ ...request, mode: "unconstrained" }, { format: this.toolFormat, validators: this.validators, toolGrammars: this.toolGrammars });
+    const { req } = turn;
+    const { parser, callIndex } = turnParser(turn);
+    const body = {
+      model: this.options.upstreamModel ?? "default",
+      messages: request.messages,
+      ...(turn.tools ? { tools: turn.tools.tools.map((t) => ({ type: "function", function: t })), tool_choice: openAIToolChoice(req.toolChoice) } : {}),
+      ...(req.parallel ? {} : turn.tools ? { parallel_tool_calls: false } : {}),
+      max_tokens: req.maxTokens,
+      temperature: req.temperature,
+      top_p: req.topP,
+      seed: req.seed,
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    this.busy++;
+    let raw = "";
+    let ended: FinishReason | undefined;
+    let usage: ChatChunk["usage"];
+    let structured = 0;
+    let firstAt: number | undefined;
+    let aborted = false;
+    try {
+      for await (const data of postSse(`${this.base}/v1/chat/completions`, body, this.limits, request.signal)) {
+        const chunk = (data ?? {}) as ChatChunk;
+        if (chunk.error !== undefined) throw upstreamFailure("upstream_error", `${this.base} streamed an error: ${JSON.stringify(chunk.error).slice(0, 300)}`);
+        if (chunk.usage) usage = chunk.usage;
+        const choice = chunk.choices?.[0];
+        const text = choice?.delta?.content;
+        if (Array.isArray(choice?.delta?.tool_calls)) structured += choice.delta.tool_calls.length;
+        if (typeof text === "string" && text !== "") {
+          firstAt ??= performance.now();
+          raw += text;
+          for (const event of parser.feed(text)) yield* streamEventsOf(event, callIndex);
+        }
+        if (typeof choice?.finish_reason === "string") ended = choice.finish_reason === "length" ? "length" : "stop";
+      }
+    } catch (e) {
+      if (!request.signal?.aborted) throw e;
+      aborted = true;
+    } finally {
+      this.busy--;
+    }
+    if (!aborted && ended === undefined) throw upstreamFailure("upstream_error", `${this.base}/v1/chat/completions: the stream ended without a finish_reason`);
+    const outcome = counts(aborted ? "aborted" : ended!, usage, startedAt, firstAt);
+    const events = [...finishTurn(parser, { outcome, raw, mode: "unconstrained", format: req.format.id, judgeAnswer: turn.judgeAnswer, qtcGrammar: false }, callIndex)];
+    const done = events[events.length - 1];
+    if (done?.type === "done") {
+      done.result.diagnostics.notes.push(NO_GRAMMAR_NOTE);
+      if (structured > 0) done.result.diagnostics.notes.push(`the upstream returned ${structured} structured tool call part(s), which qtc does not judge and dropped: serve the model without the server's own tool parsing`);
+    }
+    yield* events;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}
+
+function openAIToolChoice(choice: ToolChoice): unknown {
+  return typeof choice === "object" ? { type: "function", function: { name: choice.name } } : choice;
+}
+
+function counts(finishReason: FinishReason, usage: ChatChunk["usage"], startedAt: number, firstAt: number | undefined): TurnCounts {
+  const now = performance.now();
+  const completion = typeof usage?.completion_tokens === "number" ? usage.completion_tokens : 0;
+  const decodeMs = now - (firstAt ?? now);
+  return {
+    finishReason,
+    promptTokens: typeof usage?.prompt_tokens === "number" ? usage.prompt_tokens : 0,
+    completionTokens: completion,
+    forcedTokens: 0,
+    tokens: [],
+    timeToFirstTokenMs: (firstAt ?? now) - startedAt,
+    decodeTokensPerSecond: decodeMs > 0 ? (completion * 1000) / decodeMs : 0,
+    grammarMs: 0,
+    totalMs: now - startedAt,
+  };
+}

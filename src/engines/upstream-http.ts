@@ -1,0 +1,224 @@
+// Owns: talking HTTP to an upstream engine with its cost bounded: a time limit on every exchange, a silence limit
+// while a reply streams, a size limit on what is read, and every failure turned into an upstream_* error value.
+
+import { QtcException, type ErrorCode } from "../errors.js";
+
+/** Limits on one upstream exchange. */
+export interface UpstreamLimits {
+  /** The whole exchange (connect, prompt, every token). Default: UPSTREAM_DEFAULTS.timeoutMs. */
+  timeoutMs: number;
+  /** Longest silence between two streamed chunks (and before the first). Default: UPSTREAM_DEFAULTS.idleTimeoutMs. */
+  idleTimeoutMs: number;
+  /** Most bytes read from one reply. Default: UPSTREAM_DEFAULTS.maxReplyBytes. */
+  maxReplyBytes: number;
+}
+
+export const UPSTREAM_DEFAULTS: Readonly<UpstreamLimits> = Object.freeze({
+  /** Default: 10 minutes. */
+  timeoutMs: 600_000,
+  /** Default: 60 s (a long prompt on a busy CPU server takes a while before its first token). */
+  idleTimeoutMs: 60_000,
+  /** Default: 16 MiB. */
+  maxReplyBytes: 16 * 1024 * 1024,
+});
+
+/** Times a request the server closed before answering is sent again. */
+const SOCKET_RETRIES = 4;
+
+/** An upstream failure as the exception qtc raises for it (exit 1: not the caller's input). */
+export function upstreamFailure(code: ErrorCode, message: string): QtcException {
+  return new QtcException({ code, message }, 1);
+}
+
+/** True for the errors that mean the upstream itself failed (not the request). */
+export function isUpstreamFailure(e: unknown): e is QtcException {
+  return e instanceof QtcException && e.code.startsWith("upstream_");
+}
+
+interface Exchange {
+  response: Response;
+  /** Re-arm the silence timer (call on each chunk). */
+  heard(): void;
+  /** Stop the timers and abort the exchange (idempotent). */
+  done(): void;
+  /** Why the exchange was aborted by qtc, when it was. */
+  timedOut(): string | undefined;
+}
+
+/** POST a JSON body; the timers run until done() is called. */
+async function open(url: string, body: unknown, limits: UpstreamLimits, signal: AbortSignal | undefined): Promise<Exchange> {
+  const controller = new AbortController();
+  let reason: string | undefined;
+  const abortFor = (why: string) => {
+    reason ??= why;
+    controller.abort();
+  };
+  const total = setTimeout(() => abortFor(`no complete reply within ${limits.timeoutMs} ms`), limits.timeoutMs);
+  let idle = setTimeout(() => abortFor(`silent for ${limits.idleTimeoutMs} ms`), limits.idleTimeoutMs);
+  const onAbort = () => controller.abort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const done = () => {
+    clearTimeout(total);
+    clearTimeout(idle);
+    signal?.removeEventListener("abort", onAbort);
+    controller.abort();
+  };
+  const send = () => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: controller.signal });
+  try {
+    // llama-server closes a connection it has no HTTP thread for (its pool is slots + 4 by default) and one it
+    // kept alive as it is reused: the request did not run, so it is sent again (a few times, backing off).
+    let response: Response | undefined;
+    for (let attempt = 0; !response; attempt++) {
+      response = await send().catch(async (e: unknown) => {
+        if (reason || signal?.aborted || attempt >= SOCKET_RETRIES || (e as { cause?: { code?: string } }).cause?.code !== "UND_ERR_SOCKET") throw e;
+        await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
+        return undefined;
+      });
+    }
+    return {
+      response,
+      heard: () => {
+        clearTimeout(idle);
+        idle = setTimeout(() => abortFor(`silent for ${limits.idleTimeoutMs} ms`), limits.idleTimeoutMs);
+      },
+      done,
+      timedOut: () => reason,
+    };
+  } catch (e) {
+    done();
+    throw connectFailure(url, e, reason, signal);
+  }
+}
+
+/** A failure before any reply: refused, unreachable, timed out, or the caller's abort. */
+function connectFailure(url: string, e: unknown, timedOut: string | undefined, signal: AbortSignal | undefined): Error {
+  if (signal?.aborted) return new QtcException({ code: "aborted", message: "the request was aborted" }, 1);
+  if (timedOut) return upstreamFailure("upstream_timeout", `${url}: ${timedOut}; check that the upstream is running and not overloaded`);
+  const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+  return upstreamFailure("upstream_unavailable", `${url}: ${cause?.code ?? cause?.message ?? String(e)}; check that the upstream is running and reachable`);
+}
+
+/** Fail for a non-2xx status, with the start of the upstream's own message. */
+async function checkStatus(url: string, ex: Exchange, limits: UpstreamLimits): Promise<void> {
+  if (ex.response.ok) return;
+  const text = await readBounded(url, ex, Math.min(limits.maxReplyBytes, 4096), true).catch(() => "");
+  ex.done();
+  const code: ErrorCode = ex.response.status === 503 ? "upstream_unavailable" : "upstream_error";
+  throw upstreamFailure(code, `${url} answered HTTP ${ex.response.status}: ${text.slice(0, 300).replace(/\s+/g, " ")}`);
+}
+
+/** The reply body as text, at most `max` bytes (more fails, unless `cut` keeps the first `max`). */
+async function readBounded(url: string, ex: Exchange, max: number, cut = false): Promise<string> {
+  const reader = ex.response.body?.getReader();
+  if (!reader) return "";
+  const decoder = new TextDecoder();
+  let text = "";
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    ex.heard();
+    bytes += value.byteLength;
+    if (bytes > max) {
+      await reader.cancel().catch(() => undefined);
+      if (cut) return text;
+      throw upstreamFailure("upstream_error", `${url}: the reply is over ${max} bytes`);
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+}
+
+/** A failure while reading a reply: timed out, or the connection died. */
+function readFailure(url: string, e: unknown, ex: Exchange, signal: AbortSignal | undefined): Error {
+  if (e instanceof QtcException) return e;
+  if (signal?.aborted) return new QtcException({ code: "aborted", message: "the request was aborted" }, 1);
+  const timedOut = ex.timedOut();
+  if (timedOut) return upstreamFailure("upstream_timeout", `${url}: ${timedOut}`);
+  return upstreamFailure("upstream_error", `${url}: the reply broke off (${e instanceof Error ? e.message : String(e)})`);
+}
+
+/** POST JSON, read a JSON reply (bounded). */
+export async function postJson(url: string, body: unknown, limits: UpstreamLimits, signal?: AbortSignal): Promise<unknown> {
+  const ex = await open(url, body, limits, signal);
+  try {
+    await checkStatus(url, ex, limits);
+    const text = await readBounded(url, ex, limits.maxReplyBytes);
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw upstreamFailure("upstream_error", `${url}: the reply is not JSON (${JSON.stringify(text.slice(0, 80))})`);
+    }
+  } catch (e) {
+    throw readFailure(url, e, ex, signal);
+  } finally {
+    ex.done();
+  }
+}
+
+/** GET a URL within a time limit; resolves to the HTTP status (0 when it could not be reached). */
+export async function probe(url: string, timeoutMs: number): Promise<number> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    await response.body?.cancel().catch(() => undefined);
+    return response.status;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * POST JSON and yield each server-sent event's `data` parsed as JSON (bounded in total bytes, in time and in
+ * silence). Ends at `[DONE]` or the end of the stream.
+ */
+export async function* postSse(url: string, body: unknown, limits: UpstreamLimits, signal?: AbortSignal): AsyncGenerator<unknown, void, void> {
+  const ex = await open(url, body, limits, signal);
+  try {
+    await checkStatus(url, ex, limits);
+    const reader = ex.response.body?.getReader();
+    if (!reader) throw upstreamFailure("upstream_error", `${url}: the reply has no body`);
+    const decoder = new TextDecoder();
+    let buffer = "";
+    let bytes = 0;
+    for (;;) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (e) {
+        throw readFailure(url, e, ex, signal);
+      }
+      if (chunk.done) break;
+      ex.heard();
+      bytes += chunk.value.byteLength;
+      if (bytes > limits.maxReplyBytes) throw upstreamFailure("upstream_error", `${url}: the reply is over ${limits.maxReplyBytes} bytes`);
+      buffer += decoder.decode(chunk.value, { stream: true });
+      let end: number;
+      while ((end = buffer.search(/\r?\n\r?\n/)) !== -1) {
+        const event = buffer.slice(0, end);
+        buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, "");
+        const data = eventData(event);
+        if (data === undefined) continue;
+        if (data === "[DONE]") return;
+        yield parseEvent(url, data);
+      }
+    }
+    const rest = eventData(buffer + decoder.decode());
+    if (rest !== undefined && rest !== "[DONE]") yield parseEvent(url, rest);
+  } finally {
+    ex.done();
+  }
+}
+
+/** The `data:` lines of one event joined, or undefined for an event without data (a comment, a keep-alive). */
+function eventData(event: string): string | undefined {
+  const lines = event.split(/\r?\n/).filter((line) => line.startsWith("data:"));
+  if (lines.length === 0) return undefined;
+  return lines.map((line) => line.slice(5).replace(/^ /, "")).join("\n");
+}
+
+function parseEvent(url: string, data: string): unknown {
+  try {
+    return JSON.parse(data) as unknown;
+  } catch {
+    throw upstreamFailure("upstream_error", `${url}: a streamed event is not JSON (${JSON.stringify(data.slice(0, 80))})`);
+  }
+}

@@ -1,0 +1,46 @@
+// `qtc serve` upstream flags through the CLI (in process): bad combinations exit 2 with one line, before
+// anything listens or connects.
+
+import { describe, expect, it, vi } from "vitest";
+import { main } from "../../src/cli/cli.js";
+
+async function qtc(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk: unknown) => ((stdout += String(chunk)), true));
+  const errw = vi.spyOn(process.stderr, "write").mockImplementation((chunk: unknown) => ((stderr += String(chunk)), true));
+  const before = process.exitCode;
+  try {
+    return { code: await main(["node", "qtc", "serve", ...args]), stdout, stderr };
+  } finally {
+    out.mockRestore();
+    errw.mockRestore();
+    process.exitCode = before;
+  }
+}
+
+describe("qtc serve --upstream flags", () => {
+  const cases: [string, string[]][] = [
+    ["neither --model nor --upstream", ["--port", "0"]],
+    ["both --model and --upstream", ["--model", "synthetic:tiny", "--upstream", "http://127.0.0.1:9", "--port", "0"]],
+    ["an unknown --upstream-kind", ["--upstream", "http://127.0.0.1:9", "--upstream-kind", "vllm", "--port", "0"]],
+    ["an upstream that is not a URL", ["--upstream", "not a url", "--port", "0"]],
+    ["an upstream that is not http", ["--upstream", "ftp://127.0.0.1:9", "--port", "0"]],
+  ];
+  for (const [what, args] of cases) {
+    it(what, async () => {
+      const r = await qtc(...args);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    });
+  }
+
+  it("an upstream nobody listens on: one line, exit 1 (upstream_unavailable), no stack", async () => {
+    const r = await qtc("--upstream", "http://127.0.0.1:9", "--port", "0");
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
