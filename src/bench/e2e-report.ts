@@ -32,6 +32,8 @@ export interface E2eReport {
   config: {
     model: string;
     synthetic: boolean;
+    /** qtc's llama.cpp binary: "native" (built here) or "prebuilt". */
+    binary: string;
     threads: number;
     repeats: number;
     turns: number;
@@ -52,6 +54,7 @@ export interface ParallelSummary {
   /** qtc's aggregate rate over its rate at concurrency 1. */
   qtcScaling: number;
   serverTps: number | null;
+  serverScaling: number | null;
   qtcOverServer: number | null;
 }
 
@@ -100,13 +103,15 @@ export function summarize(rows: Row[], parallel: ParallelResult[]): E2eReport["s
   const engines = [...new Set(rows.map((r) => r.engine))].map((e) => engineSummary(e, rows.filter((r) => r.engine === e)));
   const at = (engine: string, n: number) => parallel.find((p) => p.engine === engine && p.concurrency === n);
   const one = at("qtc", 1)?.aggregateTps ?? NaN;
+  const serverOne = at("llama-server", 1)?.aggregateTps ?? NaN;
   const levels = [...new Set(parallel.map((p) => p.concurrency))];
   return {
     engines,
     parallel: levels.map((n) => {
       const qtcTps = at("qtc", n)?.aggregateTps ?? NaN;
       const serverTps = at("llama-server", n)?.aggregateTps ?? null;
-      return { concurrency: n, qtcTps, qtcScaling: qtcTps / one, serverTps, qtcOverServer: serverTps === null ? null : qtcTps / serverTps };
+      const serverScaling = serverTps === null ? null : serverTps / serverOne;
+      return { concurrency: n, qtcTps, qtcScaling: qtcTps / one, serverTps, serverScaling, qtcOverServer: serverTps === null ? null : qtcTps / serverTps };
     }),
   };
 }
@@ -123,7 +128,7 @@ export function renderE2eReport(report: E2eReport): string {
   const c = report.config;
   const load = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(" ");
   const out = [
-    `model ${c.model}${c.synthetic ? " (synthetic: random weights, real Qwen3 shape)" : ""}, ${c.threads} threads, ${c.maxTokens} tokens a request, node ${c.node}`,
+    `model ${c.model}${c.synthetic ? " (synthetic: random weights, real Qwen3 shape)" : ""}, qtc on the ${c.binary} llama.cpp binary, ${c.threads} threads, ${c.maxTokens} tokens a request, node ${c.node}`,
     `load average before ${load(c.loadAverage.before)}, after ${load(c.loadAverage.after)}`,
     "",
     table(
@@ -151,8 +156,8 @@ export function renderE2eReport(report: E2eReport): string {
     out.push(
       "",
       table(
-        ["concurrent", "qtc tok/s", "qtc ×1", "llama-server tok/s", "qtc / llama-server"],
-        report.summary.parallel.map((p) => [p.concurrency, f(p.qtcTps), `${f(p.qtcScaling, 2)}×`, f(p.serverTps), p.qtcOverServer === null ? "—" : `${f(p.qtcOverServer, 2)}×`]),
+        ["concurrent", "qtc tok/s", "qtc ×1", "llama-server tok/s", "llama-server ×1", "qtc / llama-server"],
+        report.summary.parallel.map((p) => [p.concurrency, f(p.qtcTps), `${f(p.qtcScaling, 2)}×`, f(p.serverTps), p.serverScaling === null ? "—" : `${f(p.serverScaling, 2)}×`, p.qtcOverServer === null ? "—" : `${f(p.qtcOverServer, 2)}×`]),
       ),
     );
   }

@@ -42,6 +42,8 @@ interface Args {
   contextSize: number;
   out: string;
   llamaServer: boolean;
+  /** Also run qtc with `deterministic: true`, to show what it costs. */
+  deterministic: boolean;
 }
 
 function readArgs(): Args {
@@ -57,6 +59,7 @@ function readArgs(): Args {
       "context-size": { type: "string", default: String(d.contextSize) },
       out: { type: "string", default: d.out },
       "no-llama-server": { type: "boolean", default: false },
+      "no-deterministic": { type: "boolean", default: false },
     },
   });
   const whole = (name: string, text: string, min: number): number => {
@@ -77,12 +80,14 @@ function readArgs(): Args {
     contextSize: whole("context-size", values["context-size"], 1024),
     out: values.out,
     llamaServer: !values["no-llama-server"],
+    deterministic: !values["no-deterministic"],
   };
 }
 
-async function qtcFor(args: Args, sequences: number): Promise<{ engine: E2eEngine; path: string; synthetic: boolean }> {
-  const runtime = await createRuntime({ model: args.model, threads: args.threads, contextSize: args.contextSize, sequences, gpu: "cpu" });
-  return { engine: qtcEngine("qtc", runtime), path: runtime.modelInfo.path, synthetic: runtime.modelInfo.synthetic };
+async function qtcFor(args: Args, sequences: number, deterministic = false): Promise<{ engine: E2eEngine; path: string; synthetic: boolean; binary: string }> {
+  const runtime = await createRuntime({ model: args.model, threads: args.threads, contextSize: args.contextSize, sequences, deterministic });
+  const name = deterministic ? "qtc deterministic" : "qtc";
+  return { engine: qtcEngine(name, runtime), path: runtime.modelInfo.path, synthetic: runtime.modelInfo.synthetic, binary: runtime.settings.binary };
 }
 
 async function withEngine<T>(open: () => Promise<E2eEngine>, use: (engine: E2eEngine) => Promise<T>): Promise<T> {
@@ -110,6 +115,17 @@ async function main(): Promise<void> {
   } finally {
     await qtc.engine.close();
   }
+  if (args.deterministic) {
+    // What the batch-aligned cut costs: the same scenarios with `deterministic: true`.
+    note("qtc deterministic: the same two scenarios");
+    await withEngine(
+      async () => (await qtcFor(args, 1, true)).engine,
+      async (engine) => {
+        rows.push(...(await repeatScenario(engine, args.repeats, args.maxTokens)));
+        rows.push(...(await agentScenario(engine, args.turns, args.maxTokens)));
+      },
+    );
+  }
   const serverOptions = (n: number) => ({ program: server!, model: qtc.path, threads: args.threads, parallel: n, contextSize: args.contextSize });
   if (server) {
     note("llama-server: same prompt repeated, then an agent run");
@@ -132,6 +148,7 @@ async function main(): Promise<void> {
     config: {
       model: args.model,
       synthetic: qtc.synthetic,
+      binary: qtc.binary,
       threads: args.threads,
       repeats: args.repeats,
       turns: args.turns,
