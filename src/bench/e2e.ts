@@ -90,8 +90,22 @@ async function qtcFor(args: Args, sequences: number, deterministic = false): Pro
   return { engine: qtcEngine(name, runtime), path: runtime.modelInfo.path, synthetic: runtime.modelInfo.synthetic, binary: runtime.settings.binary };
 }
 
+/** The same engine, printing each request's figures to stderr as it finishes (a long run shows its progress). */
+function logged(engine: E2eEngine): E2eEngine {
+  return {
+    name: engine.name,
+    async complete(request) {
+      const s = await engine.complete(request);
+      const what = `${engine.name} ${request.constrained ? "constrained" : "free"}`;
+      process.stderr.write(`  ${what}: prompt ${s.promptTokens} (reused ${s.reused}), TTFT ${s.ttftMs.toFixed(0)} ms, ${s.completionTokens} tokens at ${s.decodeTps.toFixed(1)} tok/s, wall ${s.wallMs.toFixed(0)} ms${s.error ? `, failed: ${s.error}` : ""}\n`);
+      return s;
+    },
+    close: () => engine.close(),
+  };
+}
+
 async function withEngine<T>(open: () => Promise<E2eEngine>, use: (engine: E2eEngine) => Promise<T>): Promise<T> {
-  const engine = await open();
+  const engine = logged(await open());
   try {
     return await use(engine);
   } finally {
@@ -110,8 +124,9 @@ async function main(): Promise<void> {
   const qtc = await qtcFor(args, 1);
   try {
     note("qtc: same prompt repeated, then an agent run");
-    rows.push(...(await repeatScenario(qtc.engine, args.repeats, args.maxTokens)));
-    rows.push(...(await agentScenario(qtc.engine, args.turns, args.maxTokens)));
+    const engine = logged(qtc.engine);
+    rows.push(...(await repeatScenario(engine, args.repeats, args.maxTokens)));
+    rows.push(...(await agentScenario(engine, args.turns, args.maxTokens)));
   } finally {
     await qtc.engine.close();
   }
