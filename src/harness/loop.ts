@@ -176,6 +176,7 @@ export async function runAgent(opts: AgentOptions): Promise<AgentRun> {
           promptTokens: result.usage?.promptTokens ?? 0,
           completionTokens: result.usage?.completionTokens ?? 0,
           forcedTokens: result.usage?.forcedTokens ?? 0,
+          ...(result.usage?.promptTokensReused === undefined ? {} : { promptTokensReused: result.usage.promptTokensReused }),
         },
         timings: {
           generateMs: round(generateMs),

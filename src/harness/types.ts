@@ -105,7 +105,8 @@ export interface TurnRecord {
   calls: { id: string; name: string; arguments: Record<string, unknown> }[];
   errors: { reason: CallErrorCode; message: string; name?: string }[];
   results: ToolResultRecord[];
-  usage: { promptTokens: number; completionTokens: number; forcedTokens: number };
+  /** promptTokensReused: prompt tokens the engine kept cached from earlier turns (when it says). */
+  usage: { promptTokens: number; completionTokens: number; forcedTokens: number; promptTokensReused?: number };
   timings: {
     generateMs: number;
     toolsMs: number;

@@ -11,6 +11,16 @@ import { type ResolveOptions, type ResolvedModel, resolveModel } from "./resolve
 export const GPU_CHOICES = ["auto", "cpu", "cuda", "metal", "vulkan"] as const;
 export type GpuChoice = (typeof GPU_CHOICES)[number];
 
+/**
+ * Which llama.cpp binary to start: `native` is node-llama-cpp built from its bundled source on this machine
+ * (`npm run llama:native`, -march=native), `prebuilt` the generic binary shipped with it, `auto` the native
+ * build when one is present, else the prebuilt one.
+ */
+export const LLAMA_BINARIES = ["auto", "native", "prebuilt"] as const;
+export type LlamaBinary = (typeof LLAMA_BINARIES)[number];
+/** Environment variable that picks the binary when the caller does not (the CLI, the benches). */
+export const LLAMA_BINARY_ENV = "QTC_LLAMA_BINARY";
+
 export const LOG_LEVELS = ["disabled", "fatal", "error", "warn", "info", "log", "debug"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -32,6 +42,8 @@ export const LOAD_DEFAULTS = {
   sequences: 1,
   /** Minimum llama.cpp log level that is printed. Default: "error" (hides load-time warnings about the vocabulary). */
   logLevel: "error" as LogLevel,
+  /** llama.cpp binary. Default: `$QTC_LLAMA_BINARY`, else "auto" (the native build when present). */
+  binary: "auto" as LlamaBinary,
   /** Layers offloaded to the GPU. Default: "auto" (node-llama-cpp fits as many as memory allows; none on CPU). */
   gpuLayers: "auto" as "auto" | "max" | number,
 } as const;
@@ -41,29 +53,55 @@ export interface CreateLlamaOptions {
   gpu?: GpuChoice;
   /** Default: LOAD_DEFAULTS.logLevel ("error"). */
   logLevel?: LogLevel;
+  /** Default: `$QTC_LLAMA_BINARY`, else LOAD_DEFAULTS.binary ("auto"). */
+  binary?: LlamaBinary;
 }
 
 /**
- * Start llama.cpp with a prebuilt binary, never building from source or downloading anything (`build: "never"`),
- * so it works offline and on CPU-only machines. Throws QtcException `model_load_failed` (exit 1) when no binary
- * for the requested backend works.
+ * node-llama-cpp looks for a local build (its `source download` output) before the prebuilt binaries, in a
+ * folder named after the build options; a custom CMake option nobody builds with names a folder that never
+ * exists, which leaves only the prebuilt binary.
+ */
+const PREBUILT_ONLY = { QTC_PREBUILT_ONLY: "1" };
+
+function binaryChoice(opts: CreateLlamaOptions): LlamaBinary {
+  const choice = opts.binary ?? (process.env[LLAMA_BINARY_ENV] || LOAD_DEFAULTS.binary);
+  if (!(LLAMA_BINARIES as readonly string[]).includes(choice)) {
+    fail("invalid_option", `${LLAMA_BINARY_ENV} must be one of ${LLAMA_BINARIES.join(", ")}, got "${choice}"`);
+  }
+  return choice as LlamaBinary;
+}
+
+/**
+ * Start llama.cpp with an existing binary (the native build when present and allowed, else the prebuilt one),
+ * never building from source or downloading anything (`build: "never"`), so it works offline and on CPU-only
+ * machines. Throws QtcException `model_load_failed` (exit 1) when no binary for the requested backend works,
+ * or when `native` is asked for and there is no native build for it.
  */
 export async function createLlama(opts: CreateLlamaOptions = {}): Promise<Llama> {
   const gpu = opts.gpu ?? LOAD_DEFAULTS.gpu;
+  const binary = binaryChoice(opts);
   const { getLlama } = await import("node-llama-cpp"); // loaded on first use: importing it costs about a second
+  let llama: Llama;
   try {
-    return await getLlama({
+    llama = await getLlama({
       gpu: gpu === "cpu" ? false : gpu,
       build: "never",
       skipDownload: true,
       progressLogs: false,
       logLevel: (opts.logLevel ?? LOAD_DEFAULTS.logLevel) as LlamaLogLevel,
       maxThreads: 0, // contexts get exactly the `threads` they ask for
+      ...(binary === "prebuilt" ? { cmakeOptions: PREBUILT_ONLY } : {}),
     });
   } catch (e) {
     const hint = gpu === "auto" || gpu === "cpu" ? "" : " Try --gpu auto or --gpu cpu.";
     fail("model_load_failed", `could not start llama.cpp with --gpu ${gpu}: ${firstLine(e)}.${hint}`, { exitCode: 1 });
   }
+  if (binary === "native" && llama.buildType !== "localBuild") {
+    await llama.dispose();
+    fail("model_load_failed", `no native llama.cpp build for --gpu ${gpu}: run \`npm run llama:native\` first, or set ${LLAMA_BINARY_ENV}=auto`, { exitCode: 1 });
+  }
+  return llama;
 }
 
 export interface LoadModelOptions {
@@ -165,7 +203,15 @@ export interface OpenedModel {
   context: LlamaContext;
   resolved: ResolvedModel;
   /** The settings actually used, for reports. */
-  settings: { gpu: string | false; threads: number; contextSize: number; sequences: number; lora?: string };
+  settings: {
+    gpu: string | false;
+    /** Which llama.cpp binary runs: "native" (built here from source) or "prebuilt". */
+    binary: "native" | "prebuilt";
+    threads: number;
+    contextSize: number;
+    sequences: number;
+    lora?: string;
+  };
   dispose(): Promise<void>;
 }
 
@@ -183,7 +229,14 @@ export async function openModel(spec: string | undefined, opts: OpenModelOptions
       model: loaded,
       context,
       resolved,
-      settings: { gpu: llama.gpu, threads: context.currentThreads, contextSize: context.contextSize, sequences: context.totalSequences, ...(opts.lora ? { lora: opts.lora } : {}) },
+      settings: {
+        gpu: llama.gpu,
+        binary: llama.buildType === "localBuild" ? "native" : "prebuilt",
+        threads: context.currentThreads,
+        contextSize: context.contextSize,
+        sequences: context.totalSequences,
+        ...(opts.lora ? { lora: opts.lora } : {}),
+      },
       async dispose() {
         await context.dispose();
         await loaded.dispose();

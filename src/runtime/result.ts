@@ -23,6 +23,8 @@ export interface TurnCounts {
    */
   finishReason: FinishReason;
   promptTokens: number;
+  /** Leading prompt tokens the sequence already held (not evaluated again); engines that know it say so. */
+  promptTokensReused?: number;
   completionTokens: number;
   forcedTokens: number;
   tokens: number[];
@@ -93,7 +95,12 @@ export function resultOf({ parsed, outcome, raw, mode, format, judgeAnswer, qtcG
     toolCalls: parsed.calls,
     errors: parsed.errors,
     finishReason: finishReasonOf(parsed.calls, outcome.finishReason),
-    usage: { promptTokens: outcome.promptTokens, completionTokens: outcome.completionTokens, forcedTokens: outcome.forcedTokens },
+    usage: {
+      promptTokens: outcome.promptTokens,
+      completionTokens: outcome.completionTokens,
+      forcedTokens: outcome.forcedTokens,
+      ...(outcome.promptTokensReused === undefined ? {} : { promptTokensReused: outcome.promptTokensReused }),
+    },
     timings: {
       timeToFirstTokenMs: outcome.timeToFirstTokenMs,
       decodeTokensPerSecond: outcome.decodeTokensPerSecond,

@@ -17,6 +17,7 @@ import { streamEventsOf } from "../adapters/index.js";
 import { type GenerateOutput, type ResultParts } from "./result.js";
 import { finishTurn, prepareTurn, promptSegmentsOf, turnParser } from "./turn-request.js";
 import { SequencePool } from "./sequence-pool.js";
+import { prefixAffinity, reusePrefix, type ReusePolicy } from "./prefix-reuse.js";
 import { tokenizeAsText, tokenizePrompt } from "./prompt-tokens.js";
 import { computeTokenTables } from "./token-tables.js";
 import { runTurn, type TurnEnv, type TurnOutcome, type TurnPhases } from "./turn.js";
@@ -52,6 +53,12 @@ export interface RuntimeOptions {
   lora?: string;
   /** Compiled tool and response-schema validators, shared with whoever passes it (a server). Default: the runtime's own. */
   validators?: ValidatorCache;
+  /**
+   * Reuse a cached prompt prefix only in whole batches (512 tokens), so the same seed gives the same output bit
+   * for bit whether or not the sequence held a prefix; costs re-evaluating up to 511 tokens a request. The tool
+   * call guarantee never depends on it. Default: false (the whole common prefix is reused).
+   */
+  deterministic?: boolean;
   /** Called after each finished request with where its time went (for `npm run bench:speed`). Default: none. */
   onProfile?: (profile: RequestProfile) => void;
 }
@@ -134,6 +141,7 @@ class ModelRuntime implements Runtime {
   private readonly toolGrammars = new GrammarCache();
   private readonly onProfile: RuntimeOptions["onProfile"];
   private readonly validators: ValidatorCache;
+  private readonly reuse: ReusePolicy;
   private closed = false;
 
   constructor(private readonly opened: OpenedModel, options: RuntimeOptions) {
@@ -148,6 +156,7 @@ class ModelRuntime implements Runtime {
     this.settings = opened.settings;
     const sequences = Array.from({ length: context.totalSequences }, () => context.getSequence());
     this.pool = new SequencePool(sequences);
+    this.reuse = { deterministic: options.deterministic ?? false, batchSize: context.batchSize };
     const tables = computeTokenTables(model);
     const byteTokens = tables.byteTokens;
     const allowedNext = byteTokens && new AllowedNext(new VocabTrie(model, tables.vocabSize, tables.partialUtf8Tokens), byteTokens);
@@ -212,7 +221,8 @@ class ModelRuntime implements Runtime {
 
     let sequence: LlamaContextSequence;
     try {
-      sequence = await this.pool.acquire(request.signal);
+      // The sequence holding the most of this prompt (an agent's last turn, a client's history).
+      sequence = await this.pool.acquire(request.signal, (s) => prefixAffinity(s, promptTokens));
     } catch (e) {
       if (!request.signal?.aborted) throw e;
       yield* this.finish(parser, { outcome: emptyOutcome(startedAt, promptTokens.length), raw: "", mode: req.mode, format: req.format.id, judgeAnswer }, callIndex);
@@ -222,7 +232,7 @@ class ModelRuntime implements Runtime {
     let outcome: TurnOutcome | undefined;
     let turn: ReturnType<typeof runTurn> | undefined;
     try {
-      const reused = await reusePrefix(sequence, promptTokens, this.opened.context.batchSize);
+      const reused = await reusePrefix(sequence, promptTokens, this.reuse);
       const env = request.logitBias && Object.keys(request.logitBias).length > 0 ? { ...this.env, biases: this.biasesFor(request.logitBias) } : this.env;
       turn = runTurn(sequence, env, {
         ...req,
@@ -273,21 +283,6 @@ class ModelRuntime implements Runtime {
     this.pool.close();
     await this.opened.dispose();
   }
-}
-
-/**
- * Keep the KV cache of the longest prompt prefix the sequence already holds (the system prompt and tools of
- * the previous request, typically), cut down to a whole number of batches, and erase the rest. Cutting at a
- * batch boundary makes the rest of the prompt evaluate in the same batches as from scratch, so a request gives
- * the same output whether or not a prefix was reused. Returns the tokens kept.
- */
-async function reusePrefix(sequence: LlamaContextSequence, prompt: readonly number[], batchSize: number): Promise<number> {
-  const { firstDifferentIndex } = sequence.compareContextTokens(prompt as Token[]);
-  // The last prompt token is always evaluated again: its logits pick the first answer token.
-  const keep = Math.floor(Math.min(firstDifferentIndex, prompt.length - 1) / batchSize) * batchSize;
-  if (keep === 0) await sequence.clearHistory();
-  else if (keep < sequence.nextTokenIndex) await sequence.eraseContextTokenRanges([{ start: keep, end: sequence.nextTokenIndex }]);
-  return keep;
 }
 
 function emptyOutcome(startedAt: number, promptTokens: number): TurnOutcome {

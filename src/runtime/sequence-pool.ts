@@ -1,6 +1,13 @@
-// Owns: handing out a context's sequences to requests, one per request; requests beyond the count wait in order.
+// Owns: handing out a context's sequences to requests, one per request, each to the free sequence that suits it
+// best (the longest shared prompt prefix); requests beyond the count wait in order.
 
-/** A fixed set of items lent out one per borrower; borrowers beyond the count queue FIFO. */
+/** How well a free item suits a borrower (higher is better), e.g. the prompt tokens a sequence already holds. */
+export type Affinity<T> = (item: T) => number;
+
+/**
+ * A fixed set of items lent out one per borrower; borrowers beyond the count queue FIFO. A borrower with an
+ * affinity gets the free item it scores highest; ties go to the item free the longest.
+ */
 export class SequencePool<T> {
   private readonly free: T[];
   private readonly waiters: Array<{ resolve: (item: T) => void; reject: (e: unknown) => void; signal?: AbortSignal; onAbort?: () => void }> = [];
@@ -20,12 +27,15 @@ export class SequencePool<T> {
     return this.waiters.length;
   }
 
-  /** Borrow an item; waits when none is free. Rejects with the signal's reason when aborted while waiting. */
-  acquire(signal?: AbortSignal): Promise<T> {
+  /**
+   * Borrow an item: the free one `affinity` scores highest, else the one free the longest; waits when none is
+   * free (a waiter takes whichever item comes back first). Rejects with the signal's reason when aborted while
+   * waiting.
+   */
+  acquire(signal?: AbortSignal, affinity?: Affinity<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error("the runtime is closed"));
     if (signal?.aborted) return Promise.reject(signal.reason ?? new Error("aborted"));
-    const item = this.free.shift();
-    if (item !== undefined) return Promise.resolve(item);
+    if (this.free.length > 0) return Promise.resolve(this.free.splice(this.bestFree(affinity), 1)[0]!);
     return new Promise<T>((resolve, reject) => {
       const waiter: (typeof this.waiters)[number] = { resolve, reject, signal };
       if (signal) {
@@ -38,6 +48,18 @@ export class SequencePool<T> {
       }
       this.waiters.push(waiter);
     });
+  }
+
+  /** Index of the free item with the highest affinity; the first (free the longest) among equals. */
+  private bestFree(affinity: Affinity<T> | undefined): number {
+    if (!affinity) return 0;
+    let best = 0;
+    let bestScore = -Infinity;
+    for (let i = 0; i < this.free.length; i++) {
+      const score = affinity(this.free[i]!);
+      if (score > bestScore) [best, bestScore] = [i, score];
+    }
+    return best;
   }
 
   /** Give an item back; the oldest waiter gets it. */

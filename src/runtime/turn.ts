@@ -341,6 +341,7 @@ class Turn {
     return {
       finishReason: this.finish ?? "stop",
       promptTokens: plan.promptTokens.length,
+      promptTokensReused: plan.reusedPromptTokens,
       completionTokens: this.tokens.length,
       forcedTokens: this.forcedCount,
       tokens: this.tokens,

@@ -66,6 +66,11 @@ export interface GenerateUsage {
   completionTokens: number;
   /** Tokens fed by jump-forward or forced tags instead of sampled. */
   forcedTokens: number;
+  /**
+   * Leading prompt tokens whose KV cache an earlier request left in the sequence, so they were not evaluated
+   * again (evaluated = promptTokens − promptTokensReused). Set by the local runtime only.
+   */
+  promptTokensReused?: number;
 }
 
 export interface GenerateTimings {

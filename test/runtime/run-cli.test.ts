@@ -50,7 +50,7 @@ describe("qtc run", () => {
     expect(out.errors).toEqual([]);
     expect(out.finishReason).toBe("tool_calls");
     expect(String(out.raw).startsWith("<tool_call>\n")).toBe(true);
-    expect(Object.keys(out.usage as object)).toEqual(["promptTokens", "completionTokens", "forcedTokens"]);
+    expect(Object.keys(out.usage as object)).toEqual(["promptTokens", "completionTokens", "forcedTokens", "promptTokensReused"]);
   });
 
   test("without --json prints a summary naming the synthetic model and each call", async () => {

@@ -43,3 +43,16 @@ describe("SequencePool", () => {
     await expect(pool.acquire()).rejects.toThrow(/closed/);
   });
 });
+
+describe("SequencePool affinity", () => {
+  test("lends the free item the borrower scores highest, the one free the longest among equals", async () => {
+    const pool = new SequencePool(["a", "b", "c"]);
+    const score: Record<string, number> = { a: 1, b: 5, c: 5 };
+    expect(await pool.acquire(undefined, (x) => score[x]!)).toBe("b");
+    pool.release("b"); // free order now a, c, b: c has been free longer than b
+    expect(await pool.acquire(undefined, (x) => score[x]!)).toBe("c");
+    expect(await pool.acquire(undefined, () => 0)).toBe("a");
+    expect(await pool.acquire(undefined, (x) => score[x]!)).toBe("b");
+    expect(pool.available).toBe(0);
+  });
+});

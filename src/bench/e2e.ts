@@ -1,0 +1,186 @@
+// Owns: `npm run bench:e2e`: what a user waits for, per request and per agent turn (time to first token, prompt
+// tokens reused vs evaluated, decode tok/s, wall time), for qtc constrained and free and, where it is built,
+// llama-server with the same GGUF and grammar, side by side in one run; then aggregate throughput at 1, 2, 4 and
+// 8 concurrent requests against llama-server `-np` N. Prints tables and writes JSON (the source of the tables).
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { dirname } from "node:path";
+import { parseArgs } from "node:util";
+import { findLlamaProgram } from "../engines/llama-build.js";
+import { createRuntime } from "../runtime/runtime.js";
+import { llamaServerEngine, qtcEngine, type E2eEngine } from "./e2e-engines.js";
+import { renderE2eReport, summarize, type E2eReport } from "./e2e-report.js";
+import { agentScenario, parallelScenario, repeatScenario, type ParallelResult, type Row } from "./e2e-scenarios.js";
+
+export const E2E_BENCH_DEFAULTS = Object.freeze({
+  /** Model spec. Default: "synthetic:0.6b" (the real Qwen3-0.6B dimensions, Q8_0). */
+  model: "synthetic:0.6b",
+  /** CPU threads, for qtc and llama-server alike. Default: 2. */
+  threads: 2,
+  /** Requests of the same prompt, per mode. Default: 4. */
+  repeats: 4,
+  /** Turns of the agent run. Default: 8. */
+  turns: 8,
+  /** Token budget per request. Default: 96. */
+  maxTokens: 96,
+  /** Concurrency levels of the throughput scenario ("" skips it). Default: "1,2,4,8". */
+  parallel: "1,2,4,8",
+  /** Tokens per sequence. Default: 4096. */
+  contextSize: 4096,
+  /** Default: "bench/results/e2e.json". */
+  out: "bench/results/e2e.json",
+});
+
+interface Args {
+  model: string;
+  threads: number;
+  repeats: number;
+  turns: number;
+  maxTokens: number;
+  parallel: number[];
+  contextSize: number;
+  out: string;
+  llamaServer: boolean;
+  /** Also run qtc with `deterministic: true`, to show what it costs. */
+  deterministic: boolean;
+}
+
+function readArgs(): Args {
+  const d = E2E_BENCH_DEFAULTS;
+  const { values } = parseArgs({
+    options: {
+      model: { type: "string", default: d.model },
+      threads: { type: "string", default: String(d.threads) },
+      repeats: { type: "string", default: String(d.repeats) },
+      turns: { type: "string", default: String(d.turns) },
+      "max-tokens": { type: "string", default: String(d.maxTokens) },
+      parallel: { type: "string", default: d.parallel },
+      "context-size": { type: "string", default: String(d.contextSize) },
+      out: { type: "string", default: d.out },
+      "no-llama-server": { type: "boolean", default: false },
+      "no-deterministic": { type: "boolean", default: false },
+    },
+  });
+  const whole = (name: string, text: string, min: number): number => {
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < min) {
+      process.stderr.write(`qtc bench:e2e: --${name} must be a whole number ≥ ${min}, got ${JSON.stringify(text)}\n`);
+      process.exit(2);
+    }
+    return n;
+  };
+  return {
+    model: values.model,
+    threads: whole("threads", values.threads, 1),
+    repeats: whole("repeats", values.repeats, 2),
+    turns: whole("turns", values.turns, 1),
+    maxTokens: whole("max-tokens", values["max-tokens"], 32),
+    parallel: values.parallel === "" ? [] : values.parallel.split(",").map((x) => whole("parallel", x.trim(), 1)),
+    contextSize: whole("context-size", values["context-size"], 1024),
+    out: values.out,
+    llamaServer: !values["no-llama-server"],
+    deterministic: !values["no-deterministic"],
+  };
+}
+
+async function qtcFor(args: Args, sequences: number, deterministic = false): Promise<{ engine: E2eEngine; path: string; synthetic: boolean; binary: string }> {
+  const runtime = await createRuntime({ model: args.model, threads: args.threads, contextSize: args.contextSize, sequences, deterministic });
+  const name = deterministic ? "qtc deterministic" : "qtc";
+  return { engine: qtcEngine(name, runtime), path: runtime.modelInfo.path, synthetic: runtime.modelInfo.synthetic, binary: runtime.settings.binary };
+}
+
+/** The same engine, printing each request's figures to stderr as it finishes (a long run shows its progress). */
+function logged(engine: E2eEngine): E2eEngine {
+  return {
+    name: engine.name,
+    async complete(request) {
+      const s = await engine.complete(request);
+      const what = `${engine.name} ${request.constrained ? "constrained" : "free"}`;
+      process.stderr.write(`  ${what}: prompt ${s.promptTokens} (reused ${s.reused}), TTFT ${s.ttftMs.toFixed(0)} ms, ${s.completionTokens} tokens at ${s.decodeTps.toFixed(1)} tok/s, wall ${s.wallMs.toFixed(0)} ms${s.error ? `, failed: ${s.error}` : ""}\n`);
+      return s;
+    },
+    close: () => engine.close(),
+  };
+}
+
+async function withEngine<T>(open: () => Promise<E2eEngine>, use: (engine: E2eEngine) => Promise<T>): Promise<T> {
+  const engine = logged(await open());
+  try {
+    return await use(engine);
+  } finally {
+    await engine.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const args = readArgs();
+  const server = args.llamaServer ? findLlamaProgram("llama-server") : undefined;
+  const loadBefore = loadavg();
+  const rows: Row[] = [];
+  const parallel: ParallelResult[] = [];
+  const note = (line: string) => process.stderr.write(`${line}\n`);
+
+  const qtc = await qtcFor(args, 1);
+  try {
+    note("qtc: same prompt repeated, then an agent run");
+    const engine = logged(qtc.engine);
+    rows.push(...(await repeatScenario(engine, args.repeats, args.maxTokens)));
+    rows.push(...(await agentScenario(engine, args.turns, args.maxTokens)));
+  } finally {
+    await qtc.engine.close();
+  }
+  if (args.deterministic) {
+    // What the batch-aligned cut costs: the same scenarios with `deterministic: true`.
+    note("qtc deterministic: the same two scenarios");
+    await withEngine(
+      async () => (await qtcFor(args, 1, true)).engine,
+      async (engine) => {
+        rows.push(...(await repeatScenario(engine, args.repeats, args.maxTokens)));
+        rows.push(...(await agentScenario(engine, args.turns, args.maxTokens)));
+      },
+    );
+  }
+  const serverOptions = (n: number) => ({ program: server!, model: qtc.path, threads: args.threads, parallel: n, contextSize: args.contextSize });
+  if (server) {
+    note("llama-server: same prompt repeated, then an agent run");
+    await withEngine(
+      () => llamaServerEngine("llama-server", serverOptions(1)),
+      async (engine) => {
+        rows.push(...(await repeatScenario(engine, args.repeats, args.maxTokens)));
+        rows.push(...(await agentScenario(engine, args.turns, args.maxTokens)));
+      },
+    );
+  } else note("llama-server not built (npm run llama:build) or --no-llama-server: qtc only");
+
+  for (const n of args.parallel) {
+    note(`${n} concurrent requests`);
+    parallel.push(await withEngine(async () => (await qtcFor({ ...args, contextSize: 2048 }, n)).engine, (e) => parallelScenario(e, n, args.maxTokens)));
+    if (server) parallel.push(await withEngine(() => llamaServerEngine("llama-server", { ...serverOptions(n), contextSize: 2048 }), (e) => parallelScenario(e, n, args.maxTokens)));
+  }
+
+  const report: E2eReport = {
+    config: {
+      model: args.model,
+      synthetic: qtc.synthetic,
+      binary: qtc.binary,
+      threads: args.threads,
+      repeats: args.repeats,
+      turns: args.turns,
+      maxTokens: args.maxTokens,
+      llamaServer: server ?? null,
+      node: process.version,
+      date: new Date().toISOString(),
+      loadAverage: { before: loadBefore, after: loadavg() },
+    },
+    summary: summarize(rows, parallel),
+    parallel: parallel.map(({ rows: _rows, ...p }) => p),
+    rows,
+  };
+  mkdirSync(dirname(args.out), { recursive: true });
+  writeFileSync(args.out, JSON.stringify(report, null, 2) + "\n");
+  console.log(renderE2eReport(report));
+  console.log(`JSON: ${args.out}`);
+}
+
+await main();
