@@ -114,7 +114,7 @@ class LlamaServerRuntime implements UpstreamRuntime {
     this.modelInfo = { name: `llama-server:${base}`, synthetic: /synthetic/i.test(path), path };
     const slots = typeof props.total_slots === "number" ? props.total_slots : 1;
     const nCtx = props.default_generation_settings?.n_ctx;
-    this.settings = { gpu: false, threads: 0, contextSize: typeof nCtx === "number" ? nCtx : 0, sequences: slots };
+    this.settings = { gpu: false, binary: "remote", threads: 0, contextSize: typeof nCtx === "number" ? nCtx : 0, sequences: slots };
   }
 
   get load(): RuntimeLoad {

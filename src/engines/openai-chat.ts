@@ -61,7 +61,7 @@ class OpenAIChatRuntime implements UpstreamRuntime {
     this.validators = options.validators ?? new ValidatorCache();
     this.limits = { ...UPSTREAM_DEFAULTS, ...options.limits };
     this.modelInfo = { name: `openai:${base}`, synthetic: false, path: "" };
-    this.settings = { gpu: false, threads: 0, contextSize: 0, sequences: options.sequences ?? 1 };
+    this.settings = { gpu: false, binary: "remote", threads: 0, contextSize: 0, sequences: options.sequences ?? 1 };
   }
 
   get load(): RuntimeLoad {

@@ -205,8 +205,8 @@ export interface OpenedModel {
   /** The settings actually used, for reports. */
   settings: {
     gpu: string | false;
-    /** Which llama.cpp binary runs: "native" (built here from source) or "prebuilt". */
-    binary: "native" | "prebuilt";
+    /** Which llama.cpp binary runs: "native" (built here from source), "prebuilt", or "remote" (an upstream engine generates). */
+    binary: "native" | "prebuilt" | "remote";
     threads: number;
     contextSize: number;
     sequences: number;

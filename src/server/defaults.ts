@@ -29,6 +29,11 @@ export interface ServerOptions {
   apiKey?: string;
   /** Generation mode for every request. Default: "constrained". */
   mode?: GenerationMode;
+  /**
+   * Tool choice of a request that sends tools and names none. Default: "auto" (the APIs' own default); `serve`
+   * picks "required" for a synthetic (random-weight) model, qtc's one rule for them (src/defaults.ts).
+   */
+  defaultToolChoice?: "auto" | "required";
   /** Largest request body in bytes; bigger ones get 413. Default: 4 MiB. */
   bodyLimit?: number;
   /** `max_tokens` when a request gives none (OpenAI only; Anthropic requires it). Default: 1024. */
@@ -116,6 +121,7 @@ export function resolveServerOptions(options: ServerOptions): ResolvedServerOpti
     queueLimit: options.queueLimit ?? SERVER_DEFAULTS.queueLimit,
     apiKey: options.apiKey === "" ? undefined : options.apiKey,
     mode: options.mode ?? SERVER_DEFAULTS.mode,
+    defaultToolChoice: options.defaultToolChoice ?? "auto",
     bodyLimit: options.bodyLimit ?? SERVER_DEFAULTS.bodyLimit,
     defaultMaxTokens: options.defaultMaxTokens ?? SERVER_DEFAULTS.defaultMaxTokens,
     maxTokensLimit: options.maxTokensLimit ?? SERVER_DEFAULTS.maxTokensLimit,

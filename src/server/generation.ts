@@ -45,6 +45,8 @@ export interface GenerationContext {
   pingIntervalMs: number;
   /** Each request's result once it has one, for the request log and the metrics. */
   results: WeakMap<FastifyRequest, GenerateResult>;
+  /** Tool choice of a request with tools that names none. */
+  defaultToolChoice: "auto" | "required";
 }
 
 export interface GenerationJob {
@@ -95,14 +97,20 @@ export async function serveGeneration(ctx: GenerationContext, req: FastifyReques
  * A plain job runs the runtime's own `generate` and `stream`; with stop sequences its signal also fires at the
  * first one.
  */
+/** A request with tools and no tool choice gets the server's default (qtc's rule for random-weight models). */
+function withDefaultToolChoice(request: GenerateRequest, choice: "auto" | "required"): GenerateRequest {
+  return request.toolChoice === undefined && request.tools && request.tools.length > 0 ? { ...request, toolChoice: choice } : request;
+}
+
 function startTurn(ctx: GenerationContext, job: GenerationJob, signal: AbortSignal): { events: () => AsyncIterable<GenerateEvent>; result: () => Promise<GenerateResult> } {
   const stops = job.stop ?? [];
+  const asked = withDefaultToolChoice(job.request, ctx.defaultToolChoice);
   if (stops.length === 0 && !job.rawText) {
-    const request: GenerateRequest = { ...job.request, signal };
+    const request: GenerateRequest = { ...asked, signal };
     return { events: () => ctx.runtime.stream(request), result: () => ctx.runtime.generate(request) };
   }
   const stopper = new AbortController();
-  const request: GenerateRequest = { ...job.request, signal: stops.length ? AbortSignal.any([signal, stopper.signal]) : signal };
+  const request: GenerateRequest = { ...asked, signal: stops.length ? AbortSignal.any([signal, stopper.signal]) : signal };
   const events = () => {
     const source = ctx.runtime.stream(request);
     return applyStopSequences(job.rawText ? asRawText(source) : source, stops, () => stopper.abort());

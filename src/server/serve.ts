@@ -8,6 +8,7 @@ import type { FormatId } from "../formats/index.js";
 import type { GpuChoice } from "../model/index.js";
 import { RUNTIME_DEFAULTS } from "../runtime/defaults.js";
 import { createRuntime, type Runtime } from "../runtime/runtime.js";
+import { defaultToolChoiceFor } from "../defaults.js";
 import { ValidatorCache } from "../tools/index.js";
 import { SERVER_DEFAULTS, type ServerOptions } from "./defaults.js";
 import { createServer } from "./server.js";
@@ -55,7 +56,8 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     sequences: parallel,
     format: options.format,
   });
-  const app = createServer({ ...options, parallel, runtime, validators, modelId: options.modelId ?? runtime.modelInfo.name });
+  const defaultToolChoice = options.defaultToolChoice ?? defaultToolChoiceFor([runtime.modelInfo]);
+  const app = createServer({ ...options, parallel, runtime, validators, defaultToolChoice, modelId: options.modelId ?? runtime.modelInfo.name });
   let url: string;
   try {
     url = await app.listen({ host, port });

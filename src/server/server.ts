@@ -48,7 +48,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const slots = new SlotPool(opts.parallel, opts.queueLimit);
   const onInternalError = opts.onInternalError ?? defaultInternalLog(app, opts.logger !== false);
   const results = new WeakMap<FastifyRequest, GenerateResult>();
-  const ctx: GenerationContext = { runtime: opts.runtime, slots, inFlight: new Map(), onInternalError, pingIntervalMs: opts.pingIntervalMs, results };
+  const ctx: GenerationContext = { runtime: opts.runtime, slots, inFlight: new Map(), onInternalError, pingIntervalMs: opts.pingIntervalMs, results, defaultToolChoice: opts.defaultToolChoice };
   const metrics = new ServerMetrics(() => slots.stats());
   // One log line and one metrics record per request, streams included (onResponse runs once the socket is done).
   app.addHook("onResponse", async (request, reply) => {

@@ -51,4 +51,34 @@ export const README_COMMAND_COVERAGE: Readonly<Record<string, CommandCoverage>> 
     evidence: ["runParseFuzz("],
     differs: "the test runs the same fuzz (runParseFuzz) on 30,000 outputs instead of 200,000",
   },
+  "qtc serve --upstream http://127.0.0.1:8080 --upstream http://127.0.0.1:8081": {
+    test: "test/readme/engine-training-commands.test.ts",
+    evidence: ["argsOf("],
+    differs: "the two URLs are llama-servers the test starts on free ports; the server gets --port 0",
+  },
+  "qtc serve --upstream http://127.0.0.1:1234 --upstream-kind openai": {
+    test: "test/readme/engine-training-commands.test.ts",
+    evidence: ["argsOf("],
+    differs: "the URL is a fake chat endpoint the test starts (it returns raw <tool_call> text); the server gets --port 0",
+  },
+  "qtc bench --model synthetic:tiny --model llama-server:http://127.0.0.1:8080 --constrained --tasks 3 --seeds 1": {
+    test: "test/readme/engine-training-commands.test.ts",
+    evidence: ["argsOf("],
+    differs: "the URL is a llama-server the test starts; plus --max-turns 1 --max-tokens 64 --out <tmp>",
+  },
+  "qtc data --out data/": {
+    test: "test/readme/engine-training-commands.test.ts",
+    evidence: ["argsOf("],
+    differs: "run as written, in a scratch folder that links to bench/ of the repo",
+  },
+  "qtc finetune --model synthetic:tiny --data data/train.jsonl --out tuned.gguf --epochs 2": {
+    test: "test/readme/engine-training-commands.test.ts",
+    evidence: ["argsOf("],
+    differs: "plus --max-steps 2 --threads 1: two windows an epoch instead of the whole data (minutes on 2 cores)",
+  },
+  "qtc agent --task bench/tasks/fizzbuzz --model tuned.gguf --call-policy required-first": {
+    test: "test/readme/engine-training-commands.test.ts",
+    evidence: ["argsOf("],
+    differs: "plus --max-turns 1 --max-tokens 48 --json",
+  },
 };

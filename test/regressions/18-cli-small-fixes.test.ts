@@ -63,7 +63,7 @@ describe("qtc make-model", () => {
 });
 
 describe("-m, the short flag for --model", () => {
-  for (const name of ["run", "agent", "bench", "grammar"]) {
+  for (const name of ["run", "agent", "bench", "grammar", "chat", "serve"]) {
     it(`${name} takes -m as --model`, () => {
       const option = buildProgram().commands.find((c) => c.name() === name)!.options.find((o) => o.long === "--model");
       expect(option?.short).toBe("-m");

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { toolChoiceFor } from "../../src/cli/options.js";
 import { defaultToolChoice } from "../../src/bench/plan.js";
 import { defaultToolChoiceFor } from "../../src/defaults.js";
+import { serve } from "../../src/server/serve.js";
 import { runCli } from "../helpers/cli.js";
 import { tinyModelPath } from "../helpers/models.js";
 
@@ -67,5 +68,22 @@ describe("the commands", () => {
     expect(run.toolChoice).toBe("required");
     expect(run.counts.blocks).toBeGreaterThanOrEqual(1);
     expect(run.counts.valid).toBe(run.counts.blocks);
+  });
+
+  it("qtc serve on a synthetic model: a request with tools and no tool_choice gets a call; tool_choice auto stays auto", { timeout: 120_000 }, async () => {
+    const serving = await serve({ model: "synthetic:tiny", port: 0, threads: 1, contextSize: 1024, onInternalError: () => undefined });
+    try {
+      const ask = async (extra: object) => {
+        const body = { model: "m", messages: [{ role: "user", content: "read a.txt" }], tools: [{ type: "function", function: { name: "read_file", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } } }], max_tokens: 96, seed: 1, ...extra };
+        const response = await fetch(`${serving.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+        return (await response.json()) as { choices: { message: { tool_calls?: { function: { name: string } }[] }; finish_reason: string }[] };
+      };
+      const unnamed = await ask({});
+      expect(unnamed.choices[0]!.message.tool_calls?.[0]?.function.name).toBe("read_file");
+      const auto = await ask({ tool_choice: "auto", max_tokens: 4 });
+      expect(auto.choices[0]!.message.tool_calls ?? []).toEqual([]);
+    } finally {
+      await serving.close();
+    }
   });
 });
