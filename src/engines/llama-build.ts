@@ -5,9 +5,9 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { homedir } from "node:os";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { fail } from "../errors.js";
+import { qtcCacheDir } from "../model/paths.js";
 
 /** Environment variable that moves the llama.cpp build folder (tests, CI, a shared cache). */
 export const LLAMA_DIR_ENV = "QTC_LLAMA_DIR";
@@ -30,15 +30,9 @@ const CMAKE_FLAGS = [
   "-DGGML_NATIVE=ON",
 ];
 
-const set = (v: string | undefined): v is string => v !== undefined && v !== "";
-
 /** The cache folder holding `src/` (the cloned source) and `build/`. */
 export function llamaDir(env: NodeJS.ProcessEnv = process.env): string {
-  const fromEnv = env[LLAMA_DIR_ENV];
-  if (set(fromEnv)) return resolve(fromEnv);
-  const xdg = env.XDG_CACHE_HOME;
-  const cache = set(xdg) && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), ".cache");
-  return join(cache, "qtc", "llama.cpp");
+  return qtcCacheDir("llama.cpp", LLAMA_DIR_ENV, env);
 }
 
 export interface LlamaLayout {

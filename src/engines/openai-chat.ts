@@ -8,7 +8,7 @@ import { streamEventsOf } from "../adapters/index.js";
 import { GrammarCache } from "../grammar/compile.js";
 import type { GenerateOutput, TurnCounts } from "../runtime/result.js";
 import type { ModelInfo, Runtime, RuntimeLoad } from "../runtime/runtime.js";
-import { finishTurn, prepareTurn, turnParser } from "../runtime/turn-request.js";
+import { finishTurn, prepareTurn, resultOfStream, turnParser } from "../runtime/turn-request.js";
 import type { FinishReason, GenerateEvent, GenerateRequest } from "../runtime/types.js";
 import { ValidatorCache } from "../tools/index.js";
 import type { ToolChoice } from "../tools/types.js";
@@ -73,11 +73,8 @@ class OpenAIChatRuntime implements UpstreamRuntime {
     return (await probe(`${this.base}/v1/models`, timeoutMs)) === 200;
   }
 
-  async generate(request: GenerateRequest): Promise<GenerateOutput> {
-    let result: GenerateOutput | undefined;
-    for await (const event of this.stream(request)) if (event.type === "done") result = event.result as GenerateOutput;
-    if (!result) throw new QtcException({ code: "internal", message: "the stream ended without a result" }, 1);
-    return result;
+  generate(request: GenerateRequest): Promise<GenerateOutput> {
+    return resultOfStream(this.stream(request));
   }
 
   async *stream(request: GenerateRequest): AsyncGenerator<GenerateEvent, void, void> {

@@ -4,6 +4,7 @@
 
 import { QtcException } from "../errors.js";
 import type { GenerateOutput } from "../runtime/result.js";
+import { resultOfStream } from "../runtime/turn-request.js";
 import type { ModelInfo, Runtime, RuntimeLoad } from "../runtime/runtime.js";
 import type { GenerateEvent, GenerateRequest } from "../runtime/types.js";
 import { isUpstreamFailure, upstreamFailure } from "./upstream-http.js";
@@ -98,11 +99,8 @@ class ReplicaSet implements Runtime {
     return this.replicas.map((r) => ({ url: r.url, healthy: r.healthy, inFlight: r.inFlight }));
   }
 
-  async generate(request: GenerateRequest): Promise<GenerateOutput> {
-    let result: GenerateOutput | undefined;
-    for await (const event of this.stream(request)) if (event.type === "done") result = event.result as GenerateOutput;
-    if (!result) throw new QtcException({ code: "internal", message: "the stream ended without a result" }, 1);
-    return result;
+  generate(request: GenerateRequest): Promise<GenerateOutput> {
+    return resultOfStream(this.stream(request));
   }
 
   async *stream(request: GenerateRequest): AsyncGenerator<GenerateEvent, void, void> {

@@ -39,11 +39,19 @@ const set = (v: string | undefined): v is string => v !== undefined && v !== "";
  * `~/.cache/qtc/models`. Never inside the package: an npm install may be read-only or shared.
  */
 export function modelsDir(env: NodeJS.ProcessEnv = process.env): string {
-  const fromEnv = env[MODELS_DIR_ENV];
+  return qtcCacheDir("models", MODELS_DIR_ENV, env);
+}
+
+/**
+ * A folder of qtc's user cache: `$<override>` when set, else `$XDG_CACHE_HOME/qtc/<name>` (an absolute
+ * XDG_CACHE_HOME only, as the XDG spec says), else `~/.cache/qtc/<name>`.
+ */
+export function qtcCacheDir(name: string, override: string, env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env[override];
   if (set(fromEnv)) return resolve(fromEnv);
   const xdg = env.XDG_CACHE_HOME;
   const cache = set(xdg) && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), ".cache");
-  return join(cache, "qtc", "models");
+  return join(cache, "qtc", name);
 }
 
 /**

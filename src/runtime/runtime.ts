@@ -15,7 +15,7 @@ import { turnGrammarSource } from "./grammar-source.js";
 import { GrammarCache } from "../grammar/compile.js";
 import { streamEventsOf } from "../adapters/index.js";
 import { type GenerateOutput, type ResultParts } from "./result.js";
-import { finishTurn, prepareTurn, promptSegmentsOf, turnParser } from "./turn-request.js";
+import { finishTurn, prepareTurn, promptSegmentsOf, resultOfStream, turnParser } from "./turn-request.js";
 import { SequencePool } from "./sequence-pool.js";
 import { prefixAffinity, reusePrefix, type ReusePolicy } from "./prefix-reuse.js";
 import { tokenizeAsText, tokenizePrompt } from "./prompt-tokens.js";
@@ -199,11 +199,8 @@ class ModelRuntime implements Runtime {
     return { sequences: this.settings.sequences, busy: this.settings.sequences - this.pool.available, waiting: this.pool.waiting };
   }
 
-  async generate(request: GenerateRequest): Promise<GenerateOutput> {
-    let result: GenerateOutput | undefined;
-    for await (const event of this.stream(request)) if (event.type === "done") result = event.result as GenerateOutput;
-    if (!result) throw new QtcException({ code: "internal", message: "the stream ended without a result" }, 1);
-    return result;
+  generate(request: GenerateRequest): Promise<GenerateOutput> {
+    return resultOfStream(this.stream(request));
   }
 
   async *stream(request: GenerateRequest): AsyncGenerator<GenerateEvent, void, void> {

@@ -12,7 +12,7 @@ import type { ValueValidator } from "../tools/validators.js";
 import { streamEventsOf } from "../adapters/index.js";
 import { checkToolGrammar, type TurnGrammarOptions } from "./grammar-source.js";
 import { checkCallBudget, resolveRequest, type ResolvedRequest } from "./request.js";
-import { buildResult, type ResultParts } from "./result.js";
+import { buildResult, type GenerateOutput, type ResultParts } from "./result.js";
 import type { JsonSchema } from "../tools/types.js";
 import type { GenerateEvent, GenerateRequest } from "./types.js";
 
@@ -99,4 +99,12 @@ export function* finishTurn(
   const finish = events[events.length - 1];
   if (finish?.type !== "finish") throw new QtcException({ code: "internal", message: "the parser ended without a result" }, 1);
   yield { type: "done", result: buildResult({ ...parts, parsed: finish.result }) };
+}
+
+/** A turn's result, from its event stream: what every engine's `generate` is (the `done` event's result). */
+export async function resultOfStream(events: AsyncIterable<GenerateEvent>): Promise<GenerateOutput> {
+  let result: GenerateOutput | undefined;
+  for await (const event of events) if (event.type === "done") result = event.result as GenerateOutput;
+  if (!result) throw new QtcException({ code: "internal", message: "the stream ended without a result" }, 1);
+  return result;
 }

@@ -7,6 +7,7 @@ import type { ToolChoice } from "../tools/types.js";
 import type { JsonSchema, ToolInput } from "../tools/types.js";
 import { ApiError, badRequest } from "./api-error.js";
 import { isDeclarableToolName } from "../tools/names.js";
+import type { GenerateRequest } from "../runtime/types.js";
 
 export type Obj = Record<string, unknown>;
 
@@ -32,7 +33,7 @@ export function optionalString(value: unknown, param: string): string | undefine
 export function requireToolName(value: unknown, param: string): string {
   const name = requireString(value, param);
   if (!isDeclarableToolName(name)) {
-    throw badRequest(`${param} must be 1-128 characters of letters, digits, "_", "-", "." or ":"; got ${JSON.stringify(name)}.`, param);
+    throw badRequest(`${param} must be 1-128 characters of letters (any script), digits, "_", "-", "." or ":", starting with a letter or "_"; got ${JSON.stringify(name)}.`, param);
   }
   return name;
 }
@@ -133,4 +134,12 @@ function as400(param: string, check: () => unknown): void {
     if (e instanceof QtcException) throw new ApiError(400, e.code, e.message, param);
     throw e;
   }
+}
+
+/** OpenAI's reasoning effort as qtc's think phase: none/minimal turn it off, low/medium/high on; absent leaves the default. */
+export function thinkingOfEffort(effort: unknown, param: string): Pick<GenerateRequest, "thinking"> {
+  if (effort === undefined || effort === null) return {};
+  if (effort === "none" || effort === "minimal") return { thinking: false };
+  if (effort === "low" || effort === "medium" || effort === "high") return { thinking: true };
+  throw badRequest(`${param} must be one of "none", "minimal", "low", "medium", "high".`, param);
 }

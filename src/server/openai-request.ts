@@ -23,6 +23,7 @@ import {
   requireString,
   requireToolName,
   seedOf,
+  thinkingOfEffort,
 } from "./convert-util.js";
 import { readStopSequences } from "./stop-sequences.js";
 import { type ResolvedServerOptions, SERVER_DEFAULTS } from "./defaults.js";
@@ -93,10 +94,7 @@ function refuseUnsupported(body: Obj): void {
 }
 
 function thinkingOf(effort: unknown): Pick<GenerateRequest, "thinking"> {
-  if (effort === undefined || effort === null) return {};
-  if (effort === "none" || effort === "minimal") return { thinking: false };
-  if (effort === "low" || effort === "medium" || effort === "high") return { thinking: true };
-  throw badRequest('reasoning_effort must be one of "none", "minimal", "low", "medium", "high".', "reasoning_effort");
+  return thinkingOfEffort(effort, "reasoning_effort");
 }
 
 function convertTools(raw: unknown, cache: ValidatorCache | undefined): { tools: ToolInput[]; names: string[] } {

@@ -21,6 +21,7 @@ import {
   requireString,
   requireToolName,
   type ToolChoiceWording,
+  thinkingOfEffort,
 } from "./convert-util.js";
 import { type ResolvedServerOptions, SERVER_DEFAULTS } from "./defaults.js";
 
@@ -97,11 +98,7 @@ function refuseUnsupported(body: Obj): void {
 
 function thinkingOf(raw: unknown): Pick<GenerateRequest, "thinking"> {
   if (raw === undefined || raw === null) return {};
-  const effort = requireObject(raw, "reasoning").effort;
-  if (effort === undefined || effort === null) return {};
-  if (effort === "none" || effort === "minimal") return { thinking: false };
-  if (effort === "low" || effort === "medium" || effort === "high") return { thinking: true };
-  throw badRequest('reasoning.effort must be one of "none", "minimal", "low", "medium", "high".', "reasoning.effort");
+  return thinkingOfEffort(requireObject(raw, "reasoning").effort, "reasoning.effort");
 }
 
 /** Function tools as `{type: "function", name, description, parameters}` (the Responses API's flat shape). */
