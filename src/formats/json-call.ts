@@ -3,6 +3,7 @@
 
 import { QWEN3_TOKENS } from "./qwen3-tokens.js";
 import type { FormatData, JsonCallSpelling, JsonSeparators, ToolCallFormat } from "./types.js";
+import { jsonObjectEnd } from "./json-span.js";
 
 /** Python `json.dumps` separators: both Qwen templates write JSON with `tojson`, which spells it so. */
 export const PYTHON_JSON_SEPARATORS: Readonly<JsonSeparators> = Object.freeze({ itemSep: ", ", keySep: ": " });
@@ -43,20 +44,8 @@ export function endsInJsonString(s: string, from = 0): boolean {
 function wholeJsonObject(s: string): boolean {
   const q = firstNonWs(s);
   if (s.charCodeAt(q) !== 0x7b) return false;
-  let depth = 0;
-  let inString = false;
-  for (let i = q; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) depth++;
-    else if (c === 0x7d || c === 0x5d) {
-      if (--depth === 0) return firstNonWs(s.slice(i + 1)) === s.length - i - 1;
-    }
-  }
-  return false;
+  const end = jsonObjectEnd(s, q);
+  return end > 0 && firstNonWs(s.slice(end)) === s.length - end;
 }
 
 /** The format object for a JSON-call format. */

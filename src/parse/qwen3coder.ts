@@ -16,6 +16,7 @@
 // when the open tag has the same indentation (class 8).
 
 import type { XmlCallSpelling } from "../formats/index.js";
+import { jsonObjectEnd } from "../formats/json-span.js";
 import { describeJsonError } from "./json-errors.js";
 import { decodeFail, skipWs, type BodySyntax, type DecodeFailure, type DecodeHints, type Decoded } from "./decoded.js";
 import { tooDeep } from "./hermes.js";
@@ -294,25 +295,6 @@ export function stripFraming(value: string, indent = ""): string {
   if (b - a >= 2 && value.startsWith("\r\n", b - 2)) b -= 2;
   else if (b - a >= 1 && value[b - 1] === "\n") b -= 1;
   return value.slice(a, b);
-}
-
-/** End index (exclusive) of the JSON object starting at `start`, by balancing braces outside strings; -1 if open. */
-function jsonObjectEnd(s: string, start: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) depth++;
-    else if (c === 0x7d || c === 0x5d) {
-      depth--;
-      if (depth === 0) return i + 1;
-    }
-  }
-  return -1;
 }
 
 function mixed(X: Tags, name: string) {
