@@ -44,11 +44,10 @@ export interface FuzzReport {
 
 const MODES: readonly ThinkingStart[] = ["auto", "open", "closed"];
 
-export function runParseFuzz(options: Partial<FuzzOptions> = {}): FuzzReport {
-  const o = { ...PARSE_FUZZ_DEFAULTS, ...options };
-  const seeds = seededRandom(o.seed);
-  const report: FuzzReport = {
-    seed: o.seed,
+/** A report with nothing counted yet (a run, or one case replayed by its seed). */
+export function emptyFuzzReport(seed: number): FuzzReport {
+  return {
+    seed,
     cases: 0,
     parses: 0,
     calls: 0,
@@ -59,6 +58,12 @@ export function runParseFuzz(options: Partial<FuzzOptions> = {}): FuzzReport {
     seconds: 0,
     examples: [],
   };
+}
+
+export function runParseFuzz(options: Partial<FuzzOptions> = {}): FuzzReport {
+  const o = { ...PARSE_FUZZ_DEFAULTS, ...options };
+  const seeds = seededRandom(o.seed);
+  const report = emptyFuzzReport(o.seed);
   const t0 = performance.now();
   for (let i = 0; i < o.count; i++) {
     if (i % 256 === 0 && (performance.now() - t0) / 1000 > o.maxSeconds) break;

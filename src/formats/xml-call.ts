@@ -33,22 +33,51 @@ function argumentsObject(call: PastCall): Record<string, unknown> {
 /**
  * Which function and parameter tags are still open at the end of `inner`, walking its tags in order: an open tag
  * (name and `>` on one line) pushes, a close tag pops only when it matches the top (inside a value, a stray close
- * is text). A nested `<function=…>…</function>` quoted in a value leaves the value's parameter open (class 1).
+ * is text). A nested `<function=…>…</function>` quoted in a value leaves the value's parameter open (class 1). A
+ * line-start `<parameter=NAME>` for a name this function was not given yet ends the open value first (a missing
+ * `</parameter>`), as the value reader does (`src/parse/qwen3coder.ts`); a name it was given is quoted text.
  */
 function openTags(inner: string, s: XmlCallSpelling): Array<"function" | "parameter"> {
   const stack: Array<"function" | "parameter"> = [];
+  const given: Array<Set<string>> = []; // per open function: the parameters it was given
   for (let k = inner.indexOf("<"); k >= 0; k = inner.indexOf("<", k + 1)) {
     if (inner.startsWith(s.functionOpen, k)) {
-      if (opensOnItsLine(inner, k + s.functionOpen.length, s.tagEnd)) stack.push("function");
+      if (opensOnItsLine(inner, k + s.functionOpen.length, s.tagEnd)) {
+        stack.push("function");
+        given.push(new Set());
+      }
     } else if (inner.startsWith(s.parameterOpen, k)) {
-      if (opensOnItsLine(inner, k + s.parameterOpen.length, s.tagEnd)) stack.push("parameter");
+      const name = nameOnItsLine(inner, k + s.parameterOpen.length, s.tagEnd);
+      if (name === undefined) continue;
+      const names = given[given.length - 1];
+      if (stack[stack.length - 1] === "parameter" && names && !names.has(name) && atLineStart(inner, k)) stack.pop();
+      names?.add(name);
+      stack.push("parameter");
     } else if (inner.startsWith(s.functionClose, k)) {
-      if (stack[stack.length - 1] === "function") stack.pop();
+      if (stack[stack.length - 1] === "function") {
+        stack.pop();
+        given.pop();
+      }
     } else if (inner.startsWith(s.parameterClose, k)) {
       if (stack[stack.length - 1] === "parameter") stack.pop();
     }
   }
   return stack;
+}
+
+/** The name between `from` and the tag's end (`tagEnd`) when the tag ends before the line does. */
+function nameOnItsLine(inner: string, from: number, tagEnd: string): string | undefined {
+  return opensOnItsLine(inner, from, tagEnd) ? inner.slice(from, inner.indexOf(tagEnd, from)) : undefined;
+}
+
+/** Only spaces and tabs lie between `at` and the previous newline (or the start). */
+function atLineStart(inner: string, at: number): boolean {
+  for (let k = at - 1; k >= 0; k--) {
+    const c = inner.charCodeAt(k);
+    if (c === 10) return true;
+    if (c !== 32 && c !== 9) return false;
+  }
+  return true;
 }
 
 /** A name follows `from` and the tag ends (`tagEnd`) before the line does. */

@@ -37,6 +37,8 @@ const RAW_PREVIEW = 256;
  * hostile output full of tags can cause to linear.
  */
 const MAX_TAG_CHECKS = 32;
+/** How far past an open tag inside a block the scanner looks for the start of a body (whitespace included). */
+const BODY_LOOKAHEAD = 64;
 const THINK_OPEN = QWEN3_TOKENS.thinkOpen.text;
 const THINK_CLOSE = QWEN3_TOKENS.thinkClose.text;
 
@@ -330,7 +332,19 @@ export class Scanner {
       }
       const isClose = j === jc;
       const tagEnd = j + (isClose ? close.length : open.length);
-      const judged = ++this.tagChecks <= MAX_TAG_CHECKS;
+      const judged = this.tagChecks < MAX_TAG_CHECKS;
+      let opensCall = false;
+      if (judged && !isClose) {
+        const next = this.callAfter(tagEnd, final);
+        if (next === undefined) return this.keep(j);
+        opensCall = next;
+      }
+      this.tagChecks++;
+      if (opensCall && this.quotedClose !== undefined) {
+        // A call starts after the quoted close: that close was real, and the next call is never swallowed.
+        this.fallBackToQuotedClose();
+        return true;
+      }
       if (!judged && !isClose) {
         if (this.keep(tagEnd)) return true;
         continue;
@@ -365,11 +379,15 @@ export class Scanner {
           this.pos = tagEnd;
           return true;
         }
-        if (!body) {
+        if (!body && !brokenCall(inner)) {
           this.replayProse();
           return true;
         }
-        if (body.bodyComplete(inner)) {
+        if (!body && !opensCall) {
+          if (this.keep(tagEnd)) return true;
+          continue;
+        }
+        if (!body || body.bodyComplete(inner)) {
           this.append(this.pos, j);
           this.finishBlock(false, this.base + j);
           this.startBlock(j, "block");
@@ -409,6 +427,18 @@ export class Scanner {
     return true;
   }
 
+  /**
+   * Whether a call starts after the open tag ending at `from`: a body in a known form, or a tag (a broken call).
+   * Only the first BODY_LOOKAHEAD units decide, so every chunking agrees; undefined while the buffer ends before
+   * that is known.
+   */
+  private callAfter(from: number, final: boolean): boolean | undefined {
+    const after = this.buf.slice(from, from + BODY_LOOKAHEAD);
+    if (brokenCall(after) || this.bodies.some((f) => f.startsBody(after))) return true;
+    const undecided = !final && from + BODY_LOOKAHEAD > this.buf.length && (after.trim() === "" || this.bodies.some((f) => f.startsBody(after, true)));
+    return undecided ? undefined : false;
+  }
+
   /** The first format whose body `inner` starts (a loop, not find: this runs once per block). */
   private bodyOf(inner: string): ToolCallFormat | undefined {
     for (const f of this.bodies) if (f.startsBody(inner)) return f;
@@ -433,7 +463,7 @@ export class Scanner {
       return true;
     }
     const inner = this.innerUpTo(this.buf.length);
-    if (inner.trim() === "" || this.bodies.some((f) => f.startsBody(inner, true))) return false;
+    if (inner.trim() === "" || brokenCall(inner) || this.bodies.some((f) => f.startsBody(inner, true))) return false;
     this.replayProse();
     return true;
   }
@@ -591,4 +621,17 @@ export class Scanner {
   private emitReasoning(from: number, to: number): void {
     if (to > from) this.sink.reasoning(this.buf.slice(from, to));
   }
+}
+
+/**
+ * A block whose body is no known form but starts with a tag (`<functon=…>`, `<path>`): a broken call, judged and
+ * rejected to its close, not prose that named the open tag (class 4). Its text is never read as answer text, so a
+ * fence line inside it opens nothing.
+ */
+function brokenCall(inner: string): boolean {
+  for (let k = 0; k < inner.length; k++) {
+    const c = inner.charCodeAt(k);
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return c === 60;
+  }
+  return false;
 }

@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { parse, type ParseResult } from "../../src/parse/index.js";
 import type { ParserOptions } from "../../src/parse/options.js";
+import { emptyFuzzReport, runCase } from "../../src/bench/parse-fuzz.js";
 import { compileValidators } from "../../src/tools/validators.js";
 import { feedAll, jsonCall, resultOf, TOOLS as TOOL_LIST, xmlCall } from "../parse/helpers.js";
 
@@ -14,6 +15,7 @@ const summary = (r: ParseResult) => ({
   calls: r.calls.map((c) => [c.name, c.parsedArguments]),
   errors: r.errors.map((e) => e.reason),
   content: r.content,
+  reasoning: r.reasoning,
 });
 
 /** The batch result, after checking every 2-chunk split and 1-character chunks give the same. */
@@ -112,7 +114,7 @@ describe("issue 15, class 4: prose that names the tag is text", () => {
   });
 
   it("keeps a mention with no call as text, but a bare opener at the end is still a cut-off call", () => {
-    expect(parseEverySplit("The <tool_call> tag calls tools.", withTools("hermes"))).toEqual({ calls: [], errors: [], content: "The <tool_call> tag calls tools." });
+    expect(parseEverySplit("The <tool_call> tag calls tools.", withTools("hermes"))).toEqual({ calls: [], errors: [], content: "The <tool_call> tag calls tools.", reasoning: null });
     expect(parseEverySplit("Let me look.\n<tool_call>\n", withTools("hermes")).errors).toEqual(["truncated"]);
   });
 });
@@ -171,5 +173,55 @@ describe("issue 15, class 8: whitespace around qwen3coder values", () => {
     expect(parseEverySplit(twoNewlines, o).calls).toEqual([["write_file", { path: "a", content: "\nbody\n" }]]);
     const unindented = "<tool_call>\n<function=write_file>\n<parameter=path>\na\n</parameter>\n<parameter=content> \nbody\n </parameter>\n</function>\n</tool_call>";
     expect(parseEverySplit(unindented, o).calls).toEqual([["write_file", { path: "a", content: " \nbody\n " }]]);
+  });
+});
+
+describe("issue 15, the 200k fuzz: a rejected block's text never leaks into the scan of what follows it", () => {
+  const auto = (format: "hermes" | "qwen3coder"): ParserOptions => ({ tools: TOOLS, format, thinking: "auto" });
+  const readA = jsonCall("read_file", { path: "a" });
+
+  it("reads a block with an unknown tag body to its close, so a fence line inside it opens no fence", () => {
+    // Read as prose, the `~~~~ …` line inside would open a fence, and the think span after it would be text.
+    const broken = "<tool_call>\n<x>\n~~~~\ncode\n~~~~ <tool_call> is text</x>\n</tool_call>";
+    for (const format of ["hermes", "qwen3coder"] as const) {
+      const r = parseEverySplit(`${broken}\n<think>${readA}</think>\nDone.`, auto(format));
+      expect(r.calls).toEqual([]);
+      expect(r.errors).toHaveLength(1);
+      expect(r.reasoning).toBe(readA);
+      expect(r.content).toBe("Done.");
+    }
+  });
+
+  it("ends a broken block at an open tag that starts a body, and emits that call", () => {
+    const r = parseEverySplit(`<tool_call>\n<x> a <tool_call> b\n${readA}\nok`, auto("hermes"));
+    expect(r.calls).toEqual([["read_file", { path: "a" }]]);
+    expect(r.errors).toHaveLength(1);
+  });
+
+  it("ends a qwen3coder value at a line-start parameter not given yet, so the block ends at its first close", () => {
+    const broken = "<tool_call>\n<function=write_file>\n<parameter=path>\nsrc/a.ts\nparameter>\n<parameter=content>\nx\n</parameter>\n</function>\n</tool_call>";
+    // Stray closes in the reasoning would balance the broken body: read as one value, the block would end there.
+    const inner = "I wrote </parameter></function></tool_call> there.";
+    const r = parseEverySplit(`${broken}<think>\n${inner}\n</think>\n${xmlCall("read_file", { path: "a" })}`, auto("qwen3coder"));
+    expect(r.calls.map((c) => c[0])).toEqual(["write_file", "read_file"]);
+    expect(r.calls[1]).toEqual(["read_file", { path: "a" }]);
+    expect(r.reasoning).toBe(inner);
+  });
+
+  it("ends a block at its quoted close when a call opens after it, so the next call is never swallowed", () => {
+    const broken = "<tool_call>\n<function=read_file>\n<parameter=path>\na\n</p'arameter>\n</function>\n</tool_call>";
+    // The next call's stray closes would balance the broken body: read on, both blocks would be one.
+    const next = jsonCall("read_file", { path: "</parameter></function>" });
+    const r = parseEverySplit(`${broken}\n${next}`, { tools: TOOLS, format: "auto", thinking: "auto" });
+    // The value reader ends the mangled value at `</function>` (a missing `</parameter>`): its own call.
+    expect(r.calls).toEqual([["read_file", { path: "a\n</p'arameter>" }], ["read_file", { path: "</parameter></function>" }]]);
+  });
+
+  it("passes the fuzz cases that failed (200,000 outputs of seeds 1, 2 and 3)", () => {
+    for (const seed of [994695797, 3744864369, 1105466382, 2978423036, 2564027605, 3815540917]) {
+      const report = emptyFuzzReport(seed);
+      runCase(seed, report);
+      expect(report.examples, `case ${seed}`).toEqual([]);
+    }
   });
 });
