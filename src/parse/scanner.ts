@@ -434,7 +434,7 @@ export class Scanner {
    */
   private callAfter(from: number, final: boolean): boolean | undefined {
     const after = this.buf.slice(from, from + BODY_LOOKAHEAD);
-    if (brokenCall(after) || this.bodies.some((f) => f.startsBody(after))) return true;
+    if (startsWithTag(after) || this.bodies.some((f) => f.startsBody(after))) return true;
     const undecided = !final && from + BODY_LOOKAHEAD > this.buf.length && (after.trim() === "" || this.bodies.some((f) => f.startsBody(after, true)));
     return undecided ? undefined : false;
   }
@@ -624,13 +624,18 @@ export class Scanner {
 }
 
 /**
- * A block whose body is no known form but starts with a tag (`<functon=…>`, `<path>`): a broken call, judged and
- * rejected to its close, not prose that named the open tag (class 4). Its text is never read as answer text, so a
- * fence line inside it opens nothing.
+ * A block whose body is no known form but holds a tag (`on=write_file>\n<parameter=path>`, `<path>`): a broken
+ * call, judged and rejected to its close, not prose that named the open tag (class 4, where no tag follows the
+ * opener). Its text is never read as answer text, so a fence line inside it opens nothing.
  */
 function brokenCall(inner: string): boolean {
-  for (let k = 0; k < inner.length; k++) {
-    const c = inner.charCodeAt(k);
+  return inner.includes("<");
+}
+
+/** The first character past whitespace is `<`. */
+function startsWithTag(text: string): boolean {
+  for (let k = 0; k < text.length; k++) {
+    const c = text.charCodeAt(k);
     if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return c === 60;
   }
   return false;

@@ -182,13 +182,18 @@ describe("issue 15, the 200k fuzz: a rejected block's text never leaks into the 
 
   it("reads a block with an unknown tag body to its close, so a fence line inside it opens no fence", () => {
     // Read as prose, the `~~~~ …` line inside would open a fence, and the think span after it would be text.
-    const broken = "<tool_call>\n<x>\n~~~~\ncode\n~~~~ <tool_call> is text</x>\n</tool_call>";
-    for (const format of ["hermes", "qwen3coder"] as const) {
-      const r = parseEverySplit(`${broken}\n<think>${readA}</think>\nDone.`, auto(format));
-      expect(r.calls).toEqual([]);
-      expect(r.errors).toHaveLength(1);
-      expect(r.reasoning).toBe(readA);
-      expect(r.content).toBe("Done.");
+    const brokenBlocks = [
+      "<tool_call>\n<x>\n~~~~\ncode\n~~~~ <tool_call> is text</x>\n</tool_call>",
+      "<tool_call>\non=write_file>\n<parameter=content>\n~~~~\ncode\n~~~~ <tool_call> is text\n</parameter>\n</function>\n</tool_call>",
+    ];
+    for (const broken of brokenBlocks) {
+      for (const format of ["hermes", "qwen3coder"] as const) {
+        const r = parseEverySplit(`${broken}\n<think>${readA}</think>\nDone.`, auto(format));
+        expect(r.calls).toEqual([]);
+        expect(r.errors).toHaveLength(1);
+        expect(r.reasoning).toBe(readA);
+        expect(r.content).toBe("Done.");
+      }
     }
   });
 
@@ -217,8 +222,8 @@ describe("issue 15, the 200k fuzz: a rejected block's text never leaks into the 
     expect(r.calls).toEqual([["read_file", { path: "a\n</p'arameter>" }], ["read_file", { path: "</parameter></function>" }]]);
   });
 
-  it("passes the fuzz cases that failed (200,000 outputs of seeds 1, 2 and 3)", () => {
-    for (const seed of [994695797, 3744864369, 1105466382, 2978423036, 2564027605, 3815540917]) {
+  it("passes the fuzz cases that failed (200,000 outputs of seeds 1 to 4)", () => {
+    for (const seed of [994695797, 3744864369, 1105466382, 2978423036, 2564027605, 3815540917, 550874055]) {
       const report = emptyFuzzReport(seed);
       runCase(seed, report);
       expect(report.examples, `case ${seed}`).toEqual([]);
