@@ -18,6 +18,7 @@ import { type GenerateOutput, type ResultParts } from "./result.js";
 import { finishTurn, prepareTurn, promptSegmentsOf, resultOfStream, turnParser } from "./turn-request.js";
 import { SequencePool } from "./sequence-pool.js";
 import { prefixAffinity, reusePrefix, type ReusePolicy } from "./prefix-reuse.js";
+import { reportingStrategy, type DecodePass } from "./decode-passes.js";
 import { tokenizeAsText, tokenizePrompt } from "./prompt-tokens.js";
 import { computeTokenTables } from "./token-tables.js";
 import { runTurn, type TurnEnv, type TurnOutcome, type TurnPhases } from "./turn.js";
@@ -61,6 +62,11 @@ export interface RuntimeOptions {
   deterministic?: boolean;
   /** Called after each finished request with where its time went (for `npm run bench:speed`). Default: none. */
   onProfile?: (profile: RequestProfile) => void;
+  /**
+   * Called for each model pass (one llama_decode) with the sequences and tokens it carried, to see whether
+   * concurrent requests share passes (`npm run bench:e2e`, tests). Default: none (node-llama-cpp's own packing).
+   */
+  onDecodePass?: (pass: DecodePass) => void;
 }
 
 /** Milliseconds per phase of one request: the turn's phases, then judging its output. */
@@ -120,6 +126,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     sequences,
     modelsDir: options.modelsDir,
     lora: options.lora,
+    ...(options.onDecodePass ? { batching: { itemPrioritizationStrategy: reportingStrategy(options.onDecodePass) } } : {}),
   });
   try {
     return new ModelRuntime(opened, options);
