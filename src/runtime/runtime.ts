@@ -19,6 +19,7 @@ import { finishTurn, prepareTurn, promptSegmentsOf, resultOfStream, turnParser }
 import { SequencePool } from "./sequence-pool.js";
 import { prefixAffinity, reusePrefix, type ReusePolicy } from "./prefix-reuse.js";
 import { reportingStrategy, type DecodePass } from "./decode-passes.js";
+import { StepGate } from "./step-gate.js";
 import { tokenizeAsText, tokenizePrompt } from "./prompt-tokens.js";
 import { computeTokenTables } from "./token-tables.js";
 import { runTurn, type TurnEnv, type TurnOutcome, type TurnPhases } from "./turn.js";
@@ -170,7 +171,9 @@ class ModelRuntime implements Runtime {
     // Forced text is plain text (property names come from the client's schema): never an added token.
     const vocab = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
     const matchers = { states: new GrammarStates(llama, model), tables, allowedNext, tokenize: (text: string) => tokenizeAsText(text, vocab) };
-    this.env = { model, tables, matchers, biases: this.biasesFor(undefined, tables) };
+    // One sequence has nobody to keep in step with.
+    const steps = sequences.length > 1 ? new StepGate() : undefined;
+    this.env = { model, tables, matchers, biases: this.biasesFor(undefined, tables), steps };
   }
 
   /** The three sampler biases of a turn, with the caller's logit biases under qtc's own bans. */
