@@ -8,6 +8,7 @@ export {
   GENERATE_DEFAULTS,
   RUNTIME_DEFAULTS,
   type AnswerCheck,
+  type DecodePass,
   type DefinedTools,
   type FinishReason,
   type GenerateEvent,

@@ -10,6 +10,7 @@ import { HARNESS_TOOLS } from "../harness/tools.js";
 import { parse } from "../parse/index.js";
 import type { ToolCall } from "../parse/types.js";
 import { renderPrompt, type ChatMessage } from "../prompt/index.js";
+import type { DecodePassTally } from "../runtime/decode-passes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { normalizeTools } from "../tools/index.js";
 
@@ -45,15 +46,18 @@ export interface E2eEngine {
   readonly name: string;
   complete(request: E2eRequest): Promise<E2eSample>;
   close(): Promise<void>;
+  /** The model passes the engine ran, where it can count them (qtc: its runtime's `onDecodePass`). */
+  readonly passes?: DecodePassTally;
 }
 
 const TOOLS = [...HARNESS_TOOLS];
 const SAMPLING = { temperature: 0.7, topP: 0.8, topK: 20 };
 
 /** qtc's runtime: constrained = its grammar under tool choice required; free = no grammar, no tool choice. */
-export function qtcEngine(name: string, runtime: Runtime): E2eEngine {
+export function qtcEngine(name: string, runtime: Runtime, passes?: DecodePassTally): E2eEngine {
   return {
     name,
+    passes,
     async complete(r) {
       const t0 = performance.now();
       let ttft = 0;

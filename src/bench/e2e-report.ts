@@ -35,6 +35,8 @@ export interface E2eReport {
     /** qtc's llama.cpp binary: "native" (built here) or "prebuilt". */
     binary: string;
     threads: number;
+    /** The scenarios run (`--only`). */
+    scenarios: string[];
     repeats: number;
     turns: number;
     maxTokens: number;
@@ -56,6 +58,10 @@ export interface ParallelSummary {
   serverTps: number | null;
   serverScaling: number | null;
   qtcOverServer: number | null;
+  /** qtc's model passes in the reported round, and the tokens and sequences each carried on average. */
+  qtcPasses: number | null;
+  qtcTokensPerPass: number | null;
+  qtcSequencesPerPass: number | null;
 }
 
 const median = (xs: number[]): number => {
@@ -111,7 +117,18 @@ export function summarize(rows: Row[], parallel: ParallelResult[]): E2eReport["s
       const qtcTps = at("qtc", n)?.aggregateTps ?? NaN;
       const serverTps = at("llama-server", n)?.aggregateTps ?? null;
       const serverScaling = serverTps === null ? null : serverTps / serverOne;
-      return { concurrency: n, qtcTps, qtcScaling: qtcTps / one, serverTps, serverScaling, qtcOverServer: serverTps === null ? null : qtcTps / serverTps };
+      const passes = at("qtc", n)?.passes;
+      return {
+        concurrency: n,
+        qtcTps,
+        qtcScaling: qtcTps / one,
+        serverTps,
+        serverScaling,
+        qtcOverServer: serverTps === null ? null : qtcTps / serverTps,
+        qtcPasses: passes?.passes ?? null,
+        qtcTokensPerPass: passes ? passes.tokensPerPass : null,
+        qtcSequencesPerPass: passes && passes.passes > 0 ? passes.bySequences.reduce((sum, count, seqs) => sum + count * seqs, 0) / passes.passes : null,
+      };
     }),
   };
 }
@@ -130,34 +147,48 @@ export function renderE2eReport(report: E2eReport): string {
   const out = [
     `model ${c.model}${c.synthetic ? " (synthetic: random weights, real Qwen3 shape)" : ""}, qtc on the ${c.binary} llama.cpp binary, ${c.threads} threads, ${c.maxTokens} tokens a request, node ${c.node}`,
     `load average before ${load(c.loadAverage.before)}, after ${load(c.loadAverage.after)}`,
-    "",
-    table(
-      ["engine", "failed", "prompt", "TTFT cold ms", "TTFT warm ms", "drop", "warm evaluated", "decode c tok/s", "decode free tok/s", "e2e c/free", "agent wall s", "agent tok/s", "agent calls"],
-      report.summary.engines.map((e) => [
-        e.engine,
-        e.failed,
-        e.promptTokens,
-        f(e.ttftColdMs, 0),
-        f(e.ttftWarmMs, 0),
-        `${f(e.ttftDrop)}×`,
-        e.warmEvaluated,
-        f(e.decodeTpsConstrained),
-        f(e.decodeTpsFree),
-        `${f(e.endToEndConstrainedOverFree, 2)}×`,
-        f(e.agentWallMs / 1000, 2),
-        f(e.agentTokensPerSecond),
-        `${e.agentValidCalls} (${e.agentRejected} rejected)`,
-      ]),
-    ),
-    "",
-    ...report.summary.engines.map((e) => `${e.engine} agent turns: evaluated ${e.agentEvaluatedPerTurn.join(", ")} of new ${e.agentNewPromptTokensPerTurn.join(", ")} prompt tokens`),
   ];
+  if (report.summary.engines.length > 0) {
+    out.push(
+      "",
+      table(
+        ["engine", "failed", "prompt", "TTFT cold ms", "TTFT warm ms", "drop", "warm evaluated", "decode c tok/s", "decode free tok/s", "e2e c/free", "agent wall s", "agent tok/s", "agent calls"],
+        report.summary.engines.map((e) => [
+          e.engine,
+          e.failed,
+          e.promptTokens,
+          f(e.ttftColdMs, 0),
+          f(e.ttftWarmMs, 0),
+          `${f(e.ttftDrop)}×`,
+          e.warmEvaluated,
+          f(e.decodeTpsConstrained),
+          f(e.decodeTpsFree),
+          `${f(e.endToEndConstrainedOverFree, 2)}×`,
+          f(e.agentWallMs / 1000, 2),
+          f(e.agentTokensPerSecond),
+          `${e.agentValidCalls} (${e.agentRejected} rejected)`,
+        ]),
+      ),
+      "",
+      ...report.summary.engines.map((e) => `${e.engine} agent turns: evaluated ${e.agentEvaluatedPerTurn.join(", ")} of new ${e.agentNewPromptTokensPerTurn.join(", ")} prompt tokens`),
+    );
+  }
   if (report.summary.parallel.length > 0) {
     out.push(
       "",
       table(
-        ["concurrent", "qtc tok/s", "qtc ×1", "llama-server tok/s", "llama-server ×1", "qtc / llama-server"],
-        report.summary.parallel.map((p) => [p.concurrency, f(p.qtcTps), `${f(p.qtcScaling, 2)}×`, f(p.serverTps), p.serverScaling === null ? "—" : `${f(p.serverScaling, 2)}×`, p.qtcOverServer === null ? "—" : `${f(p.qtcOverServer, 2)}×`]),
+        ["concurrent", "qtc tok/s", "qtc ×1", "llama-server tok/s", "llama-server ×1", "qtc / llama-server", "qtc passes", "tokens/pass", "sequences/pass"],
+        report.summary.parallel.map((p) => [
+          p.concurrency,
+          f(p.qtcTps),
+          `${f(p.qtcScaling, 2)}×`,
+          f(p.serverTps),
+          p.serverScaling === null ? "—" : `${f(p.serverScaling, 2)}×`,
+          p.qtcOverServer === null ? "—" : `${f(p.qtcOverServer, 2)}×`,
+          p.qtcPasses ?? "—",
+          f(p.qtcTokensPerPass),
+          f(p.qtcSequencesPerPass, 2),
+        ]),
       ),
     );
   }

@@ -2,6 +2,7 @@
 // many requests at once; each runs on any E2eEngine and returns its timed samples.
 
 import type { ChatMessage } from "../prompt/index.js";
+import type { DecodePassTally } from "../runtime/decode-passes.js";
 import type { E2eEngine, E2eRequest, E2eSample } from "./e2e-engines.js";
 
 /** The one-turn task: a 390-token-ish prompt (system prompt, 5 harness tools, one user line). */
@@ -74,6 +75,8 @@ export interface ParallelResult {
   completionTokens: number;
   wallMs: number;
   aggregateTps: number;
+  /** The model passes of the reported round, where the engine counts them (whether the N requests shared them). */
+  passes?: ReturnType<DecodePassTally["snapshot"]>;
   rows: Row[];
 }
 
@@ -86,9 +89,11 @@ export async function parallelScenario(engine: E2eEngine, n: number, maxTokens: 
       ),
     );
   await round(100);
+  engine.passes?.reset();
   const t0 = performance.now();
   const samples = await round(200);
   const wallMs = performance.now() - t0;
+  const passes = engine.passes?.snapshot();
   const completionTokens = samples.reduce((sum, s) => sum + s.completionTokens, 0);
   return {
     engine: engine.name,
@@ -96,6 +101,7 @@ export async function parallelScenario(engine: E2eEngine, n: number, maxTokens: 
     completionTokens,
     wallMs,
     aggregateTps: (completionTokens * 1000) / wallMs,
+    ...(passes ? { passes } : {}),
     rows: samples.map((s) => rowOf(s, engine.name, "parallel", "constrained", n)),
   };
 }

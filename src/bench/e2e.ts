@@ -8,6 +8,7 @@ import { loadavg } from "node:os";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { findLlamaProgram } from "../engines/llama-build.js";
+import { DecodePassTally } from "../runtime/decode-passes.js";
 import { createRuntime } from "../runtime/runtime.js";
 import { llamaServerEngine, qtcEngine, type E2eEngine } from "./e2e-engines.js";
 import { renderE2eReport, summarize, type E2eReport } from "./e2e-report.js";
@@ -30,7 +31,13 @@ export const E2E_BENCH_DEFAULTS = Object.freeze({
   contextSize: 4096,
   /** Default: "bench/results/e2e.json". */
   out: "bench/results/e2e.json",
+  /** Scenarios to run, of E2E_SCENARIOS. Default: all. */
+  only: "repeat,agent,parallel",
 });
+
+/** `repeat` and `agent` run together per engine (and with `deterministic: true`); `parallel` is the N-at-once part. */
+export const E2E_SCENARIOS = ["repeat", "agent", "parallel"] as const;
+type Scenario = (typeof E2E_SCENARIOS)[number];
 
 interface Args {
   model: string;
@@ -44,6 +51,7 @@ interface Args {
   llamaServer: boolean;
   /** Also run qtc with `deterministic: true`, to show what it costs. */
   deterministic: boolean;
+  only: Set<Scenario>;
 }
 
 function readArgs(): Args {
@@ -60,6 +68,7 @@ function readArgs(): Args {
       out: { type: "string", default: d.out },
       "no-llama-server": { type: "boolean", default: false },
       "no-deterministic": { type: "boolean", default: false },
+      only: { type: "string", default: d.only },
     },
   });
   const whole = (name: string, text: string, min: number): number => {
@@ -81,19 +90,40 @@ function readArgs(): Args {
     out: values.out,
     llamaServer: !values["no-llama-server"],
     deterministic: !values["no-deterministic"],
+    only: scenariosOf(values.only),
   };
 }
 
-async function qtcFor(args: Args, sequences: number, deterministic = false): Promise<{ engine: E2eEngine; path: string; synthetic: boolean; binary: string }> {
-  const runtime = await createRuntime({ model: args.model, threads: args.threads, contextSize: args.contextSize, sequences, deterministic });
+function scenariosOf(text: string): Set<Scenario> {
+  const names = text.split(",").map((x) => x.trim());
+  const unknown = names.filter((x) => !(E2E_SCENARIOS as readonly string[]).includes(x));
+  if (unknown.length > 0 || names.length === 0) {
+    process.stderr.write(`qtc bench:e2e: --only takes scenarios of ${E2E_SCENARIOS.join(", ")} (comma-separated), got ${JSON.stringify(text)}\n`);
+    process.exit(2);
+  }
+  return new Set(names as Scenario[]);
+}
+
+/** A qtc runtime as a bench engine, with what the report says about it. */
+interface QtcInfo {
+  engine: E2eEngine;
+  path: string;
+  synthetic: boolean;
+  binary: string;
+}
+
+async function qtcFor(args: Args, sequences: number, deterministic = false): Promise<QtcInfo> {
+  const passes = new DecodePassTally();
+  const runtime = await createRuntime({ model: args.model, threads: args.threads, contextSize: args.contextSize, sequences, deterministic, onDecodePass: passes.add });
   const name = deterministic ? "qtc deterministic" : "qtc";
-  return { engine: qtcEngine(name, runtime), path: runtime.modelInfo.path, synthetic: runtime.modelInfo.synthetic, binary: runtime.settings.binary };
+  return { engine: qtcEngine(name, runtime, passes), path: runtime.modelInfo.path, synthetic: runtime.modelInfo.synthetic, binary: runtime.settings.binary };
 }
 
 /** The same engine, printing each request's figures to stderr as it finishes (a long run shows its progress). */
 function logged(engine: E2eEngine): E2eEngine {
   return {
     name: engine.name,
+    passes: engine.passes,
     async complete(request) {
       const s = await engine.complete(request);
       const what = `${engine.name} ${request.constrained ? "constrained" : "free"}`;
@@ -113,51 +143,54 @@ async function withEngine<T>(open: () => Promise<E2eEngine>, use: (engine: E2eEn
   }
 }
 
+/** The one-request scenarios `--only` asks for, in order, on one engine. */
+async function singleScenarios(engine: E2eEngine, args: Args): Promise<Row[]> {
+  const rows: Row[] = [];
+  if (args.only.has("repeat")) rows.push(...(await repeatScenario(engine, args.repeats, args.maxTokens)));
+  if (args.only.has("agent")) rows.push(...(await agentScenario(engine, args.turns, args.maxTokens)));
+  return rows;
+}
+
 async function main(): Promise<void> {
   const args = readArgs();
+  const single = args.only.has("repeat") || args.only.has("agent");
+  const levels = args.only.has("parallel") ? args.parallel : [];
+  if (!single && levels.length === 0) {
+    process.stderr.write("qtc bench:e2e: nothing to run (--only parallel with --parallel \"\")\n");
+    process.exit(2);
+  }
   const server = args.llamaServer ? findLlamaProgram("llama-server") : undefined;
   const loadBefore = loadavg();
   const rows: Row[] = [];
   const parallel: ParallelResult[] = [];
   const note = (line: string) => process.stderr.write(`${line}\n`);
+  let qtc: QtcInfo | undefined;
 
-  const qtc = await qtcFor(args, 1);
-  try {
-    note("qtc: same prompt repeated, then an agent run");
-    const engine = logged(qtc.engine);
-    rows.push(...(await repeatScenario(engine, args.repeats, args.maxTokens)));
-    rows.push(...(await agentScenario(engine, args.turns, args.maxTokens)));
-  } finally {
-    await qtc.engine.close();
+  if (single) {
+    const first = await qtcFor(args, 1);
+    qtc = first;
+    note("qtc: one request at a time");
+    await withEngine(async () => first.engine, async (engine) => void rows.push(...(await singleScenarios(engine, args))));
+    if (args.deterministic) {
+      // What the batch-aligned cut costs: the same scenarios with `deterministic: true`.
+      note("qtc deterministic: the same scenarios");
+      await withEngine(async () => (await qtcFor(args, 1, true)).engine, async (engine) => void rows.push(...(await singleScenarios(engine, args))));
+    }
   }
-  if (args.deterministic) {
-    // What the batch-aligned cut costs: the same scenarios with `deterministic: true`.
-    note("qtc deterministic: the same two scenarios");
-    await withEngine(
-      async () => (await qtcFor(args, 1, true)).engine,
-      async (engine) => {
-        rows.push(...(await repeatScenario(engine, args.repeats, args.maxTokens)));
-        rows.push(...(await agentScenario(engine, args.turns, args.maxTokens)));
-      },
-    );
-  }
-  const serverOptions = (n: number) => ({ program: server!, model: qtc.path, threads: args.threads, parallel: n, contextSize: args.contextSize });
-  if (server) {
-    note("llama-server: same prompt repeated, then an agent run");
-    await withEngine(
-      () => llamaServerEngine("llama-server", serverOptions(1)),
-      async (engine) => {
-        rows.push(...(await repeatScenario(engine, args.repeats, args.maxTokens)));
-        rows.push(...(await agentScenario(engine, args.turns, args.maxTokens)));
-      },
-    );
-  } else note("llama-server not built (npm run llama:build) or --no-llama-server: qtc only");
+  const serverOptions = (n: number, contextSize = args.contextSize) => ({ program: server!, model: qtc!.path, threads: args.threads, parallel: n, contextSize });
+  if (server && single) {
+    note("llama-server: one request at a time");
+    await withEngine(() => llamaServerEngine("llama-server", serverOptions(1)), async (engine) => void rows.push(...(await singleScenarios(engine, args))));
+  } else if (!server) note("llama-server not built (npm run llama:build) or --no-llama-server: qtc only");
 
-  for (const n of args.parallel) {
+  for (const n of levels) {
     note(`${n} concurrent requests`);
-    parallel.push(await withEngine(async () => (await qtcFor({ ...args, contextSize: 2048 }, n)).engine, (e) => parallelScenario(e, n, args.maxTokens)));
-    if (server) parallel.push(await withEngine(() => llamaServerEngine("llama-server", { ...serverOptions(n), contextSize: 2048 }), (e) => parallelScenario(e, n, args.maxTokens)));
+    const level = await qtcFor({ ...args, contextSize: 2048 }, n);
+    qtc ??= level;
+    parallel.push(await withEngine(async () => level.engine, (e) => parallelScenario(e, n, args.maxTokens)));
+    if (server) parallel.push(await withEngine(() => llamaServerEngine("llama-server", serverOptions(n, 2048)), (e) => parallelScenario(e, n, args.maxTokens)));
   }
+  if (!qtc) throw new Error("no qtc runtime ran");
 
   const report: E2eReport = {
     config: {
@@ -165,6 +198,7 @@ async function main(): Promise<void> {
       synthetic: qtc.synthetic,
       binary: qtc.binary,
       threads: args.threads,
+      scenarios: [...args.only],
       repeats: args.repeats,
       turns: args.turns,
       maxTokens: args.maxTokens,

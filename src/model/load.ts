@@ -2,7 +2,7 @@
 // threads and context size always set explicitly. Callers own the returned objects and dispose them.
 
 import { existsSync } from "node:fs";
-import type { Llama, LlamaContext, LlamaLogLevel, LlamaModel } from "node-llama-cpp";
+import type { BatchingOptions, Llama, LlamaContext, LlamaLogLevel, LlamaModel } from "node-llama-cpp";
 import { defaultThreads } from "../defaults.js";
 import { fail } from "../errors.js";
 import { checkGgufFile } from "./gguf-check.js";
@@ -171,6 +171,8 @@ export interface CreateContextOptions {
   sequences?: number;
   /** A LoRA adapter GGUF that llama.cpp applies on top of the model. Default: none. */
   lora?: string;
+  /** How queued evaluations are packed into model passes. Default: node-llama-cpp's ("maximumParallelism"). */
+  batching?: BatchingOptions;
 }
 
 /**
@@ -186,6 +188,7 @@ export async function createContext(model: LlamaModel, opts: CreateContextOption
       contextSize,
       threads,
       sequences: opts.sequences ?? LOAD_DEFAULTS.sequences,
+      ...(opts.batching ? { batching: opts.batching } : {}),
       ...(opts.lora ? { lora: { adapters: [{ filePath: opts.lora }] } } : {}),
     });
   } catch (e) {

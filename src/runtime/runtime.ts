@@ -18,6 +18,8 @@ import { type GenerateOutput, type ResultParts } from "./result.js";
 import { finishTurn, prepareTurn, promptSegmentsOf, resultOfStream, turnParser } from "./turn-request.js";
 import { SequencePool } from "./sequence-pool.js";
 import { prefixAffinity, reusePrefix, type ReusePolicy } from "./prefix-reuse.js";
+import { reportingStrategy, type DecodePass } from "./decode-passes.js";
+import { StepGate } from "./step-gate.js";
 import { tokenizeAsText, tokenizePrompt } from "./prompt-tokens.js";
 import { computeTokenTables } from "./token-tables.js";
 import { runTurn, type TurnEnv, type TurnOutcome, type TurnPhases } from "./turn.js";
@@ -61,6 +63,11 @@ export interface RuntimeOptions {
   deterministic?: boolean;
   /** Called after each finished request with where its time went (for `npm run bench:speed`). Default: none. */
   onProfile?: (profile: RequestProfile) => void;
+  /**
+   * Called for each model pass (one llama_decode) with the sequences and tokens it carried, to see whether
+   * concurrent requests share passes (`npm run bench:e2e`, tests). Default: none (node-llama-cpp's own packing).
+   */
+  onDecodePass?: (pass: DecodePass) => void;
 }
 
 /** Milliseconds per phase of one request: the turn's phases, then judging its output. */
@@ -120,6 +127,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     sequences,
     modelsDir: options.modelsDir,
     lora: options.lora,
+    ...(options.onDecodePass ? { batching: { itemPrioritizationStrategy: reportingStrategy(options.onDecodePass) } } : {}),
   });
   try {
     return new ModelRuntime(opened, options);
@@ -163,7 +171,9 @@ class ModelRuntime implements Runtime {
     // Forced text is plain text (property names come from the client's schema): never an added token.
     const vocab = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
     const matchers = { states: new GrammarStates(llama, model), tables, allowedNext, tokenize: (text: string) => tokenizeAsText(text, vocab) };
-    this.env = { model, tables, matchers, biases: this.biasesFor(undefined, tables) };
+    // One sequence has nobody to keep in step with.
+    const steps = sequences.length > 1 ? new StepGate() : undefined;
+    this.env = { model, tables, matchers, biases: this.biasesFor(undefined, tables), steps };
   }
 
   /** The three sampler biases of a turn, with the caller's logit biases under qtc's own bans. */

@@ -13,6 +13,7 @@ import type { ResolvedRequest } from "./request.js";
 import type { TurnCounts } from "./result.js";
 import type { TokenTables } from "./token-tables.js";
 import type { FinishReason } from "./types.js";
+import type { StepGate } from "./step-gate.js";
 
 /** Everything a turn needs, resolved (no defaults left): the request's settings and what the runtime adds. */
 export interface TurnPlan extends Omit<ResolvedRequest, "format"> {
@@ -54,6 +55,8 @@ export interface TurnEnv {
   /** What every grammar matcher of the runtime shares (parsed grammars, allowed-set walker, tokenizer). */
   matchers: MatcherEnv;
   biases: TurnBiases;
+  /** Keeps the context's concurrent turns in step, so one pass carries a token of each. Default: none. */
+  steps?: StepGate;
 }
 
 /** What a turn counted (tokens: the ones it added, in order, sampled and forced), plus where its time went. */
@@ -103,6 +106,7 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
       grammarEvaluationState: () => turn.samplerGrammar(),
       tokenBias: () => turn.bias,
     });
+    const inStep = env.steps?.join();
     try {
       let next = await gen.next();
       turn.firstSampled();
@@ -116,9 +120,13 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
         const step = await turn.take(token);
         if (step.text) yield step.text;
         if (turn.finish) break;
+        await inStep?.arrive();
+        inStep?.queued();
         next = await gen.next((step.forced.length > 0 ? [token, ...step.forced] : token) as Token | Token[]);
+        inStep?.sampled();
       }
     } finally {
+      inStep?.leave();
       await gen.return();
     }
   }

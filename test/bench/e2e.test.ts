@@ -7,6 +7,7 @@ import type { E2eEngine, E2eRequest, E2eSample } from "../../src/bench/e2e-engin
 import { renderE2eReport, summarize, type E2eReport } from "../../src/bench/e2e-report.js";
 import { agentScenario, parallelScenario, repeatScenario, type Row } from "../../src/bench/e2e-scenarios.js";
 import type { ToolCall } from "../../src/parse/types.js";
+import { DecodePassTally } from "../../src/runtime/decode-passes.js";
 
 const call = (n: number): ToolCall => ({
   id: `call-${n}`,
@@ -77,6 +78,24 @@ describe("bench:e2e scenarios", () => {
     expect(result.aggregateTps).toBeCloseTo((result.completionTokens * 1000) / result.wallMs, 6);
     expect(new Set(engine.sent.slice(-4).map((r) => JSON.stringify(r.messages))).size).toBe(4);
   });
+
+  test("parallel: an engine that counts model passes reports those of the second round only", async () => {
+    const passes = new DecodePassTally();
+    const base = fakeEngine();
+    let round = 0;
+    const engine: E2eEngine = {
+      ...base,
+      passes,
+      async complete(r) {
+        // Round one runs 3 passes per request, round two 1 (a stand-in for warm, shared passes).
+        const each = round++ < 4 ? 3 : 1;
+        for (let i = 0; i < each; i++) passes.add({ sequences: 4, tokens: 4 });
+        return base.complete(r);
+      },
+    };
+    const result = await parallelScenario(engine, 4, 96);
+    expect(result.passes).toEqual({ passes: 4, tokens: 16, tokensPerPass: 4, bySequences: [0, 0, 0, 0, 4] });
+  });
 });
 
 const row = (over: Partial<Row>): Row => ({
@@ -108,7 +127,8 @@ describe("bench:e2e summary", () => {
       row({ scenario: "agent", index: 0, promptTokens: 400, evaluated: 1, wallMs: 1000 }),
       row({ scenario: "agent", index: 1, promptTokens: 460, evaluated: 62, wallMs: 1500 }),
     ];
-    const parallel = [1, 4].map((n) => ({ engine: "qtc", concurrency: n, completionTokens: 40 * n, wallMs: 2000, aggregateTps: 20 * n, rows: [] }));
+    const passes = (n: number) => ({ passes: 10, tokens: 10 * n, tokensPerPass: n, bySequences: n === 1 ? [0, 10] : [0, 2, 0, 0, 8] });
+    const parallel = [1, 4].map((n) => ({ engine: "qtc", concurrency: n, completionTokens: 40 * n, wallMs: 2000, aggregateTps: 20 * n, passes: passes(n), rows: [] }));
     const summary = summarize(rows, parallel);
     const [qtc] = summary.engines;
     expect(qtc).toMatchObject({ ttftColdMs: 3000, ttftWarmMs: 40, ttftDrop: 75, warmEvaluated: 1, promptTokens: 400, failed: 1 });
@@ -116,11 +136,12 @@ describe("bench:e2e summary", () => {
     expect(qtc!.endToEndConstrainedOverFree).toBeCloseTo(1.5, 6);
     expect(qtc).toMatchObject({ agentWallMs: 2500, agentCompletionTokens: 80, agentEvaluatedPerTurn: [1, 62], agentNewPromptTokensPerTurn: [400, 60] });
     expect(summary.parallel).toEqual([
-      { concurrency: 1, qtcTps: 20, qtcScaling: 1, serverTps: null, serverScaling: null, qtcOverServer: null },
-      { concurrency: 4, qtcTps: 80, qtcScaling: 4, serverTps: null, serverScaling: null, qtcOverServer: null },
+      { concurrency: 1, qtcTps: 20, qtcScaling: 1, serverTps: null, serverScaling: null, qtcOverServer: null, qtcPasses: 10, qtcTokensPerPass: 1, qtcSequencesPerPass: 1 },
+      // 2 passes carried 1 sequence and 8 carried all 4: (2 + 32) / 10.
+      { concurrency: 4, qtcTps: 80, qtcScaling: 4, serverTps: null, serverScaling: null, qtcOverServer: null, qtcPasses: 10, qtcTokensPerPass: 4, qtcSequencesPerPass: 3.4 },
     ]);
     const report: E2eReport = {
-      config: { model: "synthetic:0.6b", synthetic: true, binary: "prebuilt", threads: 2, repeats: 3, turns: 2, maxTokens: 96, llamaServer: null, node: "v20", date: "", loadAverage: { before: [1, 1, 1], after: [1, 1, 1] } },
+      config: { model: "synthetic:0.6b", synthetic: true, binary: "prebuilt", threads: 2, scenarios: ["repeat", "agent", "parallel"], repeats: 3, turns: 2, maxTokens: 96, llamaServer: null, node: "v20", date: "", loadAverage: { before: [1, 1, 1], after: [1, 1, 1] } },
       summary,
       parallel: parallel.map(({ rows: _rows, ...p }) => p),
       rows,
