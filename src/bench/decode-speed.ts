@@ -6,7 +6,7 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { parseArgs } from "node:util";
+import { readBenchFlags } from "./script-args.js";
 import { HARNESS_TOOLS } from "../harness/tools.js";
 import { createRuntime, type RequestProfile } from "../runtime/runtime.js";
 import type { GenerateRequest, GenerateResult } from "../runtime/types.js";
@@ -71,14 +71,12 @@ function sample(round: number, tool: string, variant: Variant, r: GenerateResult
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      model: { type: "string", default: SPEED_BENCH_DEFAULTS.model },
-      rounds: { type: "string", default: String(SPEED_BENCH_DEFAULTS.rounds) },
-      "max-tokens": { type: "string", default: String(SPEED_BENCH_DEFAULTS.maxTokens) },
-      threads: { type: "string", default: String(SPEED_BENCH_DEFAULTS.threads) },
-      out: { type: "string", default: SPEED_BENCH_DEFAULTS.out },
-    },
+  const values = readBenchFlags("qtc bench:speed", {
+    model: { type: "string", default: SPEED_BENCH_DEFAULTS.model },
+    rounds: { type: "string", default: String(SPEED_BENCH_DEFAULTS.rounds) },
+    "max-tokens": { type: "string", default: String(SPEED_BENCH_DEFAULTS.maxTokens) },
+    threads: { type: "string", default: String(SPEED_BENCH_DEFAULTS.threads) },
+    out: { type: "string", default: SPEED_BENCH_DEFAULTS.out },
   });
   const rounds = Number(values.rounds);
   const maxTokens = Number(values["max-tokens"]);

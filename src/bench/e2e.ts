@@ -6,10 +6,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { dirname } from "node:path";
-import { parseArgs } from "node:util";
 import { findLlamaProgram } from "../engines/llama-build.js";
 import { DecodePassTally } from "../runtime/decode-passes.js";
 import { createRuntime } from "../runtime/runtime.js";
+import { readBenchFlags } from "./script-args.js";
 import { llamaServerEngine, qtcEngine, type E2eEngine } from "./e2e-engines.js";
 import { renderE2eReport, summarize, type E2eReport } from "./e2e-report.js";
 import { agentScenario, parallelScenario, repeatScenario, type ParallelResult, type Row } from "./e2e-scenarios.js";
@@ -56,20 +56,18 @@ interface Args {
 
 function readArgs(): Args {
   const d = E2E_BENCH_DEFAULTS;
-  const { values } = parseArgs({
-    options: {
-      model: { type: "string", default: d.model },
-      threads: { type: "string", default: String(d.threads) },
-      repeats: { type: "string", default: String(d.repeats) },
-      turns: { type: "string", default: String(d.turns) },
-      "max-tokens": { type: "string", default: String(d.maxTokens) },
-      parallel: { type: "string", default: d.parallel },
-      "context-size": { type: "string", default: String(d.contextSize) },
-      out: { type: "string", default: d.out },
-      "no-llama-server": { type: "boolean", default: false },
-      "no-deterministic": { type: "boolean", default: false },
-      only: { type: "string", default: d.only },
-    },
+  const values = readBenchFlags("qtc bench:e2e", {
+    model: { type: "string", default: d.model },
+    threads: { type: "string", default: String(d.threads) },
+    repeats: { type: "string", default: String(d.repeats) },
+    turns: { type: "string", default: String(d.turns) },
+    "max-tokens": { type: "string", default: String(d.maxTokens) },
+    parallel: { type: "string", default: d.parallel },
+    "context-size": { type: "string", default: String(d.contextSize) },
+    out: { type: "string", default: d.out },
+    "no-llama-server": { type: "boolean", default: false },
+    "no-deterministic": { type: "boolean", default: false },
+    only: { type: "string", default: d.only },
   });
   const whole = (name: string, text: string, min: number): number => {
     const n = Number(text);

@@ -1,0 +1,23 @@
+// Owns: reading the flags of a bench script (`npm run bench:*`): an unknown or malformed flag is one line naming
+// the script's flags and exit 2, never a stack trace; `--help` lists them.
+
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+export function readBenchFlags<O extends Options>(script: string, options: O): ReturnType<typeof parseArgs<{ options: O }>>["values"] {
+  const flags = Object.entries(options)
+    .map(([name, o]) => (o.type === "boolean" ? `--${name}` : `--${name} ${o.default === undefined ? "VALUE" : JSON.stringify(o.default)}`))
+    .join(", ");
+  if (process.argv.slice(2).includes("--help")) {
+    process.stdout.write(`${script} flags (defaults shown): ${flags}\n`);
+    process.exit(0);
+  }
+  try {
+    return parseArgs({ options }).values;
+  } catch (e) {
+    const why = e instanceof Error ? e.message.split("\n")[0] : String(e);
+    process.stderr.write(`${script}: ${why}\nFlags (defaults shown): ${flags}; --help lists them.\n`);
+    process.exit(2);
+  }
+}
