@@ -150,6 +150,7 @@ export function toApiError(e: unknown, hints?: ParamHints): ApiError {
   if (e instanceof QtcException) {
     const status = CODE_STATUS[e.code] ?? 400;
     if (status === 500) return internalError();
+    if (UPSTREAM_CODES.has(e.code)) return upstreamError(status, e.code);
     const where = e.path && !e.message.includes(e.path) ? ` (at ${e.path})` : "";
     return new ApiError(status, e.code, `${e.message}${where}`, status === 400 ? paramFor(e, hints) : null);
   }
@@ -161,6 +162,23 @@ export function toApiError(e: unknown, hints?: ParamHints): ApiError {
     return badRequest(String(fe.message ?? "Bad request."));
   }
   return internalError();
+}
+
+const UPSTREAM_CODES: ReadonlySet<ErrorCode> = new Set(["upstream_unavailable", "upstream_error", "upstream_timeout", "upstream_grammar_dropped"]);
+
+const UPSTREAM_ANSWERS: Partial<Record<ErrorCode, string>> = {
+  upstream_unavailable: "The engine behind this server could not be reached.",
+  upstream_error: "The engine behind this server gave a broken or failed reply.",
+  upstream_timeout: "The engine behind this server did not answer in time.",
+  upstream_grammar_dropped: "The engine behind this server ignored the tool-call grammar, so its output was refused.",
+};
+
+/**
+ * An upstream engine's failure, for the client: its code and a gateway status, never the upstream's address
+ * or reply (they are the operator's, and go to the server's log).
+ */
+function upstreamError(status: number, code: ErrorCode): ApiError {
+  return new ApiError(status, code, `${UPSTREAM_ANSWERS[code]} Retry later; the server's log has the details.`);
 }
 
 /** The one 500 answer: it says nothing about the cause, which goes to the server's log instead. */
