@@ -16,7 +16,14 @@ export interface DemonstrationOptions {
   sandbox?: OsSandbox;
   /** Folder the run folders are made in. Default: os.tmpdir(). */
   tmpRoot?: string;
+  /**
+   * "fix": read, write the solution, run the tests, answer (the reference fix). "inspect": read, run the tests,
+   * answer: only short calls, for models too small to reproduce a file (the trained stand-ins). Default: "fix".
+   */
+  plan?: DemonstrationPlan;
 }
+
+export type DemonstrationPlan = "fix" | "inspect";
 
 /** The files of a task's solution/ folder, as project-relative paths (sorted). */
 async function solutionFiles(taskDir: string): Promise<string[]> {
@@ -74,11 +81,11 @@ export async function demonstrate(taskDir: string, opts: DemonstrationOptions = 
       if (exists) await d.call("read_file", { path: rel });
       else await d.call("list_files", { path: path.posix.dirname(rel) });
     }
-    for (const rel of files) {
+    for (const rel of opts.plan === "inspect" ? [] : files) {
       await d.call("write_file", { path: rel, content: await fs.readFile(path.join(task.dir, SOLUTION_DIR, rel), "utf8") });
     }
     await d.call("run_tests", {});
-    d.answer(`Fixed ${files.join(", ")}; the tests pass.`);
+    d.answer(opts.plan === "inspect" ? `Read ${files.join(", ")} and ran the tests.` : `Fixed ${files.join(", ")}; the tests pass.`);
     return { messages: d.messages, tools: HARNESS_TOOLS.map((t) => structuredClone(t)), task: task.id, source: "demonstration" };
   } finally {
     await removeWorkspace(ws);
