@@ -18,6 +18,7 @@
 #include "ggml-backend.h"
 #include "ggml-opt.h"
 #include "ggml.h"
+#include "gguf.h"
 #include "llama.h"
 
 #include <algorithm>
@@ -218,6 +219,21 @@ std::string meta(const llama_model * model, const char * key) {
     return llama_model_meta_val_str(model, key, buf, sizeof buf) >= 0 ? std::string(buf) : std::string();
 }
 
+// llama_opt_init sets the model's training context to the window's, and the saver writes it: put the base's
+// back, or llama.cpp clamps every later context to 256 tokens (a bench prompt is longer).
+void restore_context_length(const std::string & file, const std::string & key, uint32_t value) {
+    ggml_context * data = nullptr;
+    gguf_init_params ip{/*no_alloc =*/ false, &data};
+    gguf_context * g = gguf_init_from_file(file.c_str(), ip);
+    if (!g) die("training_failed", "cannot reopen " + file);
+    gguf_set_val_u32(g, key.c_str(), value);
+    const std::string tmp = file + ".ctx";
+    if (!gguf_write_to_file(g, tmp.c_str(), false)) die("training_failed", "cannot write " + tmp);
+    gguf_free(g);
+    ggml_free(data);
+    if (std::rename(tmp.c_str(), file.c_str()) != 0) die("training_failed", "cannot rename " + tmp);
+}
+
 }  // namespace
 
 int main(int argc, char ** argv) {
@@ -237,6 +253,8 @@ int main(int argc, char ** argv) {
         die("unsupported_model", a.model + " is not an F32 GGUF (general.file_type " + meta(model, "general.file_type") +
                                      "); llama.cpp trains F32 weights only: write one with qtc make-model --dtype f32");
     }
+    const std::string ctx_key = meta(model, "general.architecture") + ".context_length";
+    const std::string ctx_train = meta(model, ctx_key.c_str());
     const llama_vocab * vocab = llama_model_get_vocab(model);
     const llama_token sentinel = llama_vocab_n_tokens(vocab) - 1;
     const llama_token pad = llama_vocab_eos(vocab);
@@ -322,6 +340,7 @@ int main(int argc, char ** argv) {
     ggml_opt_result_free(rt);
     ggml_opt_result_free(re);
     llama_model_save_to_file(model, a.out.c_str());
+    if (!ctx_train.empty()) restore_context_length(a.out, ctx_key, (uint32_t) std::stoul(ctx_train));
     std::fprintf(stderr, "qtc-train done out=%s seconds=%.1f\n", a.out.c_str(),
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     llama_free(ctx);

@@ -26,7 +26,7 @@ export const STAND_IN_LABEL = "trained stand-in";
  * `weak` is the same start stopped after 24 optimizer steps (of 80).
  */
 export interface StandInRecipe {
-  /** Which demonstrations: "inspect" (read, run the tests, answer) keeps every call short. */
+  /** Which demonstrations (see DemonstrationOptions.plan). */
   plan: DemonstrationPlan;
   epochs: number;
   lr: number;
@@ -38,8 +38,8 @@ export interface StandInRecipe {
 }
 
 export const STAND_IN_RECIPES: Readonly<Record<StandInName, StandInRecipe>> = Object.freeze({
-  "tiny-tuned": { plan: "inspect", epochs: 6, lr: 1e-2, lrEnd: 1e-3, seed: 0, contextSize: 64 },
-  "tiny-weak": { plan: "inspect", epochs: 1, lr: 1e-2, lrEnd: 1e-3, seed: 0, contextSize: 64, maxSteps: 24 },
+  "tiny-tuned": { plan: "probe", epochs: 10, lr: 4e-3, lrEnd: 2e-4, seed: 0, contextSize: 64 },
+  "tiny-weak": { plan: "probe", epochs: 1, lr: 4e-3, lrEnd: 2e-4, seed: 0, contextSize: 64, maxSteps: 24 },
 });
 
 export interface StandInOptions {

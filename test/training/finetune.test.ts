@@ -48,6 +48,17 @@ describe("qtc finetune through the native driver", () => {
     expect(written.size).toBeGreaterThan(1_000_000);
   }, 240_000);
 
+  it("packs short windows into llama.cpp's 256-token context, one optimizer step each, with a decaying rate", async () => {
+    const events: TrainProgress[] = [];
+    const out = path.join(dir, "packed.gguf");
+    // 3 windows of 64 tokens fill one data point of 256 with a masked pad window: 4 ubatch steps.
+    const r = await finetune({ model: "synthetic:tiny", data, out, contextSize: 64, maxSteps: 3, lr: 4e-3, lrEnd: 2e-4, onProgress: (p) => events.push(p) });
+    const steps = events.filter((e) => e.kind === "step").map((e) => e.fields.step!);
+    expect(steps.at(-1)).toBe("4/4");
+    expect(Number.isFinite(r.epochs[0]!.loss) && r.epochs[0]!.loss > 0).toBe(true);
+    expect((await fs.stat(out)).size).toBeGreaterThan(1_000_000);
+  }, 240_000);
+
   it("refuses a model that is not F32 with unsupported_model", async () => {
     const err = await finetune({ model: await tinyModelPath(), data, out: path.join(dir, "x.gguf"), contextSize: 256, maxSteps: 1 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(QtcException);
