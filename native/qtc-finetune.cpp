@@ -18,7 +18,6 @@
 #include "ggml-backend.h"
 #include "ggml-opt.h"
 #include "ggml.h"
-#include "gguf.h"
 #include "llama.h"
 
 #include <algorithm>
@@ -220,18 +219,24 @@ std::string meta(const llama_model * model, const char * key) {
 }
 
 // llama_opt_init sets the model's training context to the window's, and the saver writes it: put the base's
-// back, or llama.cpp clamps every later context to 256 tokens (a bench prompt is longer).
+// back, or llama.cpp clamps every later context to 256 tokens (a bench prompt is longer). The key is patched in
+// place (a u32 the saver wrote: length-prefixed name, type 4, value); rewriting the file through gguf crashed.
 void restore_context_length(const std::string & file, const std::string & key, uint32_t value) {
-    ggml_context * data = nullptr;
-    gguf_init_params ip{/*no_alloc =*/ false, &data};
-    gguf_context * g = gguf_init_from_file(file.c_str(), ip);
-    if (!g) die("training_failed", "cannot reopen " + file);
-    gguf_set_val_u32(g, key.c_str(), value);
-    const std::string tmp = file + ".ctx";
-    if (!gguf_write_to_file(g, tmp.c_str(), false)) die("training_failed", "cannot write " + tmp);
-    gguf_free(g);
-    ggml_free(data);
-    if (std::rename(tmp.c_str(), file.c_str()) != 0) die("training_failed", "cannot rename " + tmp);
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    if (!f) die("training_failed", "cannot reopen " + file);
+    std::string head(64u << 20, '\0');
+    f.read(head.data(), (std::streamsize) head.size());
+    head.resize((size_t) f.gcount());
+    f.clear();
+    std::string pat;
+    const uint64_t n = key.size();
+    const uint32_t u32 = 4;  // GGUF_TYPE_UINT32
+    pat.append((const char *) &n, sizeof n).append(key).append((const char *) &u32, sizeof u32);
+    const size_t at = head.find(pat);
+    if (at == std::string::npos) die("training_failed", "no u32 " + key + " in " + file);
+    f.seekp((std::streamoff) (at + pat.size()));
+    f.write((const char *) &value, sizeof value);
+    if (!f) die("training_failed", "cannot write " + file);
 }
 
 }  // namespace

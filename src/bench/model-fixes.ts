@@ -7,6 +7,7 @@ import path from "node:path";
 import { CALL_POLICIES, type CallPolicy } from "../harness/call-policy.js";
 import { ensureStandIn, STAND_IN_LABEL, STAND_INS } from "../training/stand-ins.js";
 import { splitTasks, type TaskHalf } from "../training/split.js";
+import type { TrainProgress } from "../training/finetune.js";
 import { modelsDir } from "../model/paths.js";
 import { renderFixesChartSvg } from "./model-fixes-chart.js";
 import { runBench, type BenchEvent } from "./run-bench.js";
@@ -29,7 +30,7 @@ export interface ModelFixesOptions {
   maxTokens?: number;
   /** Default: 2. */
   threads?: number;
-  onEvent?: (e: BenchEvent | { type: "stand-in"; name: string; ms: number }) => void;
+  onEvent?: (e: BenchEvent | { type: "stand-in"; name: string; ms: number } | { type: "train"; name: string; progress: TrainProgress }) => void;
 }
 
 export const MODEL_FIXES_DEFAULTS = Object.freeze({ tasksDir: "bench/tasks", halves: ["test"] as TaskHalf[], policies: [...CALL_POLICIES], seeds: 1, maxTurns: 4, maxTokens: 256, threads: 2 });
@@ -115,7 +116,7 @@ export async function runModelFixes(opts: ModelFixesOptions): Promise<ModelFixes
   const standIns: { name: string; ms: number }[] = [];
   for (const name of STAND_INS) {
     const t = Date.now();
-    await ensureStandIn(name, { modelsDir: modelsDir(), tasksDir: path.resolve(o.tasksDir) });
+    await ensureStandIn(name, { modelsDir: modelsDir(), tasksDir: path.resolve(o.tasksDir), onProgress: (progress) => o.onEvent?.({ type: "train", name, progress }) });
     standIns.push({ name, ms: Date.now() - t });
     o.onEvent?.({ type: "stand-in", name, ms: Date.now() - t });
   }
