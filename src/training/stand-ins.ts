@@ -21,9 +21,10 @@ export const STAND_IN_LABEL = "trained stand-in";
 
 /**
  * The recipes, fixed: same data, seed and steps on every machine. Windows of 256 tokens keep each turn's end
- * (the generation prompt and the turn itself), which is what a 2-layer model can use, at a quarter of the cost
- * of whole prompts. lr 0.01 diverged in its second epoch here (mean loss 9.95 → 10.94); 0.003 falls steadily.
- * `weak` is the same start stopped after 24 optimizer steps (of 80).
+ * and, on the first turn, the system prompt's own `<tool_call>` example: trained on 64-token windows the model
+ * wrote the call on a 64-token context but copied `}\n</tool_call>` from that example on the bench's ~650-token
+ * prompt. lr 0.01 diverged in its second epoch here; 0.004 falling to 0.0002 settles. `weak` is the same start
+ * stopped after 24 optimizer steps (of 240).
  */
 export interface StandInRecipe {
   /** Which demonstrations (see DemonstrationOptions.plan). */
@@ -38,8 +39,8 @@ export interface StandInRecipe {
 }
 
 export const STAND_IN_RECIPES: Readonly<Record<StandInName, StandInRecipe>> = Object.freeze({
-  "tiny-tuned": { plan: "probe", epochs: 10, lr: 4e-3, lrEnd: 2e-4, seed: 0, contextSize: 64 },
-  "tiny-weak": { plan: "probe", epochs: 1, lr: 4e-3, lrEnd: 2e-4, seed: 0, contextSize: 64, maxSteps: 24 },
+  "tiny-tuned": { plan: "probe", epochs: 6, lr: 4e-3, lrEnd: 2e-4, seed: 0, contextSize: 256 },
+  "tiny-weak": { plan: "probe", epochs: 1, lr: 4e-3, lrEnd: 2e-4, seed: 0, contextSize: 256, maxSteps: 24 },
 });
 
 export interface StandInOptions {
