@@ -6,6 +6,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QtcException } from "../../src/errors.js";
+import { readGgufPrefix } from "../../src/model/gguf-header.js";
+import { QWEN3_SHAPES } from "../../src/model/qwen3-shapes.js";
 import { tinyModelPath } from "../helpers/models.js";
 import { buildTrainer, demonstrate, finetune, parseProgressFields, type Conversation, type TrainProgress } from "../../src/training/index.js";
 
@@ -46,6 +48,9 @@ describe("qtc finetune through the native driver", () => {
     expect(events.filter((e) => e.kind === "step").length).toBeGreaterThan(0);
     const written = await fs.stat(out);
     expect(written.size).toBeGreaterThan(1_000_000);
+    // llama_opt_init shrinks the training context to the window; the tuned model keeps the base's (else every
+    // later context is clamped to 256 tokens and a bench prompt is refused)
+    expect((await readGgufPrefix(out))?.scalars.get("qwen3.context_length")).toBe(QWEN3_SHAPES.tiny.contextLength);
   }, 240_000);
 
   it("packs short windows into llama.cpp's 256-token context, one optimizer step each, with a decaying rate", async () => {
