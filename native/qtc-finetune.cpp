@@ -37,7 +37,7 @@ namespace {
 struct Args {
     std::string model, data, out;
     int epochs = 1, ctx = 1024, threads = 2, seed = 0, max_steps = 0;
-    float lr = 1e-3f, wd = 0.0f;
+    float lr = 1e-3f, lr_end = -1.0f, wd = 0.0f;  // lr_end < 0: constant lr
 };
 
 struct Piece { char kind; std::string text; };
@@ -63,6 +63,7 @@ Args parse_args(int argc, char ** argv) {
         else if (k == "--seed") a.seed = std::atoi(v.c_str());
         else if (k == "--max-steps") a.max_steps = std::atoi(v.c_str());
         else if (k == "--lr") a.lr = std::strtof(v.c_str(), nullptr);
+        else if (k == "--lr-end") a.lr_end = std::strtof(v.c_str(), nullptr);
         else if (k == "--wd") a.wd = std::strtof(v.c_str(), nullptr);
         else die("invalid_option", "unknown flag " + k);
     }
@@ -166,6 +167,25 @@ bool eval_callback(struct ggml_tensor * t, bool ask, void * ud) {
     return false;
 }
 
+// Linear decay from --lr to --lr-end over the run: a high rate learns the fixed markup fast, the low end lets
+// the sampled tokens settle (a constant high rate diverged here in its second epoch).
+struct LrSchedule {
+    ggml_opt_optimizer_params base;
+    float lr0 = 0, lr_end = -1;
+    int64_t step = 0, total = 1;
+};
+
+ggml_opt_optimizer_params scheduled_params(void * ud) {
+    auto * s = static_cast<LrSchedule *>(ud);
+    ggml_opt_optimizer_params p = s->base;
+    if (s->lr_end >= 0) {
+        const double f = std::min(1.0, (double) s->step / (double) std::max<int64_t>(1, s->total - 1));
+        p.adamw.alpha = (float) (s->lr0 + (s->lr_end - s->lr0) * f);
+    }
+    s->step++;  // ggml_opt_eval asks once per optimizer step
+    return p;
+}
+
 struct Progress {
     MaskState * mask;
     int epoch, epochs;
@@ -198,6 +218,27 @@ std::string meta(const llama_model * model, const char * key) {
     return llama_model_meta_val_str(model, key, buf, sizeof buf) >= 0 ? std::string(buf) : std::string();
 }
 
+// llama_opt_init sets the model's training context to the window's, and the saver writes it: put the base's
+// back, or llama.cpp clamps every later context to 256 tokens (a bench prompt is longer). The key is patched in
+// place (a u32 the saver wrote: length-prefixed name, type 4, value); rewriting the file through gguf crashed.
+void restore_context_length(const std::string & file, const std::string & key, uint32_t value) {
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    if (!f) die("training_failed", "cannot reopen " + file);
+    std::string head(64u << 20, '\0');
+    f.read(head.data(), (std::streamsize) head.size());
+    head.resize((size_t) f.gcount());
+    f.clear();
+    std::string pat;
+    const uint64_t n = key.size();
+    const uint32_t u32 = 4;  // GGUF_TYPE_UINT32
+    pat.append((const char *) &n, sizeof n).append(key).append((const char *) &u32, sizeof u32);
+    const size_t at = head.find(pat);
+    if (at == std::string::npos) die("training_failed", "no u32 " + key + " in " + file);
+    f.seekp((std::streamoff) (at + pat.size()));
+    f.write((const char *) &value, sizeof value);
+    if (!f) die("training_failed", "cannot write " + file);
+}
+
 }  // namespace
 
 int main(int argc, char ** argv) {
@@ -217,6 +258,8 @@ int main(int argc, char ** argv) {
         die("unsupported_model", a.model + " is not an F32 GGUF (general.file_type " + meta(model, "general.file_type") +
                                      "); llama.cpp trains F32 weights only: write one with qtc make-model --dtype f32");
     }
+    const std::string ctx_key = meta(model, "general.architecture") + ".context_length";
+    const std::string ctx_train = meta(model, ctx_key.c_str());
     const llama_vocab * vocab = llama_model_get_vocab(model);
     const llama_token sentinel = llama_vocab_n_tokens(vocab) - 1;
     const llama_token pad = llama_vocab_eos(vocab);
@@ -250,8 +293,17 @@ int main(int argc, char ** argv) {
     llama_opt_params lo{};
     lo.n_ctx_train = 0;
     lo.param_filter = llama_opt_param_filter_all;
-    lo.get_opt_pars = ggml_opt_get_constant_optimizer_params;
-    lo.get_opt_pars_ud = &op;
+    // llama.cpp pads a context to 256 tokens and llama_opt_epoch reads one context's worth per data point, so a
+    // data point packs n_ctx / --ctx windows back to back; each window is one ubatch, one optimizer step.
+    const int64_t n_ctx = (int64_t) llama_n_ctx(ctx);
+    if (n_ctx % a.ctx != 0) die("invalid_option", "--ctx must divide the context llama.cpp allocates (" + std::to_string(n_ctx) + ")");
+    const size_t pack = (size_t) (n_ctx / a.ctx);
+    const size_t per_epoch = a.max_steps > 0 ? std::min(windows.size(), (size_t) a.max_steps) : windows.size();
+    const size_t points = (per_epoch + pack - 1) / pack;
+    const int64_t ubatches = n_ctx / cp.n_ubatch;
+    LrSchedule sched{op, a.lr, a.lr_end, 0, (int64_t) points * ubatches * a.epochs};
+    lo.get_opt_pars = scheduled_params;
+    lo.get_opt_pars_ud = &sched;
     lo.optimizer_type = GGML_OPT_OPTIMIZER_TYPE_ADAMW;
     llama_opt_init(ctx, model, lo);
     // The context installs cb_eval on its scheduler only when it decodes; the optimizer shares that scheduler.
@@ -262,19 +314,18 @@ int main(int argc, char ** argv) {
     }
 
     std::mt19937 rng((uint32_t) a.seed);
-    size_t per_epoch = windows.size();
-    if (a.max_steps > 0) per_epoch = std::min(per_epoch, (size_t) a.max_steps);
-    const int64_t ubatches = a.ctx / cp.n_ubatch;
-    Progress prog{&mask, 0, a.epochs, std::chrono::steady_clock::now(), 0, (int64_t) (per_epoch * a.epochs) * ubatches};
+    Progress prog{&mask, 0, a.epochs, std::chrono::steady_clock::now(), 0, (int64_t) points * ubatches * a.epochs};
     g_progress_for_callback(&prog);
     ggml_opt_result_t rt = ggml_opt_result_init(), re = ggml_opt_result_init();
     for (int e = 1; e <= a.epochs; ++e) {
         std::vector<size_t> order(windows.size());
         for (size_t i = 0; i < order.size(); ++i) order[i] = i;
         std::shuffle(order.begin(), order.end(), rng);
-        ggml_opt_dataset_t ds = ggml_opt_dataset_init(GGML_TYPE_I32, GGML_TYPE_I32, a.ctx, a.ctx, (int64_t) per_epoch, 1);
+        ggml_opt_dataset_t ds = ggml_opt_dataset_init(GGML_TYPE_I32, GGML_TYPE_I32, n_ctx, n_ctx, (int64_t) points, 1);
         auto * dd = (llama_token *) ggml_opt_dataset_data(ds)->data;
         auto * dl = (llama_token *) ggml_opt_dataset_labels(ds)->data;
+        std::fill(dd, dd + points * n_ctx, pad);  // a last, partly filled data point is padding, fully masked
+        std::fill(dl, dl + points * n_ctx, sentinel);
         for (size_t i = 0; i < per_epoch; ++i) {
             std::copy(windows[order[i]].tokens.begin(), windows[order[i]].tokens.end(), dd + i * a.ctx);
             std::copy(windows[order[i]].labels.begin(), windows[order[i]].labels.end(), dl + i * a.ctx);
@@ -282,8 +333,8 @@ int main(int argc, char ** argv) {
         mask.loss_sum = mask.seen = mask.correct = 0;
         prog.epoch = e;
         const auto te = std::chrono::steady_clock::now();
-        llama_opt_epoch(ctx, ds, rt, re, (int64_t) per_epoch, step_callback, nullptr);
-        prog.steps_done_before += (int64_t) per_epoch * ubatches;
+        llama_opt_epoch(ctx, ds, rt, re, (int64_t) points, step_callback, nullptr);
+        prog.steps_done_before += (int64_t) points * ubatches;
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - te).count();
         std::fprintf(stderr, "qtc-train epoch epoch=%d/%d loss=%.4f acc=%.4f seconds=%.1f eta_s=%.1f\n", e, a.epochs,
                      mask.seen ? mask.loss_sum / mask.seen : 0.0, mask.seen ? mask.correct / mask.seen : 0.0, secs, secs * (a.epochs - e));
@@ -294,6 +345,7 @@ int main(int argc, char ** argv) {
     ggml_opt_result_free(rt);
     ggml_opt_result_free(re);
     llama_model_save_to_file(model, a.out.c_str());
+    if (!ctx_train.empty()) restore_context_length(a.out, ctx_key, (uint32_t) std::stoul(ctx_train));
     std::fprintf(stderr, "qtc-train done out=%s seconds=%.1f\n", a.out.c_str(),
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     llama_free(ctx);

@@ -1,7 +1,9 @@
 // Owns: the entry point of `npm run bench:model-fixes`: builds the trainer, makes the stand-ins, runs the
-// comparison and prints the table (flags: --out DIR, --train to add the train half, --seeds N).
+// comparison and prints the table (flags: --out DIR, --train to add the train half,
+// --seeds N, --turns N, --max-tokens N, --policies a,b).
 
 import path from "node:path";
+import { CALL_POLICIES, type CallPolicy } from "../harness/call-policy.js";
 import { runModelFixes, renderFixesMarkdown } from "./model-fixes.js";
 
 const args = process.argv.slice(2);
@@ -9,12 +11,34 @@ const flag = (name: string): string | undefined => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : undefined;
 };
+/** A bad flag is a one-line error and exit 2, never a stack trace. */
+function bad(message: string): never {
+  process.stderr.write(`bench:model-fixes: ${message}\n`);
+  process.exit(2);
+}
+const positive = (name: string): number | undefined => {
+  const v = flag(name);
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  return Number.isInteger(n) && n > 0 ? n : bad(`${name} takes a positive integer, got ${JSON.stringify(v)}`);
+};
+const policies = flag("--policies")?.split(",");
+const unknown = policies?.filter((p) => !(CALL_POLICIES as readonly string[]).includes(p));
+if (unknown?.length) bad(`unknown call policy ${unknown.join(", ")}; choose from ${CALL_POLICIES.join(", ")}`);
 const out = path.resolve(flag("--out") ?? path.join("bench", "results", `model-fixes-${new Date().toISOString().replace(/[:.]/g, "-")}`));
 const report = await runModelFixes({
   out,
   halves: args.includes("--train") ? ["test", "train"] : ["test"],
-  seeds: flag("--seeds") ? Number(flag("--seeds")) : undefined,
+  seeds: positive("--seeds"),
+  maxTurns: positive("--turns"),
+  maxTokens: positive("--max-tokens"),
+  policies: policies as CallPolicy[] | undefined,
   onEvent: (e) => {
+    // One line per epoch: the stand-ins take minutes to train on 2 cores.
+    if (e.type === "train" && e.progress.kind === "epoch") {
+      const f = e.progress.fields;
+      process.stderr.write(`training ${e.name}: epoch ${f.epoch} loss ${f.loss} accuracy ${f.acc} (${f.seconds} s, ETA ${f.eta_s} s)\n`);
+    }
     if (e.type === "stand-in") process.stderr.write(`stand-in ${e.name} ready in ${(e.ms / 1000).toFixed(0)} s\n`);
     if (e.type === "run") process.stderr.write(`\r${e.done}/${e.planned} runs`);
   },

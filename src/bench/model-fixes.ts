@@ -7,7 +7,9 @@ import path from "node:path";
 import { CALL_POLICIES, type CallPolicy } from "../harness/call-policy.js";
 import { ensureStandIn, STAND_IN_LABEL, STAND_INS } from "../training/stand-ins.js";
 import { splitTasks, type TaskHalf } from "../training/split.js";
+import type { TrainProgress } from "../training/finetune.js";
 import { modelsDir } from "../model/paths.js";
+import { renderFixesChartSvg } from "./model-fixes-chart.js";
 import { runBench, type BenchEvent } from "./run-bench.js";
 import type { BenchRow } from "./types.js";
 
@@ -24,12 +26,14 @@ export interface ModelFixesOptions {
   seeds?: number;
   /** Default: 4 (a fix takes read, write, test, answer). */
   maxTurns?: number;
+  /** Token budget of one turn. Default: 256 (a short call is ~30 tokens; see MODEL_FIXES_DEFAULTS). */
+  maxTokens?: number;
   /** Default: 2. */
   threads?: number;
-  onEvent?: (e: BenchEvent | { type: "stand-in"; name: string; ms: number }) => void;
+  onEvent?: (e: BenchEvent | { type: "stand-in"; name: string; ms: number } | { type: "train"; name: string; progress: TrainProgress }) => void;
 }
 
-export const MODEL_FIXES_DEFAULTS = Object.freeze({ tasksDir: "bench/tasks", halves: ["test"] as TaskHalf[], policies: [...CALL_POLICIES], seeds: 1, maxTurns: 4, threads: 2 });
+export const MODEL_FIXES_DEFAULTS = Object.freeze({ tasksDir: "bench/tasks", halves: ["test"] as TaskHalf[], policies: [...CALL_POLICIES], seeds: 1, maxTurns: 4, maxTokens: 256, threads: 2 });
 
 /** The three models, in row order: the random base and the two stand-ins trained from it. */
 export const MODEL_FIXES_MODELS = ["synthetic:tiny", ...STAND_INS.map((s) => `synthetic:${s}`)] as const;
@@ -112,7 +116,7 @@ export async function runModelFixes(opts: ModelFixesOptions): Promise<ModelFixes
   const standIns: { name: string; ms: number }[] = [];
   for (const name of STAND_INS) {
     const t = Date.now();
-    await ensureStandIn(name, { modelsDir: modelsDir(), tasksDir: path.resolve(o.tasksDir) });
+    await ensureStandIn(name, { modelsDir: modelsDir(), tasksDir: path.resolve(o.tasksDir), onProgress: (progress) => o.onEvent?.({ type: "train", name, progress }) });
     standIns.push({ name, ms: Date.now() - t });
     o.onEvent?.({ type: "stand-in", name, ms: Date.now() - t });
   }
@@ -128,6 +132,7 @@ export async function runModelFixes(opts: ModelFixesOptions): Promise<ModelFixes
         tasksRoot: path.resolve(o.tasksDir),
         seeds: o.seeds,
         maxTurns: o.maxTurns,
+        maxTokens: o.maxTokens,
         toolChoice: "auto",
         callPolicy: policy,
         threads: o.threads,
@@ -141,5 +146,6 @@ export async function runModelFixes(opts: ModelFixesOptions): Promise<ModelFixes
   await fs.mkdir(o.out, { recursive: true });
   await fs.writeFile(path.join(o.out, "model-fixes.json"), JSON.stringify(report, null, 2) + "\n");
   await fs.writeFile(path.join(o.out, "model-fixes.md"), renderFixesMarkdown(report));
+  await fs.writeFile(path.join(o.out, "model-fixes.svg"), renderFixesChartSvg(rows));
   return report;
 }

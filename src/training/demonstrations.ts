@@ -16,7 +16,15 @@ export interface DemonstrationOptions {
   sandbox?: OsSandbox;
   /** Folder the run folders are made in. Default: os.tmpdir(). */
   tmpRoot?: string;
+  /**
+   * "fix": read, write the solution, run the tests, answer (the reference fix). "inspect": read, run the tests,
+   * answer. "probe": run the tests, answer: one fixed call, what the trained stand-ins learn (a 2-layer, 64-wide
+   * model learned neither file contents nor paths here). Default: "fix".
+   */
+  plan?: DemonstrationPlan;
 }
+
+export type DemonstrationPlan = "fix" | "inspect" | "probe";
 
 /** The files of a task's solution/ folder, as project-relative paths (sorted). */
 async function solutionFiles(taskDir: string): Promise<string[]> {
@@ -62,6 +70,12 @@ class Demonstrator {
   }
 }
 
+const ANSWERS: Record<DemonstrationPlan, (files: string[]) => string> = {
+  fix: (files) => `Fixed ${files.join(", ")}; the tests pass.`,
+  inspect: (files) => `Read ${files.join(", ")} and ran the tests.`,
+  probe: () => "Ran the tests.",
+};
+
 /** The reference-fix conversation of one task. Tool results are real: each call runs in a fresh workspace copy. */
 export async function demonstrate(taskDir: string, opts: DemonstrationOptions = {}): Promise<Conversation> {
   const task = await loadTask(taskDir);
@@ -69,16 +83,16 @@ export async function demonstrate(taskDir: string, opts: DemonstrationOptions = 
   const ws = await createWorkspace(task.dir, { sandbox: opts.sandbox, tmpRoot: opts.tmpRoot });
   try {
     const d = new Demonstrator(ws, task.prompt);
-    for (const rel of files) {
+    for (const rel of opts.plan === "probe" ? [] : files) {
       const exists = await fs.stat(path.join(ws.root, rel)).catch(() => null);
       if (exists) await d.call("read_file", { path: rel });
       else await d.call("list_files", { path: path.posix.dirname(rel) });
     }
-    for (const rel of files) {
+    for (const rel of opts.plan === "fix" || opts.plan === undefined ? files : []) {
       await d.call("write_file", { path: rel, content: await fs.readFile(path.join(task.dir, SOLUTION_DIR, rel), "utf8") });
     }
     await d.call("run_tests", {});
-    d.answer(`Fixed ${files.join(", ")}; the tests pass.`);
+    d.answer(ANSWERS[opts.plan ?? "fix"](files));
     return { messages: d.messages, tools: HARNESS_TOOLS.map((t) => structuredClone(t)), task: task.id, source: "demonstration" };
   } finally {
     await removeWorkspace(ws);

@@ -24,6 +24,8 @@ export interface FinetuneOptions {
   epochs?: number;
   /** AdamW learning rate. Default: 0.001. */
   lr?: number;
+  /** When set, the rate falls linearly from `lr` to this over the run. Default: none (constant). */
+  lrEnd?: number;
   /** Seed of the sample order. Default: 0. */
   seed?: number;
   /** Tokens a training window holds (longer samples lose their prompt's start). Default: 1024. */
@@ -87,6 +89,7 @@ export async function finetune(opts: FinetuneOptions): Promise<FinetuneResult> {
     const tmpOut = `${path.resolve(o.out)}.${process.pid}.tmp`;
     const args = ["--model", model, "--data", input, "--out", tmpOut, "--epochs", String(o.epochs), "--lr", String(o.lr),
       "--seed", String(o.seed), "--ctx", String(o.contextSize), "--threads", String(o.threads), "--max-steps", String(o.maxSteps)];
+    if (opts.lrEnd !== undefined) args.push("--lr-end", String(opts.lrEnd));
     const r = await runTrainer(trainer, args, o.onProgress);
     if (r.error) {
       await fs.rm(tmpOut, { force: true });

@@ -8,7 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolveSandbox } from "../harness/os-sandbox.js";
 import { writeSyntheticModel } from "../model/synthetic.js";
-import { demonstrate } from "./demonstrations.js";
+import { demonstrate, type DemonstrationPlan } from "./demonstrations.js";
 import { finetune, type TrainProgress } from "./finetune.js";
 import { splitTasks } from "./split.js";
 import { TRAINER_SOURCE } from "./trainer-build.js";
@@ -21,13 +21,26 @@ export const STAND_IN_LABEL = "trained stand-in";
 
 /**
  * The recipes, fixed: same data, seed and steps on every machine. Windows of 256 tokens keep each turn's end
- * (the generation prompt and the turn itself), which is what a 2-layer model can use, at a quarter of the cost
- * of whole prompts. lr 0.01 diverged in its second epoch here (mean loss 9.95 → 10.94); 0.003 falls steadily.
- * `weak` is the same start stopped after 24 optimizer steps (of 80).
+ * and, on the first turn, the system prompt's own `<tool_call>` example: trained on 64-token windows the model
+ * wrote the call on a 64-token context but copied `}\n</tool_call>` from that example on the bench's ~650-token
+ * prompt. lr 0.01 diverged in its second epoch here; 0.004 falling to 0.0002 settles. `weak` is the same start
+ * stopped after 24 optimizer steps (of 240).
  */
-export const STAND_IN_RECIPES: Readonly<Record<StandInName, { epochs: number; lr: number; seed: number; contextSize: number; maxSteps?: number }>> = Object.freeze({
-  "tiny-tuned": { epochs: 1, lr: 3e-3, seed: 0, contextSize: 256 },
-  "tiny-weak": { epochs: 1, lr: 3e-3, seed: 0, contextSize: 256, maxSteps: 24 },
+export interface StandInRecipe {
+  /** Which demonstrations (see DemonstrationOptions.plan). */
+  plan: DemonstrationPlan;
+  epochs: number;
+  lr: number;
+  /** The rate falls linearly from `lr` to this over the run. */
+  lrEnd: number;
+  seed: number;
+  contextSize: number;
+  maxSteps?: number;
+}
+
+export const STAND_IN_RECIPES: Readonly<Record<StandInName, StandInRecipe>> = Object.freeze({
+  "tiny-tuned": { plan: "probe", epochs: 6, lr: 4e-3, lrEnd: 2e-4, seed: 0, contextSize: 256 },
+  "tiny-weak": { plan: "probe", epochs: 1, lr: 4e-3, lrEnd: 2e-4, seed: 0, contextSize: 256, maxSteps: 24 },
 });
 
 export interface StandInOptions {
@@ -85,10 +98,11 @@ export async function ensureStandIn(name: StandInName, opts: StandInOptions): Pr
   const split = await splitTasks(tasksDir);
   const sandbox = await resolveSandbox("bwrap");
   const data = [];
-  for (const dir of split.train) data.push(await demonstrate(dir, { sandbox }));
   const r = STAND_IN_RECIPES[name];
+  for (const dir of split.train) data.push(await demonstrate(dir, { sandbox, plan: r.plan }));
   const base = await ensureTrainingBase(opts.modelsDir);
-  const result = await finetune({ model: base, data, out: file, ...r, onProgress: opts.onProgress });
+  const { plan: _plan, ...train } = r;
+  const result = await finetune({ model: base, data, out: file, ...train, onProgress: opts.onProgress });
   await fs.writeFile(standInSidecar(file), JSON.stringify({ name, label: STAND_IN_LABEL, key, recipe: r, epochs: result.epochs, seconds: result.seconds }, null, 2) + "\n");
   return file;
 }

@@ -11,8 +11,12 @@ import { llamaLayout, type LlamaLayout } from "../engines/llama-build.js";
 
 /** The driver's source, shipped with the package. */
 export const TRAINER_SOURCE = fileURLToPath(new URL("../../native/qtc-finetune.cpp", import.meta.url));
-/** The driver's file name inside the llama.cpp build's bin folder. */
+/**
+ * The driver's file name inside the llama.cpp build's bin folder: `qtc-finetune-<source sha256, 12 hex>`, so
+ * checkouts with different driver sources can share one llama.cpp build without rebuilding over each other.
+ */
 export const TRAINER_BINARY = "qtc-finetune";
+export const trainerBinaryName = (hash: string = sourceHash()): string => `${TRAINER_BINARY}-${hash.slice(0, 12)}`;
 
 export interface TrainerBuildOptions {
   /** The llama.cpp build to link against. Default: llamaLayout() (`$QTC_LLAMA_DIR`, else the cache folder). */
@@ -42,9 +46,9 @@ function run(cmd: string, args: string[]): Promise<{ code: number | null; output
  */
 export async function buildTrainer(opts: TrainerBuildOptions = {}): Promise<string> {
   const layout = opts.layout ?? llamaLayout();
-  const bin = join(layout.bin, TRAINER_BINARY);
-  const stamp = `${bin}.json`;
   const hash = sourceHash();
+  const bin = join(layout.bin, trainerBinaryName(hash));
+  const stamp = `${bin}.json`;
   const stamped = await fs.readFile(stamp, "utf8").then((t) => (JSON.parse(t) as { source?: string }).source).catch(() => undefined);
   if (existsSync(bin) && stamped === hash) return bin;
   if (!existsSync(join(layout.bin, "libllama.so")) && !existsSync(join(layout.bin, "libllama.dylib"))) {
@@ -54,7 +58,9 @@ export async function buildTrainer(opts: TrainerBuildOptions = {}): Promise<stri
   const args = [
     "-O3", "-std=c++17", TRAINER_SOURCE,
     `-I${join(layout.src, "include")}`, `-I${join(layout.src, "ggml", "include")}`,
-    `-L${layout.bin}`, "-lllama", "-lggml", "-lggml-base", `-Wl,-rpath,${layout.bin}`,
+    `-L${layout.bin}`, "-lllama", "-lggml", "-lggml-base", // Relative to the binary, which sits beside the libraries: the build folder can move (a binary stamped with an
+    // absolute path from another checkout failed to load here).
+    process.platform === "darwin" ? "-Wl,-rpath,@loader_path" : "-Wl,-rpath,$ORIGIN",
     "-o", tmp,
   ];
   const r = await run(opts.compiler ?? process.env.CXX ?? "g++", args);

@@ -2,6 +2,7 @@
 // numbers, and the table labels the stand-ins and the train half.
 
 import { describe, expect, it } from "vitest";
+import { fixesChartOption, renderFixesChartSvg } from "../../src/bench/model-fixes-chart.js";
 import { renderFixesMarkdown, whatEachFixBuys, type FixRow } from "../../src/bench/model-fixes.js";
 
 const row = (model: string, mode: string, callRate: number, validityRate: number | null, over: Partial<FixRow> = {}): FixRow => ({
@@ -47,5 +48,15 @@ describe("what each fix buys", () => {
     expect(md).toContain("| train (seen in training) | auto | synthetic:tiny-tuned | trained stand-in |");
     expect(md).toContain("| test | auto | synthetic:tiny | random weights | unconstrained |");
     expect(md).toContain("tiny-tuned 120 s");
+  });
+});
+
+describe("the chart", () => {
+  it("has one panel per policy of the test half, bars valued from the rows", () => {
+    const o = fixesChartOption(ROWS) as { grid: unknown[]; series: { name: string; xAxisIndex: number; data: { value: number; label: { formatter: string } }[] }[] };
+    expect(o.grid).toHaveLength(2); // auto, finish-tool; the train row has no panel
+    const validityAuto = o.series.find((x) => x.name === "validity" && x.xAxisIndex === 0)!;
+    expect(validityAuto.data.map((d) => d.label.formatter)).toEqual(["n/a", "100.0%", "85.0%", "100.0%"]);
+    expect(renderFixesChartSvg(ROWS)).toContain("<svg");
   });
 });

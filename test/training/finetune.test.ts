@@ -6,6 +6,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QtcException } from "../../src/errors.js";
+import { readGgufPrefix } from "../../src/model/gguf-header.js";
+import { QWEN3_SHAPES } from "../../src/model/qwen3-shapes.js";
 import { tinyModelPath } from "../helpers/models.js";
 import { buildTrainer, demonstrate, finetune, parseProgressFields, type Conversation, type TrainProgress } from "../../src/training/index.js";
 
@@ -46,6 +48,20 @@ describe("qtc finetune through the native driver", () => {
     expect(events.filter((e) => e.kind === "step").length).toBeGreaterThan(0);
     const written = await fs.stat(out);
     expect(written.size).toBeGreaterThan(1_000_000);
+    // llama_opt_init shrinks the training context to the window; the tuned model keeps the base's (else every
+    // later context is clamped to 256 tokens and a bench prompt is refused)
+    expect((await readGgufPrefix(out))?.scalars.get("qwen3.context_length")).toBe(QWEN3_SHAPES.tiny.contextLength);
+  }, 240_000);
+
+  it("packs short windows into llama.cpp's 256-token context, one optimizer step each, with a decaying rate", async () => {
+    const events: TrainProgress[] = [];
+    const out = path.join(dir, "packed.gguf");
+    // 3 windows of 64 tokens fill one data point of 256 with a masked pad window: 4 ubatch steps.
+    const r = await finetune({ model: "synthetic:tiny", data, out, contextSize: 64, maxSteps: 3, lr: 4e-3, lrEnd: 2e-4, onProgress: (p) => events.push(p) });
+    const steps = events.filter((e) => e.kind === "step").map((e) => e.fields.step!);
+    expect(steps.at(-1)).toBe("4/4");
+    expect(Number.isFinite(r.epochs[0]!.loss) && r.epochs[0]!.loss > 0).toBe(true);
+    expect((await fs.stat(out)).size).toBeGreaterThan(1_000_000);
   }, 240_000);
 
   it("refuses a model that is not F32 with unsupported_model", async () => {

@@ -7,15 +7,27 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveModel, STAND_IN_SPECS } from "../../src/model/resolve.js";
 import { STAND_IN_RECIPES, STAND_INS, standInOf, standInSidecar } from "../../src/training/stand-ins.js";
+import { demonstrate } from "../../src/training/demonstrations.js";
 import { tinyModelPath } from "../helpers/models.js";
 
 describe("trained stand-ins", () => {
   it("the model stage and the training stage agree on the stand-in names", () => {
     expect([...STAND_IN_SPECS]).toEqual([...STAND_INS]);
     expect(Object.keys(STAND_IN_RECIPES)).toEqual([...STAND_INS]);
-    // weak is the same start trained for fewer steps
-    expect(STAND_IN_RECIPES["tiny-weak"].maxSteps).toBeLessThan(80);
+    // weak is the same start and data trained for fewer steps
+    const { maxSteps, epochs, ...weak } = STAND_IN_RECIPES["tiny-weak"];
+    const { maxSteps: _none, epochs: tunedEpochs, ...tuned } = STAND_IN_RECIPES["tiny-tuned"];
+    expect(weak).toEqual(tuned);
+    expect(maxSteps! * epochs).toBeLessThan(40 * tunedEpochs);
   });
+
+  it("learn from probe demonstrations: one run_tests call with its real result, then the answer", async () => {
+    const c = await demonstrate(path.resolve("bench/tasks/fizzbuzz"), { plan: STAND_IN_RECIPES["tiny-tuned"].plan });
+    expect(c.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant"]);
+    const call = c.messages[2]!;
+    expect(call.role === "assistant" && call.tool_calls?.map((t) => [t.function.name, t.function.arguments])).toEqual([["run_tests", "{}"]]);
+    expect(c.messages[3]!.content).not.toBe(""); // the harness's real (failing) test output
+  }, 60_000);
 
   it("a GGUF with a stand-in sidecar is named qtc-trained-stand-in-*, a copy without one stays qtc-synthetic-tiny", async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), "qtc-standin-"));
