@@ -5,7 +5,7 @@ import { QtcException } from "../errors.js";
 import { compileValidators, compileValueValidator, normalizeToolChoice, type ToolChoiceProblem, type ValidatorCache } from "../tools/index.js";
 import type { ToolChoice } from "../tools/types.js";
 import type { JsonSchema, ToolInput } from "../tools/types.js";
-import { ApiError, badRequest } from "./api-error.js";
+import { ApiError, badRequest, unsupported } from "./api-error.js";
 import { isDeclarableToolName } from "../tools/names.js";
 import type { GenerateRequest } from "../runtime/types.js";
 
@@ -36,6 +36,38 @@ export function requireToolName(value: unknown, param: string): string {
     throw badRequest(`${param} must be 1-128 characters of letters (any script), digits, "_", "-", "." or ":", starting with a letter or "_"; got ${JSON.stringify(name)}.`, param);
   }
   return name;
+}
+
+/**
+ * A request's `tools`, each of type "function", as the runtime's tools: `fieldsOf` finds the object holding a
+ * tool's `name`, `description` and `parameters` and the path it sits at (nested under `function` in chat
+ * completions, flat in the Responses API). Names must be unique and every schema must compile.
+ */
+export function convertFunctionTools(
+  raw: unknown,
+  cache: ValidatorCache | undefined,
+  fieldsOf: (tool: Obj, p: string) => { fn: Obj; at: string },
+): { tools: ToolInput[]; names: string[] } {
+  if (raw === undefined || raw === null) return { tools: [], names: [] };
+  const tools = (raw as unknown[]).map((t, i): ToolInput => {
+    const p = `tools[${i}]`;
+    const tool = requireObject(t, p);
+    if (tool.type !== "function") {
+      throw unsupported(`${p}.type`, `Only tools of type "function" are supported; got ${JSON.stringify(tool.type)}.`);
+    }
+    const { fn, at } = fieldsOf(tool, p);
+    const name = requireToolName(fn.name, `${at}.name`);
+    const description = optionalString(fn.description, `${at}.description`);
+    if (fn.parameters !== undefined && fn.parameters !== null && !isObject(fn.parameters)) {
+      throw badRequest(`${at}.parameters must be a JSON Schema object.`, `${at}.parameters`);
+    }
+    const parameters = (fn.parameters ?? { type: "object", properties: {} }) as JsonSchema;
+    return { type: "function", function: { name, ...(description !== undefined ? { description } : {}), parameters } };
+  });
+  const names = tools.map((t) => ("function" in t ? t.function.name : t.name));
+  checkUniqueNames(names, "tools");
+  checkToolSchemas(tools, cache);
+  return { tools, names };
 }
 
 /** Refuse a second tool with the same name. */

@@ -12,8 +12,7 @@ import {
   checkResponseSchema,
   checkTextNesting,
   checkToolChoice,
-  checkToolSchemas,
-  checkUniqueNames,
+  convertFunctionTools,
   isObject,
   listNames,
   type Obj,
@@ -21,7 +20,6 @@ import {
   type ToolChoiceWording,
   requireObject,
   requireString,
-  requireToolName,
   seedOf,
   thinkingOfEffort,
 } from "./convert-util.js";
@@ -98,26 +96,7 @@ function thinkingOf(effort: unknown): Pick<GenerateRequest, "thinking"> {
 }
 
 function convertTools(raw: unknown, cache: ValidatorCache | undefined): { tools: ToolInput[]; names: string[] } {
-  if (raw === undefined || raw === null) return { tools: [], names: [] };
-  const tools = (raw as unknown[]).map((t, i): ToolInput => {
-    const p = `tools[${i}]`;
-    const tool = requireObject(t, p);
-    if (tool.type !== "function") {
-      throw unsupported(`${p}.type`, `Only tools of type "function" are supported; got ${JSON.stringify(tool.type)}.`);
-    }
-    const fn = requireObject(tool.function, `${p}.function`);
-    const name = requireToolName(fn.name, `${p}.function.name`);
-    const description = optionalString(fn.description, `${p}.function.description`);
-    if (fn.parameters !== undefined && fn.parameters !== null && !isObject(fn.parameters)) {
-      throw badRequest(`${p}.function.parameters must be a JSON Schema object.`, `${p}.function.parameters`);
-    }
-    const parameters = (fn.parameters ?? { type: "object", properties: {} }) as JsonSchema;
-    return { type: "function", function: { name, ...(description !== undefined ? { description } : {}), parameters } };
-  });
-  const names = tools.map((t) => ("function" in t ? t.function.name : t.name));
-  checkUniqueNames(names, "tools");
-  checkToolSchemas(tools, cache);
-  return { tools, names };
+  return convertFunctionTools(raw, cache, (tool, p) => ({ fn: requireObject(tool.function, `${p}.function`), at: `${p}.function` }));
 }
 
 const SHAPE_MESSAGE = 'tool_choice must be "auto", "none", "required" or {"type": "function", "function": {"name": …}}';

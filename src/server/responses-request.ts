@@ -11,15 +11,12 @@ import {
   checkResponseSchema,
   checkTextNesting,
   checkToolChoice,
-  checkToolSchemas,
-  checkUniqueNames,
-  isObject,
+  convertFunctionTools,
   listNames,
   type Obj,
   optionalString,
   requireObject,
   requireString,
-  requireToolName,
   type ToolChoiceWording,
   thinkingOfEffort,
 } from "./convert-util.js";
@@ -103,25 +100,7 @@ function thinkingOf(raw: unknown): Pick<GenerateRequest, "thinking"> {
 
 /** Function tools as `{type: "function", name, description, parameters}` (the Responses API's flat shape). */
 function convertTools(raw: unknown, cache: ValidatorCache | undefined): { tools: ToolInput[]; names: string[] } {
-  if (raw === undefined || raw === null) return { tools: [], names: [] };
-  const tools = (raw as unknown[]).map((t, i): ToolInput => {
-    const p = `tools[${i}]`;
-    const tool = requireObject(t, p);
-    if (tool.type !== "function") {
-      throw unsupported(`${p}.type`, `Only tools of type "function" are supported; got ${JSON.stringify(tool.type)}.`);
-    }
-    const name = requireToolName(tool.name, `${p}.name`);
-    const description = optionalString(tool.description ?? undefined, `${p}.description`);
-    if (tool.parameters !== undefined && tool.parameters !== null && !isObject(tool.parameters)) {
-      throw badRequest(`${p}.parameters must be a JSON Schema object.`, `${p}.parameters`);
-    }
-    const parameters = (tool.parameters ?? { type: "object", properties: {} }) as JsonSchema;
-    return { type: "function", function: { name, ...(description !== undefined ? { description } : {}), parameters } };
-  });
-  const names = tools.map((t) => ("function" in t ? t.function.name : t.name));
-  checkUniqueNames(names, "tools");
-  checkToolSchemas(tools, cache);
-  return { tools, names };
+  return convertFunctionTools(raw, cache, (tool, p) => ({ fn: tool, at: p }));
 }
 
 function convertToolChoice(raw: unknown, names: string[]): ToolChoice | undefined {
