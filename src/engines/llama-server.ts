@@ -8,12 +8,13 @@ import { GrammarCache } from "../grammar/compile.js";
 import { QWEN3_TOKENS } from "../formats/qwen3-tokens.js";
 import { streamEventsOf } from "../adapters/index.js";
 import type { AddedToken } from "../runtime/prompt-tokens.js";
-import type { GenerateOutput, TurnCounts } from "../runtime/result.js";
-import type { ModelInfo, Runtime, RuntimeLoad } from "../runtime/runtime.js";
-import { finishTurn, prepareTurn, resultOfStream, turnParser, type PreparedTurn } from "../runtime/turn-request.js";
+import type { TurnCounts } from "../runtime/result.js";
+import type { ModelInfo, Runtime } from "../runtime/runtime.js";
+import { finishTurn, prepareTurn, turnParser, type PreparedTurn } from "../runtime/turn-request.js";
 import type { FinishReason, GenerateEvent, GenerateRequest } from "../runtime/types.js";
 import { ValidatorCache } from "../tools/index.js";
 import type { UpstreamRuntime } from "./replicas.js";
+import { UpstreamRuntimeBase } from "./upstream-runtime.js";
 import { readAddedTokens, tokenizeRemotePrompt } from "./llama-server-prompt.js";
 import { remoteGrammar, type RemoteGrammar } from "./remote-grammar.js";
 import { postSse, probe, UPSTREAM_DEFAULTS, upstreamFailure, type UpstreamLimits } from "./upstream-http.js";
@@ -89,15 +90,13 @@ interface CompletionChunk {
   error?: unknown;
 }
 
-class LlamaServerRuntime implements UpstreamRuntime {
+class LlamaServerRuntime extends UpstreamRuntimeBase implements UpstreamRuntime {
   readonly format: FormatId;
   readonly modelInfo: ModelInfo;
   readonly settings: Runtime["settings"];
   private readonly toolFormat: ToolCallFormat;
   private readonly validators: ValidatorCache;
   private readonly toolGrammars = new GrammarCache();
-  private busy = 0;
-  private closed = false;
 
   constructor(
     private readonly base: string,
@@ -106,6 +105,7 @@ class LlamaServerRuntime implements UpstreamRuntime {
     private readonly limits: UpstreamLimits,
     options: LlamaServerOptions,
   ) {
+    super();
     const template = typeof props.chat_template === "string" ? props.chat_template : undefined;
     this.toolFormat = resolveFormat(options.format, detectFormat(template));
     this.format = this.toolFormat.id;
@@ -117,23 +117,14 @@ class LlamaServerRuntime implements UpstreamRuntime {
     this.settings = { gpu: false, binary: "remote", threads: 0, contextSize: typeof nCtx === "number" ? nCtx : 0, sequences: slots };
   }
 
-  get load(): RuntimeLoad {
-    const sequences = this.settings.sequences;
-    return { sequences, busy: Math.min(this.busy, sequences), waiting: Math.max(0, this.busy - sequences) };
-  }
-
   /** True when the server answers `/health` with 200 within `timeoutMs`. */
   async healthy(timeoutMs: number): Promise<boolean> {
     return (await probe(`${this.base}/health`, timeoutMs)) === 200;
   }
 
-  generate(request: GenerateRequest): Promise<GenerateOutput> {
-    return resultOfStream(this.stream(request));
-  }
-
   async *stream(request: GenerateRequest): AsyncGenerator<GenerateEvent, void, void> {
     const startedAt = performance.now();
-    if (this.closed) fail("invalid_option", "the runtime is closed");
+    this.checkOpen();
     const turn = prepareTurn(request, { format: this.toolFormat, validators: this.validators, toolGrammars: this.toolGrammars });
     const { req } = turn;
     if (turn.grammar && req.thinking && !(req.toolChoice === "auto" && turn.answerSchema === undefined)) {
@@ -191,10 +182,6 @@ class LlamaServerRuntime implements UpstreamRuntime {
       if (event.type === "done") event.result.diagnostics.notes.push(...notes);
       yield event;
     }
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
   }
 }
 

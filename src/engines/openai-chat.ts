@@ -2,18 +2,18 @@
 // tools go out as they are, no grammar holds the output, and the text that comes back is judged by qtc's strict
 // parser: the XML re-parsing adapter as a service. Results say plainly that nothing guaranteed them.
 
-import { fail, QtcException } from "../errors.js";
 import { resolveFormat, type FormatId, type ToolCallFormat } from "../formats/index.js";
 import { streamEventsOf } from "../adapters/index.js";
 import { GrammarCache } from "../grammar/compile.js";
-import type { GenerateOutput, TurnCounts } from "../runtime/result.js";
-import type { ModelInfo, Runtime, RuntimeLoad } from "../runtime/runtime.js";
-import { finishTurn, prepareTurn, resultOfStream, turnParser } from "../runtime/turn-request.js";
+import type { TurnCounts } from "../runtime/result.js";
+import type { ModelInfo, Runtime } from "../runtime/runtime.js";
+import { finishTurn, prepareTurn, turnParser } from "../runtime/turn-request.js";
 import type { FinishReason, GenerateEvent, GenerateRequest } from "../runtime/types.js";
 import { ValidatorCache } from "../tools/index.js";
 import type { ToolChoice } from "../tools/types.js";
 import { upstreamBase } from "./llama-server.js";
 import type { UpstreamRuntime } from "./replicas.js";
+import { UpstreamRuntimeBase } from "./upstream-runtime.js";
 import { postSse, probe, UPSTREAM_DEFAULTS, upstreamFailure, type UpstreamLimits } from "./upstream-http.js";
 
 /** The note every result of this engine carries (tests and reports key on its start). */
@@ -44,7 +44,7 @@ interface ChatChunk {
   error?: unknown;
 }
 
-class OpenAIChatRuntime implements UpstreamRuntime {
+class OpenAIChatRuntime extends UpstreamRuntimeBase implements UpstreamRuntime {
   readonly format: FormatId;
   readonly modelInfo: ModelInfo;
   readonly settings: Runtime["settings"];
@@ -52,10 +52,9 @@ class OpenAIChatRuntime implements UpstreamRuntime {
   private readonly validators: ValidatorCache;
   private readonly toolGrammars = new GrammarCache();
   private readonly limits: UpstreamLimits;
-  private busy = 0;
-  private closed = false;
 
   constructor(private readonly base: string, private readonly options: OpenAIChatOptions) {
+    super();
     this.toolFormat = resolveFormat(options.format, resolveFormat("hermes"));
     this.format = this.toolFormat.id;
     this.validators = options.validators ?? new ValidatorCache();
@@ -64,22 +63,13 @@ class OpenAIChatRuntime implements UpstreamRuntime {
     this.settings = { gpu: false, binary: "remote", threads: 0, contextSize: 0, sequences: options.sequences ?? 1 };
   }
 
-  get load(): RuntimeLoad {
-    const sequences = this.settings.sequences;
-    return { sequences, busy: Math.min(this.busy, sequences), waiting: Math.max(0, this.busy - sequences) };
-  }
-
   async healthy(timeoutMs: number): Promise<boolean> {
     return (await probe(`${this.base}/v1/models`, timeoutMs)) === 200;
   }
 
-  generate(request: GenerateRequest): Promise<GenerateOutput> {
-    return resultOfStream(this.stream(request));
-  }
-
   async *stream(request: GenerateRequest): AsyncGenerator<GenerateEvent, void, void> {
     const startedAt = performance.now();
-    if (this.closed) fail("invalid_option", "the runtime is closed");
+    this.checkOpen();
     // Checked as the other engines check it (bad tools are refused before any upstream work); no grammar is built.
     const turn = prepareTurn({ ...request, mode: "unconstrained" }, { format: this.toolFormat, validators: this.validators, toolGrammars: this.toolGrammars });
     const { req } = turn;
@@ -133,10 +123,6 @@ class OpenAIChatRuntime implements UpstreamRuntime {
       if (structured > 0) done.result.diagnostics.notes.push(`the upstream returned ${structured} structured tool call part(s), which qtc does not judge and dropped: serve the model without the server's own tool parsing`);
     }
     yield* events;
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
   }
 }
 
