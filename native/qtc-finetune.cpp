@@ -10,10 +10,12 @@
 //   qtc-train done out=PATH seconds=X
 //   qtc-train error code=CODE message=TEXT
 //
-// Masking: llama_opt_epoch turns each label id into a one-hot row and takes softmax(logits) - labels as the
-// gradient; it has no mask. Positions that must not be trained get a sentinel label (the last vocabulary id, a
-// padding token no text produces), and an eval callback on the scheduler rewrites those rows of the labels
-// tensor to the model's own softmax just before the loss node runs, so their gradient is exactly zero.
+// Masking: qtc's llama.cpp patch (native/llama-training-attention.patch) makes llama_opt_epoch output logits only
+// where a label is given (>= 0), so prompt positions cost no output head and get no gradient. A window without
+// any label still outputs its last position, labelled with the last vocabulary id (a padding token no text
+// produces): llama_opt_epoch's cross-entropy backward is softmax(logits) - labels, so an eval callback on the
+// scheduler rewrites that row of the labels tensor to the model's own softmax just before the loss node runs,
+// and its gradient is exactly zero.
 
 #include "ggml-backend.h"
 #include "ggml-opt.h"
@@ -102,10 +104,11 @@ std::vector<llama_token> tokenize(const llama_vocab * vocab, const std::string &
     return t;
 }
 
-// One training window: tokens and next-token labels; untrained positions carry the sentinel label.
+// One training window: tokens and next-token labels; untrained positions carry NO_LABEL.
+constexpr llama_token NO_LABEL = -1;
 struct Window { std::vector<llama_token> tokens, labels; int trained = 0; };
 
-Window to_window(const llama_vocab * vocab, const Sample & s, int ctx, llama_token sentinel, llama_token pad) {
+Window to_window(const llama_vocab * vocab, const Sample & s, int ctx, llama_token pad) {
     std::vector<llama_token> toks;
     std::vector<char> train;
     for (const Piece & p : s.pieces) {
@@ -118,7 +121,7 @@ Window to_window(const llama_vocab * vocab, const Sample & s, int ctx, llama_tok
     size_t from = toks.size() - keep;
     Window w;
     w.tokens.assign(ctx, pad);
-    w.labels.assign(ctx, sentinel);
+    w.labels.assign(ctx, NO_LABEL);
     for (size_t i = 0; i + 1 < keep; ++i) {
         w.tokens[i] = toks[from + i];
         if (train[from + i + 1]) { w.labels[i] = toks[from + i + 1]; w.trained++; }
@@ -127,7 +130,6 @@ Window to_window(const llama_vocab * vocab, const Sample & s, int ctx, llama_tok
 }
 
 struct MaskState {
-    llama_token sentinel = 0;
     double loss_sum = 0, seen = 0, correct = 0;  // over trained positions, this epoch
 };
 
@@ -146,7 +148,7 @@ bool eval_callback(struct ggml_tensor * t, bool ask, void * ud) {
     for (int64_t r = 0; r < rows; ++r) {
         float * lab = (float *) ((char *) labels->data + r * labels->nb[1]);
         const float * lg = (const float *) ((const char *) logits->data + r * logits->nb[1]);
-        const bool masked = lab[st->sentinel] > 0.5f;
+        const bool masked = lab[nv - 1] > 0.5f;  // the patch's label for a window's forced output
         const int64_t label = masked ? -1 : std::max_element(lab, lab + nv) - lab;
         float mx = lg[0];
         int64_t arg = 0;
@@ -254,31 +256,34 @@ int main(int argc, char ** argv) {
     mp.n_gpu_layers = 0;
     llama_model * model = llama_model_load_from_file(a.model.c_str(), mp);
     if (!model) die("model_load_failed", "llama.cpp could not load " + a.model);
-    if (meta(model, "general.file_type") != "0") {
-        die("unsupported_model", a.model + " is not an F32 GGUF (general.file_type " + meta(model, "general.file_type") +
-                                     "); llama.cpp trains F32 weights only: write one with qtc make-model --dtype f32");
+    // From the tensors, not general.file_type: llama.cpp's saver leaves that key out, and a tuned model must be
+    // able to train again (the stand-ins train in two stages).
+    char desc[256];
+    llama_model_desc(model, desc, sizeof desc);
+    if (!std::strstr(desc, "all F32")) {
+        die("unsupported_model", a.model + " is not an F32 GGUF (" + desc + "); llama.cpp trains F32 weights only: write one with qtc make-model --dtype f32");
     }
     const std::string ctx_key = meta(model, "general.architecture") + ".context_length";
     const std::string ctx_train = meta(model, ctx_key.c_str());
     const llama_vocab * vocab = llama_model_get_vocab(model);
-    const llama_token sentinel = llama_vocab_n_tokens(vocab) - 1;
     const llama_token pad = llama_vocab_eos(vocab);
 
     std::vector<Window> windows;
     long tokens = 0, trained = 0;
     for (const Sample & s : samples) {
-        windows.push_back(to_window(vocab, s, a.ctx, sentinel, pad));
+        windows.push_back(to_window(vocab, s, a.ctx, pad));
         tokens += (long) a.ctx;
         trained += windows.back().trained;
     }
     std::fprintf(stderr, "qtc-train start samples=%zu tokens=%ld trained=%ld windows=%zu ctx=%d\n", samples.size(), tokens, trained, windows.size(), a.ctx);
 
     MaskState mask;
-    mask.sentinel = sentinel;
     llama_context_params cp = llama_context_default_params();
     cp.n_ctx = a.ctx;
     cp.n_batch = a.ctx;
-    cp.n_ubatch = std::min(a.ctx, 256);
+    // One window is one ubatch: with qtc's llama.cpp patch, training attention sees only its own ubatch (the KV
+    // cache's copies carry no gradient), so a window split over ubatches would lose its earlier part.
+    cp.n_ubatch = a.ctx;
     cp.n_threads = cp.n_threads_batch = a.threads;
     cp.type_k = cp.type_v = GGML_TYPE_F32;  // OUT_PROD has no F16 backward
     cp.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED;
@@ -294,7 +299,8 @@ int main(int argc, char ** argv) {
     lo.n_ctx_train = 0;
     lo.param_filter = llama_opt_param_filter_all;
     // llama.cpp pads a context to 256 tokens and llama_opt_epoch reads one context's worth per data point, so a
-    // data point packs n_ctx / --ctx windows back to back; each window is one ubatch, one optimizer step.
+    // data point packs n_ctx / --ctx windows back to back; each window is one ubatch, one optimizer step, and
+    // attends over itself only.
     const int64_t n_ctx = (int64_t) llama_n_ctx(ctx);
     if (n_ctx % a.ctx != 0) die("invalid_option", "--ctx must divide the context llama.cpp allocates (" + std::to_string(n_ctx) + ")");
     const size_t pack = (size_t) (n_ctx / a.ctx);
@@ -325,7 +331,7 @@ int main(int argc, char ** argv) {
         auto * dd = (llama_token *) ggml_opt_dataset_data(ds)->data;
         auto * dl = (llama_token *) ggml_opt_dataset_labels(ds)->data;
         std::fill(dd, dd + points * n_ctx, pad);  // a last, partly filled data point is padding, fully masked
-        std::fill(dl, dl + points * n_ctx, sentinel);
+        std::fill(dl, dl + points * n_ctx, NO_LABEL);
         for (size_t i = 0; i < per_epoch; ++i) {
             std::copy(windows[order[i]].tokens.begin(), windows[order[i]].tokens.end(), dd + i * a.ctx);
             std::copy(windows[order[i]].labels.begin(), windows[order[i]].labels.end(), dl + i * a.ctx);

@@ -37,7 +37,8 @@ const report = await runModelFixes({
     // One line per epoch: the stand-ins take minutes to train on 2 cores.
     if (e.type === "train" && e.progress.kind === "epoch") {
       const f = e.progress.fields;
-      process.stderr.write(`training ${e.name}: epoch ${f.epoch} loss ${f.loss} accuracy ${f.acc} (${f.seconds} s, ETA ${f.eta_s} s)\n`);
+      const stage = f.stage ? `stage ${f.stage}, ` : "";
+      process.stderr.write(`training ${e.name}: ${stage}epoch ${f.epoch} loss ${f.loss} accuracy ${f.acc} (${f.seconds} s, ETA ${f.eta_s} s)\n`);
     }
     if (e.type === "stand-in") process.stderr.write(`stand-in ${e.name} ready in ${(e.ms / 1000).toFixed(0)} s\n`);
     if (e.type === "run") process.stderr.write(`\r${e.done}/${e.planned} runs`);

@@ -3,9 +3,11 @@
 // finding them there. The engines (llama-server) and fine-tuning share this one build.
 
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { fail } from "../errors.js";
 import { qtcCacheDir } from "../model/paths.js";
 
@@ -29,6 +31,21 @@ const CMAKE_FLAGS = [
   "-DLLAMA_BUILD_UI=OFF",
   "-DGGML_NATIVE=ON",
 ];
+
+/**
+ * qtc's changes to llama.cpp's training, applied to the clone before it builds (llama-server's decoding is
+ * unchanged; both changes act only inside `llama_opt_epoch`):
+ * - attention reads each ubatch's own K and V instead of the KV cache's copies. The cache write carries no
+ *   gradient, so without it `attn_k`, `attn_v` and `attn_k_norm` never train (llama.cpp's open PR #28520;
+ *   docs/training.md has the measurement);
+ * - only positions with a label (>= 0) output logits. The output head over Qwen3's 151,936-token vocabulary is
+ *   most of a step's cost, and most positions of a chat window are prompt.
+ */
+export const LLAMA_PATCH = fileURLToPath(new URL("../../native/llama-training.patch", import.meta.url));
+
+function patchHash(): string {
+  return createHash("sha256").update(readFileSync(LLAMA_PATCH)).digest("hex").slice(0, 12);
+}
 
 /** The cache folder holding `src/` (the cloned source) and `build/`. */
 export function llamaDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -70,6 +87,8 @@ function nodeLlamaCppRoot(): string {
 
 interface Stamp {
   tag: string;
+  /** LLAMA_PATCH's sha256 (12 hex) the source was patched with. */
+  patch?: string;
   flags: string[];
   targets: string[];
 }
@@ -80,6 +99,14 @@ function readStamp(path: string): Stamp | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether the build in `layout` has qtc's training patch (LLAMA_PATCH, as it is now). llama-server runs either
+ * way; training needs it, or attention's K and V weights stay as they started.
+ */
+export function llamaBuildHasTrainingPatch(layout = llamaLayout()): boolean {
+  return readStamp(layout.stamp)?.patch === patchHash();
 }
 
 /** Path of a built program, or undefined when it has not been built (from this source and these flags). */
@@ -116,7 +143,8 @@ export async function buildLlama(options: BuildOptions = {}): Promise<LlamaLayou
   const say = options.onProgress ?? (() => undefined);
   const { bundle, tag } = bundledSource();
   const stamp = readStamp(layout.stamp);
-  const sameBuild = stamp?.tag === tag && stamp.flags.join(" ") === CMAKE_FLAGS.join(" ");
+  const patch = patchHash();
+  const sameBuild = stamp?.tag === tag && stamp.patch === patch && stamp.flags.join(" ") === CMAKE_FLAGS.join(" ");
   const missing = targets.filter((t) => !(sameBuild && stamp.targets.includes(t) && existsSync(join(layout.bin, t))));
   if (missing.length === 0) return layout;
   mkdirSync(layout.dir, { recursive: true });
@@ -126,6 +154,8 @@ export async function buildLlama(options: BuildOptions = {}): Promise<LlamaLayou
     rmSync(layout.build, { recursive: true, force: true });
     say(`cloning llama.cpp ${tag} from node-llama-cpp's source bundle`);
     await runLogged("git", ["clone", "--quiet", bundle, layout.src], layout.log);
+    say("patching llama.cpp's training (native/llama-training.patch)");
+    await runLogged("git", ["-C", layout.src, "apply", LLAMA_PATCH], layout.log);
   }
   if (!existsSync(join(layout.build, "CMakeCache.txt"))) {
     say("configuring (cmake)");
@@ -134,7 +164,7 @@ export async function buildLlama(options: BuildOptions = {}): Promise<LlamaLayou
   say(`building ${missing.join(", ")} (about 10-15 minutes on 2 cores the first time; log: ${layout.log})`);
   await runLogged("cmake", ["--build", layout.build, "-j", String(options.jobs ?? 2), "--target", ...missing], layout.log);
   const built = new Set([...(sameBuild ? stamp.targets : []), ...missing]);
-  writeFileSync(layout.stamp, JSON.stringify({ tag, flags: CMAKE_FLAGS, targets: [...built].sort() } satisfies Stamp, null, 2) + "\n");
+  writeFileSync(layout.stamp, JSON.stringify({ tag, patch, flags: CMAKE_FLAGS, targets: [...built].sort() } satisfies Stamp, null, 2) + "\n");
   return layout;
 }
 

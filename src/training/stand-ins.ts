@@ -6,10 +6,11 @@ import { createHash } from "node:crypto";
 import { existsSync, promises as fs, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { LLAMA_PATCH } from "../engines/llama-build.js";
 import { resolveSandbox } from "../harness/os-sandbox.js";
 import { writeSyntheticModel } from "../model/synthetic.js";
 import { demonstrate, type DemonstrationPlan } from "./demonstrations.js";
-import { finetune, type TrainProgress } from "./finetune.js";
+import { finetune, type FinetuneResult, type TrainProgress } from "./finetune.js";
 import { splitTasks } from "./split.js";
 import { TRAINER_SOURCE } from "./trainer-build.js";
 
@@ -20,27 +21,38 @@ export type StandInName = (typeof STAND_INS)[number];
 export const STAND_IN_LABEL = "trained stand-in";
 
 /**
- * The recipes, fixed: same data, seed and steps on every machine. Windows of 256 tokens keep each turn's end
- * and, on the first turn, the system prompt's own `<tool_call>` example: trained on 64-token windows the model
- * wrote the call on a 64-token context but copied `}\n</tool_call>` from that example on the bench's ~650-token
- * prompt. lr 0.01 diverged in its second epoch here; 0.004 falling to 0.0002 settles. `weak` is the same start
- * stopped after 24 optimizer steps (of 240).
+ * The recipes, fixed: same data, seed and steps on every machine. A stage is one trainer run; a later stage
+ * starts from the one before. On 256-token windows the model first learns the call's markup but not which of
+ * the repeated ` "` and `":` tokens of `{"name": "run_tests", "arguments": {}}` comes next (teacher-forced
+ * accuracy sits at 91.3% for 20-80 epochs, depending on the rate); in the first stage's last epochs it starts
+ * telling them apart, the second, at a lower rate, takes it to 100%. The third keeps it on 768-token windows,
+ * which hold a whole first-turn prompt as the bench sends it: trained on 256-token windows only, the model wrote
+ * `{"name": "arguments": …` on the bench's ~650-token prompt. `weak` is the first stage stopped after 24
+ * optimizer steps. docs/training.md has the runs behind these numbers.
  */
-export interface StandInRecipe {
-  /** Which demonstrations (see DemonstrationOptions.plan). */
-  plan: DemonstrationPlan;
+export interface TrainStage {
+  contextSize: number;
   epochs: number;
   lr: number;
-  /** The rate falls linearly from `lr` to this over the run. */
+  /** The rate falls linearly from `lr` to this over the stage. */
   lrEnd: number;
   seed: number;
-  contextSize: number;
   maxSteps?: number;
 }
 
+export interface StandInRecipe {
+  /** Which demonstrations (see DemonstrationOptions.plan). */
+  plan: DemonstrationPlan;
+  stages: readonly TrainStage[];
+}
+
+const LEARN_THE_CALL: TrainStage = { contextSize: 256, epochs: 30, lr: 5e-4, lrEnd: 5e-5, seed: 0 };
+const SETTLE_IT: TrainStage = { contextSize: 256, epochs: 30, lr: 2e-4, lrEnd: 2e-5, seed: 2 };
+const KEEP_IT_ON_FULL_PROMPTS: TrainStage = { contextSize: 768, epochs: 40, lr: 2e-4, lrEnd: 2e-5, seed: 3 };
+
 export const STAND_IN_RECIPES: Readonly<Record<StandInName, StandInRecipe>> = Object.freeze({
-  "tiny-tuned": { plan: "probe", epochs: 6, lr: 4e-3, lrEnd: 2e-4, seed: 0, contextSize: 256 },
-  "tiny-weak": { plan: "probe", epochs: 1, lr: 4e-3, lrEnd: 2e-4, seed: 0, contextSize: 256, maxSteps: 24 },
+  "tiny-tuned": { plan: "probe", stages: [LEARN_THE_CALL, SETTLE_IT, KEEP_IT_ON_FULL_PROMPTS] },
+  "tiny-weak": { plan: "probe", stages: [{ ...LEARN_THE_CALL, epochs: 1, maxSteps: 24 }] },
 });
 
 export interface StandInOptions {
@@ -60,7 +72,7 @@ export const isStandInName = (s: string): s is StandInName => (STAND_INS as read
 
 async function recipeKey(name: StandInName, tasksDir: string): Promise<string> {
   const split = await splitTasks(tasksDir);
-  const h = createHash("sha256").update(JSON.stringify(STAND_IN_RECIPES[name])).update(TRAINING_BASE_FILE).update(readFileSync(TRAINER_SOURCE));
+  const h = createHash("sha256").update(JSON.stringify(STAND_IN_RECIPES[name])).update(TRAINING_BASE_FILE).update(readFileSync(TRAINER_SOURCE)).update(readFileSync(LLAMA_PATCH));
   for (const d of split.train) h.update(d.slice(d.lastIndexOf(path.sep)));
   return h.digest("hex").slice(0, 16);
 }
@@ -101,8 +113,18 @@ export async function ensureStandIn(name: StandInName, opts: StandInOptions): Pr
   const r = STAND_IN_RECIPES[name];
   for (const dir of split.train) data.push(await demonstrate(dir, { sandbox, plan: r.plan }));
   const base = await ensureTrainingBase(opts.modelsDir);
-  const { plan: _plan, ...train } = r;
-  const result = await finetune({ model: base, data, out: file, ...train, onProgress: opts.onProgress });
-  await fs.writeFile(standInSidecar(file), JSON.stringify({ name, label: STAND_IN_LABEL, key, recipe: r, epochs: result.epochs, seconds: result.seconds }, null, 2) + "\n");
+  let model = base;
+  const stages: { contextSize: number; epochs: FinetuneResult["epochs"]; seconds: number }[] = [];
+  for (const [i, stage] of r.stages.entries()) {
+    const out = i === r.stages.length - 1 ? file : `${file}.stage${i + 1}.tmp`;
+    const stageNo = `${i + 1}/${r.stages.length}`;
+    const onProgress = opts.onProgress && ((p: TrainProgress) => opts.onProgress!({ ...p, fields: { ...p.fields, stage: stageNo } }));
+    const result = await finetune({ model, data, out, ...stage, onProgress });
+    if (model !== base) await fs.rm(model, { force: true }); // the stage before's output, now trained on
+    stages.push({ contextSize: stage.contextSize, epochs: result.epochs, seconds: result.seconds });
+    model = out;
+  }
+  const seconds = stages.reduce((t, s) => t + s.seconds, 0);
+  await fs.writeFile(standInSidecar(file), JSON.stringify({ name, label: STAND_IN_LABEL, key, recipe: r, stages, seconds }, null, 2) + "\n");
   return file;
 }

@@ -7,7 +7,7 @@ import { existsSync, promises as fs, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fail } from "../errors.js";
-import { llamaLayout, type LlamaLayout } from "../engines/llama-build.js";
+import { llamaBuildHasTrainingPatch, llamaLayout, type LlamaLayout } from "../engines/llama-build.js";
 
 /** The driver's source, shipped with the package. */
 export const TRAINER_SOURCE = fileURLToPath(new URL("../../native/qtc-finetune.cpp", import.meta.url));
@@ -53,6 +53,9 @@ export async function buildTrainer(opts: TrainerBuildOptions = {}): Promise<stri
   if (existsSync(bin) && stamped === hash) return bin;
   if (!existsSync(join(layout.bin, "libllama.so")) && !existsSync(join(layout.bin, "libllama.dylib"))) {
     fail("llama_build_failed", `llama.cpp's shared libraries are not in ${layout.bin}; run npm run llama:build first`, { exitCode: 1 });
+  }
+  if (!llamaBuildHasTrainingPatch(layout)) {
+    fail("llama_build_failed", `the llama.cpp build in ${layout.dir} predates qtc's training patch (without it attention's K and V never train); run npm run llama:build to rebuild it`, { exitCode: 1 });
   }
   const tmp = `${bin}.${process.pid}.tmp`;
   const args = [

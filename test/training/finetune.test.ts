@@ -1,13 +1,16 @@
 // Builds the native trainer against the llama.cpp build and runs a few training steps on the synthetic tiny
-// model (F32): progress lines parse, the loss is over assistant tokens only, a non-F32 model is refused.
+// model (F32): progress lines parse, the loss is over assistant tokens only, training reaches every attention
+// weight, a non-F32 model is refused.
 
-import { promises as fs } from "node:fs";
+import { closeSync, openSync, promises as fs, readSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { readGgufFileInfo } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QtcException } from "../../src/errors.js";
 import { readGgufPrefix } from "../../src/model/gguf-header.js";
 import { QWEN3_SHAPES } from "../../src/model/qwen3-shapes.js";
+import { ensureSyntheticModel } from "../../src/model/synthetic.js";
 import { tinyModelPath } from "../helpers/models.js";
 import { buildTrainer, demonstrate, finetune, parseProgressFields, type Conversation, type TrainProgress } from "../../src/training/index.js";
 
@@ -53,6 +56,17 @@ describe("qtc finetune through the native driver", () => {
     expect((await readGgufPrefix(out))?.scalars.get("qwen3.context_length")).toBe(QWEN3_SHAPES.tiny.contextLength);
   }, 240_000);
 
+  it("trains attention's K and V weights, not only Q and the FFN (llama.cpp's KV cache carries no gradient)", async () => {
+    const base = await ensureSyntheticModel("tiny", { dtype: "f32" });
+    const out = path.join(dir, "kv.gguf");
+    await finetune({ model: "synthetic:tiny", data, out, contextSize: 256, maxSteps: 2, lr: 4e-3 });
+    for (const name of ["blk.0.attn_q.weight", "blk.0.attn_k.weight", "blk.0.attn_v.weight", "blk.1.attn_k_norm.weight"]) {
+      const [before, after] = [await readF32Tensor(base, name), await readF32Tensor(out, name)];
+      expect(after.length, name).toBe(before.length);
+      expect(after.some((v, i) => v !== before[i]), `${name} changed`).toBe(true);
+    }
+  }, 240_000);
+
   it("packs short windows into llama.cpp's 256-token context, one optimizer step each, with a decaying rate", async () => {
     const events: TrainProgress[] = [];
     const out = path.join(dir, "packed.gguf");
@@ -71,3 +85,19 @@ describe("qtc finetune through the native driver", () => {
     await expect(fs.stat(path.join(dir, "x.gguf"))).rejects.toThrow();
   }, 120_000);
 });
+
+/** One F32 tensor's values, read from the file at the offset the GGUF header gives. */
+async function readF32Tensor(file: string, name: string): Promise<Float32Array> {
+  const info = await readGgufFileInfo(file, { readTensorInfo: true });
+  const t = (info.fullTensorInfo ?? info.tensorInfo ?? []).find((x) => x.name === name);
+  if (!t) throw new Error(`${file} has no tensor ${name}`);
+  const n = t.dimensions.reduce((a: number, b) => a * Number(b), 1);
+  const bytes = Buffer.alloc(n * 4);
+  const fd = openSync(file, "r");
+  try {
+    readSync(fd, bytes, 0, bytes.length, Number(t.fileOffset));
+  } finally {
+    closeSync(fd);
+  }
+  return new Float32Array(bytes.buffer, bytes.byteOffset, n);
+}

@@ -14,11 +14,16 @@ describe("trained stand-ins", () => {
   it("the model stage and the training stage agree on the stand-in names", () => {
     expect([...STAND_IN_SPECS]).toEqual([...STAND_INS]);
     expect(Object.keys(STAND_IN_RECIPES)).toEqual([...STAND_INS]);
-    // weak is the same start and data trained for fewer steps
-    const { maxSteps, epochs, ...weak } = STAND_IN_RECIPES["tiny-weak"];
-    const { maxSteps: _none, epochs: tunedEpochs, ...tuned } = STAND_IN_RECIPES["tiny-tuned"];
-    expect(weak).toEqual(tuned);
+    // weak is tuned's first stage, on the same data, stopped after fewer steps
+    const [weak, tuned] = [STAND_IN_RECIPES["tiny-weak"], STAND_IN_RECIPES["tiny-tuned"]];
+    expect(weak.plan).toBe(tuned.plan);
+    expect(weak.stages).toHaveLength(1);
+    const { maxSteps, epochs, ...weakStage } = weak.stages[0]!;
+    const { maxSteps: _none, epochs: tunedEpochs, ...tunedStage } = tuned.stages[0]!;
+    expect(weakStage).toEqual(tunedStage);
     expect(maxSteps! * epochs).toBeLessThan(40 * tunedEpochs);
+    // the last stage's windows hold a whole first-turn bench prompt (~650 tokens)
+    expect(tuned.stages.at(-1)!.contextSize).toBeGreaterThanOrEqual(768);
   });
 
   it("learn from probe demonstrations: one run_tests call with its real result, then the answer", async () => {
