@@ -2,6 +2,7 @@
 // drawn from the same rows and the same column list (format.ts); neither computes a figure of its own.
 
 import Table from "cli-table3";
+import { isStandInModelName } from "../model/resolve.js";
 import { SYNTHETIC_NOTE } from "./defaults.js";
 import { count, modelCell, TABLE_COLUMNS, visibleWidth, wrap } from "./format.js";
 import type { BenchConfig, BenchReport } from "./types.js";
@@ -58,12 +59,20 @@ function renderCompact(report: BenchReport, width: number): string {
   return blocks.join("\n\n");
 }
 
+/** What the (synthetic) mark means here: random weights, and, when any ran, what a trained stand-in is. */
+function syntheticRowsNote(c: BenchConfig): string {
+  const standIns = c.modelInfo.some((m) => isStandInModelName(m.name));
+  return standIns
+    ? "Rows marked (synthetic) use random weights, or are a trained stand-in (`qtc-trained-stand-in-*`: the tiny synthetic model fine-tuned by qtc on the train half's demonstrations; neither random weights nor a real Qwen3)."
+    : "Rows marked (synthetic) use random weights.";
+}
+
 /** report.md: a title, what ran, the table, how to read it, and the notes. */
 export function renderMarkdown(report: BenchReport, files: { chart: string; transcripts: string }): string {
   const c = report.config;
   const out: string[] = [];
   out.push(`# qtc bench${c.partial ? " (partial)" : ""}`, "");
-  if (c.synthetic) out.push(`> **${SYNTHETIC_NOTE[0]!.toUpperCase()}${SYNTHETIC_NOTE.slice(1)}.** Rows marked (synthetic) use random weights.`, "");
+  if (c.synthetic) out.push(`> **${SYNTHETIC_NOTE[0]!.toUpperCase()}${SYNTHETIC_NOTE.slice(1)}.** ${syntheticRowsNote(c)}`, "");
   if (c.partial) out.push(`> Interrupted: ${c.runsDone} of ${c.runsPlanned} runs finished. Continue with \`qtc bench --resume <this folder>\`.`, "");
   out.push(`| ${TABLE_COLUMNS.map((col) => col.head).join(" | ")} |`);
   out.push(`|${TABLE_COLUMNS.map((_, i) => (i < 2 ? " --- " : " ---: ")).join("|")}|`);

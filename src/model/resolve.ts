@@ -43,6 +43,8 @@ export const STAND_IN_SPECS: readonly string[] = ["tiny-tuned", "tiny-weak"];
 
 /** What reports show for a stand-in: it says "trained stand-in", never plain "synthetic". */
 export const standInModelName = (name: string): string => `qtc-trained-stand-in-${name}`;
+/** Whether a report's model name is a trained stand-in's (see standInModelName). */
+export const isStandInModelName = (name: string): boolean => STAND_IN_SPECS.some((s) => name === standInModelName(s));
 
 /** The stand-in a GGUF is, from the sidecar the training stage writes next to it; null for any other file. */
 function standInMark(file: string): string | null {
