@@ -10,8 +10,8 @@
 //   qtc-train done out=PATH seconds=X
 //   qtc-train error code=CODE message=TEXT
 //
-// Masking: qtc's llama.cpp patch (native/llama-training-attention.patch) makes llama_opt_epoch output logits only
-// where a label is given (>= 0), so prompt positions cost no output head and get no gradient. A window without
+// Masking: qtc's llama.cpp patch (native/llama-training.patch) makes llama_opt_epoch output logits only where a
+// label is given (>= 0), so prompt positions cost no output head and get no gradient. A window without
 // any label still outputs its last position, labelled with the last vocabulary id (a padding token no text
 // produces): llama_opt_epoch's cross-entropy backward is softmax(logits) - labels, so an eval callback on the
 // scheduler rewrites that row of the labels tensor to the model's own softmax just before the loss node runs,
@@ -257,7 +257,7 @@ int main(int argc, char ** argv) {
     llama_model * model = llama_model_load_from_file(a.model.c_str(), mp);
     if (!model) die("model_load_failed", "llama.cpp could not load " + a.model);
     // From the tensors, not general.file_type: llama.cpp's saver leaves that key out, and a tuned model must be
-    // able to train again (the stand-ins train in two stages).
+    // able to train again (the stand-ins train in stages).
     char desc[256];
     llama_model_desc(model, desc, sizeof desc);
     if (!std::strstr(desc, "all F32")) {
@@ -306,8 +306,7 @@ int main(int argc, char ** argv) {
     const size_t pack = (size_t) (n_ctx / a.ctx);
     const size_t per_epoch = a.max_steps > 0 ? std::min(windows.size(), (size_t) a.max_steps) : windows.size();
     const size_t points = (per_epoch + pack - 1) / pack;
-    const int64_t ubatches = n_ctx / cp.n_ubatch;
-    LrSchedule sched{op, a.lr, a.lr_end, 0, (int64_t) points * ubatches * a.epochs};
+    LrSchedule sched{op, a.lr, a.lr_end, 0, (int64_t) (points * pack) * a.epochs};
     lo.get_opt_pars = scheduled_params;
     lo.get_opt_pars_ud = &sched;
     lo.optimizer_type = GGML_OPT_OPTIMIZER_TYPE_ADAMW;
@@ -320,7 +319,7 @@ int main(int argc, char ** argv) {
     }
 
     std::mt19937 rng((uint32_t) a.seed);
-    Progress prog{&mask, 0, a.epochs, std::chrono::steady_clock::now(), 0, (int64_t) points * ubatches * a.epochs};
+    Progress prog{&mask, 0, a.epochs, std::chrono::steady_clock::now(), 0, (int64_t) (points * pack) * a.epochs};
     g_progress_for_callback(&prog);
     ggml_opt_result_t rt = ggml_opt_result_init(), re = ggml_opt_result_init();
     for (int e = 1; e <= a.epochs; ++e) {
@@ -340,7 +339,7 @@ int main(int argc, char ** argv) {
         prog.epoch = e;
         const auto te = std::chrono::steady_clock::now();
         llama_opt_epoch(ctx, ds, rt, re, (int64_t) points, step_callback, nullptr);
-        prog.steps_done_before += (int64_t) points * ubatches;
+        prog.steps_done_before += (int64_t) (points * pack);
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - te).count();
         std::fprintf(stderr, "qtc-train epoch epoch=%d/%d loss=%.4f acc=%.4f seconds=%.1f eta_s=%.1f\n", e, a.epochs,
                      mask.seen ? mask.loss_sum / mask.seen : 0.0, mask.seen ? mask.correct / mask.seen : 0.0, secs, secs * (a.epochs - e));

@@ -49,20 +49,23 @@ export async function buildTrainer(opts: TrainerBuildOptions = {}): Promise<stri
   const hash = sourceHash();
   const bin = join(layout.bin, trainerBinaryName(hash));
   const stamp = `${bin}.json`;
-  const stamped = await fs.readFile(stamp, "utf8").then((t) => (JSON.parse(t) as { source?: string }).source).catch(() => undefined);
-  if (existsSync(bin) && stamped === hash) return bin;
   if (!existsSync(join(layout.bin, "libllama.so")) && !existsSync(join(layout.bin, "libllama.dylib"))) {
     fail("llama_build_failed", `llama.cpp's shared libraries are not in ${layout.bin}; run npm run llama:build first`, { exitCode: 1 });
   }
+  // Checked even when the driver is built: it links the libraries at run time, and without the patch they abort
+  // on its unlabelled positions (and would not train K and V).
   if (!llamaBuildHasTrainingPatch(layout)) {
     fail("llama_build_failed", `the llama.cpp build in ${layout.dir} predates qtc's training patch (without it attention's K and V never train); run npm run llama:build to rebuild it`, { exitCode: 1 });
   }
+  const stamped = await fs.readFile(stamp, "utf8").then((t) => (JSON.parse(t) as { source?: string }).source).catch(() => undefined);
+  if (existsSync(bin) && stamped === hash) return bin;
   const tmp = `${bin}.${process.pid}.tmp`;
   const args = [
     "-O3", "-std=c++17", TRAINER_SOURCE,
     `-I${join(layout.src, "include")}`, `-I${join(layout.src, "ggml", "include")}`,
-    `-L${layout.bin}`, "-lllama", "-lggml", "-lggml-base", // Relative to the binary, which sits beside the libraries: the build folder can move (a binary stamped with an
-    // absolute path from another checkout failed to load here).
+    `-L${layout.bin}`, "-lllama", "-lggml", "-lggml-base",
+    // Relative to the binary, which sits beside the libraries: the build folder can move (a binary stamped with
+    // an absolute path from another checkout failed to load here).
     process.platform === "darwin" ? "-Wl,-rpath,@loader_path" : "-Wl,-rpath,$ORIGIN",
     "-o", tmp,
   ];
