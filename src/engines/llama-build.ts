@@ -20,8 +20,11 @@ export type LlamaTarget = (typeof LLAMA_TARGETS)[number];
 
 /**
  * Configure flags. No curl or OpenSSL (the server only listens on plain HTTP here and never downloads), no web
- * UI (it would be fetched), no tests; native CPU flags, since the build runs on the machine that uses it.
+ * UI (it would be fetched), no tests; native CPU flags, since the build runs on the machine that uses it, but no
+ * AMX: a virtual machine can advertise `amx_int8` in cpuid while ggml's AMX Q8_0 kernel dies with SIGILL on the
+ * first matrix product (seen on a Xeon VM: llama-server never became healthy on a Q8_0 model).
  */
+const NO_AMX = "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16";
 const CMAKE_FLAGS = [
   "-DCMAKE_BUILD_TYPE=Release",
   "-DLLAMA_CURL=OFF",
@@ -30,6 +33,8 @@ const CMAKE_FLAGS = [
   "-DLLAMA_USE_PREBUILT_UI=OFF",
   "-DLLAMA_BUILD_UI=OFF",
   "-DGGML_NATIVE=ON",
+  `-DCMAKE_C_FLAGS=${NO_AMX}`,
+  `-DCMAKE_CXX_FLAGS=${NO_AMX}`,
 ];
 
 /**
