@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { confine } from "./os-sandbox.js";
 import { walkInside } from "./sandbox.js";
+import { guardFlags } from "./test-guard.js";
 import type { TestRunRecord, ToolOutcome } from "./types.js";
 import { isTestFile, type Workspace } from "./workspace.js";
 
@@ -245,7 +246,7 @@ export async function runSuite(ws: SuiteWorkspace, opts: SuiteOptions = {}): Pro
 function spawnSuite(ws: SuiteWorkspace, files: string[], opts: SuiteOptions): Promise<SuiteRun> {
   const { testTimeoutMs, maxTestOutputChars, confineTests } = ws.limits;
   const reporters = ["--test-reporter=spec", "--test-reporter-destination=stdout", `--test-reporter=${COUNTING_REPORTER}`, "--test-reporter-destination=stderr"];
-  const node = [process.execPath, ...(confineTests ? confinementFlags(ws.runDir) : []), "--test", ...reporters, ...files.map((f) => `./${f}`)];
+  const node = [process.execPath, ...(confineTests ? confinementFlags(ws.runDir) : []), ...guardFlags(), "--test", ...reporters, ...files.map((f) => `./${f}`)];
   const cmd = confine(ws.sandbox, { writable: ws.runDir, readOnly: opts.readOnlyProject ? [ws.root] : [], cwd: ws.root }, node);
   const started = performance.now();
   const tail = new TailBuffer(maxTestOutputChars);
