@@ -76,8 +76,19 @@ describe("issue 30: task code cannot reach the assertions it is judged by", () =
     });
   }
 
-  it("a real fix passes in every task, next to ordinary code that subclasses Error and overrides toString", async () => {
-    const ordinary = 'class AddError extends Error {\n  constructor(m) { super(m); this.name = "AddError"; }\n}\nconst o = {};\no.toString = () => "o";\nexport { AddError, o };\n';
+  it("an unfixed source without tampering fails with its assertion's message shown", async () => {
+    const run = await judged(tasks.equal!, BUGGY);
+    expect(run.testsPassed).toBe(false);
+    expect(run.finalTests.output).toContain("Expected values to be strictly equal");
+  });
+
+  it("a real fix passes in every task, next to ordinary code that overrides inherited methods by assignment", async () => {
+    const ordinary = [
+      'class AddError extends Error {\n  constructor(m) { super(m); this.name = "AddError"; }\n}',
+      'const o = {};\no.toString = () => "o";',
+      "function P() {}\nP.prototype = { m() { return 1; } };\nP.prototype.constructor = P;\nP.prototype.toString = function () { return \"P\"; };",
+      "export { AddError, o, P };\n",
+    ].join("\n");
     for (const task of Object.values(tasks)) {
       const run = await judged(task, `${ordinary}${FIXED}`);
       expect(run.testsPassed).toBe(true);
