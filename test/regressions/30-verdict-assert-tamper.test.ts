@@ -4,9 +4,7 @@
 // node:assert and node:test frozen, the intrinsics frozen, the global bindings of them locked.
 import { promises as fs } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runAgent } from "../../src/harness/loop.js";
-import { createReplayModel } from "../../src/harness/replay-model.js";
-import { ADD_TASK, hermesCall, makeScratch, makeTask, removeScratch, type Scratch } from "../harness/helpers.js";
+import { ADD_TASK, makeScratch, makeTask, removeScratch, runWritingSource, type Scratch } from "../harness/helpers.js";
 
 let s: Scratch;
 const tasks: Record<string, string> = {};
@@ -60,12 +58,7 @@ const TAMPERINGS: Array<[string, keyof typeof tasks, string]> = [
   ["the global JSON binding replaced", "json", "globalThis.JSON = { stringify: () => '{\"sum\":5}' };\n"],
 ];
 
-const judged = async (task: string, source: string) => {
-  const model = createReplayModel([hermesCall("write_file", { path: "src/add.js", content: source }), "Done."]);
-  const run = await runAgent({ task, model, tmpRoot: s.runs });
-  expect(run.turns[0]!.results[0]!.code).toBe("ok");
-  return run;
-};
+const judged = (task: string, source: string) => runWritingSource(task, source, s.runs);
 
 describe("issue 30: task code cannot reach the assertions it is judged by", () => {
   for (const [what, task, tamper] of TAMPERINGS) {
