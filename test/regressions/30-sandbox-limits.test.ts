@@ -5,6 +5,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RESOURCE_DEFAULTS, type ResourceLimits } from "../../src/harness/os-sandbox.js";
+import { makeSandboxCgroup } from "../../src/harness/sandbox-cgroup.js";
 import { runSuite } from "../../src/harness/run-tests.js";
 import { createWorkspace, removeWorkspace } from "../../src/harness/workspace.js";
 import { makeScratch, makeTask, removeScratch, type Scratch } from "../harness/helpers.js";
@@ -80,6 +81,23 @@ describe("issue 30: the sandbox bounds memory, processes, file size and /tmp", (
     );
     expect(out.errors as number).toBeGreaterThan(0);
     expect(out.running as number).toBeLessThan(96);
+  });
+
+  /** Where this process may make a cgroup, the sandbox gets one: probed the way the sandbox makes it. */
+  const probe = makeSandboxCgroup({ tasks: 64, memoryBytes: 64 * MIB });
+  void probe?.remove();
+  it.skipIf(probe === null)("memory of the whole sandbox (where a cgroup can be made): processes each within their own limit cannot pass it together", async () => {
+    const out = await attempt(
+      "total",
+      '  const hog = "const held = []; for (let i = 0; i < 10; i++) held.push(Buffer.alloc(32 << 20, 1)); setTimeout(() => {}, 3000);";\n' +
+        '  const kids = [0, 1, 2, 3].map(() => spawn(process.execPath, ["-e", hog], { stdio: "ignore" }));\n' +
+        '  const ends = await Promise.all(kids.map((k) => new Promise((r) => k.on("exit", (code, signal) => r(signal ?? code)))));\n' +
+        "  out.ends = ends;",
+      { ...SMALL, totalMemoryBytes: 640 * MIB },
+    );
+    // Each child takes 320 MiB, within its own 384 MiB; four of them pass the sandbox's 640 MiB: some are killed.
+    expect((out.ends as unknown[]).filter((e) => e === "SIGKILL").length).toBeGreaterThan(0);
+    expect((out.ends as unknown[]).filter((e) => e === 0).length).toBeGreaterThan(0);
   });
 
   it("the host stays fine: after the attempts an ordinary run passes", async () => {
