@@ -19,8 +19,10 @@
  *   toString = …`, the "override mistake"), so the usual overridable methods become accessors whose setter
  *   defines the property on the object assigned to, as SES's taming does (`constructor` too, on
  *   `Object.prototype` only: elsewhere `util.inspect` reads it as a data property to name a value's class).
- * - the global object's data properties become read-only and non-configurable, after Node's lazily defined
- *   globals are resolved to values, so a test's `JSON.stringify(x)` cannot be handed another `JSON`.
+ * - the global object's data properties become read-only and non-configurable, so a test's
+ *   `JSON.stringify(x)` cannot be handed another `JSON`. Node's lazily defined Web globals (`TextEncoder`,
+ *   `crypto`, the streams, …) are accessors and stay as they are: resolving them all cost about 0.1 s per
+ *   process, and a lazy getter cannot be locked before it has run.
  * Assignments that fail throw in the task's module (ES modules are strict), which fails its tests.
  * A data: URL, so no file of the run (writable by its code) holds it.
  */
@@ -64,11 +66,7 @@ freeze(strict, false);
 freeze(test, false);
 for (const k of INTRINSICS) if (globalThis[k] !== undefined) freeze(globalThis[k], true);
 for (const k of Reflect.ownKeys(globalThis)) {
-  let d = Object.getOwnPropertyDescriptor(globalThis, k);
-  if (d && !("value" in d) && d.configurable) {
-    try { void globalThis[k]; } catch {}
-    d = Object.getOwnPropertyDescriptor(globalThis, k);
-  }
+  const d = Object.getOwnPropertyDescriptor(globalThis, k);
   if (d && "value" in d && d.configurable) Object.defineProperty(globalThis, k, { value: d.value, writable: false, enumerable: d.enumerable, configurable: false });
 }
 `;
