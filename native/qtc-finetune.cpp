@@ -2,7 +2,8 @@
 // samples, special tokens tokenized as tokens, loss on assistant tokens only, seeded, progress lines on stderr.
 //
 // Input (--data): "QTCTRAIN 1\n" then pieces "<kind> <bytes>\n<bytes>"; kind m/c = prompt markup/content,
-// M/C = assistant markup/content (markup parses special tokens, content never does), E ends a sample.
+// M/C = assistant markup/content (markup's added-token spellings are tokens, content's never are: tokenized as
+// qtc's runtime tokenizes a prompt), E ends a sample.
 // Output lines on stderr that qtc parses:
 //   qtc-train start samples=N tokens=T trained=A windows=W ctx=C
 //   qtc-train step epoch=E/EN step=S/SN loss=L acc=A eta_s=X
@@ -37,7 +38,7 @@
 namespace {
 
 struct Args {
-    std::string model, data, out;
+    std::string model, data, out, dump;  // dump: --dump-tokens FILE (no training)
     int epochs = 1, ctx = 1024, threads = 2, seed = 0, max_steps = 0;
     float lr = 1e-3f, lr_end = -1.0f, wd = 0.0f;  // lr_end < 0: constant lr
 };
@@ -59,6 +60,7 @@ Args parse_args(int argc, char ** argv) {
         if (k == "--model") a.model = v;
         else if (k == "--data") a.data = v;
         else if (k == "--out") a.out = v;
+        else if (k == "--dump-tokens") a.dump = v;
         else if (k == "--epochs") a.epochs = std::atoi(v.c_str());
         else if (k == "--ctx") a.ctx = std::atoi(v.c_str());
         else if (k == "--threads") a.threads = std::atoi(v.c_str());
@@ -69,10 +71,13 @@ Args parse_args(int argc, char ** argv) {
         else if (k == "--wd") a.wd = std::strtof(v.c_str(), nullptr);
         else die("invalid_option", "unknown flag " + k);
     }
-    if (a.model.empty() || a.data.empty() || a.out.empty()) die("invalid_option", "--model, --data and --out are required");
+    if (a.model.empty() || a.data.empty() || (a.out.empty() && a.dump.empty())) die("invalid_option", "--model, --data and --out (or --dump-tokens) are required");
     if (a.epochs < 1 || a.ctx < 32 || a.ctx % (a.ctx > 256 ? 256 : 32) != 0 || a.threads < 1) die("invalid_option", "--epochs >= 1, --ctx a multiple of 32 (of 256 above 256), --threads >= 1");
     return a;
 }
+
+// The most bytes one piece may hold; qtc's writer (src/training/trainer-input.ts) refuses larger ones first.
+constexpr long MAX_PIECE_BYTES = 64L << 20;
 
 std::vector<Sample> read_samples(const std::string & file) {
     std::ifstream in(file, std::ios::binary);
@@ -86,7 +91,8 @@ std::vector<Sample> read_samples(const std::string & file) {
     while (std::getline(in, line)) {
         char kind = 0;
         long n = -1;
-        if (std::sscanf(line.c_str(), "%c %ld", &kind, &n) != 2 || n < 0 || n > (64L << 20)) die("invalid_option", "bad piece header in " + file);
+        if (std::sscanf(line.c_str(), "%c %ld", &kind, &n) != 2 || n < 0) die("invalid_option", "bad piece header in " + file);
+        if (n > MAX_PIECE_BYTES) die("invalid_option", "a piece of " + std::to_string(n) + " bytes in " + file + " is over the trainer's " + std::to_string(MAX_PIECE_BYTES) + "-byte bound");
         if (kind == 'E') { out.push_back(std::move(cur)); cur = Sample{}; continue; }
         if (!std::strchr("mcMC", kind)) die("invalid_option", "bad piece kind in " + file);
         std::string text(static_cast<size_t>(n), '\0');
@@ -97,25 +103,39 @@ std::vector<Sample> read_samples(const std::string & file) {
     return out;
 }
 
-std::vector<llama_token> tokenize(const llama_vocab * vocab, const std::string & text, bool special) {
-    int n = -llama_tokenize(vocab, text.data(), (int32_t) text.size(), nullptr, 0, false, special);
-    std::vector<llama_token> t(n);
-    if (n > 0 && llama_tokenize(vocab, text.data(), (int32_t) text.size(), t.data(), n, false, special) != n) die("internal", "tokenizer disagreed with itself");
-    return t;
+#include "qtc-tokenize.hpp"
+
+// A sample's tokens and, per token, whether it is trained (inside the assistant turn).
+void sample_tokens(const llama_vocab * vocab, const std::vector<Added> & added, const Sample & s, std::vector<llama_token> & toks, std::vector<char> & train) {
+    std::string run;
+    bool run_train = false;
+    auto flush = [&]() {
+        tokenize_as_text(vocab, added, run, toks);
+        train.resize(toks.size(), run_train);
+        run.clear();
+    };
+    for (const Piece & p : s.pieces) {
+        const bool assistant = p.kind == 'M' || p.kind == 'C';
+        if (assistant != run_train) { flush(); run_train = assistant; }
+        if (p.kind == 'c' || p.kind == 'C') { run += p.text; continue; }
+        for (const MarkupPart & part : split_markup(added, p.text)) {
+            if (part.marker < 0) { run += part.text; continue; }
+            flush();
+            toks.push_back(part.marker);
+            train.push_back(assistant);
+        }
+    }
+    flush();
 }
 
 // One training window: tokens and next-token labels; untrained positions carry NO_LABEL.
 constexpr llama_token NO_LABEL = -1;
 struct Window { std::vector<llama_token> tokens, labels; int trained = 0; };
 
-Window to_window(const llama_vocab * vocab, const Sample & s, int ctx, llama_token pad) {
+Window to_window(const llama_vocab * vocab, const std::vector<Added> & added, const Sample & s, int ctx, llama_token pad) {
     std::vector<llama_token> toks;
     std::vector<char> train;
-    for (const Piece & p : s.pieces) {
-        bool special = p.kind == 'm' || p.kind == 'M';
-        bool assistant = p.kind == 'M' || p.kind == 'C';
-        for (llama_token t : tokenize(vocab, p.text, special)) { toks.push_back(t); train.push_back(assistant); }
-    }
+    sample_tokens(vocab, added, s, toks, train);
     // Keep the end (the assistant turn) when a sample is longer than the window: cut the prompt's start.
     size_t keep = std::min(toks.size(), (size_t) ctx + 1);
     size_t from = toks.size() - keep;
@@ -127,6 +147,20 @@ Window to_window(const llama_vocab * vocab, const Sample & s, int ctx, llama_tok
         if (train[from + i + 1]) { w.labels[i] = toks[from + i + 1]; w.trained++; }
     }
     return w;
+}
+
+// --dump-tokens FILE: each sample's tokens on one line ("<id>" untrained, "+<id>" trained); nothing is trained.
+void dump_tokens(const llama_vocab * vocab, const std::vector<Added> & added, const std::vector<Sample> & samples, const std::string & file) {
+    std::ofstream out(file, std::ios::binary);
+    if (!out) die("invalid_option", "cannot write " + file);
+    for (const Sample & s : samples) {
+        std::vector<llama_token> toks;
+        std::vector<char> train;
+        sample_tokens(vocab, added, s, toks, train);
+        for (size_t i = 0; i < toks.size(); ++i) out << (i ? " " : "") << (train[i] ? "+" : "") << toks[i];
+        out << "\n";
+    }
+    if (!out) die("training_failed", "cannot write " + file);
 }
 
 struct MaskState {
@@ -254,8 +288,15 @@ int main(int argc, char ** argv) {
     llama_model_params mp = llama_model_default_params();
     mp.load_mode = LLAMA_LOAD_MODE_NONE;  // the weights are written in place
     mp.n_gpu_layers = 0;
+    mp.vocab_only = !a.dump.empty();
     llama_model * model = llama_model_load_from_file(a.model.c_str(), mp);
     if (!model) die("model_load_failed", "llama.cpp could not load " + a.model);
+    if (!a.dump.empty()) {
+        const llama_vocab * v = llama_model_get_vocab(model);
+        dump_tokens(v, added_tokens(v), samples, a.dump);
+        llama_model_free(model);
+        return 0;
+    }
     // From the tensors, not general.file_type: llama.cpp's saver leaves that key out, and a tuned model must be
     // able to train again (the stand-ins train in stages).
     char desc[256];
@@ -267,11 +308,12 @@ int main(int argc, char ** argv) {
     const std::string ctx_train = meta(model, ctx_key.c_str());
     const llama_vocab * vocab = llama_model_get_vocab(model);
     const llama_token pad = llama_vocab_eos(vocab);
+    const std::vector<Added> added = added_tokens(vocab);
 
     std::vector<Window> windows;
     long tokens = 0, trained = 0;
     for (const Sample & s : samples) {
-        windows.push_back(to_window(vocab, s, a.ctx, pad));
+        windows.push_back(to_window(vocab, added, s, a.ctx, pad));
         tokens += (long) a.ctx;
         trained += windows.back().trained;
     }

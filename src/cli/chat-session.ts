@@ -4,6 +4,7 @@
 import type { ChatMessage } from "../prompt/index.js";
 import type { GenerateResult, GenerationMode } from "../runtime/types.js";
 import type { ToolChoice, ToolInput } from "../tools/types.js";
+import { terminalText } from "./terminal-text.js";
 
 /** What runs a valid call: the harness tools in a workspace copy, or nothing (a tools file declares only). */
 export type CallRunner = (name: string, args: Record<string, unknown>) => Promise<string>;
@@ -26,7 +27,7 @@ export interface ChatSessionOptions {
   seed?: number;
   /** Runs a valid call; undefined when the tools have no implementation here. */
   run?: CallRunner;
-  /** Where each line goes (stdout in the CLI). */
+  /** Where each line goes (stdout in the CLI); control characters in it are already escaped (terminal-text.ts). */
   print: (line: string) => void;
   system?: string;
 }
@@ -38,7 +39,9 @@ const clip = (text: string) => (text.length > SHOWN_RESULT_CHARS ? `${text.slice
 const oneLine = (text: string) => text.replace(/\s*\n\s*/g, " ⏎ ");
 
 /** A chat: one message history per mode, so the modes can be compared side by side on the same prompts. */
-export function createChatSession(o: ChatSessionOptions): { send(text: string): Promise<void> } {
+export function createChatSession(opts: ChatSessionOptions): { send(text: string): Promise<void> } {
+  // Every line carries model output or a tool's result (workspace files): none reaches the terminal raw.
+  const o = { ...opts, print: (line: string) => opts.print(terminalText(line)) };
   const histories = new Map<GenerationMode, ChatMessage[]>(
     o.modes.map((mode) => [mode, o.system === undefined ? [] : [{ role: "system", content: o.system }]]),
   );

@@ -1,7 +1,7 @@
 // Owns: every default of the harness (sandbox caps, loop settings, the system prompt), in two objects the
 // CLI help reads.
 
-import type { SandboxMode } from "./os-sandbox.js";
+import { RESOURCE_DEFAULTS, type ResourceLimits, type SandboxMode } from "./os-sandbox.js";
 import { SHARED_DEFAULTS } from "../defaults.js";
 
 /** Caps of the sandboxed tools. Each cap, when hit, is told to the model in the tool's result. */
@@ -50,6 +50,13 @@ export interface SandboxLimits {
    * `"off"` runs the code unconfined and must be asked for (`--unsafe-no-sandbox`). Default: "bwrap".
    */
   sandbox: SandboxMode;
+  /**
+   * What each process in the sandbox may use: memory, processes, file size, open files, and the size of its
+   * /tmp (see ResourceLimits; docs/security.md). Applies under `"bwrap"` only. Default: RESOURCE_DEFAULTS
+   * (1 GiB of memory per process and 2 GiB together, 512 tasks, 64 MiB per file, 1024 open files, a
+   * 64 MiB /tmp).
+   */
+  resources: ResourceLimits;
   /** Files of the model's workspace carried into the fresh copy a run is judged on; more fail the verdict. Default: 5000. */
   maxJudgedFiles: number;
   /** Bytes of those files together; more fail the verdict. Default: 67108864 (64 MiB). */
@@ -72,6 +79,7 @@ export const SANDBOX_DEFAULTS: Readonly<SandboxLimits> = Object.freeze({
   maxTestOutputChars: 4000,
   confineTests: true,
   sandbox: "bwrap",
+  resources: RESOURCE_DEFAULTS,
   maxJudgedFiles: 5000,
   maxJudgedBytes: 64 * 1024 * 1024,
 });

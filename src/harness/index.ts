@@ -1,6 +1,7 @@
 // Owns: the public surface of the harness stage (the bench and the CLI import from here).
 
 export { AGENT_DEFAULTS, SANDBOX_DEFAULTS, SYSTEM_PROMPT, type SandboxLimits } from "./defaults.js";
+export { RESOURCE_DEFAULTS, type ResourceLimits } from "./os-sandbox.js";
 export { executeTool } from "./execute.js";
 export { changedSourceFiles, isTestMaterial, judgeRun } from "./judge.js";
 export { runAgent, type AgentOptions } from "./loop.js";

@@ -1,12 +1,14 @@
 // Owns: the OS sandbox that confines every process the task's code starts (bubblewrap): finding `bwrap`, its
-// self-check, and the command line that gives a run no network, a minimal read-only root, a private /tmp, its
-// run folder as the only writable place, and a pid namespace that dies with the run.
+// self-check, and the command line that gives a run no network, a minimal read-only root, a private sized /tmp,
+// its run folder as the only writable place, a pid namespace that dies with the run, and resource limits
+// (memory, processes, file size, open files; `prlimit` inside the sandbox).
 
 import { execFile } from "node:child_process";
 import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { fail } from "../errors.js";
+import { inCgroup, makeSandboxCgroup } from "./sandbox-cgroup.js";
 
 /** How the task's code is confined: `bwrap` (bubblewrap; required by default) or `off` (unconfined, explicit). */
 export type SandboxMode = "bwrap" | "off";
@@ -22,7 +24,48 @@ export interface SandboxMounts {
   readOnly?: string[];
   /** Working directory inside. */
   cwd: string;
+  /** Resource limits of every process inside. Default: RESOURCE_DEFAULTS. */
+  resources?: ResourceLimits;
 }
+
+/**
+ * What each process in the sandbox may use, set as rlimits by `prlimit` before the command starts and
+ * inherited by every process it starts; the sandbox's /tmp is a tmpfs of `tmpBytes`.
+ */
+export interface ResourceLimits {
+  /**
+   * Bytes of private writable memory one process may map (RLIMIT_DATA: heap and anonymous mappings; V8's
+   * address-space reservations do not count, so Node starts). An allocation past it fails. Default: 1 GiB.
+   */
+  memoryBytes: number;
+  /**
+   * Processes (threads included) the sandbox's user may have at once (RLIMIT_NPROC, counted in the sandbox's
+   * own user namespace; a Node process has about ten threads). The kernel does not enforce it for a process
+   * whose real user is root on the host: there only the sandbox's cgroup (see totalMemoryBytes) bounds them. Default: 512.
+   */
+  processes: number;
+  /** Bytes one file may grow to (RLIMIT_FSIZE); a write past it fails (SIGXFSZ ends the writer). Default: 64 MiB. */
+  fileBytes: number;
+  /** Open files per process (RLIMIT_NOFILE). Default: 1024. */
+  openFiles: number;
+  /** Size of the sandbox's /tmp, a tmpfs in memory. Default: 64 MiB. */
+  tmpBytes: number;
+  /**
+   * Bytes of memory all the sandbox's processes may use together, its /tmp included, where a cgroup can be
+   * made for it (sandbox-cgroup.ts); there `processes` also caps the sandbox's tasks as a whole, root or not.
+   * Default: 2 GiB.
+   */
+  totalMemoryBytes: number;
+}
+
+export const RESOURCE_DEFAULTS: Readonly<ResourceLimits> = Object.freeze({
+  memoryBytes: 1 << 30,
+  processes: 512,
+  fileBytes: 64 << 20,
+  openFiles: 1024,
+  tmpBytes: 64 << 20,
+  totalMemoryBytes: 2 << 30,
+});
 
 /** Top-level system folders bound read-only (or recreated as the symlinks they are on merged-/usr systems). */
 const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
@@ -38,13 +81,23 @@ const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 
 
 const SELF_CHECK_TIMEOUT_MS = 10_000;
 
-/** `bwrap` on PATH (absolute folders only); null when absent. */
-export function findBwrap(envPath = process.env.PATH ?? ""): string | null {
+/** `name` on PATH (absolute folders only); null when absent. */
+function findOnPath(name: string, envPath: string): string | null {
   for (const dir of envPath.split(path.delimiter).filter((d) => path.isAbsolute(d))) {
-    const candidate = path.join(dir, "bwrap");
+    const candidate = path.join(dir, name);
     if (existsSync(candidate)) return candidate;
   }
   return null;
+}
+
+/** `bwrap` on PATH (absolute folders only); null when absent. */
+export function findBwrap(envPath = process.env.PATH ?? ""): string | null {
+  return findOnPath("bwrap", envPath);
+}
+
+/** util-linux's `prlimit`, which sets the limits inside the sandbox; looked for in the system folders bound there. */
+export function findPrlimit(): string | null {
+  return findOnPath("prlimit", "/usr/bin:/bin:/usr/sbin:/sbin");
 }
 
 const HOW_TO_FIX =
@@ -60,6 +113,7 @@ const HOW_TO_FIX =
 export async function resolveSandbox(mode: SandboxMode, bwrap: string | null = findBwrap()): Promise<OsSandbox> {
   if (mode === "off") return { kind: "off" };
   if (!bwrap) fail("sandbox_unavailable", `no OS sandbox to run the task's code in: bwrap (bubblewrap) is not installed. ${HOW_TO_FIX}`, { exitCode: 1 });
+  if (!findPrlimit()) fail("sandbox_unavailable", `no OS sandbox to run the task's code in: prlimit (util-linux), which sets its resource limits, is not in /usr/bin or /bin. ${HOW_TO_FIX}`, { exitCode: 1 });
   const problem = await selfCheck(bwrap);
   if (problem !== null) {
     fail("sandbox_unavailable", `no OS sandbox to run the task's code in: ${bwrap} failed its self-check (${problem}). ${HOW_TO_FIX}`, { exitCode: 1 });
@@ -116,13 +170,22 @@ function lstatOrNull(p: string): ReturnType<typeof lstatSync> | null {
   }
 }
 
+/** The `prlimit` command line that starts `command` under `r` (soft and hard limits alike; no core files). */
+function limited(r: ResourceLimits, command: string[]): string[] {
+  const prlimit = findPrlimit();
+  if (!prlimit) fail("sandbox_unavailable", `prlimit (util-linux) is not in /usr/bin or /bin. ${HOW_TO_FIX}`, { exitCode: 1 });
+  return [prlimit, `--data=${r.memoryBytes}`, `--nproc=${r.processes}`, `--fsize=${r.fileBytes}`, `--nofile=${r.openFiles}`, "--core=0", "--", ...command];
+}
+
 /**
  * The bwrap command line for `command`. The new root holds only the read-only mounts above, a minimal /dev, a
- * /proc of the new pid namespace and an empty /tmp; the run folder is the one writable place. Every namespace
- * is unshared (no network: only a loopback of its own), all capabilities are dropped, and the sandbox's
- * processes die when bwrap does (`--die-with-parent`), which is how a timeout kills the whole tree.
+ * /proc of the new pid namespace and an empty /tmp of `tmpBytes`; the run folder is the one writable place.
+ * Every namespace is unshared (no network: only a loopback of its own), all capabilities are dropped, the
+ * command runs under the resource limits, and the sandbox's processes die when bwrap does
+ * (`--die-with-parent`), which is how a timeout kills the whole tree.
  */
 export function sandboxArgs(m: SandboxMounts, command: string[]): string[] {
+  const r = m.resources ?? RESOURCE_DEFAULTS;
   const args = [
     "--unshare-all",
     "--die-with-parent",
@@ -134,17 +197,34 @@ export function sandboxArgs(m: SandboxMounts, command: string[]): string[] {
     "/dev",
     "--proc",
     "/proc",
+    "--size",
+    String(r.tmpBytes),
     "--tmpfs",
     "/tmp",
   ];
   if (m.writable) args.push("--bind", m.writable, m.writable);
   for (const dir of m.readOnly ?? []) args.push("--ro-bind", dir, dir);
-  args.push("--chdir", m.cwd, "--", ...command);
+  args.push("--chdir", m.cwd, "--", ...limited(r, command));
   return args;
 }
 
-/** The executable and arguments that run `command` under `sb` (unchanged when the sandbox is off). */
-export function confine(sb: OsSandbox, m: SandboxMounts, command: string[]): { file: string; args: string[] } {
-  if (sb.kind === "off") return { file: command[0]!, args: command.slice(1) };
-  return { file: sb.bwrap, args: sandboxArgs(m, command) };
+/** A command ready to spawn, and what to undo once it has ended (its cgroup). */
+export interface ConfinedCommand {
+  file: string;
+  args: string[];
+  /** Call when the command has ended. */
+  release(): Promise<void>;
+}
+
+/**
+ * The executable and arguments that run `command` under `sb` (unchanged when the sandbox is off): bwrap
+ * with the limits, inside a cgroup of its own where one can be made.
+ */
+export function confine(sb: OsSandbox, m: SandboxMounts, command: string[]): ConfinedCommand {
+  if (sb.kind === "off") return { file: command[0]!, args: command.slice(1), release: async () => {} };
+  const r = m.resources ?? RESOURCE_DEFAULTS;
+  const args = sandboxArgs(m, command);
+  const cg = makeSandboxCgroup({ tasks: r.processes, memoryBytes: r.totalMemoryBytes });
+  if (cg === null) return { file: sb.bwrap, args, release: async () => {} };
+  return { ...inCgroup(cg, [sb.bwrap, ...args]), release: () => cg.remove() };
 }

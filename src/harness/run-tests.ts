@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { confine } from "./os-sandbox.js";
 import { walkInside } from "./sandbox.js";
+import { guardFlags } from "./test-guard.js";
 import type { TestRunRecord, ToolOutcome } from "./types.js";
 import { isTestFile, type Workspace } from "./workspace.js";
 
@@ -245,8 +246,9 @@ export async function runSuite(ws: SuiteWorkspace, opts: SuiteOptions = {}): Pro
 function spawnSuite(ws: SuiteWorkspace, files: string[], opts: SuiteOptions): Promise<SuiteRun> {
   const { testTimeoutMs, maxTestOutputChars, confineTests } = ws.limits;
   const reporters = ["--test-reporter=spec", "--test-reporter-destination=stdout", `--test-reporter=${COUNTING_REPORTER}`, "--test-reporter-destination=stderr"];
-  const node = [process.execPath, ...(confineTests ? confinementFlags(ws.runDir) : []), "--test", ...reporters, ...files.map((f) => `./${f}`)];
-  const cmd = confine(ws.sandbox, { writable: ws.runDir, readOnly: opts.readOnlyProject ? [ws.root] : [], cwd: ws.root }, node);
+  const node = [process.execPath, ...(confineTests ? confinementFlags(ws.runDir) : []), ...guardFlags(), "--test", ...reporters, ...files.map((f) => `./${f}`)];
+  const mounts = { writable: ws.runDir, readOnly: opts.readOnlyProject ? [ws.root] : [], cwd: ws.root, resources: ws.limits.resources };
+  const cmd = confine(ws.sandbox, mounts, node);
   const started = performance.now();
   const tail = new TailBuffer(maxTestOutputChars);
   const reader = new ReportReader(ws.root, (t) => tail.push(t), maxTestOutputChars);
@@ -260,7 +262,7 @@ function spawnSuite(ws: SuiteWorkspace, files: string[], opts: SuiteOptions): Pr
       const report = reader.end();
       if (extra) tail.push(extra);
       const text = tail.value();
-      resolve({
+      const run: SuiteRun = {
         passed: cleanRun(exitCode, timedOut, report),
         timedOut,
         exitCode,
@@ -269,7 +271,9 @@ function spawnSuite(ws: SuiteWorkspace, files: string[], opts: SuiteOptions): Pr
         ms: Math.round(performance.now() - started),
         files,
         report,
-      });
+      };
+      // The sandbox's cgroup goes before the result: a caller that exits right after leaves none behind.
+      void cmd.release().finally(() => resolve(run));
     };
     let child: ReturnType<typeof spawn>;
     try {
@@ -280,6 +284,7 @@ function spawnSuite(ws: SuiteWorkspace, files: string[], opts: SuiteOptions): Pr
         stdio: ["ignore", "pipe", "pipe"],
       });
     } catch (e) {
+      void cmd.release();
       const output = `could not start node --test: ${(e as Error).message}`;
       resolve({ passed: false, timedOut: false, exitCode: null, tests: null, output, ms: 0, files, report: emptyReport() });
       return;

@@ -3,9 +3,11 @@
 
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { fail } from "../errors.js";
 import { SYSTEM_PROMPT } from "../harness/defaults.js";
 import { executeTool } from "../harness/execute.js";
 import type { OsSandbox } from "../harness/os-sandbox.js";
+import { isInside, openInside, walkInside } from "../harness/sandbox.js";
 import { HARNESS_TOOLS } from "../harness/tools.js";
 import { createWorkspace, loadTask, removeWorkspace, SOLUTION_DIR, type Workspace } from "../harness/workspace.js";
 import type { ChatMessage } from "../prompt/types.js";
@@ -26,19 +28,32 @@ export interface DemonstrationOptions {
 
 export type DemonstrationPlan = "fix" | "inspect" | "probe";
 
-/** The files of a task's solution/ folder, as project-relative paths (sorted). */
-async function solutionFiles(taskDir: string): Promise<string[]> {
-  const root = path.join(taskDir, SOLUTION_DIR);
-  const out: string[] = [];
-  async function walk(dir: string, rel: string): Promise<void> {
-    for (const e of await fs.readdir(dir, { withFileTypes: true })) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) await walk(path.join(dir, e.name), r);
-      else if (e.isFile()) out.push(r);
+/**
+ * The files of a task's solution/ folder with their contents, by project-relative path (sorted). Only what
+ * lies inside the task folder is read: a `solution/` that is a symlink, or a link in it, that leads out of the
+ * task folder is refused (`invalid_task`), so no file from elsewhere on the machine becomes training data.
+ */
+async function solutionFiles(taskDir: string): Promise<Map<string, string>> {
+  const taskReal = await fs.realpath(taskDir);
+  const root = path.join(taskReal, SOLUTION_DIR);
+  const refuse = (rel: string): never =>
+    fail("invalid_task", `${path.join(taskDir, SOLUTION_DIR, rel)} is a symlink that leads out of the task folder; a solution is read only from inside it`, { path: path.join(taskDir, SOLUTION_DIR, rel) });
+  const rootReal = await fs.realpath(root).catch(() => null);
+  if (rootReal === null) return new Map();
+  if (!isInside(taskReal, rootReal) || rootReal === taskReal) refuse("");
+  const out = new Map<string, string>();
+  for await (const e of walkInside(taskReal, rootReal, ".")) {
+    if (e.kind === "link-outside") refuse(e.rel);
+    if (e.kind !== "file") continue;
+    const opened = await openInside(taskReal, e.real, "read");
+    if (!opened.ok) return refuse(e.rel);
+    try {
+      out.set(e.rel, await opened.handle.readFile("utf8"));
+    } finally {
+      await opened.handle.close();
     }
   }
-  await walk(root, "");
-  return out.sort();
+  return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** Builds the conversation call by call, running each call in the workspace for its real result. */
@@ -79,7 +94,8 @@ const ANSWERS: Record<DemonstrationPlan, (files: string[]) => string> = {
 /** The reference-fix conversation of one task. Tool results are real: each call runs in a fresh workspace copy. */
 export async function demonstrate(taskDir: string, opts: DemonstrationOptions = {}): Promise<Conversation> {
   const task = await loadTask(taskDir);
-  const files = await solutionFiles(task.dir);
+  const solution = await solutionFiles(task.dir);
+  const files = [...solution.keys()];
   const ws = await createWorkspace(task.dir, { sandbox: opts.sandbox, tmpRoot: opts.tmpRoot });
   try {
     const d = new Demonstrator(ws, task.prompt);
@@ -89,7 +105,7 @@ export async function demonstrate(taskDir: string, opts: DemonstrationOptions = 
       else await d.call("list_files", { path: path.posix.dirname(rel) });
     }
     for (const rel of opts.plan === "fix" || opts.plan === undefined ? files : []) {
-      await d.call("write_file", { path: rel, content: await fs.readFile(path.join(task.dir, SOLUTION_DIR, rel), "utf8") });
+      await d.call("write_file", { path: rel, content: solution.get(rel)! });
     }
     await d.call("run_tests", {});
     d.answer(ANSWERS[opts.plan ?? "fix"](files));

@@ -11,6 +11,8 @@ import { llamaBuildHasTrainingPatch, llamaLayout, type LlamaLayout } from "../en
 
 /** The driver's source, shipped with the package. */
 export const TRAINER_SOURCE = fileURLToPath(new URL("../../native/qtc-finetune.cpp", import.meta.url));
+/** The header it includes (its tokenization), part of its source hash. */
+const TRAINER_HEADERS = [fileURLToPath(new URL("../../native/qtc-tokenize.hpp", import.meta.url))];
 /**
  * The driver's file name inside the llama.cpp build's bin folder: `qtc-finetune-<source sha256, 12 hex>`, so
  * checkouts with different driver sources can share one llama.cpp build without rebuilding over each other.
@@ -26,7 +28,9 @@ export interface TrainerBuildOptions {
 }
 
 function sourceHash(): string {
-  return createHash("sha256").update(readFileSync(TRAINER_SOURCE)).digest("hex");
+  const h = createHash("sha256").update(readFileSync(TRAINER_SOURCE));
+  for (const header of TRAINER_HEADERS) h.update(readFileSync(header));
+  return h.digest("hex");
 }
 
 function run(cmd: string, args: string[]): Promise<{ code: number | null; output: string }> {

@@ -5,6 +5,10 @@ import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { expect } from "vitest";
+import { runAgent } from "../../src/harness/loop.js";
+import { createReplayModel } from "../../src/harness/replay-model.js";
+import type { AgentRun } from "../../src/harness/types.js";
 
 export interface Scratch {
   root: string;
@@ -94,4 +98,12 @@ export const ADD_TASK: TaskSpec = {
 /** A hermes call block (strict JSON between the tags). */
 export function hermesCall(name: string, args: Record<string, string>): string {
   return `<tool_call>\n${JSON.stringify({ name, arguments: args })}\n</tool_call>`;
+}
+
+/** A run of `task` whose model writes `source` to src/add.js, then answers; the write itself must succeed. */
+export async function runWritingSource(task: string, source: string, tmpRoot: string): Promise<AgentRun> {
+  const model = createReplayModel([hermesCall("write_file", { path: "src/add.js", content: source }), "Done."]);
+  const run = await runAgent({ task, model, tmpRoot });
+  expect(run.turns[0]!.results[0]!.code).toBe("ok");
+  return run;
 }

@@ -3,10 +3,8 @@
 // counts the tests the runner itself reports per test file and wants every test the task's suite defines to pass.
 import { promises as fs } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runAgent } from "../../src/harness/loop.js";
 import { checkTask } from "../../src/harness/tasks-check.js";
-import { createReplayModel } from "../../src/harness/replay-model.js";
-import { ADD_TASK, hermesCall, makeScratch, makeTask, removeScratch, type Scratch } from "../harness/helpers.js";
+import { ADD_TASK, makeScratch, makeTask, removeScratch, runWritingSource, type Scratch } from "../harness/helpers.js";
 
 let s: Scratch;
 let addTask: string;
@@ -32,12 +30,7 @@ afterAll(async () => {
 
 const FIXED = "export function add(a, b) {\n  return a + b;\n}\n";
 
-const judged = async (task: string, source: string) => {
-  const model = createReplayModel([hermesCall("write_file", { path: "src/add.js", content: source }), "Done."]);
-  const run = await runAgent({ task, model, tmpRoot: s.runs });
-  expect(run.turns[0]!.results[0]!.code).toBe("ok");
-  return run;
-};
+const judged = (task: string, source: string) => runWritingSource(task, source, s.runs);
 
 describe("issue 13: the verdict counts the tests that passed", () => {
   it("a source that calls process.exit(0) when imported does not pass the run", async () => {

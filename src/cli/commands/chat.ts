@@ -13,6 +13,7 @@ import type { GenerationMode } from "../../runtime/types.js";
 import { loadToolsFile } from "../../tools/index.js";
 import type { ToolInput } from "../../tools/types.js";
 import { createChatSession } from "../chat-session.js";
+import { terminalText } from "../terminal-text.js";
 import { choiceOption, intOption, MAX_CONTEXT_SIZE, TOOL_CHOICE_DEFAULT_HELP, toolChoiceFor } from "../options.js";
 import { UNSAFE_NO_SANDBOX_HELP } from "./agent.js";
 
@@ -56,7 +57,7 @@ export function registerChat(program: Command): Command {
       const ws = flags.workspace === undefined ? undefined : await createWorkspace(flags.workspace, { limits: flags.unsafeNoSandbox ? { sandbox: "off" } : {} });
       const rt = await createRuntime({ model: flags.model, threads: flags.threads, contextSize: flags.contextSize, gpu: flags.gpu, sequences: 1 });
       try {
-        const print = (line: string) => void process.stdout.write(`${line}\n`);
+        const print = (line: string) => void process.stdout.write(`${terminalText(line)}\n`);
         const modes: GenerationMode[] = flags.mode === "both" ? ["unconstrained", "constrained"] : [flags.mode];
         print(`qtc chat: model ${rt.modelInfo.name}${rt.modelInfo.synthetic ? " (synthetic: random weights)" : ""}, ${modes.join(" and ")}, tool choice ${typeof toolChoice === "object" ? toolChoice.name : toolChoice}${ws ? `, tools act in ${ws.root}` : ""}; an empty line or Ctrl-D ends it`);
         const session = createChatSession({
