@@ -8,6 +8,7 @@
 //   qtc-train step epoch=E/EN step=S/SN loss=L acc=A eta_s=X
 //   qtc-train epoch epoch=E/EN loss=L acc=A seconds=X eta_s=Y
 //   qtc-train done out=PATH seconds=X
+//   qtc-train eval loss=L windows=W            (--eval 1: the mean loss of the data's windows, nothing trained)
 //   qtc-train error code=CODE message=TEXT
 //
 // Masking: qtc's llama.cpp patch (native/llama-training.patch) makes llama_opt_epoch output logits only where a
@@ -40,6 +41,8 @@ struct Args {
     std::string model, data, out;
     int epochs = 1, ctx = 1024, threads = 2, seed = 0, max_steps = 0;
     float lr = 1e-3f, lr_end = -1.0f, wd = 0.0f;  // lr_end < 0: constant lr
+    std::string optimizer = "adamw";  // or "sgd": plain steps whose result a test can compute by hand
+    bool eval = false;                // forward passes only: print the loss, train and write nothing
 };
 
 struct Piece { char kind; std::string text; };
@@ -67,9 +70,12 @@ Args parse_args(int argc, char ** argv) {
         else if (k == "--lr") a.lr = std::strtof(v.c_str(), nullptr);
         else if (k == "--lr-end") a.lr_end = std::strtof(v.c_str(), nullptr);
         else if (k == "--wd") a.wd = std::strtof(v.c_str(), nullptr);
+        else if (k == "--optimizer") a.optimizer = v;
+        else if (k == "--eval") a.eval = v == "1";
         else die("invalid_option", "unknown flag " + k);
     }
-    if (a.model.empty() || a.data.empty() || a.out.empty()) die("invalid_option", "--model, --data and --out are required");
+    if (a.model.empty() || a.data.empty() || (a.out.empty() && !a.eval)) die("invalid_option", "--model, --data and --out are required");
+    if (a.optimizer != "adamw" && a.optimizer != "sgd") die("invalid_option", "--optimizer is adamw or sgd");
     if (a.epochs < 1 || a.ctx < 32 || a.ctx % (a.ctx > 256 ? 256 : 32) != 0 || a.threads < 1) die("invalid_option", "--epochs >= 1, --ctx a multiple of 32 (of 256 above 256), --threads >= 1");
     return a;
 }
@@ -183,6 +189,7 @@ ggml_opt_optimizer_params scheduled_params(void * ud) {
     if (s->lr_end >= 0) {
         const double f = std::min(1.0, (double) s->step / (double) std::max<int64_t>(1, s->total - 1));
         p.adamw.alpha = (float) (s->lr0 + (s->lr_end - s->lr0) * f);
+        p.sgd.alpha = p.adamw.alpha;
     }
     s->step++;  // ggml_opt_eval asks once per optimizer step
     return p;
@@ -295,6 +302,8 @@ int main(int argc, char ** argv) {
     ggml_opt_optimizer_params op = ggml_opt_get_default_optimizer_params(nullptr);
     op.adamw.alpha = a.lr;
     op.adamw.wd = a.wd;
+    op.sgd.alpha = a.lr;
+    op.sgd.wd = a.wd;
     llama_opt_params lo{};
     lo.n_ctx_train = 0;
     lo.param_filter = llama_opt_param_filter_all;
@@ -309,7 +318,7 @@ int main(int argc, char ** argv) {
     LrSchedule sched{op, a.lr, a.lr_end, 0, (int64_t) (points * pack) * a.epochs};
     lo.get_opt_pars = scheduled_params;
     lo.get_opt_pars_ud = &sched;
-    lo.optimizer_type = GGML_OPT_OPTIMIZER_TYPE_ADAMW;
+    lo.optimizer_type = a.optimizer == "sgd" ? GGML_OPT_OPTIMIZER_TYPE_SGD : GGML_OPT_OPTIMIZER_TYPE_ADAMW;
     llama_opt_init(ctx, model, lo);
     // The context installs cb_eval on its scheduler only when it decodes; the optimizer shares that scheduler.
     {
@@ -338,6 +347,12 @@ int main(int argc, char ** argv) {
         mask.loss_sum = mask.seen = mask.correct = 0;
         prog.epoch = e;
         const auto te = std::chrono::steady_clock::now();
+        if (a.eval) {
+            // idata_split 0: every data point is evaluated (forward only); the eval callback sums the loss.
+            llama_opt_epoch(ctx, ds, rt, re, 0, nullptr, nullptr);
+            std::fprintf(stderr, "qtc-train eval loss=%.10f windows=%zu\n", mask.seen ? mask.loss_sum / mask.seen : 0.0, per_epoch);
+            return 0;
+        }
         llama_opt_epoch(ctx, ds, rt, re, (int64_t) points, step_callback, nullptr);
         prog.steps_done_before += (int64_t) (points * pack);
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - te).count();

@@ -207,8 +207,8 @@ export async function runBfclBench(opts: BfclBenchOptions): Promise<{ report: Bf
 
 /**
  * The tools a question offers: its function docs as declared (BFCL's types are read as aliases downstream), less
- * BFCL's boolean `optional` marker on a property, which says again what `required` says (qtc's grammar compiler
- * refuses keywords it does not know).
+ * BFCL's `optional` markers (`true` on a property, or a list of names beside `required`), which say again what
+ * `required` says (qtc's grammar compiler refuses keywords it does not know).
  */
 export function bfclTools(q: Pick<BfclQuestion, "functions">): ToolInput[] {
   return q.functions.map((f) => ({ type: "function", function: { name: f.name, description: f.description, parameters: withoutOptional(f.parameters) as never } }));
@@ -219,7 +219,7 @@ function withoutOptional(node: unknown, depth = 0): unknown {
   if (Array.isArray(node)) return node.map((n) => withoutOptional(n, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
-    if (k === "optional" && typeof v === "boolean") continue;
+    if (k === "optional" && (typeof v === "boolean" || (Array.isArray(v) && v.every((x) => typeof x === "string")))) continue;
     // enum, const and default hold data, not schemas: copied as they are.
     out[k] = k === "enum" || k === "const" || k === "default" ? v : withoutOptional(v, depth + 1);
   }
