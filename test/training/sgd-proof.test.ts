@@ -78,10 +78,9 @@ describe("llama.cpp's trainer, two SGD steps", () => {
       const g1 = await fdGradient(w1, i);
       rows.push({ i, g0, g1, step1: b[i]! - a[i]!, step2: c[i]! - b[i]! });
     }
-    console.log(rows);
     for (const r of rows) {
       expect(Math.abs(r.g0)).toBeGreaterThan(1e-2); // a gradient the differences resolve
-      expect(r.step1).toBeCloseTo(-LR * r.g0, 4);
+      expect(Math.abs(r.g0 + r.g1)).toBeGreaterThan(0.2 * Math.abs(r.g1)); // the two hypotheses differ here
       expect(Math.abs(r.step1 + LR * r.g0)).toBeLessThan(0.05 * Math.abs(LR * r.g0));
       // The second step is the gradient at W1 alone (an accumulator left over from step 1 would add -lr·g0).
       expect(Math.abs(r.step2 + LR * r.g1)).toBeLessThan(0.05 * Math.abs(LR * r.g1));
