@@ -25,6 +25,8 @@ export interface StartOptions {
   threads?: number;
   /** Milliseconds to wait for /health. Default: 60 s. */
   readyTimeoutMs?: number;
+  /** More llama-server arguments (e.g. `--lora FILE`). Default: none. */
+  extraArgs?: string[];
 }
 
 /** A port nothing listens on now (the OS picks it). */
@@ -46,7 +48,7 @@ export async function startLlamaServer(options: StartOptions = {}): Promise<Llam
   const model = await tinyModelPath();
   const slots = options.slots ?? 2;
   const port = await freePort();
-  const args = ["-m", model, "--host", "127.0.0.1", "--port", String(port), "-np", String(slots), "-c", String(options.contextSize ?? 2048 * slots), "-t", String(options.threads ?? 1), "--no-webui", "-ngl", "0"];
+  const args = ["-m", model, "--host", "127.0.0.1", "--port", String(port), "-np", String(slots), "-c", String(options.contextSize ?? 2048 * slots), "-t", String(options.threads ?? 1), "--no-webui", "-ngl", "0", ...(options.extraArgs ?? [])];
   const child = spawn(program, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LD_LIBRARY_PATH: dirname(program) } });
   let log = "";
   const keep = (chunk: Buffer) => {
