@@ -1,6 +1,6 @@
 // LoRA training through the native driver (qtc finetune --lora): the untrained adapter is A random, B zero; two
-// steps change only the adapter (the base file stays byte for byte, B moves off zero, the loss starts at the
-// base's); the trained adapter loads in qtc's runtime and in llama-server and changes what the model writes.
+// steps change only the adapter (the base file stays byte for byte, B moves off zero, the loss falls);
+// the trained adapter loads in qtc's runtime and in llama-server and changes what the model writes.
 
 import { createHash } from "node:crypto";
 import { promises as fs, readFileSync } from "node:fs";
@@ -49,7 +49,7 @@ describe("the untrained adapter", () => {
 });
 
 describe("qtc finetune --lora", () => {
-  it("trains only the adapter: the base is unchanged, B moves off zero, the first loss is the base's", async () => {
+  it("trains only the adapter: the base is unchanged, B moves off zero, the loss falls", async () => {
     const before = sha(base);
     await finetune({ model: "synthetic:tiny", data, out: adapter, contextSize: 256, maxSteps: 2, epochs: 2, lr: 0.01, lora: { rank: 8, alpha: 16 }, onProgress: (p) => steps.push(p) });
     expect(sha(base)).toBe(before);
@@ -82,8 +82,9 @@ describe("qtc finetune --lora", () => {
     }
   }, 120_000);
 
-  it("loads in llama-server (--lora), and scale 0 gives back the base's output", async () => {
-    const server = await startLlamaServer({ slots: 1, contextSize: 1024, readyTimeoutMs: 150_000, extraArgs: ["--lora", adapter] });
+  it("loads in llama-server (--lora) on the F32 base, and scale 0 gives back the base's output", async () => {
+    // The F32 base: this machine's native llama-server build stops with SIGILL on the Q8_0 one (its AMX path).
+    const server = await startLlamaServer({ model: base, slots: 1, contextSize: 1024, extraArgs: ["--lora", adapter] });
     try {
       const adapters = (await (await fetch(`${server.url}/lora-adapters`)).json()) as { id: number; path: string; scale: number }[];
       expect(adapters).toEqual([expect.objectContaining({ id: 0, path: adapter, scale: 1 })]);
