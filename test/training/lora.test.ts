@@ -13,6 +13,7 @@ import { ensureSyntheticModel } from "../../src/model/synthetic.js";
 import { demonstrate, finetune, type Conversation, type TrainProgress } from "../../src/training/index.js";
 import { LORA_DEFAULTS, writeLoraInit } from "../../src/training/lora.js";
 import { startLlamaServer } from "../engines/llama-server-helper.js";
+import { runCli } from "../helpers/cli.js";
 import { qtcFailure } from "../helpers/errors.js";
 import { tinyModelPath } from "../helpers/models.js";
 import { readF32 } from "../helpers/gguf-tensors.js";
@@ -80,6 +81,15 @@ describe("qtc finetune --lora", () => {
         await tuned.close();
       }
     }
+  }, 120_000);
+
+  it("qtc run --lora applies it, and a missing adapter is a one-line error", async () => {
+    const args = ["run", "--model", base, "--prompt", "Run the tests.", "--mode", "unconstrained", "--temperature", "0", "--max-tokens", "8", "--threads", "1", "--context-size", "512", "--json"];
+    const [plain, tuned] = [await runCli(args), await runCli([...args, "--lora", adapter])];
+    expect([plain.code, tuned.code]).toEqual([0, 0]);
+    expect(JSON.parse(tuned.stdout).raw).not.toBe(JSON.parse(plain.stdout).raw);
+    const missing = await runCli([...args, "--lora", path.join(dir, "none.gguf")]);
+    expect([missing.code, missing.stderr.trim().split("\n")]).toEqual([2, [expect.stringContaining("none.gguf")]]);
   }, 120_000);
 
   it("loads in llama-server (--lora) on the F32 base, and scale 0 gives back the base's output", async () => {
