@@ -23,6 +23,8 @@ beforeAll(async () => {
 });
 afterAll(() => rm(tmp, { recursive: true, force: true }));
 
+// README: qtc bench --suite bfcl --model synthetic:tiny --limit 20 --constrained (run here on qtc's own fixture
+// questions with --data, --limit 2 and shorter turns, so it takes seconds).
 describe("qtc bench --suite bfcl", () => {
   it("writes rows per category and mode, and every constrained call is valid", async () => {
     const out = path.join(tmp, "run");

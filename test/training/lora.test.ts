@@ -83,8 +83,20 @@ describe("qtc finetune --lora", () => {
     }
   }, 120_000);
 
-  it("qtc run --lora applies it, and a missing adapter is a one-line error", async () => {
-    const args = ["run", "--model", base, "--prompt", "Run the tests.", "--mode", "unconstrained", "--temperature", "0", "--max-tokens", "8", "--threads", "1", "--context-size", "512", "--json"];
+  // README: qtc finetune --model synthetic:tiny --data data/train.jsonl --out adapter.gguf --lora 8 --alpha 16, then
+  // qtc run --model synthetic:tiny --lora adapter.gguf --prompt "Run the tests." (run here with one short epoch).
+  it("qtc finetune --lora writes an adapter, qtc run --lora applies it, and a missing adapter is a one-line error", async () => {
+    await fs.mkdir(path.join(dir, "data"), { recursive: true });
+    const jsonl = path.join(dir, "data/train.jsonl");
+    await fs.writeFile(jsonl, data.map((c) => JSON.stringify(c)).join("\n") + "\n");
+    const cliAdapter = path.join(dir, "cli", "adapter.gguf");
+    const ft = await runCli(["finetune", "--model", "synthetic:tiny", "--data", jsonl, "--out", cliAdapter, "--lora", "8", "--alpha", "16", "--ctx", "256", "--max-steps", "1"]);
+    expect([ft.code, ft.stdout]).toEqual([0, expect.stringContaining("adapter.gguf")]);
+    expect((await readGgufFileInfo(cliAdapter, { readTensorInfo: true })).fullTensorInfo!.length).toBe(4 * LORA_DEFAULTS.targets.length);
+    const noRank = await runCli(["finetune", "--model", "synthetic:tiny", "--data", jsonl, "--out", cliAdapter, "--alpha", "16"]);
+    expect(noRank.code).toBe(2);
+
+    const args = ["run", "--model", "synthetic:tiny", "--prompt", "Run the tests.", "--mode", "unconstrained", "--temperature", "0", "--max-tokens", "8", "--threads", "1", "--context-size", "512", "--json"];
     const [plain, tuned] = [await runCli(args), await runCli([...args, "--lora", adapter])];
     expect([plain.code, tuned.code]).toEqual([0, 0]);
     expect(JSON.parse(tuned.stdout).raw).not.toBe(JSON.parse(plain.stdout).raw);
