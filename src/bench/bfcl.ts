@@ -12,7 +12,7 @@ import { checkBfcl, checkerKindOf, type BfclError } from "./bfcl-checker.js";
 import { BFCL_COMMIT, BFCL_DEFAULT_CATEGORIES, ensureBfclData, readBfclCategory, type BfclCategory, type BfclDataOptions, type BfclQuestion } from "./bfcl-data.js";
 import { renderBfclChartSvg, renderBfclMarkdown } from "./bfcl-report.js";
 import { BENCH_DEFAULTS } from "./defaults.js";
-import { benchEnvironment } from "./environment.js";
+import { benchEnvironment, type BenchEnvironment } from "./environment.js";
 import { decodeRate, mergeCounts, ratio } from "./metrics.js";
 import { openBenchModel, type BenchModelOpener } from "./models.js";
 import { defaultToolChoice, withLabels } from "./plan.js";
@@ -109,28 +109,28 @@ export interface BfclRow {
   speedRatioVsUnconstrained: number | null;
 }
 
+/** `config` in a BFCL report.json: what ran, and where (versions, platform, CPU as the task bench says them). */
+export interface BfclConfig extends BenchEnvironment {
+  suite: "bfcl";
+  bfclCommit: string;
+  categories: BfclCategory[];
+  limit: number | null;
+  modes: BfclMode[];
+  modelInfo: BenchModelInfo[];
+  synthetic: boolean;
+  maxTokens: number;
+  toolChoice: "auto" | "required";
+  seed: number;
+  threads: number;
+  contextSize: number;
+  gpu: string;
+  date: string;
+  wallMs: number;
+  notes: string[];
+}
+
 export interface BfclReport {
-  config: {
-    suite: "bfcl";
-    bfclCommit: string;
-    categories: BfclCategory[];
-    limit: number | null;
-    modes: BfclMode[];
-    modelInfo: BenchModelInfo[];
-    synthetic: boolean;
-    maxTokens: number;
-    toolChoice: "auto" | "required";
-    seed: number;
-    threads: number;
-    contextSize: number;
-    gpu: string;
-    versions: { qtc: string; nodeLlamaCpp: string; node: string };
-    platform: string;
-    cpu: string;
-    date: string;
-    wallMs: number;
-    notes: string[];
-  };
+  config: BfclConfig;
   rows: BfclRow[];
 }
 

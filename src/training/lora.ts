@@ -4,7 +4,7 @@
 
 import { readGgufFileInfo } from "node-llama-cpp";
 import { fail } from "../errors.js";
-import { writeGguf, type GgufTensorSpec } from "../model/gguf-writer.js";
+import { writeGguf, type GgufEntry, type GgufTensorSpec } from "../model/gguf-writer.js";
 import { GGML_TYPE } from "../model/quantize.js";
 import { seededRandom } from "../random.js";
 
@@ -26,6 +26,17 @@ export const LORA_DEFAULTS = Object.freeze({
   /** Largest rank accepted. Default: 1024. */
   maxRank: 1024,
 });
+
+/** The key/values llama.cpp requires of a LoRA adapter GGUF. */
+export function loraMetadata(arch: string, alpha: number, name: string): GgufEntry[] {
+  return [
+    { key: "general.architecture", value: { type: "string", value: arch } },
+    { key: "general.type", value: { type: "string", value: "adapter" } },
+    { key: "general.name", value: { type: "string", value: name } },
+    { key: "adapter.type", value: { type: "string", value: "lora" } },
+    { key: "adapter.lora.alpha", value: { type: "f32", value: alpha } },
+  ];
+}
 
 /** Write the untrained adapter for `base` at `out`; returns how many weights it targets. */
 export async function writeLoraInit(base: string, out: string, opts: LoraOptions): Promise<{ weights: number; parameters: number }> {
@@ -49,13 +60,7 @@ export async function writeLoraInit(base: string, out: string, opts: LoraOptions
   const random = seededRandom(opts.seed ?? LORA_DEFAULTS.seed);
   await writeGguf(
     out,
-    [
-      { key: "general.architecture", value: { type: "string", value: arch } },
-      { key: "general.type", value: { type: "string", value: "adapter" } },
-      { key: "general.name", value: { type: "string", value: "qtc-lora" } },
-      { key: "adapter.type", value: { type: "string", value: "lora" } },
-      { key: "adapter.lora.alpha", value: { type: "f32", value: alpha } },
-    ],
+    loraMetadata(arch, alpha, "qtc-lora"),
     tensors,
     function* (t) {
       const n = t.dims[0]! * t.dims[1]!;
