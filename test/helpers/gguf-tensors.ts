@@ -1,4 +1,4 @@
-// Reads F32 tensors out of a GGUF file (and writes a copy with one value changed), independently of llama.cpp:
+// Owns: reading F32 tensors out of a GGUF file (and writes a copy with one value changed), independently of llama.cpp:
 // the header's key/values are skipped by type, the tensor infos give each tensor's offset in the data section.
 
 import { readFileSync, writeFileSync } from "node:fs";
