@@ -9,6 +9,11 @@
 //   qtc-train step epoch=E/EN step=S/SN loss=L acc=A eta_s=X
 //   qtc-train epoch epoch=E/EN loss=L acc=A seconds=X eta_s=Y
 //   qtc-train done out=PATH seconds=X
+//   qtc-train eval loss=L windows=W            (--eval 1: the mean loss of the data's windows, nothing trained)
+//
+// LoRA (--lora-init ADAPTER): the adapter (an untrained one qtc writes: A random, B zero) is applied to the
+// context and its A and B tensors are the only trainable parameters; the base stays frozen and --out receives
+// the trained adapter (same names and metadata), which llama.cpp loads with --lora.
 //   qtc-train error code=CODE message=TEXT
 //
 // Masking: qtc's llama.cpp patch (native/llama-training.patch) makes llama_opt_epoch output logits only where a
@@ -22,6 +27,9 @@
 #include "ggml-opt.h"
 #include "ggml.h"
 #include "llama.h"
+#include "gguf.h"
+// Internal: the adapter's A/B tensors (the driver is compiled against this very source; see trainer-build.ts).
+#include "llama-adapter.h"
 
 #include <algorithm>
 #include <chrono>
@@ -41,6 +49,9 @@ struct Args {
     std::string model, data, out, dump;  // dump: --dump-tokens FILE (no training)
     int epochs = 1, ctx = 1024, threads = 2, seed = 0, max_steps = 0;
     float lr = 1e-3f, lr_end = -1.0f, wd = 0.0f;  // lr_end < 0: constant lr
+    std::string optimizer = "adamw";  // or "sgd": plain steps whose result a test can compute by hand
+    bool eval = false;                // forward passes only: print the loss, train and write nothing
+    std::string lora_init;            // train this LoRA adapter only; --out is then the trained adapter
 };
 
 struct Piece { char kind; std::string text; };
@@ -69,9 +80,13 @@ Args parse_args(int argc, char ** argv) {
         else if (k == "--lr") a.lr = std::strtof(v.c_str(), nullptr);
         else if (k == "--lr-end") a.lr_end = std::strtof(v.c_str(), nullptr);
         else if (k == "--wd") a.wd = std::strtof(v.c_str(), nullptr);
+        else if (k == "--optimizer") a.optimizer = v;
+        else if (k == "--eval") a.eval = v == "1";
+        else if (k == "--lora-init") a.lora_init = v;
         else die("invalid_option", "unknown flag " + k);
     }
-    if (a.model.empty() || a.data.empty() || (a.out.empty() && a.dump.empty())) die("invalid_option", "--model, --data and --out (or --dump-tokens) are required");
+    if (a.model.empty() || a.data.empty() || (a.out.empty() && a.dump.empty() && !a.eval)) die("invalid_option", "--model, --data and --out (or --dump-tokens, or --eval 1) are required");
+    if (a.optimizer != "adamw" && a.optimizer != "sgd") die("invalid_option", "--optimizer is adamw or sgd");
     if (a.epochs < 1 || a.ctx < 32 || a.ctx % (a.ctx > 256 ? 256 : 32) != 0 || a.threads < 1) die("invalid_option", "--epochs >= 1, --ctx a multiple of 32 (of 256 above 256), --threads >= 1");
     return a;
 }
@@ -217,6 +232,7 @@ ggml_opt_optimizer_params scheduled_params(void * ud) {
     if (s->lr_end >= 0) {
         const double f = std::min(1.0, (double) s->step / (double) std::max<int64_t>(1, s->total - 1));
         p.adamw.alpha = (float) (s->lr0 + (s->lr_end - s->lr0) * f);
+        p.sgd.alpha = p.adamw.alpha;
     }
     s->step++;  // ggml_opt_eval asks once per optimizer step
     return p;
@@ -275,6 +291,39 @@ void restore_context_length(const std::string & file, const std::string & key, u
     if (!f) die("training_failed", "cannot write " + file);
 }
 
+bool filter_none(const struct ggml_tensor *, void *) { return false; }
+
+// Write the trained adapter: the init file's metadata, each A and B tensor read back from the backend.
+void save_adapter(const llama_adapter_lora * ad, const std::string & init, const std::string & out) {
+    ggml_context * meta = nullptr;
+    gguf_init_params gp{/*no_alloc =*/ true, &meta};
+    gguf_context * src = gguf_init_from_file(init.c_str(), gp);
+    if (!src) die("training_failed", "cannot reread " + init);
+    gguf_context * dst = gguf_init_empty();
+    gguf_set_kv(dst, src);
+    size_t bytes = 0;
+    for (const auto & kv : ad->ab_map) bytes += ggml_nbytes(kv.second.a) + ggml_nbytes(kv.second.b);
+    ggml_init_params ip{bytes + (2 * ad->ab_map.size() + 8) * ggml_tensor_overhead(), nullptr, /*no_alloc =*/ false};
+    ggml_context * data = ggml_init(ip);
+    // In the init file's order, so the output's layout is the input's.
+    for (int64_t i = 0; i < gguf_get_n_tensors(src); ++i) {
+        const std::string name = gguf_get_tensor_name(src, i);
+        const bool is_a = name.size() > 7 && name.compare(name.size() - 7, 7, ".lora_a") == 0;
+        auto it = ad->ab_map.find(name.substr(0, name.size() - 7));
+        if (it == ad->ab_map.end()) die("training_failed", "adapter tensor " + name + " was not loaded");
+        ggml_tensor * dev = is_a ? it->second.a : it->second.b;
+        ggml_tensor * t = ggml_dup_tensor(data, dev);
+        ggml_set_name(t, name.c_str());
+        ggml_backend_tensor_get(dev, t->data, 0, ggml_nbytes(dev));
+        gguf_add_tensor(dst, t);
+    }
+    if (!gguf_write_to_file(dst, out.c_str(), false)) die("training_failed", "cannot write " + out);
+    gguf_free(dst);
+    gguf_free(src);
+    ggml_free(data);
+    ggml_free(meta);
+}
+
 }  // namespace
 
 int main(int argc, char ** argv) {
@@ -301,6 +350,10 @@ int main(int argc, char ** argv) {
     // able to train again (the stand-ins train in stages).
     char desc[256];
     llama_model_desc(model, desc, sizeof desc);
+    if (!std::strstr(desc, "all F32") && !a.lora_init.empty()) {
+        // Measured with a Q8_0 base: the backward pass through the frozen quantized weights aborts in ggml's scheduler.
+        die("unsupported_model", a.model + " is not an F32 GGUF (" + desc + "); LoRA training here needs an F32 base too (llama.cpp's backward pass through quantized weights aborts): write one with qtc make-model --dtype f32");
+    }
     if (!std::strstr(desc, "all F32")) {
         die("unsupported_model", a.model + " is not an F32 GGUF (" + desc + "); llama.cpp trains F32 weights only: write one with qtc make-model --dtype f32");
     }
@@ -333,13 +386,31 @@ int main(int argc, char ** argv) {
     cp.cb_eval_user_data = &mask;
     llama_context * ctx = llama_init_from_model(model, cp);
     if (!ctx) die("training_failed", "could not make a llama.cpp context");
+    llama_adapter_lora * adapter = nullptr;
+    if (!a.lora_init.empty()) {
+        adapter = llama_adapter_lora_init(model, a.lora_init.c_str());
+        if (!adapter) die("invalid_option", a.lora_init + " is not a LoRA adapter of this model");
+        float scale = 1.0f;
+        if (llama_set_adapters_lora(ctx, &adapter, 1, &scale) != 0) die("training_failed", "could not apply the LoRA adapter");
+        for (auto & kv : adapter->ab_map) {
+            ggml_set_param(kv.second.a);
+            ggml_set_param(kv.second.b);
+        }
+        // Setting adapters makes the context rebuild its scheduler at the next decode; do that now, before
+        // llama_opt_init keeps a pointer to the scheduler.
+        llama_token first = pad;
+        llama_batch b = llama_batch_get_one(&first, 1);
+        if (llama_decode(ctx, b) != 0) die("training_failed", "the warm-up decode with the adapter failed");
+    }
 
     ggml_opt_optimizer_params op = ggml_opt_get_default_optimizer_params(nullptr);
     op.adamw.alpha = a.lr;
     op.adamw.wd = a.wd;
+    op.sgd.alpha = a.lr;
+    op.sgd.wd = a.wd;
     llama_opt_params lo{};
     lo.n_ctx_train = 0;
-    lo.param_filter = llama_opt_param_filter_all;
+    lo.param_filter = adapter ? filter_none : llama_opt_param_filter_all;  // LoRA: the base stays frozen
     // llama.cpp pads a context to 256 tokens and llama_opt_epoch reads one context's worth per data point, so a
     // data point packs n_ctx / --ctx windows back to back; each window is one ubatch, one optimizer step, and
     // attends over itself only.
@@ -351,7 +422,7 @@ int main(int argc, char ** argv) {
     LrSchedule sched{op, a.lr, a.lr_end, 0, (int64_t) (points * pack) * a.epochs};
     lo.get_opt_pars = scheduled_params;
     lo.get_opt_pars_ud = &sched;
-    lo.optimizer_type = GGML_OPT_OPTIMIZER_TYPE_ADAMW;
+    lo.optimizer_type = a.optimizer == "sgd" ? GGML_OPT_OPTIMIZER_TYPE_SGD : GGML_OPT_OPTIMIZER_TYPE_ADAMW;
     llama_opt_init(ctx, model, lo);
     // The context installs cb_eval on its scheduler only when it decodes; the optimizer shares that scheduler.
     {
@@ -380,6 +451,12 @@ int main(int argc, char ** argv) {
         mask.loss_sum = mask.seen = mask.correct = 0;
         prog.epoch = e;
         const auto te = std::chrono::steady_clock::now();
+        if (a.eval) {
+            // idata_split 0: every data point is evaluated (forward only); the eval callback sums the loss.
+            llama_opt_epoch(ctx, ds, rt, re, 0, nullptr, nullptr);
+            std::fprintf(stderr, "qtc-train eval loss=%.10f windows=%zu\n", mask.seen ? mask.loss_sum / mask.seen : 0.0, per_epoch);
+            return 0;
+        }
         llama_opt_epoch(ctx, ds, rt, re, (int64_t) points, step_callback, nullptr);
         prog.steps_done_before += (int64_t) (points * pack);
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - te).count();
@@ -391,8 +468,12 @@ int main(int argc, char ** argv) {
     }
     ggml_opt_result_free(rt);
     ggml_opt_result_free(re);
-    llama_model_save_to_file(model, a.out.c_str());
-    if (!ctx_train.empty()) restore_context_length(a.out, ctx_key, (uint32_t) std::stoul(ctx_train));
+    if (adapter) {
+        save_adapter(adapter, a.lora_init, a.out);
+    } else {
+        llama_model_save_to_file(model, a.out.c_str());
+        if (!ctx_train.empty()) restore_context_length(a.out, ctx_key, (uint32_t) std::stoul(ctx_train));
+    }
     std::fprintf(stderr, "qtc-train done out=%s seconds=%.1f\n", a.out.c_str(),
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     llama_free(ctx);

@@ -10,6 +10,7 @@ import { splitTasks, type TaskHalf } from "../training/split.js";
 import type { TrainProgress } from "../training/finetune.js";
 import { modelsDir } from "../model/paths.js";
 import { renderFixesChartSvg } from "./model-fixes-chart.js";
+import { runBfclBench, type BfclRow } from "./bfcl.js";
 import { runBench, type BenchEvent } from "./run-bench.js";
 import type { BenchRow } from "./types.js";
 
@@ -30,10 +31,15 @@ export interface ModelFixesOptions {
   maxTokens?: number;
   /** Default: 2. */
   threads?: number;
+  /**
+   * BFCL rows beside the task rows: the first `limit` questions of each default category, per model × mode, from
+   * `dataDir` (else the user cache, downloaded at first use); false leaves them out. Default: { limit: 10 }.
+   */
+  bfcl?: { limit: number; dataDir?: string } | false;
   onEvent?: (e: BenchEvent | { type: "stand-in"; name: string; ms: number } | { type: "train"; name: string; progress: TrainProgress }) => void;
 }
 
-export const MODEL_FIXES_DEFAULTS = Object.freeze({ tasksDir: "bench/tasks", halves: ["test"] as TaskHalf[], policies: [...CALL_POLICIES], seeds: 1, maxTurns: 4, maxTokens: 256, threads: 2 });
+export const MODEL_FIXES_DEFAULTS = Object.freeze({ tasksDir: "bench/tasks", halves: ["test"] as TaskHalf[], policies: [...CALL_POLICIES], seeds: 1, maxTurns: 4, maxTokens: 256, threads: 2, bfcl: { limit: 10 } as { limit: number; dataDir?: string } | false });
 
 /** The three models, in row order: the random base and the two stand-ins trained from it. */
 export const MODEL_FIXES_MODELS = ["synthetic:tiny", ...STAND_INS.map((s) => `synthetic:${s}`)] as const;
@@ -56,6 +62,8 @@ export interface FixRow {
 
 export interface ModelFixesReport {
   rows: FixRow[];
+  /** BFCL's rows (per category and overall) for the same models × modes, tool choice auto; absent without them. */
+  bfclRows?: BfclRow[];
   paragraph: string;
   standIns: { name: string; ms: number }[];
   wallMs: number;
@@ -106,7 +114,14 @@ export function renderFixesMarkdown(r: ModelFixesReport): string {
   const lines = r.rows.map((x) =>
     `| ${x.half === "train" ? "train (seen in training)" : "test"} | ${x.policy} | ${x.model} | ${x.kind} | ${x.mode} | ${x.runs} | ${pct(x.callRate)} | ${pct(x.validityRate)} | ${pct(x.taskSuccessRate)} | ${x.decodeTokensPerSecond?.toFixed(0) ?? "n/a"} | ${x.cutOff} |`);
   const trained = r.standIns.map((s) => `${s.name} ${(s.ms / 1000).toFixed(0)} s`).join(", ");
-  return `# Model-level × sampler-level fixes\n\n${r.paragraph}\n\n${head}\n${lines.join("\n")}\n\nStand-ins trained: ${trained || "cached"}. Wall time ${(r.wallMs / 60000).toFixed(1)} min.\n`;
+  return `# Model-level × sampler-level fixes\n\n${r.paragraph}\n\n${head}\n${lines.join("\n")}\n${bfclMarkdown(r.bfclRows)}\nStand-ins trained: ${trained || "cached"}. Wall time ${(r.wallMs / 60000).toFixed(1)} min.\n`;
+}
+
+function bfclMarkdown(rows: readonly BfclRow[] | undefined): string {
+  if (!rows?.length) return "";
+  const head = "| model | mode | category | questions | AST accuracy | call rate | validity | tok/s |\n|---|---|---|---:|---:|---:|---:|---:|";
+  const lines = rows.map((x) => `| ${x.model} | ${x.mode} | ${x.category} | ${x.questions} | ${pct(x.accuracy)} | ${pct(x.callRate)} | ${pct(x.validityRate)} | ${x.decodeTokensPerSecond?.toFixed(0) ?? "n/a"} |`);
+  return `\n## BFCL (tool choice auto)\n\n${head}\n${lines.join("\n")}\n`;
 }
 
 /** Make the stand-ins, run the comparison, write model-fixes.json and model-fixes.md into `out`. */
@@ -142,7 +157,21 @@ export async function runModelFixes(opts: ModelFixesOptions): Promise<ModelFixes
       outcome.report.rows.forEach((r, i) => rows.push(rowOf(r, MODEL_FIXES_MODELS[Math.floor(i / 2)]!, half, policy)));
     }
   }
-  const report: ModelFixesReport = { rows, paragraph: whatEachFixBuys(rows), standIns, wallMs: Date.now() - started };
+  let bfclRows: BfclRow[] | undefined;
+  if (o.bfcl) {
+    const bfcl = await runBfclBench({
+      models: MODEL_FIXES_MODELS.map((spec) => ({ spec, lora: null })),
+      modes: ["unconstrained", "constrained"],
+      limit: o.bfcl.limit,
+      dataDir: o.bfcl.dataDir,
+      maxTokens: o.maxTokens,
+      toolChoice: "auto",
+      threads: o.threads,
+      out: path.join(o.out, "bfcl"),
+    });
+    bfclRows = bfcl.report.rows;
+  }
+  const report: ModelFixesReport = { rows, ...(bfclRows ? { bfclRows } : {}), paragraph: whatEachFixBuys(rows), standIns, wallMs: Date.now() - started };
   await fs.mkdir(o.out, { recursive: true });
   await fs.writeFile(path.join(o.out, "model-fixes.json"), JSON.stringify(report, null, 2) + "\n");
   await fs.writeFile(path.join(o.out, "model-fixes.md"), renderFixesMarkdown(report));

@@ -39,12 +39,14 @@ const CMAKE_FLAGS = [
 
 /**
  * qtc's changes to llama.cpp's training, applied to the clone before it builds (llama-server's decoding is
- * unchanged; both changes act only inside `llama_opt_epoch`):
+ * unchanged; the changes act only in training, inside `llama_opt_epoch` and ggml-opt):
  * - attention reads each ubatch's own K and V instead of the KV cache's copies. The cache write carries no
  *   gradient, so without it `attn_k`, `attn_v` and `attn_k_norm` never train (llama.cpp's open PR #28520;
  *   docs/training.md has the measurement);
  * - only positions with a label (>= 0) output logits. The output head over Qwen3's 151,936-token vocabulary is
- *   most of a step's cost, and most positions of a chat window are prompt.
+ *   most of a step's cost, and most positions of a chat window are prompt;
+ * - the gradient accumulators are zeroed at each step's backward pass (ggml-opt never reset them for graphs built
+ *   per call, so each step applied the sum of all earlier gradients; test/training/sgd-proof.test.ts).
  */
 export const LLAMA_PATCH = fileURLToPath(new URL("../../native/llama-training.patch", import.meta.url));
 

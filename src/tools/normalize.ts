@@ -62,7 +62,9 @@ function build(obj: Record<string, unknown>, schemaKey: "parameters" | "input_sc
   } else {
     if (!isObject(schema)) fail("invalid_tools", `tool "${name}": "${schemaKey}" must be a JSON Schema object, got ${describe(schema)}`);
     const type = schema.type;
-    if (type !== undefined && type !== "object" && !(Array.isArray(type) && type.length === 1 && type[0] === "object")) {
+    // "dict" is BFCL's spelling of "object" (an alias, rewritten below with the others).
+    const isObjectType = (t: unknown): boolean => t === "object" || t === "dict";
+    if (type !== undefined && !isObjectType(type) && !(Array.isArray(type) && type.length === 1 && isObjectType(type[0]))) {
       fail("invalid_tools", `tool "${name}": "${schemaKey}" must describe an object (type "object"), got type ${JSON.stringify(type)}`);
     }
     if (schema.properties !== undefined && !isObject(schema.properties)) {

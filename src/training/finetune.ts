@@ -12,6 +12,7 @@ import { QWEN3_SHAPES, type ShapeName } from "../model/qwen3-shapes.js";
 import { buildTrainer } from "./trainer-build.js";
 import { readConversations, writeTrainerInput } from "./trainer-input.js";
 import type { Conversation } from "./types.js";
+import { writeLoraInit, type LoraOptions } from "./lora.js";
 
 export interface FinetuneOptions {
   /** A GGUF path or model spec; `synthetic:<shape>` means its F32 variant (llama.cpp trains F32 only). */
@@ -36,6 +37,11 @@ export interface FinetuneOptions {
   maxSteps?: number;
   /** Called for every progress line. Default: none. */
   onProgress?: (p: TrainProgress) => void;
+  /**
+   * Train a LoRA adapter (rank, alpha: see LoraOptions) beside the frozen base instead of every weight; `out` is
+   * then the adapter GGUF, which `--lora` loads. The base must still be F32. Default: none (full fine-tune).
+   */
+  lora?: LoraOptions;
 }
 
 export const FINETUNE_DEFAULTS = Object.freeze({ epochs: 1, lr: 1e-3, seed: 0, contextSize: 1024, threads: 2, maxSteps: 0 });
@@ -90,6 +96,11 @@ export async function finetune(opts: FinetuneOptions): Promise<FinetuneResult> {
     const args = ["--model", model, "--data", input, "--out", tmpOut, "--epochs", String(o.epochs), "--lr", String(o.lr),
       "--seed", String(o.seed), "--ctx", String(o.contextSize), "--threads", String(o.threads), "--max-steps", String(o.maxSteps)];
     if (opts.lrEnd !== undefined) args.push("--lr-end", String(opts.lrEnd));
+    if (opts.lora) {
+      const init = path.join(dir, "lora-init.gguf");
+      await writeLoraInit(model, init, opts.lora);
+      args.push("--lora-init", init);
+    }
     const r = await runTrainer(trainer, args, o.onProgress);
     if (r.error) {
       await fs.rm(tmpOut, { force: true });

@@ -67,6 +67,8 @@ export async function buildTrainer(opts: TrainerBuildOptions = {}): Promise<stri
   const args = [
     "-O3", "-std=c++17", TRAINER_SOURCE,
     `-I${join(layout.src, "include")}`, `-I${join(layout.src, "ggml", "include")}`,
+    // llama-adapter.h (LoRA training reaches the adapter's tensors): internal, from the same source as the libraries
+    `-I${join(layout.src, "src")}`,
     `-L${layout.bin}`, "-lllama", "-lggml", "-lggml-base",
     // Relative to the binary, which sits beside the libraries: the build folder can move (a binary stamped with
     // an absolute path from another checkout failed to load here).

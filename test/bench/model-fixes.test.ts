@@ -48,6 +48,14 @@ describe("what each fix buys", () => {
     expect(md).toContain("| train (seen in training) | auto | synthetic:tiny-tuned | trained stand-in |");
     expect(md).toContain("| test | auto | synthetic:tiny | random weights | unconstrained |");
     expect(md).toContain("tiny-tuned 120 s");
+    expect(md).not.toContain("## BFCL");
+  });
+
+  it("adds the BFCL rows when the report has them", () => {
+    const bfcl = { model: "qtc-trained-stand-in-tiny-tuned", synthetic: true, mode: "constrained" as const, category: "simple_python" as const, questions: 10, correct: 3, accuracy: 0.3, questionsWithCalls: 10, callRate: 1, blocks: 12, validBlocks: 12, validityRate: 1, invalidByReason: {}, failedBy: {}, completionTokens: 500, decodeTokensPerSecond: 250, speedRatioVsUnconstrained: null };
+    const md = renderFixesMarkdown({ rows: ROWS, bfclRows: [bfcl], paragraph: "P", standIns: [], wallMs: 60000 });
+    expect(md).toContain("## BFCL (tool choice auto)");
+    expect(md).toContain("| qtc-trained-stand-in-tiny-tuned | constrained | simple_python | 10 | 30% | 100% | 100% | 250 |");
   });
 });
 

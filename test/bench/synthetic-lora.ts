@@ -10,6 +10,7 @@ import { writeGguf, type GgufTensorSpec } from "../../src/model/gguf-writer.js";
 import { GGML_TYPE, encodeF32 } from "../../src/model/quantize.js";
 import { QWEN3_SHAPES } from "../../src/model/qwen3-shapes.js";
 import { seededRandom } from "../../src/random.js";
+import { loraMetadata } from "../../src/training/lora.js";
 
 /** Deterministic pseudo-random floats in [-scale, scale]. */
 function randoms(count: number, seed: number, scale: number): Float32Array {
@@ -38,13 +39,7 @@ export async function tinyLoraPath(dir: string, opts: { rank?: number; seed?: nu
   const tmp = `${file}.${process.pid}.tmp`;
   await writeGguf(
     tmp,
-    [
-      { key: "general.architecture", value: { type: "string", value: "qwen3" } },
-      { key: "general.type", value: { type: "string", value: "adapter" } },
-      { key: "general.name", value: { type: "string", value: "qtc synthetic tiny LoRA" } },
-      { key: "adapter.type", value: { type: "string", value: "lora" } },
-      { key: "adapter.lora.alpha", value: { type: "f32", value: rank } },
-    ],
+    loraMetadata("qwen3", rank, "qtc synthetic tiny LoRA"),
     tensors,
     function* (t) {
       const count = t.dims.reduce((a, b) => a * b, 1);

@@ -25,6 +25,10 @@ export interface StartOptions {
   threads?: number;
   /** Milliseconds to wait for /health. Default: 60 s. */
   readyTimeoutMs?: number;
+  /** The GGUF to serve. Default: the synthetic tiny model (Q8_0). */
+  model?: string;
+  /** More llama-server arguments (e.g. `--lora FILE`). Default: none. */
+  extraArgs?: string[];
 }
 
 /** A port nothing listens on now (the OS picks it). */
@@ -43,10 +47,10 @@ export function freePort(): Promise<number> {
 /** Start llama-server with the tiny model and wait until it is healthy. */
 export async function startLlamaServer(options: StartOptions = {}): Promise<LlamaServerProcess> {
   const program = requireLlamaProgram("llama-server");
-  const model = await tinyModelPath();
+  const model = options.model ?? (await tinyModelPath());
   const slots = options.slots ?? 2;
   const port = await freePort();
-  const args = ["-m", model, "--host", "127.0.0.1", "--port", String(port), "-np", String(slots), "-c", String(options.contextSize ?? 2048 * slots), "-t", String(options.threads ?? 1), "--no-webui", "-ngl", "0"];
+  const args = ["-m", model, "--host", "127.0.0.1", "--port", String(port), "-np", String(slots), "-c", String(options.contextSize ?? 2048 * slots), "-t", String(options.threads ?? 1), "--no-webui", "-ngl", "0", ...(options.extraArgs ?? [])];
   const child = spawn(program, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LD_LIBRARY_PATH: dirname(program) } });
   let log = "";
   const keep = (chunk: Buffer) => {

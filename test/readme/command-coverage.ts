@@ -66,6 +66,21 @@ export const README_COMMAND_COVERAGE: Readonly<Record<string, CommandCoverage>> 
     evidence: ["argsOf("],
     differs: "the URL is a llama-server the test starts; plus --max-turns 1 --max-tokens 64 --out <tmp>",
   },
+  "qtc bench --suite bfcl --model synthetic:tiny --limit 20 --constrained": {
+    test: "test/bench/bfcl.test.ts",
+    evidence: ['"--suite", "bfcl"', '"--constrained"'],
+    differs: "BFCL's data is a download: the test runs the suite on qtc's own fixture questions (--data), --limit 2, shorter turns",
+  },
+  "qtc finetune --model synthetic:tiny --data data/train.jsonl --out adapter.gguf --lora 8 --alpha 16": {
+    test: "test/training/lora.test.ts",
+    evidence: ['"finetune", "--model", "synthetic:tiny"', '"--lora", "8", "--alpha", "16"'],
+    differs: "one short epoch (--ctx 256 --max-steps 1) on the fizzbuzz demonstration, written as data/train.jsonl in a temporary folder",
+  },
+  "qtc run --model synthetic:tiny --lora adapter.gguf --prompt \"Run the tests.\"": {
+    test: "test/training/lora.test.ts",
+    evidence: ['"run", "--model", "synthetic:tiny"', '"--lora", adapter'],
+    differs: "the adapter is the one the test trained; the run is greedy, unconstrained and 8 tokens long, with and without it",
+  },
   "qtc data --out data/": {
     test: "test/readme/engine-training-commands.test.ts",
     evidence: ["argsOf("],

@@ -14,6 +14,9 @@ import { choiceOption, intOption, MAX_CONTEXT_SIZE } from "../options.js";
 import { checkOutputDir } from "../out-path.js";
 import { UNSAFE_NO_SANDBOX_HELP } from "./agent.js";
 import { CALL_POLICIES, type CallPolicy } from "../../harness/call-policy.js";
+import { fail } from "../../errors.js";
+import { BENCH_SUITES, benchBfcl } from "./bench-bfcl.js";
+import { BFCL_CATEGORIES } from "../../bench/bfcl-data.js";
 
 interface BenchFlags {
   model?: BenchModelSpec[];
@@ -38,6 +41,10 @@ interface BenchFlags {
   gpu?: (typeof GPU_CHOICES)[number];
   lora?: string;
   unsafeNoSandbox?: boolean;
+  suite: (typeof BENCH_SUITES)[number];
+  categories?: string;
+  limit?: number;
+  data?: string;
 }
 
 /** Exit code of a bench stopped by Ctrl-C (128 + SIGINT), after its partial report is written. */
@@ -82,11 +89,28 @@ export function registerBench(program: Command): Command {
     .option("--context-size <n>", `context size in tokens (default: ${d.contextSize})`, intOption(256, MAX_CONTEXT_SIZE))
     .addOption(new Option("--context <n>", "same as --context-size").argParser(intOption(256, MAX_CONTEXT_SIZE)).hideHelp())
     .option("--gpu <backend>", `compute backend (default: ${d.gpu})`, choiceOption(GPU_CHOICES))
+    .option("--suite <suite>", `what to run: tasks (the 40 agent tasks) or bfcl (BFCL's single-turn questions, downloaded at first use)`, choiceOption(BENCH_SUITES), "tasks")
+    .option("--categories <list>", `--suite bfcl: categories separated by commas, or all (default: simple_python,multiple,parallel,parallel_multiple,irrelevance; known: ${BFCL_CATEGORIES.join(", ")})`)
+    .option("--limit <n>", "--suite bfcl: the first N questions of each category (default: all)", intOption(1, 1_000_000))
+    .option("--data <dir>", "--suite bfcl: a local copy of BFCL's bfcl_eval/data folder (default: download into the user cache)")
     .option("--json", "print report.json's content instead of the table")
     .option("--unsafe-no-sandbox", UNSAFE_NO_SANDBOX_HELP)
     .action(async (flags: BenchFlags) => {
       if (flags.out !== undefined) checkOutputDir("--out", flags.out);
       const modes = selectModes({ constrained: flags.constrained, baseline: flags.baseline, mode: flags.mode, reference: flags.reference !== undefined });
+      if (flags.suite === "bfcl") {
+        const taskFlags = { "--tasks": flags.tasks, "--seeds": flags.seeds, "--max-turns": flags.maxTurns, "--call-policy": flags.callPolicy, "--resume": flags.resume, "--thinking": flags.thinking };
+        const notForBfcl = Object.entries(taskFlags).filter(([, v]) => v !== undefined).map(([k]) => k);
+        const ctl = new AbortController();
+        const stop = (): void => ctl.abort();
+        process.once("SIGINT", stop);
+        try {
+          return await benchBfcl({ ...flags, modes, contextSize: flags.contextSize ?? flags.context, notForBfcl }, ctl.signal);
+        } finally {
+          process.off("SIGINT", stop);
+        }
+      }
+      if (flags.categories !== undefined || flags.limit !== undefined || flags.data !== undefined) fail("invalid_option", "--categories, --limit and --data go with --suite bfcl");
       const explicit = new Set<keyof BenchPlanConfig>();
       if (flags.model) explicit.add("models");
       if (flags.constrained || flags.mode || flags.reference || flags.baseline === false) explicit.add("modes");

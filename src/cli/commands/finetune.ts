@@ -2,6 +2,7 @@
 // training API (qtc's native driver), loss on assistant tokens only, progress on stderr.
 
 import type { Command } from "commander";
+import { fail } from "../../errors.js";
 import { intOption, numberOption } from "../options.js";
 import { checkOutputFile } from "../out-path.js";
 import { FINETUNE_DEFAULTS, finetune, type TrainProgress } from "../../training/finetune.js";
@@ -16,6 +17,8 @@ interface FinetuneFlags {
   ctx: number;
   threads: number;
   maxSteps: number;
+  lora?: number;
+  alpha?: number;
 }
 
 function printProgress(p: TrainProgress): void {
@@ -38,9 +41,13 @@ export function registerFinetune(program: Command): Command {
     .option("--ctx <n>", "tokens per training window (a multiple of 256)", intOption(256, 32768), FINETUNE_DEFAULTS.contextSize)
     .option("--threads <n>", "CPU threads", intOption(1, 1024), FINETUNE_DEFAULTS.threads)
     .option("--max-steps <n>", "windows per epoch at most (0: all)", intOption(0), FINETUNE_DEFAULTS.maxSteps)
+    .option("--lora <rank>", "train a LoRA adapter of this rank beside the frozen base; --out is then the adapter GGUF (load it with --lora)", intOption(1, 1024))
+    .option("--alpha <a>", "LoRA scale numerator: updates are scaled by alpha / rank (default: the rank)", numberOption(1e-6, 1e6))
     .action(async (flags: FinetuneFlags) => {
       checkOutputFile("--out", flags.out);
-      const r = await finetune({ ...flags, contextSize: flags.ctx, onProgress: printProgress });
+      if (flags.alpha !== undefined && flags.lora === undefined) fail("invalid_option", "--alpha goes with --lora RANK");
+      const { lora, alpha, ...rest } = flags;
+      const r = await finetune({ ...rest, contextSize: flags.ctx, onProgress: printProgress, ...(lora !== undefined ? { lora: { rank: lora, alpha } } : {}) });
       process.stdout.write(`wrote ${r.out} (${r.samples} samples, ${r.epochs.length} epochs, ${r.seconds.toFixed(1)} s)\n`);
     });
 }

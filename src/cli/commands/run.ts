@@ -34,6 +34,7 @@ interface RunFlags {
   gpu: GpuChoice;
   json?: boolean;
   responseSchema?: string;
+  lora?: string;
 }
 
 const MODES = ["constrained", "unconstrained"] as const;
@@ -59,6 +60,7 @@ export function registerRun(program: Command): Command {
     .option("--threads <n>", "CPU threads (default: the cores not busy at start, 1 to 4)", intOption(1, 1024), RUNTIME_DEFAULTS.threads)
     .option("--context-size <n>", "context size in tokens", intOption(64, MAX_CONTEXT_SIZE), RUNTIME_DEFAULTS.contextSize)
     .option("--gpu <gpu>", `${GPU_CHOICES.join("|")}`, choiceOption(GPU_CHOICES), RUNTIME_DEFAULTS.gpu)
+    .option("--lora <file>", "a LoRA adapter GGUF applied on top of the model (qtc finetune --lora writes one) (default: none)")
     .option("--response-schema <file>", "a JSON Schema file: the answer, when not calls, is JSON that fits it (OpenAI response_format)")
     .option("--json", 'print {"content", "reasoning", "calls", "errors", "finishReason", "usage", "timings", "raw"} (+ "answer" with --response-schema)')
     .action(async (flags: RunFlags) => {
@@ -81,7 +83,7 @@ export function registerRun(program: Command): Command {
         ...(flags.responseSchema === undefined ? {} : { responseSchema: readResponseSchema(flags.responseSchema) }),
       };
       const out = await generateOnce(
-        { model: flags.model, threads: flags.threads, contextSize: flags.contextSize, gpu: flags.gpu, format: flags.format },
+        { model: flags.model, threads: flags.threads, contextSize: flags.contextSize, gpu: flags.gpu, format: flags.format, ...(flags.lora === undefined ? {} : { lora: flags.lora }) },
         request,
       );
       process.stdout.write(flags.json ? JSON.stringify(toJson(out), null, 2) + "\n" : summary(out, request));
