@@ -2,7 +2,6 @@
 // framing, function name, close tag token), the call list under parallel/maxCalls, free text that can never
 // spell a tag, the thinking phase, and the root rule for each tool choice and phase.
 
-import { QWEN3_TOKENS } from "../formats/qwen3-tokens.js";
 import type { ToolCallFormat } from "../formats/types.js";
 import { utf8Length } from "./canonical-json.js";
 import { literal, type RuleSet, tokenRef } from "./gbnf.js";
@@ -79,7 +78,8 @@ export function buildRoot(rules: RuleSet, text: TextChains, plan: RootPlan): str
       ? ""
       : rules.add(
           "thinking",
-          `${tokenRef(QWEN3_TOKENS.thinkOpen.token)} ${text.bytes(plan.thinkingBudget)} ${tokenRef(QWEN3_TOKENS.thinkClose.token)} "\\n\\n"`,
+          // Where the template's generation prompt opened the think block already, the answer starts inside it.
+          `${f.think.openedByPrompt ? "" : tokenRef(f.think.open.token) + " "}${text.bytes(plan.thinkingBudget)} ${tokenRef(f.think.close.token)} "\\n\\n"`,
         );
   const lead = think ? think + " " : "";
   const answer = () => plan.answer ?? rules.add("free-text", text.bytes(plan.textBudget));

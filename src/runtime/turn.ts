@@ -3,7 +3,7 @@
 // counts and timings. It yields raw text deltas (special tags included); the runtime feeds them to the parser.
 
 import type { LlamaContextSequence, LlamaModel, Token, TokenBias } from "node-llama-cpp";
-import { QWEN3_TOKENS, type ToolCallFormat } from "../formats/index.js";
+import type { ToolCallFormat } from "../formats/index.js";
 import { internal } from "../errors.js";
 import { BudgetGuard } from "./budget-guard.js";
 import { StreamDetokenizer } from "./detokenizer.js";
@@ -84,8 +84,6 @@ interface Step {
   forced: number[];
   text: string;
 }
-
-const T = QWEN3_TOKENS;
 
 /** Run one turn; yields raw text deltas and returns the outcome. The caller owns (and clears) the sequence. */
 export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: TurnPlan): AsyncGenerator<string, TurnOutcome, void> {
@@ -175,8 +173,12 @@ class Turn {
   async begin(): Promise<Step> {
     const step: Step = { forced: [], text: "" };
     if (this.phase === "think") {
-      this.force(step, [T.thinkOpen.token]);
-      this.thinkUsed = 1;
+      // The format's template may have opened the think block in the prompt already (Qwen3.5).
+      const think = this.plan.format.think;
+      if (!think.openedByPrompt) {
+        this.force(step, [think.open.token]);
+        this.thinkUsed = 1;
+      }
     } else if (this.phase === "grammar") {
       if (!(await this.startGrammar("start"))) this.finish = "length";
       else this.afterGrammarStep(step);
@@ -228,9 +230,10 @@ class Turn {
   private async takeThink(step: Step, token: number): Promise<void> {
     this.add(step, [token], false);
     this.thinkUsed++;
-    const closedByModel = token === T.thinkClose.token;
+    const close = this.plan.format.think.close.token;
+    const closedByModel = token === close;
     if (!closedByModel && this.thinkUsed < this.plan.thinkingBudget && this.remaining() > 3) return;
-    if (!closedByModel) this.force(step, [T.thinkClose.token, ...this.env.matchers.tokenize("\n\n")]);
+    if (!closedByModel) this.force(step, [close, ...this.env.matchers.tokenize("\n\n")]);
     else if (this.grammarFromStart) this.force(step, this.env.matchers.tokenize("\n\n"));
     if (!this.grammarFromStart) this.phase = "free";
     else if (!(await this.startGrammar("start"))) this.finish = "length";
