@@ -33,6 +33,8 @@ export interface ToolBody {
   name: string;
   /** GBNF of the body (between the framing), e.g. `{"name": …, "arguments": …}`. */
   expr: string;
+  /** GBNF of the body after the format's bare opener (phase "after-bare-open" only). */
+  bareExpr?: string;
 }
 
 export interface RootPlan {
@@ -72,6 +74,13 @@ export function buildRoot(rules: RuleSet, text: TextChains, plan: RootPlan): str
   if (plan.phase === "after-open") {
     if (!hasCalls) return '""';
     return `${framing} ${body} ${framing} ${tokenRef(f.close.token)}${more ? " " + more : ""}`;
+  }
+  if (plan.phase === "after-bare-open") {
+    // A call written without its open tag ends with its body; wrapped calls may follow.
+    if (!hasCalls) return '""';
+    const bare = plan.bodies.map((b) => b.bareExpr ?? b.expr);
+    const first = bare.length === 1 ? bare[0]! : rules.add("bare-call-body", bare.join(" | "));
+    return `${first}${more ? " " + more : ""}`;
   }
   const think =
     plan.thinkingBudget === undefined

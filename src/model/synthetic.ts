@@ -50,6 +50,13 @@ export interface SyntheticModelOptions {
   /** The tokenizer and chat template it carries. Default: "qwen3". */
   vocabulary?: VocabularyName;
   /**
+   * A scripted stand-in instead of random weights: token ids `[t0, t1, …, tn]` such that after any token not in
+   * the list the model's top choice is t0, after t(i) it is t(i+1), and after tn every token is equally likely.
+   * The layers add nothing (their output matrices are zero) and the LM head is its own tensor; tests use it to
+   * make a model write a given text (a bare `<function=` opener) and then sample freely. Default: none.
+   */
+  script?: readonly number[];
+  /**
    * Write a separate `output.weight` (the LM head; seeded like the embedding) instead of tying it to
    * `token_embd`. llama.cpp's training does not update `token_embd`, so a model to be fine-tuned needs its own
    * head to learn which tokens come next. Default: false (tied, like Qwen3-0.6B).
@@ -112,7 +119,8 @@ export async function writeSyntheticModel(opts: SyntheticModelOptions): Promise<
   const started = performance.now();
   const vocab = await readVocabulary();
   const tensors = qwen3Tensors(shape, vocab.tokens.length, GGML_TYPE_OF_DTYPE[dtype]);
-  if (opts.untiedOutput) tensors.push({ ...tensors[0]!, name: "output.weight" });
+  const script = opts.script === undefined ? undefined : checkedScript(opts.script, vocab.tokens.length, shape.hidden);
+  if (opts.untiedOutput || script) tensors.push({ ...tensors[0]!, name: "output.weight" });
   const info: SyntheticModelInfo = { shape: shapeName, vocabulary, dtype, seed, writerVersion: SYNTHETIC_WRITER_VERSION };
   const metadata = syntheticMetadata(shape, vocab, info);
   const byName = new Map(tensors.map((t) => [t.name, t]));
@@ -120,7 +128,7 @@ export async function writeSyntheticModel(opts: SyntheticModelOptions): Promise<
   await mkdir(dirname(opts.out), { recursive: true });
   const temp = `${opts.out}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
   try {
-    const result = await writeGguf(temp, metadata, tensors, (t) => tensorChunks(byName.get(t.name)!, seed));
+    const result = await writeGguf(temp, metadata, tensors, (t) => (script ? scriptedChunks(byName.get(t.name)!, script, seed) : tensorChunks(byName.get(t.name)!, seed)));
     await rename(temp, opts.out);
     return { ...result, path: opts.out, ...info, ms: performance.now() - started };
   } catch (e) {
@@ -268,6 +276,52 @@ function* tensorChunks(t: Qwen3TensorSpec, seed: number): Generator<Buffer> {
     else for (let i = 0; i < values.length; i++) values[i] = (random() * 2 - 1) * half;
     yield encodeTensorData(t.type, values);
   }
+}
+
+/** How far the scripted next token leads the others in logits. Default: 40. */
+const SCRIPT_LEAD = 40;
+
+function checkedScript(script: readonly number[], vocabSize: number, hidden: number): readonly number[] {
+  if (script.length < 1 || script.length >= hidden) fail("invalid_option", `a script holds 1 to ${hidden - 1} tokens, got ${script.length}`);
+  if (new Set(script).size !== script.length) fail("invalid_option", "a script names each token once");
+  for (const t of script) if (!Number.isInteger(t) || t < 0 || t >= vocabSize) fail("invalid_option", `script token ${t} is not in the vocabulary`);
+  return script;
+}
+
+/**
+ * A scripted model's tensors: each token's embedding is a basis vector (e0 for tokens not in the script, e(i+1)
+ * for script[i]); the head row of script[0] is SCRIPT_LEAD·e0 and of script[i+1] SCRIPT_LEAD·e(i+1); attention and
+ * FFN outputs are zero, so the hidden state is the current token's embedding and the head picks the next script
+ * token (none after the last one). Other matrices are random, norms one.
+ */
+function* scriptedChunks(t: Qwen3TensorSpec, script: readonly number[], seed: number): Generator<Buffer> {
+  const zero = t.name.endsWith("attn_output.weight") || t.name.endsWith("ffn_down.weight");
+  const embedding = t.name === "token_embd.weight";
+  const head = t.name === "output.weight";
+  if (!zero && !embedding && !head) {
+    yield* t.name === "output_norm.weight" ? constantChunks(t, 1) : tensorChunks(t, seed);
+    return;
+  }
+  const [rowLength, rows] = [t.dims[0]!, elementCount(t.dims) / t.dims[0]!];
+  const position = new Map(script.map((token, i) => [token, i]));
+  const rowsPerChunk = Math.max(1, Math.floor(SYNTHETIC_DEFAULTS.chunkValues / rowLength));
+  for (let start = 0; start < rows; start += rowsPerChunk) {
+    const count = Math.min(rowsPerChunk, rows - start);
+    const values = new Float32Array(count * rowLength);
+    if (!zero) {
+      for (let r = 0; r < count; r++) {
+        const id = start + r;
+        const i = position.get(id);
+        if (embedding) values[r * rowLength + (i === undefined ? 0 : i + 1)] = 1;
+        else if (i !== undefined) values[r * rowLength + i] = SCRIPT_LEAD;
+      }
+    }
+    yield encodeTensorData(t.type, values);
+  }
+}
+
+function* constantChunks(t: Qwen3TensorSpec, value: number): Generator<Buffer> {
+  yield encodeTensorData(t.type, new Float32Array(elementCount(t.dims)).fill(value));
 }
 
 /** Seed of one tensor's stream: the model seed mixed with an FNV-1a hash of the tensor name. */

@@ -9,6 +9,7 @@ import { compileValidators, ValidatorCache } from "../tools/index.js";
 import type { PromptSegment } from "../prompt/index.js";
 import { resolveRequest } from "./request.js";
 import { checkFormatVocabulary } from "./format-vocab.js";
+import { BareOpenerTokens } from "./bare-opener.js";
 import { RUNTIME_DEFAULTS } from "./defaults.js";
 import { AllowedNext } from "./allowed-next.js";
 import { GrammarStates } from "./grammar-state.js";
@@ -178,7 +179,7 @@ class ModelRuntime implements Runtime {
     const matchers = { states: new GrammarStates(llama, model), tables, allowedNext, tokenize: (text: string) => tokenizeAsText(text, vocab) };
     // One sequence has nobody to keep in step with.
     const steps = sequences.length > 1 ? new StepGate() : undefined;
-    this.env = { model, tables, matchers, biases: this.biasesFor(undefined, tables), steps };
+    this.env = { model, tables, matchers, biases: this.biasesFor(undefined, tables), bareTokens: new BareOpenerTokens(tables.texts), steps };
   }
 
   /** The three sampler biases of a turn, with the caller's logit biases under qtc's own bans. */
@@ -197,7 +198,11 @@ class ModelRuntime implements Runtime {
     };
     return {
       none: base(),
-      banning: (token) => base().set(token as Token, "never"),
+      banningAll: (tokens) => {
+        const bias = base();
+        for (const token of tokens) bias.set(token as Token, "never");
+        return bias;
+      },
       narrowTo: (tokens) => {
         const bias = base();
         for (const token of tokens) bias.set(token as Token, { logit: (logitBias?.[token] ?? 0) + NARROWED_BOOST });
