@@ -13,7 +13,9 @@ import { modelsDir } from "../../src/model/paths.js";
 import { bareState } from "../../src/runtime/bare-opener.js";
 
 const OPENER = "<function=";
-const SEEDS = 12;
+const SEEDS = 5;
+/** The machine may be shared and slow: generous limits (no test asserts time). */
+const LIMIT_MS = 900_000;
 /** The Qwen3 BPE ids (the stand-in keeps them) of "\n", "<", "function", "=". */
 const SCRIPT = [198, 27, 1688, 28];
 const bareAtLineStart = /(^|\n)[ \t]*<function=/;
@@ -43,7 +45,7 @@ beforeAll(async () => {
   const out = join(modelsDir(), "synthetic-qwen3.5-tiny-bare-opener-q8_0.gguf");
   await writeSyntheticModel({ out, vocabulary: "qwen3.5", script: SCRIPT });
   rt = await createRuntime({ model: out, threads: 1, contextSize: 1536 });
-});
+}, LIMIT_MS);
 afterAll(async () => {
   await rt?.close();
 });
@@ -51,7 +53,7 @@ afterAll(async () => {
 const request = (seed: number, extra: Partial<GenerateRequest>): GenerateRequest => ({
   messages: [{ role: "user", content: "Read src/index.js" }],
   tools: [...HARNESS_TOOLS],
-  maxTokens: 96 + 16 * seed,
+  maxTokens: 64 + 16 * seed,
   seed,
   ...extra,
 });
@@ -64,7 +66,7 @@ describe(`a stand-in that writes bare openers, ${SEEDS} seeds per mode`, () => {
       expect(r.raw).toMatch(bareAtLineStart);
       expect(r.toolCalls).toHaveLength(0);
     }
-  });
+  }, LIMIT_MS);
 
   it("constrained under auto, each bare opener is held to a valid call, none cut off", async () => {
     let calls = 0;
@@ -82,7 +84,7 @@ describe(`a stand-in that writes bare openers, ${SEEDS} seeds per mode`, () => {
       }
     }
     expect(calls).toBeGreaterThanOrEqual(2 * SEEDS);
-  });
+  }, LIMIT_MS);
 
   it('under tool choice "none" it never completes the opener (nor writes the open tag)', async () => {
     for (let seed = 0; seed < SEEDS; seed++) {
@@ -93,7 +95,7 @@ describe(`a stand-in that writes bare openers, ${SEEDS} seeds per mode`, () => {
       expect(r.toolCalls).toHaveLength(0);
       expect(r.diagnostics.detected).toBe(0);
     }
-  });
+  }, LIMIT_MS);
 });
 
 async function resultOfStream(runtime: Runtime, req: GenerateRequest) {
