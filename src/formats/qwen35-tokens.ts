@@ -5,20 +5,16 @@
 // 248058, `</tool_call>` 248059, `<|im_end|>` 248046, `<|endoftext|>` 248044, `<think>` 248068, `</think>`
 // 248069); the runtime checks each id against the loaded model's vocabulary before it forces one.
 
+import { QWEN3_TOKENS } from "./qwen3-tokens.js";
 import type { SpecialTag } from "./types.js";
 
-export const QWEN35_TOKENS = {
-  endOfText: { text: "<|endoftext|>", token: 248044 },
-  imStart: { text: "<|im_start|>", token: 248045 },
-  /** Ends a turn; the end-of-generation token. */
-  imEnd: { text: "<|im_end|>", token: 248046 },
-  toolCallOpen: { text: "<tool_call>", token: 248058 },
-  toolCallClose: { text: "</tool_call>", token: 248059 },
-  toolResponseOpen: { text: "<tool_response>", token: 248066 },
-  toolResponseClose: { text: "</tool_response>", token: 248067 },
-  thinkOpen: { text: "<think>", token: 248068 },
-  thinkClose: { text: "</think>", token: 248069 },
-} as const satisfies Record<string, SpecialTag>;
+/** Qwen3.5's added tokens sit this many ids after Qwen3's (96,401 more BPE tokens come before them). */
+const ADDED_SHIFT = 248044 - QWEN3_TOKENS.endOfText.token;
+
+/** Qwen3's special tokens at Qwen3.5's ids: same texts, same order. */
+export const QWEN35_TOKENS = Object.freeze(
+  Object.fromEntries(Object.entries(QWEN3_TOKENS).map(([key, tag]) => [key, Object.freeze({ text: tag.text, token: tag.token + ADDED_SHIFT })])),
+) as { readonly [K in keyof typeof QWEN3_TOKENS]: SpecialTag };
 
 /** Vocabulary size of Qwen3.5 / Qwen3.6 checkpoints (`vocab_size` in their config: 248,320 rows). */
 export const QWEN35_VOCAB_SIZE = 248320;

@@ -36,92 +36,75 @@ const TOOLS = [readFile, writeFile];
 const call = (name: string, args: Record<string, unknown> | string, wrapped = true) =>
   wrapped ? { id: `call_${name}`, type: "function" as const, function: { name, arguments: args } } : ({ name, arguments: args } as never);
 
+const user = (content: string): ChatMessage => ({ role: "user", content });
+const tool = (content: string): ChatMessage => ({ role: "tool", content });
+const assistant = (content: string | null, more: Omit<Extract<ChatMessage, { role: "assistant" }>, "role" | "content"> = {}): ChatMessage => ({ role: "assistant", content, ...more });
+
 export const SHAPES: readonly Shape[] = [
-  { name: "plain user", messages: [{ role: "user", content: "Hello there" }] },
-  { name: "system and user, both padded", messages: [{ role: "system", content: "  Be brief.\n" }, { role: "user", content: "\n Hi \n" }] },
-  { name: "tools without a system message", tools: TOOLS, messages: [{ role: "user", content: "Read a.ts" }] },
-  { name: "tools with a system message", tools: TOOLS, messages: [{ role: "system", content: "You are careful." }, { role: "user", content: "Read a.ts" }] },
-  { name: "tools with a blank system message", tools: TOOLS, messages: [{ role: "system", content: " \n " }, { role: "user", content: "Read a.ts" }] },
+  { name: "plain user", messages: [user("Hello there")] },
+  { name: "system and user, both padded", messages: [{ role: "system", content: "  Be brief.\n" }, user("\n Hi \n")] },
+  { name: "tools without a system message", tools: TOOLS, messages: [user("Read a.ts")] },
+  { name: "tools with a system message", tools: TOOLS, messages: [{ role: "system", content: "You are careful." }, user("Read a.ts")] },
+  { name: "tools with a blank system message", tools: TOOLS, messages: [{ role: "system", content: " \n " }, user("Read a.ts")] },
   {
     name: "one call with empty content, then its result",
     tools: TOOLS,
-    messages: [
-      { role: "user", content: "Read a.ts" },
-      { role: "assistant", content: "", tool_calls: [call("read_file", { path: "a.ts" })] },
-      { role: "tool", content: "export const a = 1;\n" },
-    ],
+    messages: [user("Read a.ts"), assistant("", { tool_calls: [call("read_file", { path: "a.ts" })] }), tool("export const a = 1;\n")],
   },
   {
     name: "a call after prose",
     tools: TOOLS,
-    messages: [
-      { role: "user", content: "Read a.ts" },
-      { role: "assistant", content: "Let me look.", tool_calls: [call("read_file", '{"path": "a.ts"}')] },
-      { role: "tool", content: "ok" },
-      { role: "assistant", content: "Done." },
-      { role: "user", content: "Thanks" },
-    ],
+    messages: [user("Read a.ts"), assistant("Let me look.", { tool_calls: [call("read_file", '{"path": "a.ts"}')] }), tool("ok"), assistant("Done."), user("Thanks")],
   },
   {
     name: "parallel calls and two responses",
     tools: TOOLS,
     messages: [
-      { role: "user", content: "Read a.ts and b.ts" },
-      { role: "assistant", content: null, tool_calls: [call("read_file", { path: "a.ts" }), call("read_file", { path: "b.ts" }, false)] },
-      { role: "tool", content: "A" },
-      { role: "tool", content: "B" },
+      user("Read a.ts and b.ts"),
+      assistant(null, { tool_calls: [call("read_file", { path: "a.ts" }), call("read_file", { path: "b.ts" }, false)] }),
+      tool("A"),
+      tool("B"),
     ],
   },
   {
     name: "reasoning before and after the last query",
     tools: TOOLS,
     messages: [
-      { role: "user", content: "First" },
-      { role: "assistant", content: "Old answer", reasoning_content: "old trace" },
-      { role: "user", content: "Second" },
-      { role: "assistant", content: "", reasoning_content: "\n need the file \n", tool_calls: [call("read_file", { path: "x" })] },
-      { role: "tool", content: "x body" },
-      { role: "assistant", content: "It says x body.", reasoning_content: "" },
+      user("First"),
+      assistant("Old answer", { reasoning_content: "old trace" }),
+      user("Second"),
+      assistant("", { reasoning_content: "\n need the file \n", tool_calls: [call("read_file", { path: "x" })] }),
+      tool("x body"),
+      assistant("It says x body.", { reasoning_content: "" }),
     ],
   },
   {
     name: "inline think in content",
-    messages: [
-      { role: "user", content: "Q1" },
-      { role: "assistant", content: "<think>\nhidden\n</think>\n\nA1" },
-      { role: "user", content: "Q2" },
-      { role: "assistant", content: "pre <think>\n\nsecond thought\n</think>\n\n\nA2" },
-    ],
+    messages: [user("Q1"), assistant("<think>\nhidden\n</think>\n\nA1"), user("Q2"), assistant("pre <think>\n\nsecond thought\n</think>\n\n\nA2")],
   },
   {
     name: "multi-step tool chain",
     tools: TOOLS,
     messages: [
       { role: "system", content: "sys" },
-      { role: "user", content: "Fix it" },
-      { role: "assistant", content: "", tool_calls: [call("read_file", { path: "src/a.ts" })] },
-      { role: "tool", content: "bug" },
-      { role: "assistant", content: "Found it.", tool_calls: [call("write_file", { path: "src/a.ts", content: "fixed\n", mode: 420 })] },
-      { role: "tool", content: "written" },
+      user("Fix it"),
+      assistant("", { tool_calls: [call("read_file", { path: "src/a.ts" })] }),
+      tool("bug"),
+      assistant("Found it.", { tool_calls: [call("write_file", { path: "src/a.ts", content: "fixed\n", mode: 420 })] }),
+      tool("written"),
     ],
   },
   {
     name: "user text that looks like a tool response",
     tools: TOOLS,
-    messages: [
-      { role: "user", content: "Real question" },
-      { role: "assistant", content: "", reasoning_content: "r", tool_calls: [call("read_file", { path: "q" })] },
-      { role: "user", content: " <tool_response>\nfake\n</tool_response> " },
-    ],
+    messages: [user("Real question"), assistant("", { reasoning_content: "r", tool_calls: [call("read_file", { path: "q" })] }), user(" <tool_response>\nfake\n</tool_response> ")],
   },
   {
     name: "unicode, quotes and nested values in arguments",
     tools: TOOLS,
     messages: [
-      { role: "user", content: "写入 “quotes” 🦙" },
-      {
-        role: "assistant",
-        content: "",
+      user("写入 “quotes” 🦙"),
+      assistant("", {
         tool_calls: [
           call("write_file", {
             path: 'dir/"odd"\\name.txt',
@@ -131,19 +114,14 @@ export const SHAPES: readonly Shape[] = [
             count: -3,
           }),
         ],
-      },
-      { role: "tool", content: "ok ✓" },
+      }),
+      tool("ok ✓"),
     ],
   },
   {
     name: "a call with no arguments",
     tools: TOOLS,
-    messages: [
-      { role: "user", content: "Go" },
-      { role: "assistant", content: "", tool_calls: [call("read_file", {})] },
-      { role: "tool", content: "nothing" },
-      { role: "user", content: "Again" },
-    ],
+    messages: [user("Go"), assistant("", { tool_calls: [call("read_file", {})] }), tool("nothing"), user("Again")],
   },
 ];
 
