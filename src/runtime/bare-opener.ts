@@ -1,5 +1,5 @@
 // Owns: watching free text for the format's bare call opener (`<function=` of the XML formats, written without
-// the `<tool_call>` open tag) where the parser reads a bare block (at a line start, outside a code fence), and
+// the format's open tag) where the parser reads a bare block (at a line start, outside a code fence), and
 // the tokens that would complete it from a partial opener: banned under tool choice "none", and under "auto"
 // the ones that run past it, so that the opener always ends a token and the grammar starts right after it.
 

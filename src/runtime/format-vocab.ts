@@ -1,5 +1,5 @@
 // Owns: checking a format's special tags against the loaded model's vocabulary before any is forced by id:
-// special ids differ per vocabulary (Qwen3's `<tool_call>` is 151657, Qwen3.5's 248058), so a format meant
+// special ids differ per vocabulary (Qwen3's call open tag is 151657, Qwen3.5's 248058), so a format meant
 // for another vocabulary is refused with a clear error instead of forcing the wrong token.
 
 import type { LlamaModel, Token } from "node-llama-cpp";
