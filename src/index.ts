@@ -63,7 +63,7 @@ export {
 } from "./adapters/index.js";
 
 // Formats, tools and prompts.
-export { detectFormat, FORMAT_IDS, getFormat, hermes, qwen3coder, QWEN3_TOKENS, type FormatId, type ToolCallFormat } from "./formats/index.js";
+export { detectFormat, FORMAT_IDS, getFormat, hermes, qwen35, qwen3coder, QWEN35_TOKENS, QWEN3_TOKENS, type FormatId, type ToolCallFormat } from "./formats/index.js";
 export { compileValidators, loadToolsFile, normalizeToolChoice, normalizeTools, ValidatorCache, type CompiledTools, type JsonSchema, type ToolChoice, type ToolDefinition, type ToolInput } from "./tools/index.js";
 export { renderPrompt, type ChatMessage, type RenderPromptOptions } from "./prompt/index.js";
 

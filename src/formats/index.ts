@@ -3,6 +3,7 @@
 
 import { fail } from "../errors.js";
 import { hermes } from "./hermes.js";
+import { qwen35 } from "./qwen35.js";
 import { qwen3coder } from "./qwen3coder.js";
 import type { FormatId, ToolCallFormat } from "./types.js";
 
@@ -18,18 +19,21 @@ export type {
   ParameterTags,
   PastCall,
   SpecialTag,
+  ThinkTags,
   ToolCallFormat,
   ValuePrinter,
   XmlCallSpelling,
 } from "./types.js";
 export { hermes, HERMES_SETTINGS } from "./hermes.js";
 export { qwen3coder, QWEN3CODER_SETTINGS } from "./qwen3coder.js";
+export { qwen35, QWEN35_SETTINGS } from "./qwen35.js";
 export { JSON_VALUE_CLOSERS, jsonCallFormat, PYTHON_JSON_SEPARATORS, type JsonCallSettings } from "./json-call.js";
 export { xmlCallFormat, type XmlCallSettings } from "./xml-call.js";
-export { QWEN3_TOKENS, QWEN3_VOCAB_SIZE } from "./qwen3-tokens.js";
+export { QWEN3_THINK, QWEN3_TOKENS, QWEN3_VOCAB_SIZE } from "./qwen3-tokens.js";
+export { QWEN35_ADDED_FIRST, QWEN35_TOKENS, QWEN35_VOCAB_SIZE } from "./qwen35-tokens.js";
 
 /** Every registered format by id; a new format is one more entry here. */
-export const FORMATS: Readonly<Record<FormatId, ToolCallFormat>> = Object.freeze({ hermes, qwen3coder });
+export const FORMATS: Readonly<Record<FormatId, ToolCallFormat>> = Object.freeze({ hermes, qwen3coder, qwen35 });
 export const FORMAT_IDS: FormatId[] = Object.keys(FORMATS);
 const FORMAT_LIST: readonly ToolCallFormat[] = Object.freeze(Object.values(FORMATS));
 

@@ -1,7 +1,7 @@
 // Owns: formats whose body is one JSON object `{"name": …, "arguments": {…}}` (hermes and its variants):
 // the format object built from its data, with its render, envelope and tag operations.
 
-import { QWEN3_TOKENS } from "./qwen3-tokens.js";
+import { QWEN3_THINK } from "./qwen3-tokens.js";
 import type { FormatData, JsonCallSpelling, JsonSeparators, ToolCallFormat } from "./types.js";
 import { jsonObjectEnd } from "./json-span.js";
 
@@ -52,9 +52,12 @@ function wholeJsonObject(s: string): boolean {
 export function jsonCallFormat(settings: JsonCallSettings): ToolCallFormat {
   const { spelling: s, ...data } = settings;
   const { open, close, framing } = data;
+  const think = settings.think ?? QWEN3_THINK;
   return Object.freeze({
     ...data,
     templateMarkers: Object.freeze([...settings.templateMarkers]),
+    think: Object.freeze({ ...(settings.think ?? QWEN3_THINK) }),
+    firstCallSeparator: settings.firstCallSeparator ?? data.blockSeparator,
     stringText: "json",
     valueClosers: JSON_VALUE_CLOSERS,
     body: Object.freeze({ decoder: "json-call", spelling: Object.freeze({ ...s }) }),
@@ -80,6 +83,6 @@ export function jsonCallFormat(settings: JsonCallSettings): ToolCallFormat {
     closesAt: (inner) => !endsInJsonString(inner),
     valuesSpanLines: false,
     bodyComplete: wholeJsonObject,
-    tagWords: () => [open.text, close.text, QWEN3_TOKENS.thinkOpen.text, QWEN3_TOKENS.thinkClose.text],
+    tagWords: () => [open.text, close.text, think.open.text, think.close.text],
   } satisfies ToolCallFormat);
 }

@@ -1,6 +1,6 @@
 // Owns: the special tokens of the Qwen3 vocabulary that qtc relies on (ids from the Qwen3 tokenizer).
 
-import type { SpecialTag } from "./types.js";
+import type { SpecialTag, ThinkTags } from "./types.js";
 
 export const QWEN3_TOKENS = {
   endOfText: { text: "<|endoftext|>", token: 151643 },
@@ -17,3 +17,6 @@ export const QWEN3_TOKENS = {
 
 /** Vocabulary size of Qwen3 GGUFs (151,643 BPE tokens + 26 added tokens, padded). */
 export const QWEN3_VOCAB_SIZE = 151936;
+
+/** Qwen3's thinking tags: the model opens the block itself (the template's generation prompt does not). */
+export const QWEN3_THINK: Readonly<ThinkTags> = Object.freeze({ open: QWEN3_TOKENS.thinkOpen, close: QWEN3_TOKENS.thinkClose, openedByPrompt: false });

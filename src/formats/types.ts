@@ -68,6 +68,17 @@ export interface BareBlock {
   label: string;
 }
 
+/** The thinking tags of a vocabulary, and whether the chat template's generation prompt already opens them. */
+export interface ThinkTags {
+  open: SpecialTag;
+  close: SpecialTag;
+  /**
+   * With thinking on, the generation prompt ends inside an open think block (Qwen3.5 writes `<think>\n`), so
+   * the model starts with its reasoning; false when the model opens the block itself (Qwen3).
+   */
+  openedByPrompt: boolean;
+}
+
 /** One past call: the function name and its arguments (JSON text as OpenAI sends it, or the object). */
 export interface PastCall {
   name: string;
@@ -106,9 +117,18 @@ export interface FormatData {
   template: string;
   /** Texts that all appear in a chat template that renders this format (detection; more markers = more specific). */
   templateMarkers: readonly string[];
+  /** The thinking tags of the format's vocabulary. Default: Qwen3's (`<think>` 151667, `</think>` 151668, opened by the model). */
+  think?: ThinkTags;
+  /**
+   * Text before a turn's first call when content comes before it, where the template writes more than
+   * `blockSeparator` there (Qwen3.5: a blank line). Default: `blockSeparator`.
+   */
+  firstCallSeparator?: string;
 }
 
 export interface ToolCallFormat extends FormatData {
+  think: ThinkTags;
+  firstCallSeparator: string;
   /**
    * How the characters of a string argument are written inside a call: `"json"` (inside a JSON string, with its
    * escapes) or `"raw"` (plain text up to the closing tag). The runtime picks its free-text sampler bias by it.

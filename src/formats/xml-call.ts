@@ -3,7 +3,7 @@
 
 import { fail } from "../errors.js";
 import { JSON_VALUE_CLOSERS } from "./json-call.js";
-import { QWEN3_TOKENS } from "./qwen3-tokens.js";
+import { QWEN3_THINK } from "./qwen3-tokens.js";
 import type { FormatData, PastCall, ToolCallFormat, XmlCallSpelling } from "./types.js";
 
 export interface XmlCallSettings extends FormatData {
@@ -102,9 +102,12 @@ function wholeFunction(inner: string, s: XmlCallSpelling): boolean {
 export function xmlCallFormat(settings: XmlCallSettings): ToolCallFormat {
   const { spelling: s, ...data } = settings;
   const { open, close, framing } = data;
+  const think = settings.think ?? QWEN3_THINK;
   return Object.freeze({
     ...data,
     templateMarkers: Object.freeze([...settings.templateMarkers]),
+    think: Object.freeze({ ...(settings.think ?? QWEN3_THINK) }),
+    firstCallSeparator: settings.firstCallSeparator ?? data.blockSeparator,
     stringText: "raw",
     // A raw value ends at its framing newline and closing tag; JSON-typed values close as in JSON.
     valueClosers: Object.freeze([
@@ -147,8 +150,8 @@ export function xmlCallFormat(settings: XmlCallSettings): ToolCallFormat {
     tagWords: () => [
       open.text,
       close.text,
-      QWEN3_TOKENS.thinkOpen.text,
-      QWEN3_TOKENS.thinkClose.text,
+      think.open.text,
+      think.close.text,
       s.functionOpen,
       s.functionClose,
       s.parameterOpen,

@@ -1,7 +1,7 @@
 // Owns: compiling tools (or one schema) into a frozen CompiledGrammar: options normalized once, schemas lowered,
 // budgets derived from maxTokens, the envelope built from the format; plus the caller-owned compile cache.
 
-import { err, fail, ok, type QtcError, type Result } from "../errors.js";
+import { err, fail, internal, ok, type QtcError, type Result } from "../errors.js";
 import { resolveFormat } from "../formats/index.js";
 import type { ToolCallFormat } from "../formats/types.js";
 import { readParameters, typesOf } from "../tools/schema-info.js";
@@ -21,6 +21,8 @@ import {
   type CompiledGrammar,
   type CompiledSchema,
   GRAMMAR_DEFAULTS,
+  GRAMMAR_PHASES,
+  type GrammarPhase,
   type GrammarTool,
   type SchemaGrammarOptions,
   type ToolGrammarOptions,
@@ -36,7 +38,7 @@ interface Resolved {
   maxTokens: number;
   thinkingBudget?: number;
   prefaceShare: number;
-  phase: "start" | "after-open";
+  phase: GrammarPhase;
   answerSchema?: JsonSchema | boolean;
 }
 
@@ -49,7 +51,8 @@ function resolveOptions(o: ToolGrammarOptions): Resolved {
   const maxCalls = parallel ? (o.maxCalls ?? GRAMMAR_DEFAULTS.maxCalls) : 1;
   if (!Number.isInteger(maxCalls) || maxCalls < 1 || maxCalls > 1000) fail("invalid_option", `maxCalls must be a whole number from 1 to 1000, got ${maxCalls}`);
   const phase = o.phase ?? GRAMMAR_DEFAULTS.phase;
-  if (phase !== "start" && phase !== "after-open") fail("invalid_option", `phase must be "start" or "after-open", got ${String(phase)}`);
+  if (!GRAMMAR_PHASES.includes(phase)) fail("invalid_option", `phase must be ${GRAMMAR_PHASES.map((p) => `"${p}"`).join(", ")}, got ${String(phase)}`);
+  if (phase === "after-bare-open" && format.bareBlock === undefined) fail("invalid_option", `format "${format.id}" has no bare call opener`);
   const thinking = phase === "start" && (o.thinking ?? GRAMMAR_DEFAULTS.thinking);
   const share = o.thinkingShare ?? GRAMMAR_DEFAULTS.thinkingShare;
   const thinkingBudget = thinking ? (o.thinkingBudget ?? Math.floor(maxTokens * share)) : undefined;
@@ -65,6 +68,13 @@ function resolveOptions(o: ToolGrammarOptions): Resolved {
 
 function optionsKey(r: Resolved): string {
   return JSON.stringify([r.format.id, r.format, r.toolChoice, r.maxCalls, r.maxTokens, r.thinkingBudget ?? null, r.prefaceShare, r.phase, r.answerSchema ?? null]);
+}
+
+/** A body's leading text after the format's bare opener (the opener is already written). */
+function bareRest(before: string, f: ToolCallFormat): string {
+  const opener = f.bareBlock?.open ?? "";
+  if (!before.startsWith(opener)) internal(`format "${f.id}": a body does not start with its bare opener`);
+  return before.slice(opener.length);
 }
 
 /** The parts one compile shares: rules, text chains, the emitter. */
@@ -245,10 +255,13 @@ function compileWithin(tools: readonly ToolDefinition[], o: Resolved): Result<Co
       continue;
     }
     const body = rules.add(`tool-${tool.name}-call`, `${literal(around.before)} ${value.expr} ${literal(around.after)}`);
-    bodies.push({ name: tool.name, expr: body });
+    // After a bare opener the body goes on from the text that follows the opener.
+    const bare = o.phase === "after-bare-open" ? bareRest(around.before, f) : undefined;
+    const bareExpr = bare === undefined ? undefined : rules.add(`tool-${tool.name}-bare`, `${literal(bare)} ${value.expr} ${literal(around.after)}`);
+    bodies.push({ name: tool.name, expr: body, bareExpr });
     info.push({ name: tool.name, worstCaseTokens: fixed + value.worst });
   }
-  if ((mode === "calls" || (mode === "auto" && o.phase === "after-open")) && bodies.length === 0) {
+  if ((mode === "calls" || (mode === "auto" && o.phase !== "start")) && bodies.length === 0) {
     return err({ code: "budget_too_small", message: `maxTokens ${o.maxTokens} is too small for even the shortest call of ${selected.map((t) => `"${t.name}"`).join(", ") || "any tool"}` });
   }
   const worstCall = Math.max(0, ...info.map((t) => t.worstCaseTokens ?? 0));

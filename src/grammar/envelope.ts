@@ -2,7 +2,6 @@
 // framing, function name, close tag token), the call list under parallel/maxCalls, free text that can never
 // spell a tag, the thinking phase, and the root rule for each tool choice and phase.
 
-import { QWEN3_TOKENS } from "../formats/qwen3-tokens.js";
 import type { ToolCallFormat } from "../formats/types.js";
 import { utf8Length } from "./canonical-json.js";
 import { literal, type RuleSet, tokenRef } from "./gbnf.js";
@@ -34,6 +33,8 @@ export interface ToolBody {
   name: string;
   /** GBNF of the body (between the framing), e.g. `{"name": …, "arguments": …}`. */
   expr: string;
+  /** GBNF of the body after the format's bare opener (phase "after-bare-open" only). */
+  bareExpr?: string;
 }
 
 export interface RootPlan {
@@ -74,12 +75,20 @@ export function buildRoot(rules: RuleSet, text: TextChains, plan: RootPlan): str
     if (!hasCalls) return '""';
     return `${framing} ${body} ${framing} ${tokenRef(f.close.token)}${more ? " " + more : ""}`;
   }
+  if (plan.phase === "after-bare-open") {
+    // A call written without its open tag ends with its body; wrapped calls may follow.
+    if (!hasCalls) return '""';
+    const bare = plan.bodies.map((b) => b.bareExpr ?? b.expr);
+    const first = bare.length === 1 ? bare[0]! : rules.add("bare-call-body", bare.join(" | "));
+    return `${first}${more ? " " + more : ""}`;
+  }
   const think =
     plan.thinkingBudget === undefined
       ? ""
       : rules.add(
           "thinking",
-          `${tokenRef(QWEN3_TOKENS.thinkOpen.token)} ${text.bytes(plan.thinkingBudget)} ${tokenRef(QWEN3_TOKENS.thinkClose.token)} "\\n\\n"`,
+          // Where the template's generation prompt opened the think block already, the answer starts inside it.
+          `${f.think.openedByPrompt ? "" : tokenRef(f.think.open.token) + " "}${text.bytes(plan.thinkingBudget)} ${tokenRef(f.think.close.token)} "\\n\\n"`,
         );
   const lead = think ? think + " " : "";
   const answer = () => plan.answer ?? rules.add("free-text", text.bytes(plan.textBudget));

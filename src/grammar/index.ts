@@ -6,6 +6,7 @@ export {
   type CompiledGrammar,
   type CompiledSchema,
   GRAMMAR_DEFAULTS,
+  GRAMMAR_PHASES,
   type GrammarPhase,
   type GrammarTool,
   type SchemaGrammarOptions,

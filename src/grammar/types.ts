@@ -5,7 +5,9 @@ import type { JsonSchema, ToolChoice } from "../tools/types.js";
 import { SHARED_DEFAULTS } from "../defaults.js";
 
 /** Where the grammar starts. */
-export type GrammarPhase = "start" | "after-open";
+/** Where a grammar starts; see ToolGrammarOptions.phase. */
+export const GRAMMAR_PHASES = ["start", "after-open", "after-bare-open"] as const;
+export type GrammarPhase = (typeof GRAMMAR_PHASES)[number];
 
 export interface ToolGrammarOptions {
   /** Tool-call format (id or definition). Default: "hermes". */
@@ -35,7 +37,9 @@ export interface ToolGrammarOptions {
   /**
    * "start": the whole answer. "after-open": everything after the first call's open tag token was already
    * sampled (the rest of that call, then optionally more calls) — for lazy grammars under `auto`, compiled
-   * with the budget left at that point. Default: "start".
+   * with the budget left at that point. "after-bare-open": the format's bare call opener (`<function=` of the
+   * XML formats) was written as text without the open tag: the rest of that call's body, then optionally more
+   * (wrapped) calls. Default: "start".
    */
   phase?: GrammarPhase;
   /**

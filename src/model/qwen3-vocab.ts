@@ -18,6 +18,8 @@ export interface Qwen3Vocab {
   merges: string[];
   /** The real Qwen3 chat template (Jinja). */
   chatTemplate: string;
+  /** `tokenizer.ggml.pre`, llama.cpp's pre-tokenizer name. Default: "qwen2" (what Qwen3 GGUFs carry). */
+  pre?: string;
   eosTokenId: number;
   bosTokenId: number;
   paddingTokenId: number;

@@ -22,7 +22,7 @@ export interface RegistryModel {
   aliases: readonly string[];
 }
 
-type Entry = Omit<RegistryModel, "aliases"> & { ollama: string };
+type Entry = Omit<RegistryModel, "aliases"> & { ollama?: string };
 
 /** `hf:<user>/<repo>/<name>-<QUANT>.gguf` → `hf:<user>/<repo>:<QUANT>`, node-llama-cpp's short form. */
 function hfShortForm(uri: string): string | null {
@@ -30,14 +30,18 @@ function hfShortForm(uri: string): string | null {
   return m ? `hf:${m[1]}/${m[2]}:${m[3]}` : null;
 }
 
-const withAliases = ({ ollama, ...e }: Entry): RegistryModel => ({ ...e, aliases: [hfShortForm(e.uri), ollama].filter((a): a is string => a !== null) });
+const withAliases = ({ ollama, ...e }: Entry): RegistryModel => ({
+  ...e,
+  aliases: [hfShortForm(e.uri), ollama].filter((a): a is string => a !== null && a !== undefined),
+});
 
 /** The model qtc uses when none is named. */
 export const DEFAULT_MODEL = "qwen3-0.6b";
 
 /**
  * Known models. File names were checked against public references to these repositories (the official Qwen
- * GGUF repositories, and unsloth's GGUF of Qwen3-Coder, which has no official GGUF).
+ * GGUF repositories, and unsloth's GGUFs of Qwen3-Coder, Qwen3.5 and Qwen3.6, which qtc found no official GGUF
+ * of). Qwen3.5 and Qwen3.6 use the `qwen35` / `qwen35moe` architectures of the bundled llama.cpp.
  */
 export const MODEL_REGISTRY: readonly RegistryModel[] = (
   [
@@ -73,6 +77,37 @@ export const MODEL_REGISTRY: readonly RegistryModel[] = (
     description: "Qwen3-Coder-30B-A3B-Instruct, Q4_K_M, unsloth GGUF (XML tool calls; needs about 20 GB of memory)",
     ollama: "qwen3-coder:30b",
   },
+  {
+    name: "qwen3.5-0.8b",
+    uri: "hf:unsloth/Qwen3.5-0.8B-GGUF/Qwen3.5-0.8B-Q4_K_M.gguf",
+    format: "qwen35",
+    approxBytes: 530_000_000,
+    description: "Qwen3.5-0.8B, Q4_K_M, unsloth GGUF (XML tool calls, Qwen3.5 template)",
+    ollama: "qwen3.5:0.8b",
+  },
+  {
+    name: "qwen3.5-2b",
+    uri: "hf:unsloth/Qwen3.5-2B-GGUF/Qwen3.5-2B-Q4_K_M.gguf",
+    format: "qwen35",
+    approxBytes: 1_342_000_000,
+    description: "Qwen3.5-2B, Q4_K_M, unsloth GGUF (XML tool calls, Qwen3.5 template)",
+    ollama: "qwen3.5:2b",
+  },
+  {
+    name: "qwen3.5-4b",
+    uri: "hf:unsloth/Qwen3.5-4B-GGUF/Qwen3.5-4B-Q4_K_M.gguf",
+    format: "qwen35",
+    approxBytes: 2_740_937_888,
+    description: "Qwen3.5-4B, Q4_K_M, unsloth GGUF (XML tool calls, Qwen3.5 template)",
+    ollama: "qwen3.5:4b",
+  },
+  {
+    name: "qwen3.6-35b-a3b",
+    uri: "hf:unsloth/Qwen3.6-35B-A3B-GGUF/Qwen3.6-35B-A3B-UD-Q4_K_M.gguf",
+    format: "qwen35",
+    approxBytes: 22_120_000_000,
+    description: "Qwen3.6-35B-A3B, UD-Q4_K_M, unsloth GGUF (XML tool calls; the smallest Qwen3.6 qtc found; needs about 24 GB of memory)",
+  },
   ] satisfies Entry[]
 ).map(withAliases);
 
@@ -97,7 +132,7 @@ export function unknownAliasHint(spec: string): string | null {
     );
   }
   if (/^[a-z0-9][a-z0-9._-]*:[a-z0-9][a-z0-9._-]*$/i.test(spec) && !/^(synthetic|replay|https?|file):/i.test(spec)) {
-    const tags = MODEL_REGISTRY.map((m) => m.aliases.at(-1)).join(", ");
+    const tags = MODEL_REGISTRY.flatMap((m) => m.aliases.filter((a) => !a.startsWith("hf:"))).join(", ");
     return `"${spec}" is not a model qtc knows by that name (it knows ${tags}): pass a GGUF file, an hf: URI, or a registry name`;
   }
   return null;

@@ -1,6 +1,6 @@
 // Owns: turning a `--model` value into a local GGUF path: a file, an `hf:` URI or URL (downloaded once into the
 // models directory), a registry name or one of its aliases (`hf:<user>/<repo>:<quant>`, Ollama's `qwen3:0.6b`),
-// or `synthetic:<shape>` (written once into the models directory).
+// or `synthetic:<shape>` / `synthetic:qwen3.5-<shape>` (written once into the models directory).
 
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, resolve } from "node:path";
@@ -33,10 +33,14 @@ export interface ResolveOptions extends Omit<PullOptions, "force"> {
   download?: boolean;
 }
 
+const QWEN35_PREFIX = "qwen3.5-";
+/** The synthetic models `--model` takes: `synthetic:<shape>` (Qwen3's tokenizer) and `synthetic:qwen3.5-<shape>`. */
+const SYNTHETIC_SPECS: readonly string[] = [...SHAPES.map((s) => `synthetic:${s}`), ...SHAPES.map((s) => `synthetic:${QWEN35_PREFIX}${s}`)];
+
 /** The `--model` forms, for help texts and error messages. */
 export const MODEL_SPEC_HELP =
   `a GGUF file path, an hf:<user>/<repo>/<file>.gguf URI, an http(s) URL, a registry name ` +
-  `(${MODEL_REGISTRY.map((m) => m.name).join(", ")}; aliases such as ${MODEL_REGISTRY[0]!.aliases.join(" and ")} work too), ${SHAPES.map((s) => `synthetic:${s}`).join(" / ")}, or a trained stand-in (synthetic:tiny-tuned / synthetic:tiny-weak)`;
+  `(${MODEL_REGISTRY.map((m) => m.name).join(", ")}; aliases such as ${MODEL_REGISTRY[0]!.aliases.join(" and ")} work too), ${SYNTHETIC_SPECS.join(" / ")}, or a trained stand-in (synthetic:tiny-tuned / synthetic:tiny-weak)`;
 
 /** The trained stand-ins (src/training/stand-ins.ts makes them): `synthetic:<name>`. */
 export const STAND_IN_SPECS: readonly string[] = ["tiny-tuned", "tiny-weak"];
@@ -73,10 +77,13 @@ export async function resolveModel(spec: string = DEFAULT_MODEL, opts: ResolveOp
     return { path, name: standInModelName(name), synthetic: true, source: "synthetic", format: "hermes" };
   }
   if (trimmed.startsWith("synthetic:")) {
-    const shape = trimmed.slice("synthetic:".length) as ShapeName;
-    if (!(shape in QWEN3_SHAPES)) fail("model_not_found", `unknown synthetic shape "${shape}": use ${SHAPES.map((s) => `synthetic:${s}`).join(" or ")}`);
-    const path = await ensureSyntheticModel(shape, { modelsDir: dir });
-    return { path, name: syntheticModelName(shape), synthetic: true, source: "synthetic", format: "hermes" };
+    const rest = trimmed.slice("synthetic:".length);
+    // `synthetic:qwen3.5-<shape>` carries Qwen3.5's tokenizer layout and template; its format is detected from that template.
+    const vocabulary = rest.startsWith(QWEN35_PREFIX) ? "qwen3.5" : "qwen3";
+    const shape = (vocabulary === "qwen3" ? rest : rest.slice(QWEN35_PREFIX.length)) as ShapeName;
+    if (!(shape in QWEN3_SHAPES)) fail("model_not_found", `unknown synthetic shape "${rest}": use ${SYNTHETIC_SPECS.join(", ")}`);
+    const path = await ensureSyntheticModel(shape, { modelsDir: dir, vocabulary });
+    return { path, name: syntheticModelName(shape, vocabulary), synthetic: true, source: "synthetic", format: vocabulary === "qwen3" ? "hermes" : undefined };
   }
 
   const entry = findRegistryModel(trimmed);
@@ -100,7 +107,7 @@ export async function resolveModel(spec: string = DEFAULT_MODEL, opts: ResolveOp
     const standIn = standInMark(trimmed);
     return {
       path: resolve(trimmed),
-      name: standIn ? standInModelName(standIn) : info ? syntheticModelName(info.shape) : basename(trimmed).replace(/\.gguf$/i, ""),
+      name: standIn ? standInModelName(standIn) : info ? syntheticModelName(info.shape, info.vocabulary) : basename(trimmed).replace(/\.gguf$/i, ""),
       synthetic: info !== null,
       source: "file",
     };

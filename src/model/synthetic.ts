@@ -1,4 +1,5 @@
-// Owns: synthetic Qwen3 GGUFs: the real Qwen3 tokenizer and chat template with seeded random weights, written
+// Owns: synthetic Qwen3 GGUFs: the real Qwen3 tokenizer and chat template (or the Qwen3.5 stand-in vocabulary and
+// Qwen3.5's template) with seeded random weights, written
 // deterministically (same options → same bytes), cached once under models/, and recognised again when read.
 
 import { randomBytes } from "node:crypto";
@@ -13,6 +14,7 @@ import { seededRandom } from "../random.js";
 import { DTYPES, type Dtype, FILE_TYPE_OF_DTYPE, GGML_TYPE_OF_DTYPE, encodeTensorData } from "./quantize.js";
 import { QWEN3_SHAPES, SHAPES, type Qwen3Shape, type Qwen3TensorSpec, type ShapeName, qwen3Tensors } from "./qwen3-shapes.js";
 import { type Qwen3Vocab, readQwen3Vocab } from "./qwen3-vocab.js";
+import { readQwen35Vocab } from "./qwen35-vocab.js";
 
 /** Bumped whenever the bytes a given (shape, dtype, seed) produce change; cached files of older versions are rewritten. */
 export const SYNTHETIC_WRITER_VERSION = 1;
@@ -24,7 +26,17 @@ export const SYNTHETIC_KEYS = {
   dtype: "qtc.synthetic_dtype",
   seed: "qtc.synthetic_seed",
   version: "qtc.writer_version",
+  vocabulary: "qtc.synthetic_vocabulary",
 } as const;
+
+/**
+ * The tokenizers a synthetic model can carry: `qwen3` (Qwen3's, with its template) or `qwen3.5` (Qwen3.5's
+ * special ids, vocabulary size, pre-tokenizer and template; see qwen35-vocab.ts).
+ */
+export const VOCABULARIES = ["qwen3", "qwen3.5"] as const;
+export type VocabularyName = (typeof VOCABULARIES)[number];
+
+const READ_VOCABULARY: Readonly<Record<VocabularyName, () => Promise<Qwen3Vocab>>> = { qwen3: readQwen3Vocab, "qwen3.5": readQwen35Vocab };
 
 export interface SyntheticModelOptions {
   /** Model dimensions. Default: "tiny". */
@@ -35,6 +47,15 @@ export interface SyntheticModelOptions {
   seed?: number;
   /** Output path. Required for writeSyntheticModel. */
   out: string;
+  /** The tokenizer and chat template it carries. Default: "qwen3". */
+  vocabulary?: VocabularyName;
+  /**
+   * A scripted stand-in instead of random weights: token ids `[t0, t1, …, tn]` such that after any token not in
+   * the list the model's top choice is t0, after t(i) it is t(i+1), and after tn every token is equally likely.
+   * The layers add nothing (their output matrices are zero) and the LM head is its own tensor; tests use it to
+   * make a model write a given text (a bare `<function=` opener) and then sample freely. Default: none.
+   */
+  script?: readonly number[];
   /**
    * Write a separate `output.weight` (the LM head; seeded like the embedding) instead of tying it to
    * `token_embd`. llama.cpp's training does not update `token_embd`, so a model to be fine-tuned needs its own
@@ -51,12 +72,15 @@ export const SYNTHETIC_DEFAULTS = {
   dtype: "q8_0" as Dtype,
   /** Default: 0. */
   seed: 0,
+  /** Default: "qwen3". */
+  vocabulary: "qwen3" as VocabularyName,
   /** Values generated per chunk while streaming a tensor. Default: 1,048,576 (4 MiB of float32). */
   chunkValues: 1 << 20,
 } as const;
 
 export interface SyntheticModelInfo {
   shape: ShapeName;
+  vocabulary: VocabularyName;
   dtype: Dtype;
   seed: number;
   writerVersion: number;
@@ -66,12 +90,15 @@ export interface SyntheticWriteResult extends GgufWriteResult, SyntheticModelInf
   ms: number;
 }
 
-/** `general.name` of a synthetic model, e.g. `qtc-synthetic-tiny`. */
-export const syntheticModelName = (shape: ShapeName): string => `qtc-synthetic-${shape}`;
+/** What names a vocabulary in model and file names: nothing for Qwen3's, `qwen3.5-` for Qwen3.5's. */
+const vocabularyPrefix = (vocabulary: VocabularyName): string => (vocabulary === "qwen3" ? "" : `${vocabulary}-`);
 
-/** File name of a cached synthetic model: `synthetic-<shape>-<dtype>.gguf` (seed 0) or `…-s<seed>.gguf`. */
-export function syntheticFileName(shape: ShapeName, dtype: Dtype = "q8_0", seed = 0): string {
-  return `synthetic-${shape}-${dtype}${seed === 0 ? "" : `-s${seed}`}.gguf`;
+/** `general.name` of a synthetic model, e.g. `qtc-synthetic-tiny` or `qtc-synthetic-qwen3.5-tiny`. */
+export const syntheticModelName = (shape: ShapeName, vocabulary: VocabularyName = "qwen3"): string => `qtc-synthetic-${vocabularyPrefix(vocabulary)}${shape}`;
+
+/** File name of a cached synthetic model: `synthetic-[qwen3.5-]<shape>-<dtype>.gguf` (seed 0) or `…-s<seed>.gguf`. */
+export function syntheticFileName(shape: ShapeName, dtype: Dtype = "q8_0", seed = 0, vocabulary: VocabularyName = "qwen3"): string {
+  return `synthetic-${vocabularyPrefix(vocabulary)}${shape}-${dtype}${seed === 0 ? "" : `-s${seed}`}.gguf`;
 }
 
 /**
@@ -86,18 +113,22 @@ export async function writeSyntheticModel(opts: SyntheticModelOptions): Promise<
   const shape = QWEN3_SHAPES[shapeName];
   if (shape === undefined) fail("invalid_option", `unknown shape "${String(shapeName)}": use ${SHAPES.join(" or ")}`);
   if (!(dtype in GGML_TYPE_OF_DTYPE)) fail("invalid_option", `unknown dtype "${String(dtype)}": use ${DTYPES.join(", ")}`);
+  const vocabulary = opts.vocabulary ?? SYNTHETIC_DEFAULTS.vocabulary;
+  const readVocabulary = Object.hasOwn(READ_VOCABULARY, vocabulary) ? READ_VOCABULARY[vocabulary] : undefined;
+  if (readVocabulary === undefined) fail("invalid_option", `unknown vocabulary "${String(vocabulary)}": use ${VOCABULARIES.join(" or ")}`);
   const started = performance.now();
-  const vocab = await readQwen3Vocab();
+  const vocab = await readVocabulary();
   const tensors = qwen3Tensors(shape, vocab.tokens.length, GGML_TYPE_OF_DTYPE[dtype]);
-  if (opts.untiedOutput) tensors.push({ ...tensors[0]!, name: "output.weight" });
-  const info: SyntheticModelInfo = { shape: shapeName, dtype, seed, writerVersion: SYNTHETIC_WRITER_VERSION };
+  const script = opts.script === undefined ? undefined : checkedScript(opts.script, vocab.tokens.length, shape.hidden);
+  if (opts.untiedOutput || script) tensors.push({ ...tensors[0]!, name: "output.weight" });
+  const info: SyntheticModelInfo = { shape: shapeName, vocabulary, dtype, seed, writerVersion: SYNTHETIC_WRITER_VERSION };
   const metadata = syntheticMetadata(shape, vocab, info);
   const byName = new Map(tensors.map((t) => [t.name, t]));
 
   await mkdir(dirname(opts.out), { recursive: true });
   const temp = `${opts.out}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
   try {
-    const result = await writeGguf(temp, metadata, tensors, (t) => tensorChunks(byName.get(t.name)!, seed));
+    const result = await writeGguf(temp, metadata, tensors, (t) => (script ? scriptedChunks(byName.get(t.name)!, script, seed) : tensorChunks(byName.get(t.name)!, seed)));
     await rename(temp, opts.out);
     return { ...result, path: opts.out, ...info, ms: performance.now() - started };
   } catch (e) {
@@ -111,6 +142,8 @@ export interface EnsureSyntheticOptions {
   dtype?: Dtype;
   /** Default: 0. */
   seed?: number;
+  /** Default: "qwen3". */
+  vocabulary?: VocabularyName;
   /** Where the file is cached. Default: modelsDir() (`$QTC_MODELS_DIR`, else the user's cache folder). */
   modelsDir?: string;
 }
@@ -122,12 +155,14 @@ export interface EnsureSyntheticOptions {
 export async function ensureSyntheticModel(shape: ShapeName, opts: EnsureSyntheticOptions = {}): Promise<string> {
   const dtype = opts.dtype ?? SYNTHETIC_DEFAULTS.dtype;
   const seed = opts.seed ?? SYNTHETIC_DEFAULTS.seed;
-  const path = join(opts.modelsDir ?? modelsDir(), syntheticFileName(shape, dtype, seed));
+  const vocabulary = opts.vocabulary ?? SYNTHETIC_DEFAULTS.vocabulary;
+  const path = join(opts.modelsDir ?? modelsDir(), syntheticFileName(shape, dtype, seed, vocabulary));
   if (existsSync(path)) {
     const found = await readSyntheticInfo(path).catch(() => null);
-    if (found && found.shape === shape && found.dtype === dtype && found.seed === seed && found.writerVersion === SYNTHETIC_WRITER_VERSION) return path;
+    const same = found && found.shape === shape && found.vocabulary === vocabulary && found.dtype === dtype && found.seed === seed;
+    if (same && found.writerVersion === SYNTHETIC_WRITER_VERSION) return path;
   }
-  await writeSyntheticModel({ shape, dtype, seed, out: path });
+  await writeSyntheticModel({ shape, dtype, seed, vocabulary, out: path });
   return path;
 }
 
@@ -138,6 +173,8 @@ export async function readSyntheticInfo(path: string): Promise<SyntheticModelInf
   const get = (key: string): unknown => prefix.scalars.get(key);
   return {
     shape: get(SYNTHETIC_KEYS.shape) as ShapeName,
+    // Files written before the key existed carry Qwen3's tokenizer.
+    vocabulary: (get(SYNTHETIC_KEYS.vocabulary) ?? "qwen3") as VocabularyName,
     dtype: get(SYNTHETIC_KEYS.dtype) as Dtype,
     seed: Number(get(SYNTHETIC_KEYS.seed)),
     writerVersion: Number(get(SYNTHETIC_KEYS.version)),
@@ -162,9 +199,10 @@ function syntheticMetadata(shape: Qwen3Shape, vocab: Qwen3Vocab, info: Synthetic
   const str = (value: string) => ({ type: "string", value }) as const;
   return [
     { key: "general.architecture", value: str("qwen3") },
-    { key: "general.name", value: str(syntheticModelName(info.shape)) },
+    { key: "general.name", value: str(syntheticModelName(info.shape, info.vocabulary)) },
     { key: SYNTHETIC_KEYS.synthetic, value: { type: "bool", value: true } },
     { key: SYNTHETIC_KEYS.shape, value: str(info.shape) },
+    ...(info.vocabulary === "qwen3" ? [] : [{ key: SYNTHETIC_KEYS.vocabulary, value: str(info.vocabulary) }]),
     { key: SYNTHETIC_KEYS.dtype, value: str(info.dtype) },
     { key: SYNTHETIC_KEYS.seed, value: u32(info.seed) },
     { key: SYNTHETIC_KEYS.version, value: u32(info.writerVersion) },
@@ -181,7 +219,7 @@ function syntheticMetadata(shape: Qwen3Shape, vocab: Qwen3Vocab, info: Synthetic
     { key: "qwen3.rope.freq_base", value: f32(shape.ropeTheta) },
     { key: "qwen3.attention.layer_norm_rms_epsilon", value: f32(shape.rmsEps) },
     { key: "tokenizer.ggml.model", value: str("gpt2") },
-    { key: "tokenizer.ggml.pre", value: str("qwen2") },
+    { key: "tokenizer.ggml.pre", value: str(vocab.pre ?? "qwen2") },
     { key: "tokenizer.ggml.tokens", value: { type: "array", of: "string", values: vocab.tokens } },
     { key: "tokenizer.ggml.token_type", value: { type: "array", of: "i32", values: vocab.tokenTypes } },
     { key: "tokenizer.ggml.merges", value: { type: "array", of: "string", values: vocab.merges } },
@@ -238,6 +276,52 @@ function* tensorChunks(t: Qwen3TensorSpec, seed: number): Generator<Buffer> {
     else for (let i = 0; i < values.length; i++) values[i] = (random() * 2 - 1) * half;
     yield encodeTensorData(t.type, values);
   }
+}
+
+/** How far the scripted next token leads the others in logits. Default: 40. */
+const SCRIPT_LEAD = 40;
+
+function checkedScript(script: readonly number[], vocabSize: number, hidden: number): readonly number[] {
+  if (script.length < 1 || script.length >= hidden) fail("invalid_option", `a script holds 1 to ${hidden - 1} tokens, got ${script.length}`);
+  if (new Set(script).size !== script.length) fail("invalid_option", "a script names each token once");
+  for (const t of script) if (!Number.isInteger(t) || t < 0 || t >= vocabSize) fail("invalid_option", `script token ${t} is not in the vocabulary`);
+  return script;
+}
+
+/**
+ * A scripted model's tensors: each token's embedding is a basis vector (e0 for tokens not in the script, e(i+1)
+ * for script[i]); the head row of script[0] is SCRIPT_LEAD·e0 and of script[i+1] SCRIPT_LEAD·e(i+1); attention and
+ * FFN outputs are zero, so the hidden state is the current token's embedding and the head picks the next script
+ * token (none after the last one). Other matrices are random, norms one.
+ */
+function* scriptedChunks(t: Qwen3TensorSpec, script: readonly number[], seed: number): Generator<Buffer> {
+  const zero = t.name.endsWith("attn_output.weight") || t.name.endsWith("ffn_down.weight");
+  const embedding = t.name === "token_embd.weight";
+  const head = t.name === "output.weight";
+  if (!zero && !embedding && !head) {
+    yield* t.name === "output_norm.weight" ? constantChunks(t, 1) : tensorChunks(t, seed);
+    return;
+  }
+  const [rowLength, rows] = [t.dims[0]!, elementCount(t.dims) / t.dims[0]!];
+  const position = new Map(script.map((token, i) => [token, i]));
+  const rowsPerChunk = Math.max(1, Math.floor(SYNTHETIC_DEFAULTS.chunkValues / rowLength));
+  for (let start = 0; start < rows; start += rowsPerChunk) {
+    const count = Math.min(rowsPerChunk, rows - start);
+    const values = new Float32Array(count * rowLength);
+    if (!zero) {
+      for (let r = 0; r < count; r++) {
+        const id = start + r;
+        const i = position.get(id);
+        if (embedding) values[r * rowLength + (i === undefined ? 0 : i + 1)] = 1;
+        else if (i !== undefined) values[r * rowLength + i] = SCRIPT_LEAD;
+      }
+    }
+    yield encodeTensorData(t.type, values);
+  }
+}
+
+function* constantChunks(t: Qwen3TensorSpec, value: number): Generator<Buffer> {
+  yield encodeTensorData(t.type, new Float32Array(elementCount(t.dims)).fill(value));
 }
 
 /** Seed of one tensor's stream: the model seed mixed with an FNV-1a hash of the tensor name. */

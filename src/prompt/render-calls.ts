@@ -29,13 +29,13 @@ export function renderToolCall(call: PastCall, format: ToolCallFormat): string {
 
 /**
  * The calls of one assistant turn, with the separators the template puts before each block: before every
- * block but a first one that follows empty content (hermes), or before every block (`separateFirstCall`,
- * qwen3coder).
+ * block but a first one that follows empty content (hermes, qwen35), or before every block (`separateFirstCall`,
+ * qwen3coder); a first block after content gets `firstCallSeparator` (qwen35: a blank line).
  */
 export function writePastCalls(out: PromptBuilder, calls: readonly PastCall[], format: ToolCallFormat, contentBefore: boolean): void {
   calls.forEach((call, i) => {
-    const separate = format.separateFirstCall || i > 0 || contentBefore;
-    if (separate) out.markup(format.blockSeparator);
+    if (i === 0 && contentBefore) out.markup(format.firstCallSeparator);
+    else if (i > 0 || format.separateFirstCall) out.markup(format.blockSeparator);
     writeToolCall(out, call, format);
   });
 }

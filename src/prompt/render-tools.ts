@@ -1,7 +1,8 @@
 // Owns: the tools section of the system prompt, spelled exactly as each template writes it: Qwen3 (hermes)
-// lists each tool as `tojson`; Qwen3-Coder (qwen3coder) lists each tool as XML-ish fields.
+// lists each tool as `tojson`; Qwen3-Coder (qwen3coder) lists each tool as XML-ish fields; Qwen3.5 (qwen35)
+// lists each tool as `tojson` under Qwen3-Coder's instructions.
 
-import { hermes, qwen3coder, type ToolCallFormat } from "../formats/index.js";
+import { hermes, qwen35, qwen3coder, type ToolCallFormat } from "../formats/index.js";
 import { pythonJsonDumps, pythonStr, pythonStrip } from "./python-json.js";
 import { renderToolCall } from "./render-calls.js";
 import { PromptBuilder } from "./segments.js";
@@ -84,11 +85,10 @@ function writeCoderTool(out: PromptBuilder, tool: TemplateTool): void {
 }
 
 /**
- * Qwen3-Coder's tools section, from the blank line after the system text to `</IMPORTANT>` (the template
- * then ends the system turn), written into `out`. Its example call is rendered by the format itself and is
- * markup (the template's own text).
+ * The instructions after `</tools>` that Qwen3-Coder's and Qwen3.5's templates share: the example call (rendered
+ * by the format itself; markup, the template's own text) and the `<IMPORTANT>` reminder.
  */
-export function writeCoderToolsSection(out: PromptBuilder, tools: readonly TemplateTool[], format: ToolCallFormat = qwen3coder): void {
+function writeXmlCallInstructions(out: PromptBuilder, format: ToolCallFormat): void {
   const example = renderToolCall(
     {
       name: "example_function_name",
@@ -99,8 +99,6 @@ export function writeCoderToolsSection(out: PromptBuilder, tools: readonly Templ
     },
     format,
   );
-  out.markup("\n\n# Tools\n\nYou have access to the following functions:\n\n<tools>");
-  for (const tool of tools) writeCoderTool(out, tool);
   out.markup(
     "\n</tools>\n\nIf you choose to call a function ONLY reply in the following format with NO suffix:\n\n" +
       example +
@@ -112,6 +110,26 @@ export function writeCoderToolsSection(out: PromptBuilder, tools: readonly Templ
       "- If there is no function call available, answer the question like normal with your current knowledge and do not tell the user about function calls\n" +
       "</IMPORTANT>",
   );
+}
+
+/**
+ * Qwen3-Coder's tools section, from the blank line after the system text to `</IMPORTANT>` (the template
+ * then ends the system turn), written into `out`.
+ */
+export function writeCoderToolsSection(out: PromptBuilder, tools: readonly TemplateTool[], format: ToolCallFormat = qwen3coder): void {
+  out.markup("\n\n# Tools\n\nYou have access to the following functions:\n\n<tools>");
+  for (const tool of tools) writeCoderTool(out, tool);
+  writeXmlCallInstructions(out, format);
+}
+
+/**
+ * Qwen3.5's (and Qwen3.6's) tools section, from `# Tools` to `</IMPORTANT>`, written into `out`: each tool is
+ * one line of `tojson` (content: client input), then the same instructions as Qwen3-Coder's.
+ */
+export function writeQwen35ToolsSection(out: PromptBuilder, tools: readonly TemplateTool[], format: ToolCallFormat = qwen35): void {
+  out.markup("# Tools\n\nYou have access to the following functions:\n\n<tools>");
+  for (const tool of tools) out.markup("\n").content(pythonJsonDumps(tool, "invalid_tools"));
+  writeXmlCallInstructions(out, format);
 }
 
 /** Qwen3-Coder's tools section as text (see {@link writeCoderToolsSection}). */

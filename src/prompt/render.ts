@@ -1,5 +1,6 @@
 // Owns: renderPrompt, the one entry point that turns messages and tools into the prompt text the model's own
-// chat template would produce (the template the format names: Qwen3 for hermes, Qwen3-Coder for qwen3coder),
+// chat template would produce (the template the format names: Qwen3 for hermes, Qwen3-Coder for qwen3coder,
+// Qwen3.5 for qwen35),
 // byte for byte.
 
 import { fail } from "../errors.js";
@@ -8,6 +9,7 @@ import type { ToolDefinition, ToolInput } from "../tools/types.js";
 import { toTemplateMessages, type TemplateMessage } from "./messages.js";
 import { renderQwen3 } from "./render-qwen3.js";
 import { renderQwen3Coder } from "./render-qwen3-coder.js";
+import { renderQwen35 } from "./render-qwen35.js";
 import type { PromptBuilder, PromptSegment } from "./segments.js";
 import { toTemplateTools } from "./template-tools.js";
 import type { TemplateTool } from "./template-tools.js";
@@ -18,11 +20,11 @@ export interface RenderPromptOptions {
   messages: readonly ChatMessage[];
   /** Tools offered to the model (OpenAI, Anthropic, bare or normalized shape). Default: none (no tools section). */
   tools?: readonly (ToolInput | ToolDefinition)[];
-  /** Tool-call format (id or object); it names its template: `hermes` = Qwen3's, `qwen3coder` = Qwen3-Coder's. Default: "hermes". */
+  /** Tool-call format (id or object); it names its template: `hermes` = Qwen3's, `qwen3coder` = Qwen3-Coder's, `qwen35` = Qwen3.5's. Default: "hermes". */
   format?: FormatId | ToolCallFormat;
   /**
    * Qwen3 thinking. `false` renders the template with `enable_thinking=false`: the generation prompt gets an
-   * empty think block. Ignored by the Qwen3-Coder template. Default: true.
+   * empty think block (Qwen3.5's opens one when true). Ignored by the Qwen3-Coder template. Default: true.
    */
   thinking?: boolean;
   /** End with the assistant header, ready for the model to continue. Default: true. */
@@ -48,6 +50,7 @@ type TemplateRenderer = (messages: readonly TemplateMessage[], tools: readonly T
 const TEMPLATES: Readonly<Record<string, TemplateRenderer>> = Object.freeze({
   qwen3: renderQwen3,
   "qwen3-coder": renderQwen3Coder,
+  "qwen3.5": renderQwen35,
 });
 
 function templateOf(format: ToolCallFormat): TemplateRenderer {

@@ -8,6 +8,8 @@ import { openModel, type GpuChoice, type OpenedModel } from "../model/index.js";
 import { compileValidators, ValidatorCache } from "../tools/index.js";
 import type { PromptSegment } from "../prompt/index.js";
 import { resolveRequest } from "./request.js";
+import { checkFormatVocabulary } from "./format-vocab.js";
+import { BareOpenerTokens } from "./bare-opener.js";
 import { RUNTIME_DEFAULTS } from "./defaults.js";
 import { AllowedNext } from "./allowed-next.js";
 import { GrammarStates } from "./grammar-state.js";
@@ -151,6 +153,8 @@ class ModelRuntime implements Runtime {
   private readonly validators: ValidatorCache;
   private readonly reuse: ReusePolicy;
   private closed = false;
+  /** Formats whose forced tags were checked against this model's vocabulary. */
+  private readonly checkedFormats = new WeakSet<ToolCallFormat>();
 
   constructor(private readonly opened: OpenedModel, options: RuntimeOptions) {
     const { model, context, llama, resolved } = opened;
@@ -166,6 +170,8 @@ class ModelRuntime implements Runtime {
     this.pool = new SequencePool(sequences);
     this.reuse = { deterministic: options.deterministic ?? false, batchSize: context.batchSize };
     const tables = computeTokenTables(model);
+    checkFormatVocabulary(model, this.toolFormat, tables.vocabSize);
+    this.checkedFormats.add(this.toolFormat);
     const byteTokens = tables.byteTokens;
     const allowedNext = byteTokens && new AllowedNext(new VocabTrie(model, tables.vocabSize, tables.partialUtf8Tokens), byteTokens);
     // Forced text is plain text (property names come from the client's schema): never an added token.
@@ -173,7 +179,7 @@ class ModelRuntime implements Runtime {
     const matchers = { states: new GrammarStates(llama, model), tables, allowedNext, tokenize: (text: string) => tokenizeAsText(text, vocab) };
     // One sequence has nobody to keep in step with.
     const steps = sequences.length > 1 ? new StepGate() : undefined;
-    this.env = { model, tables, matchers, biases: this.biasesFor(undefined, tables), steps };
+    this.env = { model, tables, matchers, biases: this.biasesFor(undefined, tables), bareTokens: new BareOpenerTokens(tables.texts), steps };
   }
 
   /** The three sampler biases of a turn, with the caller's logit biases under qtc's own bans. */
@@ -192,7 +198,11 @@ class ModelRuntime implements Runtime {
     };
     return {
       none: base(),
-      banning: (token) => base().set(token as Token, "never"),
+      banningAll: (tokens) => {
+        const bias = base();
+        for (const token of tokens) bias.set(token as Token, "never");
+        return bias;
+      },
       narrowTo: (tokens) => {
         const bias = base();
         for (const token of tokens) bias.set(token as Token, { logit: (logitBias?.[token] ?? 0) + NARROWED_BOOST });
@@ -218,6 +228,10 @@ class ModelRuntime implements Runtime {
     if (this.closed) fail("invalid_option", "the runtime is closed");
     const turnRequest = prepareTurn(request, { format: this.toolFormat, validators: this.validators, toolGrammars: this.toolGrammars, vocabSize: this.env.tables.vocabSize });
     const { req, judgeAnswer, answerSchema, segments } = turnRequest;
+    if (!this.checkedFormats.has(req.format)) {
+      checkFormatVocabulary(this.opened.model, req.format, this.env.tables.vocabSize);
+      this.checkedFormats.add(req.format);
+    }
     const grammar = turnRequest.grammar && turnGrammarSource(turnRequest.grammar.declared, turnRequest.grammar.options, this.toolGrammars, this.env.tables.byteTokens !== undefined);
     const promptTokens = this.tokensOf(segments);
     const contextSize = this.settings.contextSize;

@@ -33,6 +33,8 @@ export interface TokenTables {
    * longest spelling first: the only tokens a prompt may hold as markers, and only where the template puts them.
    */
   addedTokens: readonly AddedToken[];
+  /** Each token's text (without special-token spelling), by id. */
+  texts: readonly string[];
 }
 
 const JSON_UNSAFE = /[\x00-\x1f"\\]/;
@@ -62,11 +64,13 @@ export function computeTokenTables(model: LlamaModel): TokenTables {
   const rawUnsafe: number[] = [];
   const eogTokens: number[] = [];
   const added: AddedToken[] = [];
+  const texts = new Array<string>(size);
   for (let id = 0; id < size; id++) {
     if (model.isEogToken(id as Token)) eogTokens.push(id);
     const attributes = model.getTokenAttributes(id as Token);
     if (attributes.control || attributes.userDefined) added.push({ text: model.detokenize([id as Token], true), token: id });
     const text = model.detokenize([id as Token], false);
+    texts[id] = text;
     if (text.includes("\uFFFD")) partial.push(id);
     else if (text !== '"' && text !== "\\" && JSON_UNSAFE.test(text)) jsonUnsafe.push(id);
     if (RAW_UNSAFE.test(text)) rawUnsafe.push(id);
@@ -80,6 +84,7 @@ export function computeTokenTables(model: LlamaModel): TokenTables {
     eog: model.tokens.eos ?? QWEN3_TOKENS.imEnd.token,
     eogTokens,
     addedTokens: sortAdded(added),
+    texts,
   };
 }
 

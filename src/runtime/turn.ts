@@ -3,10 +3,12 @@
 // counts and timings. It yields raw text deltas (special tags included); the runtime feeds them to the parser.
 
 import type { LlamaContextSequence, LlamaModel, Token, TokenBias } from "node-llama-cpp";
-import { QWEN3_TOKENS, type ToolCallFormat } from "../formats/index.js";
+import type { ToolCallFormat } from "../formats/index.js";
 import { internal } from "../errors.js";
+import { BareOpenerTokens, bareState, type BareState } from "./bare-opener.js";
 import { BudgetGuard } from "./budget-guard.js";
 import { StreamDetokenizer } from "./detokenizer.js";
+import type { GrammarPhase } from "../grammar/index.js";
 import type { TurnGrammar, TurnGrammarSource } from "./grammar-source.js";
 import { GrammarMatcher, type MatcherEnv } from "./matcher.js";
 import type { ResolvedRequest } from "./request.js";
@@ -34,8 +36,8 @@ export interface TurnPlan extends Omit<ResolvedRequest, "format"> {
 export interface TurnBiases {
   /** Free text. */
   none: TokenBias;
-  /** Free text with one token banned: the format's open tag under tool choice none. */
-  banning(token: number): TokenBias;
+  /** Free text with these tokens banned (think tags, the open tag under "none", tokens completing a bare call opener). */
+  banningAll(tokens: readonly number[]): TokenBias;
   /** Inside calls: partial UTF-8 banned. */
   inCall: TokenBias;
   /**
@@ -55,6 +57,8 @@ export interface TurnEnv {
   /** What every grammar matcher of the runtime shares (parsed grammars, allowed-set walker, tokenizer). */
   matchers: MatcherEnv;
   biases: TurnBiases;
+  /** The vocabulary grouped by how tokens complete a bare call opener (one per runtime). Default: none (no bare-opener watch). */
+  bareTokens?: BareOpenerTokens;
   /** Keeps the context's concurrent turns in step, so one pass carries a token of each. Default: none. */
   steps?: StepGate;
 }
@@ -84,8 +88,6 @@ interface Step {
   forced: number[];
   text: string;
 }
-
-const T = QWEN3_TOKENS;
 
 /** Run one turn; yields raw text deltas and returns the outcome. The caller owns (and clears) the sequence. */
 export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: TurnPlan): AsyncGenerator<string, TurnOutcome, void> {
@@ -148,6 +150,12 @@ class Turn {
   private forcedCount = 0;
   private thinkUsed = 0;
   private callsClosed = 0;
+  /** Free text so far (the bare-opener watch reads it); the watch is off when there is no opener to watch. */
+  private freeText = "";
+  private readonly bareOpener: string | undefined;
+  private readonly freeBias: TokenBias;
+  /** A call was opened by its bare opener (it ends without a close tag). */
+  private bareOpened = false;
   private grammar: TurnGrammar | undefined;
   private matcher: GrammarMatcher | undefined;
   private guard: BudgetGuard | undefined;
@@ -161,7 +169,14 @@ class Turn {
   ) {
     this.detok = new StreamDetokenizer((tokens) => env.model.detokenize(tokens as Token[], true));
     const constrained = plan.mode === "constrained";
-    this.bias = constrained && plan.toolChoice === "none" ? env.biases.banning(plan.format.open.token) : env.biases.none;
+    // Constrained free text never holds a think tag (the think block is the template's, and the parser reads no
+    // call inside one); under "none" not the open tag either. While thinking, only `<think>` is banned.
+    const { think, open } = plan.format;
+    const noCall = plan.toolChoice === "none" ? [open.token] : [];
+    this.freeBias = constrained ? env.biases.banningAll([think.open.token, think.close.token, ...noCall]) : env.biases.none;
+    this.bias = constrained && plan.thinking ? env.biases.banningAll([think.open.token, ...noCall]) : this.freeBias;
+    const watched = constrained && (plan.toolChoice === "none" || (plan.toolChoice === "auto" && plan.grammar !== undefined));
+    this.bareOpener = watched && env.bareTokens ? plan.format.bareBlock?.open : undefined;
     this.grammarFromStart =
       constrained && plan.grammar !== undefined && (plan.jsonAnswer || plan.toolChoice === "required" || typeof plan.toolChoice === "object");
     this.phase = plan.thinking ? "think" : this.grammarFromStart ? "grammar" : "free";
@@ -175,8 +190,12 @@ class Turn {
   async begin(): Promise<Step> {
     const step: Step = { forced: [], text: "" };
     if (this.phase === "think") {
-      this.force(step, [T.thinkOpen.token]);
-      this.thinkUsed = 1;
+      // The format's template may have opened the think block in the prompt already (Qwen3.5).
+      const think = this.plan.format.think;
+      if (!think.openedByPrompt) {
+        this.force(step, [think.open.token]);
+        this.thinkUsed = 1;
+      }
     } else if (this.phase === "grammar") {
       if (!(await this.startGrammar("start"))) this.finish = "length";
       else this.afterGrammarStep(step);
@@ -199,7 +218,7 @@ class Turn {
   /** Whether the turn ends before taking `token`: cancelled, end of generation, or no budget left. */
   endsBefore(token: number): boolean {
     if (this.plan.signal?.aborted) this.finish = "aborted";
-    else if (this.env.model.isEogToken(token as Token)) this.finish = this.callsClosed > 0 ? "tool_calls" : "stop";
+    else if (this.env.model.isEogToken(token as Token)) this.finish = this.callsClosed > 0 || this.bareOpened ? "tool_calls" : "stop";
     else if (this.remaining() <= 0) this.finish = "length";
     return this.finish !== undefined;
   }
@@ -222,17 +241,48 @@ class Turn {
       return;
     }
     this.add(step, [token], false);
-    if (trigger) this.afterGrammarStep(step);
+    if (trigger) return this.afterGrammarStep(step);
+    if (this.bareOpener === undefined) return;
+    this.freeText += step.text;
+    const state = bareState(this.bareOpener, this.freeText);
+    if (state.kind === "opened" && this.plan.toolChoice === "auto") {
+      // The call's opener was written as text: the grammar takes over right after it.
+      if (!(await this.startGrammar("after-bare-open"))) {
+        this.finish = "length";
+        return;
+      }
+      this.bareOpened = true;
+      return this.afterGrammarStep(step);
+    }
+    this.bias = this.biasAfterFreeText(state);
+  }
+
+  /**
+   * The free-text bias after a line that may be starting a bare opener: under "none" the tokens that would
+   * complete it are banned; under "auto" the ones that would run past it, so the grammar starts right after it.
+   */
+  private biasAfterFreeText(state: BareState): TokenBias {
+    const tokens = this.env.bareTokens!;
+    const opener = this.bareOpener!;
+    const none = this.plan.toolChoice === "none";
+    if (state.kind !== "partial") return this.freeBias;
+    const { exact, longer } = tokens.completing(state.rest);
+    const banned = [...longer, ...tokens.spelling(opener), ...(none ? [...exact, this.plan.format.open.token] : [])];
+    return banned.length === 0 ? this.freeBias : this.env.biases.banningAll(banned);
   }
 
   private async takeThink(step: Step, token: number): Promise<void> {
     this.add(step, [token], false);
     this.thinkUsed++;
-    const closedByModel = token === T.thinkClose.token;
+    const close = this.plan.format.think.close.token;
+    const closedByModel = token === close;
     if (!closedByModel && this.thinkUsed < this.plan.thinkingBudget && this.remaining() > 3) return;
-    if (!closedByModel) this.force(step, [T.thinkClose.token, ...this.env.matchers.tokenize("\n\n")]);
+    if (!closedByModel) this.force(step, [close, ...this.env.matchers.tokenize("\n\n")]);
     else if (this.grammarFromStart) this.force(step, this.env.matchers.tokenize("\n\n"));
-    if (!this.grammarFromStart) this.phase = "free";
+    if (!this.grammarFromStart) {
+      this.phase = "free";
+      this.bias = this.freeBias;
+    }
     else if (!(await this.startGrammar("start"))) this.finish = "length";
     else this.afterGrammarStep(step);
   }
@@ -248,7 +298,7 @@ class Turn {
   }
 
   /** Switch the grammar on for the rest of the turn; false when not even one call fits. */
-  private async startGrammar(phase: "start" | "after-open"): Promise<boolean> {
+  private async startGrammar(phase: GrammarPhase): Promise<boolean> {
     const t0 = performance.now();
     if (this.matcher) this.grammarMs += this.matcher.ms;
     const grammar = this.plan.grammar?.(phase, this.remaining());
@@ -286,7 +336,7 @@ class Turn {
       }
     }
     this.force(step, forced.slice(0, take));
-    if (ends) this.finish = this.callsClosed > 0 ? "tool_calls" : "stop";
+    if (ends) this.finish = this.callsClosed > 0 || this.bareOpened ? "tool_calls" : "stop";
     const close = this.finish ? undefined : this.guard?.check(this.remaining());
     if (close) {
       this.force(step, close.tokens);

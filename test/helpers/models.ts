@@ -25,3 +25,11 @@ if (!process.env[LLAMA_DIR_ENV]) process.env[LLAMA_DIR_ENV] = TEST_LLAMA_DIR;
 export function tinyModelPath(): Promise<string> {
   return ensureSyntheticModel("tiny");
 }
+
+/**
+ * Absolute path of the synthetic tiny Qwen3.5 stand-in (Qwen3.5's special ids, vocabulary size and template;
+ * Q8_0, seed 0), written on first use like tinyModelPath.
+ */
+export function tinyQwen35ModelPath(): Promise<string> {
+  return ensureSyntheticModel("tiny", { vocabulary: "qwen3.5" });
+}

@@ -5,7 +5,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
-import { tinyModelPath } from "../helpers/models.js";
+import { readSyntheticInfo } from "../../src/model/synthetic.js";
+import { tinyModelPath, tinyQwen35ModelPath } from "../helpers/models.js";
 import { runCli } from "../helpers/cli.js";
 
 let dir: string;
@@ -22,6 +23,19 @@ afterEach(() => {
 
 const run = (...args: string[]) => runCli(args);
 
+describe("qtc make-model --vocabulary qwen3.5", () => {
+  test("writes the Qwen3.5 stand-in: its file is marked with the vocabulary, and equals the one tests use", async () => {
+    const out = join(dir, "q35.gguf");
+    const r = await run("make-model", "--vocabulary", "qwen3.5", "--out", out);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Qwen3.5 stand-in tiny");
+    expect((await readSyntheticInfo(out))?.vocabulary).toBe("qwen3.5");
+    const sha = (f: string) => readFile(f).then((b) => createHash("sha256").update(b).digest("hex"));
+    expect(await sha(out)).toBe(await sha(await tinyQwen35ModelPath()));
+    expect((await readSyntheticInfo(await tinyModelPath()))?.vocabulary).toBe("qwen3");
+  });
+});
+
 describe("qtc make-model", () => {
   test.each([
     ["--shape", "huge"],
@@ -29,6 +43,7 @@ describe("qtc make-model", () => {
     ["--seed", "-1"],
     ["--seed", "abc"],
     ["--bogus", "1"],
+    ["--vocabulary", "qwen4"],
   ])("%s %s → one line on stderr, exit 2", async (flag, value) => {
     const r = await run("make-model", flag, value);
     expect(r.code).toBe(2);

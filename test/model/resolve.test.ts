@@ -47,12 +47,16 @@ describe("registry", () => {
     expect(findRegistryModel("Qwen3-0.6B")?.uri).toBe("hf:Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf");
   });
 
-  test("1.7B, 4B and a Qwen3-Coder entry in the XML format", () => {
+  test("1.7B, 4B, a Qwen3-Coder entry in the XML format, and the Qwen3.5 / Qwen3.6 entries in the qwen35 format", () => {
     expect(MODEL_REGISTRY.map((m) => [m.name, m.format])).toEqual([
       ["qwen3-0.6b", "hermes"],
       ["qwen3-1.7b", "hermes"],
       ["qwen3-4b", "hermes"],
       ["qwen3-coder-30b-a3b", "qwen3coder"],
+      ["qwen3.5-0.8b", "qwen35"],
+      ["qwen3.5-2b", "qwen35"],
+      ["qwen3.5-4b", "qwen35"],
+      ["qwen3.6-35b-a3b", "qwen35"],
     ]);
     for (const m of MODEL_REGISTRY) expect(m.uri).toMatch(/^hf:[^/]+\/[^/]+-GGUF\/[^/]+\.gguf$/);
   });
@@ -71,6 +75,10 @@ describe("names users already type (issue 18)", () => {
       ["qwen3:4b", "qwen3-4b"],
       ["hf:unsloth/Qwen3-Coder-30B-A3B-Instruct-GGUF:Q4_K_M", "qwen3-coder-30b-a3b"],
       ["qwen3-coder:30b", "qwen3-coder-30b-a3b"],
+      ["hf:unsloth/Qwen3.5-0.8B-GGUF:Q4_K_M", "qwen3.5-0.8b"],
+      ["qwen3.5:0.8b", "qwen3.5-0.8b"],
+      ["qwen3.5:2b", "qwen3.5-2b"],
+      ["Qwen3.5:4B", "qwen3.5-4b"],
     ];
     expect(cases.map(([spec]) => [spec, findRegistryModel(spec)?.name])).toEqual(cases);
   });

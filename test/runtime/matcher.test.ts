@@ -238,7 +238,7 @@ async function fakeTurn(maxTokens: number, pick: (state: LlamaGrammarEvaluationS
     model: vocab,
     tables,
     matchers: env,
-    biases: { none: dummy, banning: () => dummy, inCall: dummy, inJsonText: dummy, inRawText: dummy, narrowTo: () => dummy },
+    biases: { none: dummy, banningAll: () => dummy, inCall: dummy, inJsonText: dummy, inRawText: dummy, narrowTo: () => dummy },
   };
   const toolChoice = { name: "read_file" };
   const grammar = turnGrammarSource(tools, { format: hermes, toolChoice, parallel: false, maxCalls: 1 }, new GrammarCache(), true);

@@ -34,6 +34,18 @@ const run = (...args: string[]) => runCli(args);
 const common = ["--threads", "1", "--context-size", "1024", "--gpu", "cpu"];
 
 describe("qtc run", () => {
+  test("--model synthetic:qwen3.5-tiny --tool-choice required: a valid call in the Qwen3.5 format", async () => {
+    const r = await run("run", "--model", "synthetic:qwen3.5-tiny", "--tools", new URL("../../grammars/harness-tools.json", import.meta.url).pathname, "--prompt", "Read src/index.js", "--tool-choice", "required", "--max-tokens", "96", "--seed", "4", "--json", ...common);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as { calls: Array<{ name: string }>; errors: unknown[]; finishReason: string; raw: string };
+    expect(out.errors).toEqual([]);
+    expect(out.finishReason).toBe("tool_calls");
+    expect(out.calls.length).toBeGreaterThanOrEqual(1);
+    // Qwen3.5's spelling: the XML body inside the call tags, which the Qwen3.5 vocabulary holds as single tokens.
+    expect(out.raw).toMatch(/^<tool_call>\n<function=[a-z_]+>\n[\s\S]*<\/function>\n<\/tool_call>$/);
+  });
+
   test("--json prints content, reasoning, calls, errors, finishReason, usage, timings and raw", async () => {
     const r = await run("run", "--model", "synthetic:tiny", "--tools", toolsFile, "--prompt", "List the files.", "--tool-choice", "list_files", "--max-tokens", "64", "--seed", "5", "--json", ...common);
     expect(r.stderr).toBe("");

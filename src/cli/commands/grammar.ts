@@ -5,7 +5,7 @@ import type { Command } from "commander";
 import { fail } from "../../errors.js";
 import { FORMAT_IDS } from "../../formats/index.js";
 import type { FormatId } from "../../formats/types.js";
-import { type CheckResult, type CompiledGrammar, compileToolGrammar, GRAMMAR_DEFAULTS, GrammarChecker, type GrammarPhase } from "../../grammar/index.js";
+import { type CheckResult, type CompiledGrammar, compileToolGrammar, GRAMMAR_DEFAULTS, GRAMMAR_PHASES, GrammarChecker, type GrammarPhase } from "../../grammar/index.js";
 import { createLlama, loadModel, MODEL_SPEC_HELP, resolveModel } from "../../model/index.js";
 import { loadToolsFile } from "../../tools/load.js";
 import { choiceOption, intOption, toolChoiceFlag } from "../options.js";
@@ -25,7 +25,7 @@ interface GrammarFlags {
   json?: boolean;
 }
 
-const PHASES = ["start", "after-open"] as const;
+const PHASES = GRAMMAR_PHASES;
 /** Model whose vocabulary `--check` tokenizes with. Default: the synthetic tiny Qwen3 (written on first use). */
 const CHECK_MODEL = "synthetic:tiny";
 
