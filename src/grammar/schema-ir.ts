@@ -2,7 +2,8 @@
 // `$ref`, merging `allOf`, spreading type arrays, `anyOf`/`oneOf` and `nullable` into unions. A keyword value
 // the grammar cannot honour becomes an `unsupported_keyword` error at its JSON pointer.
 
-import { err, ok, type Result } from "../errors.js";
+import { err, ok, type QtcError, type Result } from "../errors.js";
+import type { ConstraintSites, ExtraMembersPolicy } from "./constraint-report.js";
 import type { JsonSchema } from "../tools/types.js";
 import { parsePattern, type ParsedPattern } from "./regex.js";
 import {
@@ -13,14 +14,13 @@ import {
   mergeSchemas,
   pointer,
   resolveRef,
-  scanKeywords,
   unsupported,
 } from "./schema-keywords.js";
 import { isSupportedFormat, type StringFormat } from "./string-formats.js";
 import { shapeString } from "./string-plan.js";
 import type { Bound } from "./numbers.js";
 import { type Body, disjoint, type Node, type Prop, typeAccepts, valueKey } from "./schema-nodes.js";
-import { checkSchemaSize, SCHEMA_LIMITS, type SizeMeter, tooLarge } from "./limits.js";
+import { SCHEMA_LIMITS, tooLarge } from "./limits.js";
 import { MAX_DIGITS } from "./numbers.js";
 
 export { deref, disjoint, type Kind, type Node, type Prop } from "./schema-nodes.js";
@@ -42,32 +42,48 @@ class TreeTooLarge extends Error {
 }
 
 /**
- * Lower a schema (the whole document, for `$ref`s) into a value tree. The document is checked against the size
- * limits first (`meter` sums them over every schema of one compile).
+ * Lower a schema document (checked against the limits and scanned already: see lowerSchema in schema-policy.ts)
+ * into a value tree. `oneOf` disjointness is judged once every `$ref` is resolved.
  */
-export function lowerSchema(root: JsonSchema | boolean, hint: string, ids: { next: number } = { next: 0 }, meter?: SizeMeter): Result<Node> {
-  const size = checkSchemaSize(root, meter);
-  if (size) return err(size);
-  const scanned = scanKeywords(root);
-  if (scanned) return err(scanned);
+export function lowerDocument(root: JsonSchema | boolean, hint: string, ids: { next: number }, extraMembers: ExtraMembersPolicy, sites: ConstraintSites): Result<Node> {
   try {
-    return new Lowerer(root, ids).lower(root, "", hint, 0);
+    const lowerer = new Lowerer(root, ids, extraMembers, sites);
+    const lowered = lowerer.lower(root, "", hint, 0);
+    if (!lowered.ok) return lowered;
+    const overlap = lowerer.checkOneOfs();
+    return overlap ? err(overlap) : lowered;
   } catch (e) {
     if (!(e instanceof TreeTooLarge)) throw e;
     return err(tooLarge(e.path, `the schema expands (through $ref and allOf) into more than ${SCHEMA_LIMITS.maxTreeNodes} nodes`));
   }
 }
 
-
 class Lowerer {
   private readonly refs = new Map<string, Node & { k: "ref" }>();
   private any: (Node & { k: "ref" }) | undefined;
   private made = 0;
+  private readonly oneOfs: { path: string; options: Node[] }[] = [];
 
   constructor(
     private readonly root: unknown,
     private readonly ids: { next: number },
+    private readonly extraMembers: ExtraMembersPolicy,
+    private readonly sites: ConstraintSites,
   ) {}
+
+  /** The first `oneOf` whose options may overlap (judged after lowering, when every `$ref` has its target). */
+  checkOneOfs(): QtcError | undefined {
+    for (const { path, options } of this.oneOfs) {
+      for (let i = 0; i < options.length; i++) {
+        for (let j = i + 1; j < options.length; j++) {
+          if (!disjoint(options[i]!, options[j]!)) {
+            return unsupported(pointer(path, "oneOf"), `oneOf options ${i} and ${j} may both match one value; use anyOf or make them disjoint (different types or a const discriminator)`);
+          }
+        }
+      }
+    }
+    return undefined;
+  }
 
   private node(path: string, hint: string, body: Body): Node {
     if (++this.made > SCHEMA_LIMITS.maxTreeNodes) throw new TreeTooLarge(path);
@@ -217,15 +233,7 @@ class Lowerer {
       if (!r.ok) return r;
       options.push(r.value);
     }
-    if (key === "oneOf") {
-      for (let i = 0; i < options.length; i++) {
-        for (let j = i + 1; j < options.length; j++) {
-          if (!disjoint(options[i]!, options[j]!)) {
-            return err(unsupported(pointer(path, "oneOf"), `oneOf options ${i} and ${j} may both match one value; use anyOf or make them disjoint (different types or a const discriminator)`));
-          }
-        }
-      }
-    }
+    if (key === "oneOf" && options.length > 1) this.oneOfs.push({ path, options });
     return ok(options.length === 1 ? options[0]! : this.node(path, hint, { k: "union", options }));
   }
 
@@ -363,7 +371,11 @@ class Lowerer {
     const listed = isObject(s.properties) ? s.properties : {};
     let extra: Node | null = null;
     const ap = s.additionalProperties;
-    if (ap !== undefined && ap !== false) {
+    if (ap === undefined && this.extraMembers === "schema") extra = this.anyNode();
+    else if (ap === undefined) {
+      if (this.sites.closed.length < 64) this.sites.closed.push(path);
+      this.sites.closedCount++;
+    } else if (ap !== false) {
       const r = this.lower(ap, pointer(path, "additionalProperties"), `${hint}-extra`, depth + 1);
       if (!r.ok) return r;
       extra = r.value;
@@ -380,8 +392,10 @@ class Lowerer {
     }
     for (const name of required) {
       if (name in listed) continue;
-      if (!extra) return err(invalid(pointer(path, "required"), `required property "${name}" is not listed in properties and extra properties are not allowed`));
-      props.push({ name, node: extra, required: true });
+      // Closed by policy, a required member no one listed is still written (the schema demands it).
+      const node = extra ?? (ap === undefined ? this.anyNode() : undefined);
+      if (!node) return err(invalid(pointer(path, "required"), `required property "${name}" is not listed in properties and extra properties are not allowed`));
+      props.push({ name, node, required: true });
     }
     const count = props.length;
     const requiredCount = props.filter((p) => p.required).length;
