@@ -29,6 +29,9 @@ import { SCHEMA_LIMITS } from "./limits.js";
 
 export type { Emitted };
 
+/** Most values nested inside one another that one emit follows (each costs a few stack frames). */
+export const MAX_EMIT_DEPTH = 400;
+
 /** Thrown when one compile's emit work passes SCHEMA_LIMITS.maxEmitSteps; the compiler turns it into a Result. */
 export class EmitTooLarge extends Error {
   constructor(readonly path: string) {
@@ -75,7 +78,9 @@ export class ValueEmitter {
   emit(node: Node, budget: number, raw = false): Emitted | undefined {
     const key = `${node.id}:${budget}:${raw}`;
     if (this.memo.has(key)) return this.memo.get(key);
-    if (this.active.has(key) || budget < this.costs.min(node, raw)) return undefined;
+    // Past MAX_EMIT_DEPTH nested values the value is not admitted (recursion ends there, as where no budget is
+    // left): a deeper emit would overflow the stack.
+    if (this.active.has(key) || budget < this.costs.min(node, raw) || this.active.size >= MAX_EMIT_DEPTH) return undefined;
     // Every distinct (node, budget) pair is work; a schema whose plan needs too many is refused, not run.
     this.steps += stepsOf(node);
     if (this.steps > SCHEMA_LIMITS.maxEmitSteps) throw new EmitTooLarge(node.path);
@@ -129,14 +134,16 @@ export class ValueEmitter {
     });
     // Positions beyond minItems are optional: drop the last ones while the least spelling does not fit.
     const costs = prefix.map((p) => this.cost(p));
+    // Every item is charged its separator; the first writes none, so the budget is credited one (SEP).
     let kept = prefix.length;
     const restLeast = restMax > 0 ? restCost().min : 0;
     let least = 2 + costs.reduce((s, c) => s + c.min + SEP, 0) + restLeast;
-    while (kept > n.minItems && least > budget) least -= costs[--kept]!.min + SEP;
-    if (least > budget) return undefined;
+    const credit = (k: number) => (k > 0 || restMin > 0 ? SEP : 0);
+    while (kept > n.minItems && least - credit(kept) > budget) least -= costs[--kept]!.min + SEP;
+    if (least - credit(kept) > budget) return undefined;
     const useRest = restMax > 0 && kept === prefix.length;
     const consumers = [...costs.slice(0, kept), ...(useRest ? [restCost()] : [])];
-    const shares = allocate(budget - 2 - SEP * kept, consumers);
+    const shares = allocate(budget - 2 - SEP * kept + (kept > 0 || useRest ? SEP : 0), consumers);
     if (!shares) return undefined;
     const elems: Emitted[] = [];
     for (let i = 0; i < kept; i++) {
@@ -261,15 +268,16 @@ export class ValueEmitter {
     const values: Emitted[] = [];
     for (const [i, x] of kept.entries()) {
       const value = this.emit(x.p.node, shares[i]!, raw);
-      if (!value) return undefined;
-      values.push(value);
+      // An optional member whose value does not fit its share is left out, not its whole object.
+      if (!value && x.p.required) return undefined;
+      values.push(value ?? { expr: "", worst: -1 });
     }
     // What a member could not use (e.g. an array too short for one more item) goes to the members before it
     // that used all of theirs, in order.
     if (!extraCost) {
-      let slack = values.reduce((sum, v, i) => sum + shares[i]! - v.worst, 0);
+      let slack = values.reduce((sum, v, i) => sum + shares[i]! - Math.max(0, v.worst), 0);
       for (let i = 0; i < kept.length && slack > 0; i++) {
-        if (values[i]!.worst < shares[i]! || kept[i]!.cost.max <= shares[i]!) continue;
+        if (values[i]!.worst < 0 || values[i]!.worst < shares[i]! || kept[i]!.cost.max <= shares[i]!) continue;
         const more = this.emit(kept[i]!.p.node, shares[i]! + slack, raw);
         if (!more || more.worst <= values[i]!.worst) continue;
         slack -= more.worst - values[i]!.worst;
@@ -278,9 +286,11 @@ export class ValueEmitter {
       }
     }
     for (const [i, x] of kept.entries()) {
+      if (values[i]!.worst < 0) continue;
       out.push({ name: x.p.name, value: values[i]!, optional: !x.p.required });
       worst += x.over + values[i]!.worst;
     }
+    if (out.length === 0) worst = 0;
     let extra: { value: Emitted; count: number } | undefined;
     if (extraCost && n.extra) {
       const plan = planRepeat(shares[kept.length]!, extraCost, extraOverhead, 0, maxExtra, maxExtra);
@@ -335,19 +345,25 @@ export class ValueEmitter {
     const r = this.ctx.rules;
     const rest = "[A-Za-z0-9_]";
     const tailRule = (left: number) => (left <= 0 ? "" : `${rest}{0,${left}}`);
-    const node = (prefix: string): string => {
+    // A trie over the listed names; a node with no way on (a listed name as long as the longest extra key) is
+    // left out, never written as an empty rule (llama.cpp refuses one).
+    const node = (prefix: string): string | undefined => {
       const children = new Set([...words].filter((w) => w.length > prefix.length && w.startsWith(prefix)).map((w) => w[prefix.length]!));
       const alts: string[] = [];
       if (prefix !== "" && !words.has(prefix)) alts.push('""');
-      for (const c of [...children].sort()) alts.push(`"${c}" ${node(prefix + c)}`);
+      for (const c of [...children].sort()) {
+        const next = node(prefix + c);
+        if (next) alts.push(`"${c}" ${next}`);
+      }
       if (prefix.length < EXTRA_KEY_BYTES) {
         const base = prefix === "" ? "A-Za-z_" : "A-Za-z0-9_";
         const cls = classMinus(base, children);
         if (cls) alts.push(`${cls} ${tailRule(EXTRA_KEY_BYTES - prefix.length - 1)}`.trim());
       }
+      if (alts.length === 0) return undefined;
       return r.add(prefix === "" ? "extra-key" : `extra-key-${prefix}`, alts.join(" | "));
     };
-    return node("");
+    return node("")!;
   }
 }
 

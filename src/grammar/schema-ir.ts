@@ -5,7 +5,8 @@
 import { err, ok, type QtcError, type Result } from "../errors.js";
 import type { ConstraintSites, ExtraMembersPolicy } from "./constraint-report.js";
 import type { JsonSchema } from "../tools/types.js";
-import { parsePattern, type ParsedPattern } from "./regex.js";
+import { parsePattern, type ParsedPattern, type RegexResult } from "./regex.js";
+import { ambiguousRepeat, flattenRepeats } from "./regex-ambiguity.js";
 import {
   deepEqual,
   invalid,
@@ -16,7 +17,7 @@ import {
   resolveRef,
   unsupported,
 } from "./schema-keywords.js";
-import { isSupportedFormat, type StringFormat } from "./string-formats.js";
+import { ASSERTED_FORMATS, FORMAT_PATTERNS, isSupportedFormat, type StringFormat } from "./string-formats.js";
 import { shapeString } from "./string-plan.js";
 import type { Bound } from "./numbers.js";
 import { type Body, disjoint, type Node, type Prop, typeAccepts, valueKey } from "./schema-nodes.js";
@@ -274,7 +275,7 @@ class Lowerer {
     if (s.multipleOf !== undefined && s.multipleOf !== 1) {
       return err(unsupported(pointer(path, "multipleOf"), "multipleOf is supported only with the value 1 on integers"));
     }
-    const b = bounds(s, path);
+    const b = bounds(s.format === "int32" ? int32Bounds(s) : s, path);
     if (!b.ok) return b;
     const { lo, hi } = b.value;
     const min = lo === undefined ? undefined : lo.open ? Math.floor(lo.value) + 1 : Math.ceil(lo.value);
@@ -286,6 +287,8 @@ class Lowerer {
   }
 
   private lowerNumber(s: JsonSchema, path: string, hint: string): Result<Node> {
+    // ajv-formats' int32 and int64 admit integers only.
+    if (s.format === "int32" || s.format === "int64") return this.lowerInteger(s, path, hint);
     if (s.multipleOf !== undefined) return err(unsupported(pointer(path, "multipleOf"), "multipleOf is not supported on numbers"));
     const b = bounds(s, path);
     if (!b.ok) return b;
@@ -314,17 +317,23 @@ class Lowerer {
       return err(invalid(pointer(path, "maxLength"), "maxLength must be a whole number ≥ 0"));
     }
     let format: StringFormat | undefined;
-    if (s.format !== undefined) {
-      if (typeof s.format !== "string" || !isSupportedFormat(s.format)) {
-        return err(unsupported(pointer(path, "format"), `format "${String(s.format)}" is not supported (supported: date, time, date-time, uuid)`));
-      }
-      format = s.format;
+    let formatPattern: string | undefined;
+    if (typeof s.format === "string" && isSupportedFormat(s.format)) format = s.format;
+    else if (typeof s.format === "string" && FORMAT_PATTERNS[s.format]) formatPattern = FORMAT_PATTERNS[s.format]!.pattern;
+    else if (typeof s.format === "string" && ASSERTED_FORMATS.has(s.format)) {
+      return err(unsupported(pointer(path, "format"), `format "${s.format}" is not supported (supported: date, time, date-time, uuid, ${Object.keys(FORMAT_PATTERNS).join(", ")})`));
     }
+    // Any other format asserts nothing (ajv ignores formats it does not know): ignored.
     let pattern: ParsedPattern | undefined;
-    if (s.pattern !== undefined) {
+    if (formatPattern !== undefined) {
+      if (s.pattern !== undefined) return err(unsupported(pointer(path, "pattern"), "pattern together with format is not supported"));
+      const parsed = boundedPattern(formatPattern);
+      if (!parsed.ok) return err(unsupported(pointer(path, "format"), `format "${String(s.format)}": ${parsed.reason}`));
+      pattern = parsed.value;
+    } else if (s.pattern !== undefined) {
       if (format) return err(unsupported(pointer(path, "pattern"), "pattern together with format is not supported"));
       if (typeof s.pattern !== "string") return err(invalid(pointer(path, "pattern"), "pattern must be a string"));
-      const parsed = parsePattern(s.pattern);
+      const parsed = boundedPattern(s.pattern);
       if (!parsed.ok) return err(unsupported(pointer(path, "pattern"), `pattern ${JSON.stringify(s.pattern)}: ${parsed.reason}`));
       pattern = parsed.value;
     }
@@ -439,4 +448,25 @@ function bounds(
     [hi, hiKey] = [{ value: s.exclusiveMaximum, open: true }, "exclusiveMaximum"];
   }
   return ok({ lo, hi, loKey, hiKey });
+}
+
+/** A pattern parsed, its nested repetitions flattened, refused when a repetition stays ambiguous. */
+function boundedPattern(source: string): RegexResult {
+  const parsed = parsePattern(source);
+  if (!parsed.ok) return parsed;
+  const branches = parsed.value.branches.map((b) => ({ ...b, re: flattenRepeats(b.re) }));
+  for (const b of branches) {
+    if (ambiguousRepeat(b.re)) return { ok: false, reason: "a repetition of something that repeats, which could match one text in many ways (an ambiguous grammar costs the sampler exponential work per token)" };
+  }
+  return { ok: true, value: { branches } };
+}
+
+/** The schema with its bounds narrowed to ajv-formats' int32 range. */
+function int32Bounds(s: JsonSchema): JsonSchema {
+  const lo = -(2 ** 31);
+  const hi = 2 ** 31 - 1;
+  const out = { ...s };
+  if (typeof out.minimum !== "number" || out.minimum < lo) out.minimum = lo;
+  if (typeof out.maximum !== "number" || out.maximum > hi) out.maximum = hi;
+  return out;
 }
