@@ -46,6 +46,8 @@ async function main(): Promise<void> {
   const t0 = Date.now();
   for (const [i, f] of files.entries()) {
     results.push(await runSchemaFile(model, dir, f, o));
+    // llama.cpp's grammars live outside the JS heap: collect them now and then (when node runs with --expose-gc).
+    if (i % 20 === 19) (globalThis as { gc?: () => void }).gc?.();
     if (i % 100 === 99 || i === files.length - 1) {
       const s = summarize(results);
       process.stderr.write(`maskbench: ${i + 1}/${files.length} schemas, ${s.passing} passing, ${s.compileErrors} compile errors, ${s.validationErrors} valid-rejected, ${s.invalidationErrors} invalid-accepted, ${s.crashes} crashes, ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);

@@ -188,8 +188,8 @@ export function emitPattern(
   if (!fits(none)) return undefined;
   let best = none;
   if (hasRepeat(p.re)) {
-    // The largest leaf cap for each outer cap; the pair whose smaller side, min(outer + 1, leaf), is largest
-    // wins, ties to the larger leaf (as many words as letters in a word). Outer caps past the largest count an outer repetition allows change nothing.
+    // The largest leaf cap for each outer cap; the pair with the largest min(outer + 1, leaf / 4) wins, ties to
+    // the larger leaf (a word of 4n letters for every n words: segments get room before their count does). Outer caps past the largest count an outer repetition allows change nothing.
     const outerLimit = Math.min(MAX_REPEAT, outerMax(p.re));
     let bestScore = -1;
     for (let outer = 0; outer <= outerLimit; outer++) {
@@ -202,7 +202,7 @@ export function emitPattern(
         else hi = mid - 1;
       }
       if (lo === 0 && outer > 0) break;
-      const score = Math.min(outer + 1, lo);
+      const score = Math.min(outer + 1, lo / 4);
       if (score > bestScore || (score === bestScore && lo > best.leaf)) [best, bestScore] = [{ leaf: lo, outer }, score];
     }
   }
