@@ -19,6 +19,7 @@ import {
   allocate,
   type Cost,
   Costs,
+  DEFAULT_ARRAY_ITEMS,
   DEFAULT_EXTRA_KEYS,
   EXTRA_KEY_BYTES,
   keyBytes,
@@ -154,7 +155,7 @@ export class ValueEmitter {
     let count = 0;
     let item: Emitted | undefined;
     if (useRest) {
-      const plan = planRepeat(shares[kept]!, itemCost, SEP, restMin, Math.min(restMax, 1000));
+      const plan = planRepeat(shares[kept]!, itemCost, SEP, restMin, Math.min(restMax, 1000), defaultItems(budget));
       if (!plan) return undefined;
       count = plan.count;
       if (count > 0) {
@@ -187,11 +188,12 @@ export class ValueEmitter {
 
   private emitObject(n: Node & { k: "object" }, budget: number): Emitted | undefined {
     const extraOverhead = SEP + EXTRA_KEY_BYTES + 2 + KEY_SEP_BYTES;
-    const members = this.planMembers(n, budget - 2, (name) => keyBytes(name) + SEP, extraOverhead, DEFAULT_EXTRA_KEYS, false, SEP);
+    const members = this.planMembers(n, budget - 2, (name) => keyBytes(name) + SEP, extraOverhead, Math.min(defaultExtras(budget), n.maxExtra ?? Infinity), false, SEP);
     if (!members) return undefined;
+    if (n.nonEmpty && members.props.length === 0 && !members.extra) return undefined;
     const items: Member[] = members.props.map((m) => ({ expr: `${keyLiteral(m.name)} ${m.value.expr}`, optional: m.optional }));
     const extra = members.extra && { expr: `"\\"" ${this.extraKey(n)} ${literal(`"${JSON_SPELLING.keySep}`)} ${members.extra.value.expr}`, count: members.extra.count };
-    const inner = this.members(n.hint, items, extra, literal(JSON_SPELLING.itemSep));
+    const inner = this.members(n.hint, items, extra, literal(JSON_SPELLING.itemSep), n.nonEmpty === true);
     const body = inner ? `"{" ${inner} "}"` : '"{}"';
     return { expr: this.ctx.rules.add(n.hint, body), worst: 2 + members.worst };
   }
@@ -217,14 +219,17 @@ export class ValueEmitter {
     }
     if (node.k !== "object") return undefined;
     const fixed = utf8Length(p.open + p.end + p.close);
-    const members = this.planMembers(node, budget, (name) => fixed + utf8Length(name), fixed + EXTRA_KEY_BYTES, 1, true, 0);
+    const members = this.planMembers(node, budget, (name) => fixed + utf8Length(name), fixed + EXTRA_KEY_BYTES, Math.min(1, node.maxExtra ?? 1), true, 0);
+    if (node.nonEmpty && members && members.props.length === 0 && !members.extra) return undefined;
     if (!members) return undefined;
-    const parts: string[] = members.props.map((m) => {
+    // minProperties 1 (nonEmpty): the first member is always written (a subset: never an empty list).
+    const parts: string[] = members.props.map((m, i) => {
       const block = `${literal(p.open + m.name + p.end)} ${m.value.expr} ${literal(p.close)}`;
-      return m.optional ? `(${block})?` : block;
+      return m.optional && !(node.nonEmpty && i === 0) ? `(${block})?` : block;
     });
     if (members.extra) {
-      parts.push(`(${literal(p.open)} ${this.extraKey(node)} ${literal(p.end)} ${members.extra.value.expr} ${literal(p.close)})?`);
+      const block = `${literal(p.open)} ${this.extraKey(node)} ${literal(p.end)} ${members.extra.value.expr} ${literal(p.close)}`;
+      parts.push(node.nonEmpty && members.props.length === 0 ? block : `(${block})?`);
     }
     if (parts.length === 0) return { expr: '""', worst: 0 };
     return { expr: this.ctx.rules.add(n.hint, parts.join(" ")), worst: members.worst };
@@ -259,7 +264,7 @@ export class ValueEmitter {
     if (least() > space) return undefined;
     const kept = dropped.size === 0 ? props : props.filter((_, i) => !dropped.has(i));
     const discount = () => (kept.length > 0 ? firstDiscount : 0);
-    const extraCost = n.extra ? this.cost(n.extra, raw) : undefined;
+    const extraCost = n.extra && maxExtra > 0 ? this.cost(n.extra, raw) : undefined;
     const consumers: Cost[] = [...kept.map((x) => x.cost), ...(extraCost ? [{ min: 0, max: Infinity }] : [])];
     const shares = allocate(space - kept.reduce((s, x) => s + x.over, 0) + discount(), consumers);
     if (!shares) return undefined;
@@ -309,7 +314,7 @@ export class ValueEmitter {
    * Members in schema order, `sep` between them; optional ones may be left out, then up to `extra.count`
    * extra members. head(i) = nothing written yet, tail(i) = something written (so a separator comes first).
    */
-  private members(hint: string, items: Member[], extra: { expr: string; count: number } | undefined, sep: string): string {
+  private members(hint: string, items: Member[], extra: { expr: string; count: number } | undefined, sep: string, nonEmpty = false): string {
     const r = this.ctx.rules;
     const n = items.length;
     const extraNext = extra ? r.add(`${hint}-extra`, `${sep} ${extra.expr}`) : "";
@@ -329,12 +334,14 @@ export class ValueEmitter {
     let j = 0;
     while (j < n && items[j]!.optional) j++;
     let head: string;
-    if (j === n) head = extra ? `(${extra.expr}${extra.count > 1 ? " " + repeat(extraNext, 0, extra.count - 1) : ""})?` : "";
+    // `nonEmpty` (minProperties 1): the same, without the choice of writing nothing.
+    const extraHead = extra ? `${extra.expr}${extra.count > 1 ? " " + repeat(extraNext, 0, extra.count - 1) : ""}` : "";
+    if (j === n) head = extra ? (nonEmpty ? `(${extraHead})` : `(${extraHead})?`) : "";
     else head = `${items[j]!.expr}${tails[j + 1] ? " " + tails[j + 1] : ""}`;
     for (let i = j - 1; i >= 0; i--) {
       const rest = tails[i + 1]!;
       const first = `${items[i]!.expr}${rest ? " " + rest : ""}`;
-      head = r.add(`${hint}-from`, head ? `${first} | ${head}` : `(${first})?`);
+      head = r.add(`${hint}-from`, head ? `${first} | ${head}` : nonEmpty ? first : `(${first})?`);
     }
     return head;
   }
@@ -365,6 +372,19 @@ export class ValueEmitter {
     };
     return node("")!;
   }
+}
+
+/**
+ * Items an unbounded array gets: DEFAULT_ARRAY_ITEMS, more as the budget grows (one per 256 bytes, at most 64), so
+ * a large budget is not split among four items only.
+ */
+function defaultItems(budget: number): number {
+  return Math.max(DEFAULT_ARRAY_ITEMS, Math.min(64, Math.floor(budget / 256)));
+}
+
+/** Extra members an open object gets: DEFAULT_EXTRA_KEYS, one more per 512 bytes of budget, at most 16. */
+function defaultExtras(budget: number): number {
+  return Math.max(DEFAULT_EXTRA_KEYS, Math.min(16, Math.floor(budget / 512)));
 }
 
 function repeat(rule: string, min: number, max: number): string {

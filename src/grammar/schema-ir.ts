@@ -408,13 +408,19 @@ class Lowerer {
     }
     const count = props.length;
     const requiredCount = props.filter((p) => p.required).length;
-    if (typeof s.minProperties === "number" && s.minProperties > requiredCount) {
-      return err(unsupported(pointer(path, "minProperties"), "minProperties beyond the required properties is not supported"));
+    // minProperties 1 with no required member: the object is not empty (exact). Beyond that: refused.
+    const nonEmpty = typeof s.minProperties === "number" && s.minProperties === 1 && requiredCount === 0;
+    if (typeof s.minProperties === "number" && s.minProperties > requiredCount && !nonEmpty) {
+      return err(unsupported(pointer(path, "minProperties"), "minProperties beyond the required properties is not supported (except 1)"));
     }
-    if (typeof s.maxProperties === "number" && (extra !== null || s.maxProperties < count)) {
-      return err(unsupported(pointer(path, "maxProperties"), "maxProperties below the number of listed properties (or with extra properties) is not supported"));
+    // maxProperties: the listed members must fit it; extra members get what is left (a subset when optional
+    // listed members are left out: never more members than the bound).
+    let maxExtra: number | undefined;
+    if (typeof s.maxProperties === "number") {
+      if (s.maxProperties < count) return err(unsupported(pointer(path, "maxProperties"), "maxProperties below the number of listed properties is not supported"));
+      if (extra !== null) maxExtra = s.maxProperties - count;
     }
-    return ok(this.node(path, hint, { k: "object", props, extra }));
+    return ok(this.node(path, hint, { k: "object", props, extra: maxExtra === 0 ? null : extra, ...(maxExtra ? { maxExtra } : {}), ...(nonEmpty ? { nonEmpty } : {}) }));
   }
 }
 

@@ -29,7 +29,7 @@ export type Node = Base &
     | { k: "number"; lo?: Bound; hi?: Bound }
     | ({ k: "string" } & StringShape)
     | { k: "array"; prefix: Node[]; items: Node | null; minItems: number; maxItems?: number }
-    | { k: "object"; props: Prop[]; extra: Node | null }
+    | { k: "object"; props: Prop[]; extra: Node | null; maxExtra?: number; nonEmpty?: boolean }
     | { k: "union"; options: Node[] }
     | { k: "ref"; target: Node | undefined }
   );

@@ -30,7 +30,7 @@ describe("unsupported keywords", () => {
     ["a word boundary in a pattern", obj({ a: { type: "string", pattern: "\\bword\\b" } }), "/properties/a/pattern"],
     ["a unicode property escape", obj({ a: { type: "string", pattern: "^\\p{L}+$" } }), "/properties/a/pattern"],
     ["uniqueItems: true", obj({ a: { type: "array", items: { type: "string" }, uniqueItems: true } }), "/properties/a/uniqueItems"],
-    ["minProperties beyond required", obj({ a: { type: "string" } }, { minProperties: 1 }), "/minProperties"],
+    ["minProperties beyond required (other than 1)", obj({ a: { type: "string" }, b: { type: "string" } }, { minProperties: 2 }), "/minProperties"],
     ["a remote $ref", obj({ a: { $ref: "https://example.com/s.json" } }), "/properties/a/$ref"],
     ["a keyword inside $defs reached by $ref", obj({ a: { $ref: "#/$defs/x" } }, { $defs: { x: { type: "string", format: "duration" } } }), "/$defs/x/format"],
     ["a keyword inside an allOf part", { allOf: [obj({ a: { type: "string" } }), { dependentSchemas: {} }] }, "/allOf/1/dependentSchemas"],

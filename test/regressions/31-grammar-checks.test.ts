@@ -100,3 +100,17 @@ describe("additionalProperties absent: JSON Schema's default (any extra member)"
     expect(v.ajv).toEqual([true, true, true, false]);
   });
 });
+
+describe("minProperties 1 and maxProperties with extra members", () => {
+  it("minProperties 1 refuses only the empty object", async () => {
+    const v = await verdicts({ type: "object", properties: { a: { type: "integer" }, b: { type: "string" } }, additionalProperties: false, minProperties: 1 }, [{}, { a: 1 }, { b: "x" }, { a: 1, b: "x" }]);
+    expect(v.grammar).toEqual([false, true, true, true]);
+    expect(v.ajv).toEqual([false, true, true, true]);
+  });
+
+  it("maxProperties bounds listed and extra members together", async () => {
+    const v = await verdicts({ type: "object", properties: { a: { type: "integer" } }, maxProperties: 2 }, [{ a: 1, b: 2 }, { a: 1, b: 2, c: 3 }, { b: 2 }]);
+    expect(v.grammar).toEqual([true, false, true]);
+    expect(v.ajv).toEqual([true, false, true]);
+  });
+});
