@@ -4,18 +4,14 @@
 // refused); `^([a-z]*)*$` compiled to an ambiguous grammar; and formats, `additionalProperties`' default and int32
 // are now held exactly (or as a documented subset that never admits an invalid value).
 
-import { Ajv2020 } from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
 import type { LlamaModel } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/grammar/canonical-json.js";
 import { compileSchema, GrammarChecker } from "../../src/grammar/index.js";
 import type { JsonSchema } from "../../src/tools/types.js";
-import { tinyModel } from "../grammar/helpers.js";
+import { formatsAjv, tinyModel } from "../grammar/helpers.js";
 
-const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
-const ajv = new Ajv2020({ strict: false, unicode: true } as never);
-(addFormats as unknown as (a: Ajv2020) => void)(ajv);
+const ajv = formatsAjv();
 
 let model: LlamaModel;
 beforeAll(async () => {
