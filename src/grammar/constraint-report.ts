@@ -63,15 +63,19 @@ export function grammarHash(gbnf: string): string {
 }
 
 export function constraintReport(gbnf: string, policy: UnsupportedPolicy, extraMembers: ExtraMembersPolicy, sites: ConstraintSites): ConstraintReport {
-  return Object.freeze({
+  // The hash is computed when first read (a compile of a small tool list takes about a millisecond; hashing its
+  // GBNF would add a tenth of that to every compile, read or not).
+  let hash: string | undefined;
+  const report = {
     policy,
     extraMembers,
     exact: sites.relaxed.length === 0,
-    grammarHash: grammarHash(gbnf),
     ignored: Object.freeze(sites.ignored.map((s) => Object.freeze({ ...s }))),
     relaxed: Object.freeze(sites.relaxed.map((s) => Object.freeze({ ...s }))),
     closedObjects: sites.closedCount,
-  });
+  };
+  Object.defineProperty(report, "grammarHash", { enumerable: true, get: () => (hash ??= grammarHash(gbnf)) });
+  return Object.freeze(report) as ConstraintReport;
 }
 
 /** One line for logs and HTTP headers: `exact` or `validate: not at /properties/a/not, …` (at most 8 sites). */
