@@ -192,7 +192,7 @@ export class ValueEmitter {
     if (!members) return undefined;
     if (n.nonEmpty && members.props.length === 0 && !members.extra) return undefined;
     const items: Member[] = members.props.map((m) => ({ expr: `${keyLiteral(m.name)} ${m.value.expr}`, optional: m.optional }));
-    const extra = members.extra && { expr: `"\\"" ${this.extraKey(n)} ${literal(`"${JSON_SPELLING.keySep}`)} ${members.extra.value.expr}`, count: members.extra.count };
+    const extra = members.extra && { expr: `"\\"" ${this.extraKey(n, true)} ${literal(`"${JSON_SPELLING.keySep}`)} ${members.extra.value.expr}`, count: members.extra.count };
     const inner = this.members(n.hint, items, extra, literal(JSON_SPELLING.itemSep), n.nonEmpty === true);
     const body = inner ? `"{" ${inner} "}"` : '"{}"';
     return { expr: this.ctx.rules.add(n.hint, body), worst: 2 + members.worst };
@@ -346,11 +346,18 @@ export class ValueEmitter {
     return head;
   }
 
-  /** An extra key: letters, digits and `_`, at most EXTRA_KEY_BYTES, never one of the listed names. */
-  private extraKey(n: Node & { k: "object" }): string {
-    const words = new Set(n.props.map((p) => p.name).filter((w) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(w) && w.length <= EXTRA_KEY_BYTES));
+  /**
+   * An extra key, never one of the listed names, at most EXTRA_KEY_BYTES. A JSON key (`wide`): printable ASCII
+   * other than `"`, `\\` and `<` (no escapes, no tag). A qwen3coder parameter name: letters, digits and `_`.
+   */
+  private extraKey(n: Node & { k: "object" }, wide = false): string {
+    const first: [number, number][] = wide ? KEY_CHARS : [[0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
+    const next: [number, number][] = wide ? KEY_CHARS : [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
+    const inSet = (set: [number, number][], ch: string) => set.some(([lo, hi]) => ch.charCodeAt(0) >= lo && ch.charCodeAt(0) <= hi);
+    const spellable = (w: string) => w.length > 0 && w.length <= EXTRA_KEY_BYTES && inSet(first, w[0]!) && [...w.slice(1)].every((c) => inSet(next, c));
+    const words = new Set(n.props.map((p) => p.name).filter(spellable));
     const r = this.ctx.rules;
-    const rest = "[A-Za-z0-9_]";
+    const rest = charClass(next);
     const tailRule = (left: number) => (left <= 0 ? "" : `${rest}{0,${left}}`);
     // A trie over the listed names; a node with no way on (a listed name as long as the longest extra key) is
     // left out, never written as an empty rule (llama.cpp refuses one).
@@ -359,20 +366,27 @@ export class ValueEmitter {
       const alts: string[] = [];
       if (prefix !== "" && !words.has(prefix)) alts.push('""');
       for (const c of [...children].sort()) {
-        const next = node(prefix + c);
-        if (next) alts.push(`"${c}" ${next}`);
+        const sub = node(prefix + c);
+        if (sub) alts.push(`${literal(c)} ${sub}`);
       }
       if (prefix.length < EXTRA_KEY_BYTES) {
-        const base = prefix === "" ? "A-Za-z_" : "A-Za-z0-9_";
-        const cls = classMinus(base, children);
+        const cls = classMinus(prefix === "" ? first : next, children);
         if (cls) alts.push(`${cls} ${tailRule(EXTRA_KEY_BYTES - prefix.length - 1)}`.trim());
       }
       if (alts.length === 0) return undefined;
-      return r.add(prefix === "" ? "extra-key" : `extra-key-${prefix}`, alts.join(" | "));
+      return r.add(prefix === "" ? (wide ? "key" : "extra-key") : `${wide ? "key" : "extra-key"}-${prefix}`, alts.join(" | "));
     };
     return node("")!;
   }
 }
+
+/** Characters of an extra JSON key: printable ASCII but `"`, `<` and `\\`. */
+const KEY_CHARS: [number, number][] = [
+  [0x20, 0x21],
+  [0x23, 0x3b],
+  [0x3d, 0x5b],
+  [0x5d, 0x7e],
+];
 
 /**
  * Items an unbounded array gets: DEFAULT_ARRAY_ITEMS, more as the budget grows (one per 256 bytes, at most 64), so
@@ -392,11 +406,9 @@ function repeat(rule: string, min: number, max: number): string {
   return min === max ? `${rule}{${min}}` : `${rule}{${min},${max}}`;
 }
 
-function classMinus(base: string, remove: ReadonlySet<string>): string | undefined {
+function classMinus(base: readonly [number, number][], remove: ReadonlySet<string>): string | undefined {
   const cps: number[] = [];
-  for (const [lo, hi] of base.match(/.-.|_/g)!.map((s) => (s.length === 3 ? [s.charCodeAt(0), s.charCodeAt(2)] : [s.charCodeAt(0), s.charCodeAt(0)]))) {
-    for (let c = lo!; c <= hi!; c++) if (!remove.has(String.fromCharCode(c))) cps.push(c);
-  }
+  for (const [lo, hi] of base) for (let c = lo; c <= hi; c++) if (!remove.has(String.fromCharCode(c))) cps.push(c);
   if (cps.length === 0) return undefined;
   cps.sort((a, b) => a - b);
   const ranges: [number, number][] = [];
@@ -407,4 +419,3 @@ function classMinus(base: string, remove: ReadonlySet<string>): string | undefin
   }
   return charClass(ranges);
 }
-
