@@ -12,8 +12,8 @@ export const SCHEMA_LIMITS = Object.freeze({
   maxValues: 10_000,
   /** UTF-8 bytes of the strings (keys included) in all the schemas of one compile together. */
   maxStringBytes: 256 * 1024,
-  /** Nesting depth of a schema document (every object or array level counts). */
-  maxDepth: 64,
+  /** Nesting depth of a schema document (every object or array level counts): the validator's limit, one walk for both (64). */
+  maxDepth: VALIDATOR_LIMITS.maxDepth,
   /** Values of one `enum`. */
   maxEnumValues: 1024,
   /** Branches of one `anyOf` or `oneOf` (a oneOf's branches are compared pairwise). */

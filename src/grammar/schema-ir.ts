@@ -5,8 +5,8 @@
 import { err, ok, type QtcError, type Result } from "../errors.js";
 import type { ConstraintSites, ExtraMembersPolicy } from "./constraint-report.js";
 import type { JsonSchema } from "../tools/types.js";
-import { parsePattern, type ParsedPattern, type RegexResult } from "./regex.js";
-import { ambiguousRepeat, flattenRepeats } from "./regex-ambiguity.js";
+import type { ParsedPattern } from "./regex.js";
+import { boundedPattern, bounds, farBound, int32Bounds } from "./schema-bounds.js";
 import {
   deepEqual,
   invalid,
@@ -19,10 +19,8 @@ import {
 } from "./schema-keywords.js";
 import { ASSERTED_FORMATS, FORMAT_PATTERNS, isSupportedFormat, type StringFormat } from "./string-formats.js";
 import { shapeString } from "./string-plan.js";
-import type { Bound } from "./numbers.js";
 import { type Body, disjoint, type Node, type Prop, typeAccepts, valueKey } from "./schema-nodes.js";
 import { SCHEMA_LIMITS, tooLarge } from "./limits.js";
-import { MAX_DIGITS } from "./numbers.js";
 
 export { deref, disjoint, type Kind, type Node, type Prop } from "./schema-nodes.js";
 
@@ -422,57 +420,4 @@ class Lowerer {
     }
     return ok(this.node(path, hint, { k: "object", props, extra: maxExtra === 0 ? null : extra, ...(maxExtra ? { maxExtra } : {}), ...(nonEmpty ? { nonEmpty } : {}) }));
   }
-}
-
-/** Integer bounds the grammar cannot reach (it spells at most MAX_DIGITS digits): the keyword is refused. */
-function farBound(lo: number | undefined, hi: number | undefined, loKey: string | undefined, hiKey: string | undefined, path: string) {
-  const cap = 10 ** MAX_DIGITS - 1;
-  if (lo !== undefined && lo > cap) return tooLarge(pointer(path, loKey!), `a lower bound above ${cap} is not supported (the grammar spells at most ${MAX_DIGITS} digits)`);
-  if (hi !== undefined && hi < -cap) return tooLarge(pointer(path, hiKey!), `an upper bound below -${cap} is not supported (the grammar spells at most ${MAX_DIGITS} digits)`);
-  return undefined;
-}
-
-function bounds(
-  s: JsonSchema,
-  path: string,
-): Result<{ lo?: Bound; hi?: Bound; loKey?: string; hiKey?: string }> {
-  let lo: Bound | undefined;
-  let hi: Bound | undefined;
-  let loKey: string | undefined;
-  let hiKey: string | undefined;
-  for (const key of ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] as const) {
-    const v = s[key];
-    if (v === undefined || typeof v === "boolean") continue;
-    if (typeof v !== "number" || !Number.isFinite(v)) return err(invalid(pointer(path, key), `${key} must be a number`));
-  }
-  if (typeof s.minimum === "number") [lo, loKey] = [{ value: s.minimum, open: s.exclusiveMinimum === true }, "minimum"];
-  if (typeof s.maximum === "number") [hi, hiKey] = [{ value: s.maximum, open: s.exclusiveMaximum === true }, "maximum"];
-  if (typeof s.exclusiveMinimum === "number" && (lo === undefined || s.exclusiveMinimum >= lo.value)) {
-    [lo, loKey] = [{ value: s.exclusiveMinimum, open: true }, "exclusiveMinimum"];
-  }
-  if (typeof s.exclusiveMaximum === "number" && (hi === undefined || s.exclusiveMaximum <= hi.value)) {
-    [hi, hiKey] = [{ value: s.exclusiveMaximum, open: true }, "exclusiveMaximum"];
-  }
-  return ok({ lo, hi, loKey, hiKey });
-}
-
-/** A pattern parsed, its nested repetitions flattened, refused when a repetition stays ambiguous. */
-function boundedPattern(source: string): RegexResult {
-  const parsed = parsePattern(source);
-  if (!parsed.ok) return parsed;
-  const branches = parsed.value.branches.map((b) => ({ ...b, re: flattenRepeats(b.re) }));
-  for (const b of branches) {
-    if (ambiguousRepeat(b.re)) return { ok: false, reason: "a repetition of something that repeats, which could match one text in many ways (an ambiguous grammar costs the sampler exponential work per token)" };
-  }
-  return { ok: true, value: { branches } };
-}
-
-/** The schema with its bounds narrowed to ajv-formats' int32 range. */
-function int32Bounds(s: JsonSchema): JsonSchema {
-  const lo = -(2 ** 31);
-  const hi = 2 ** 31 - 1;
-  const out = { ...s };
-  if (typeof out.minimum !== "number" || out.minimum < lo) out.minimum = lo;
-  if (typeof out.maximum !== "number" || out.maximum > hi) out.maximum = hi;
-  return out;
 }
