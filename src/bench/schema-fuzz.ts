@@ -5,18 +5,7 @@
 import { compileSchema, compileToolGrammar } from "../grammar/compile.js";
 import { INPUT_ERROR_CODES } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
-
-/** A small deterministic PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../random.js";
 
 const KEYWORDS: [string, unknown][] = [
   ["not", { type: "string" }], ["oneOf", [{ type: "string" }, { $ref: "#" }]], ["anyOf", [{ $ref: "#" }, { type: "null" }]],
@@ -72,7 +61,7 @@ export function compileAllWays(schema: unknown): string[] {
 
 /** Run `runs` mutants of the seed schemas; the failing ones with their problems. */
 export function fuzzSchemas(seeds: readonly unknown[], runs: number, seed = 1): { runs: number; failures: { schema: unknown; problems: string[] }[] } {
-  const next = rng(seed);
+  const next = seededRandom(seed);
   const failures: { schema: unknown; problems: string[] }[] = [];
   for (let i = 0; i < runs; i++) {
     const schema = mutate(seeds[i % seeds.length], next);
