@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createRuntime, type Runtime } from "../../src/runtime/runtime.js";
 import { compileValidators, compileValueValidator } from "../../src/tools/index.js";
 import { tinyModelPath } from "../helpers/models.js";
-import { expectOpenAIError, post, type Running, start, waitFor } from "./helpers.js";
+import { expectOpenAIError, post, rawRequest, type Running, start, waitFor } from "./helpers.js";
 
 const str = { type: "string" };
 const SCHEMAS = {
@@ -64,6 +64,12 @@ describe("OpenAI client", () => {
       expect(r.usage!.completion_tokens).toBeGreaterThan(0);
       expect(r.usage!.total_tokens).toBe(r.usage!.prompt_tokens + r.usage!.completion_tokens);
     }
+  });
+
+  test("a non-streaming answer says which grammar constrained it (x-qtc-grammar, issue 31)", async () => {
+    const res = await rawRequest(server.url, "POST", "/v1/chat/completions", { model: "tiny", messages, tools: OPENAI_TOOLS, tool_choice: "required", max_tokens: MAX_TOKENS, seed: 3 });
+    expect(res.status).toBe(200);
+    expect(String(res.headers["x-qtc-grammar"])).toMatch(/^[0-9a-f]{16}; exact$/);
   });
 
   test("a named function: the call is to that function", async () => {
