@@ -18,6 +18,7 @@ export {
   type GenerateTimings,
   type GenerateUsage,
   type GenerationMode,
+  type GrammarUse,
   type ModelInfo,
   type Runtime,
   type RuntimeLoad,

@@ -3,7 +3,7 @@
 // same run through node-llama-cpp's own sampler. Prints a table and writes JSON (default
 // bench/results/grammar-speed.json).
 
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import type { LlamaModel, Token } from "node-llama-cpp";
@@ -28,7 +28,25 @@ export const GRAMMAR_BENCH_DEFAULTS = Object.freeze({
   /** Targets from issue 4, in ms. */
   targetHarnessMs: 2,
   targetManyMs: 50,
+  /** Issue 31: a real client's tool list, warm. */
+  targetClientMs: 200,
 });
+
+/** The client tool lists of test/fixtures/clients, normalized (Responses API function tools read as bare ones). */
+function clientToolLists(): [string, ToolDefinition[]][] {
+  const dir = join(grammarsDir(), "..", "test", "fixtures", "clients");
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
+  } catch {
+    return [];
+  }
+  return files.map((f) => {
+    const fixture = JSON.parse(readFileSync(join(dir, f), "utf8")) as { client: string; tools: Record<string, unknown>[] };
+    const tools = fixture.tools.map((t) => (t.type === "function" && !t.function ? { name: t.name, parameters: t.parameters } : t));
+    return [`${fixture.client} (${tools.length} tools)`, normalizeTools(tools)];
+  });
+}
 
 const PROMPT = "<|im_start|>user\nFind the failing test and fix it.<|im_end|>\n<|im_start|>assistant\n";
 
@@ -132,6 +150,11 @@ export async function runGrammarBench(opts: Partial<typeof GRAMMAR_BENCH_DEFAULT
     ] as const) {
       const r = timeCompile(tools, { format, toolChoice: "auto", maxTokens: 512 }, o.compileRuns);
       compile.push({ tools: label, format, toolChoice: "auto", maxTokens: 512, ...r, targetMs: label.startsWith("5") ? o.targetHarnessMs : o.targetManyMs });
+    }
+    // Real agent clients' tool lists (test/fixtures/clients, captured from their packages; issue 31's < 200 ms).
+    for (const [label, tools] of clientToolLists()) {
+      const r = timeCompile(tools, { format, toolChoice: "auto", maxTokens: 512 }, Math.min(o.compileRuns, 20));
+      compile.push({ tools: label, format, toolChoice: "auto", maxTokens: 512, ...r, targetMs: o.targetClientMs });
     }
   }
   const llama = await createLlama({ gpu: "cpu" });

@@ -10,7 +10,9 @@ import type { JsonSchema, ToolChoice, ToolDefinition } from "../tools/types.js";
 import { utf8Length } from "./canonical-json.js";
 import { bodyAround, blockOverhead, buildRoot, paramSpelling, tagWords, thinkingTokens, type ToolBody } from "./envelope.js";
 import { literal, RuleSet } from "./gbnf.js";
-import { deref, lowerSchema, type Node } from "./schema-ir.js";
+import { deref, type Node } from "./schema-ir.js";
+import { lowerSchema } from "./schema-policy.js";
+import { constraintReport, type ConstraintSites, type ExtraMembersPolicy, newSites, type UnsupportedPolicy } from "./constraint-report.js";
 import { pointer, unsupported } from "./schema-keywords.js";
 import { type Emitted, EmitTooLarge, ValueEmitter } from "./schema-emit.js";
 import { newSizeMeter, SCHEMA_LIMITS, type SizeMeter, tooLarge } from "./limits.js";
@@ -24,6 +26,7 @@ import {
   GRAMMAR_PHASES,
   type GrammarPhase,
   type GrammarTool,
+  SCHEMA_GRAMMAR_DEFAULTS,
   type SchemaGrammarOptions,
   type ToolGrammarOptions,
 } from "./types.js";
@@ -40,6 +43,20 @@ interface Resolved {
   prefaceShare: number;
   phase: GrammarPhase;
   answerSchema?: JsonSchema | boolean;
+  unsupported: UnsupportedPolicy;
+  extraMembers: ExtraMembersPolicy;
+}
+
+function policyOf(v: unknown, fallback: UnsupportedPolicy): UnsupportedPolicy {
+  const p = v ?? fallback;
+  if (p !== "strict" && p !== "validate") fail("invalid_option", `unsupported must be "strict" or "validate", got ${String(p)}`);
+  return p;
+}
+
+function extraOf(v: unknown, fallback: ExtraMembersPolicy): ExtraMembersPolicy {
+  const p = v ?? fallback;
+  if (p !== "closed" && p !== "schema") fail("invalid_option", `extraMembers must be "closed" or "schema", got ${String(p)}`);
+  return p;
 }
 
 /** Check and complete options (bad values are caller errors: they throw QtcException `invalid_option`). */
@@ -63,11 +80,13 @@ function resolveOptions(o: ToolGrammarOptions): Resolved {
   if (!(prefaceShare >= 0 && prefaceShare < 1)) fail("invalid_option", `prefaceShare must be from 0 to below 1, got ${prefaceShare}`);
   const toolChoice = o.toolChoice ?? GRAMMAR_DEFAULTS.toolChoice;
   const answerSchema = phase === "start" ? o.answerSchema : undefined;
-  return { format, toolChoice, parallel, maxCalls, maxTokens, thinkingBudget, prefaceShare, phase, answerSchema };
+  const unsupported = policyOf(o.unsupported, GRAMMAR_DEFAULTS.unsupported);
+  const extraMembers = extraOf(o.extraMembers, GRAMMAR_DEFAULTS.extraMembers);
+  return { format, toolChoice, parallel, maxCalls, maxTokens, thinkingBudget, prefaceShare, phase, answerSchema, unsupported, extraMembers };
 }
 
 function optionsKey(r: Resolved): string {
-  return JSON.stringify([r.format.id, r.format, r.toolChoice, r.maxCalls, r.maxTokens, r.thinkingBudget ?? null, r.prefaceShare, r.phase, r.answerSchema ?? null]);
+  return JSON.stringify([r.format.id, r.format, r.toolChoice, r.maxCalls, r.maxTokens, r.thinkingBudget ?? null, r.prefaceShare, r.phase, r.answerSchema ?? null, r.unsupported, r.extraMembers]);
 }
 
 /** A body's leading text after the format's bare opener (the opener is already written). */
@@ -229,12 +248,13 @@ function compileWithin(tools: readonly ToolDefinition[], o: Resolved): Result<Co
   const callSpace = budget - thinkCost - preface - utf8Length(f.blockSeparator);
   const ids = { next: 0 };
   const meter = newSizeMeter();
+  const sites = newSites();
   const bodies: ToolBody[] = [];
   const info: GrammarTool[] = [];
   for (const tool of selected) {
     if (!isDeclarableToolName(tool.name)) return err({ code: "invalid_tools", message: `tool name "${tool.name}" is not a valid function name` });
     const hint = `tool-${tool.name}-args`;
-    const lowered = lowerSchema(tool.parameters as JsonSchema, hint, ids, meter);
+    const lowered = lowerSchema(tool.parameters as JsonSchema, hint, ids, meter, { policy: o.unsupported, extraMembers: o.extraMembers, sites, tool: tool.name });
     if (!lowered.ok) return err(toolError(tool.name, lowered.error));
     // Arguments spelled as tags are read by the parameter tags' rules: their names and raw strings (see xmlTyped).
     const taggedParams = paramSpelling(f) !== undefined;
@@ -269,7 +289,7 @@ function compileWithin(tools: readonly ToolDefinition[], o: Resolved): Result<Co
   const textBudget = Math.max(0, budget - thinkCost);
   let answer: string | undefined;
   if (o.answerSchema !== undefined && mode !== "calls") {
-    const value = answerValue(o.answerSchema, textBudget, emitter, words, ids, meter);
+    const value = answerValue(o.answerSchema, textBudget, emitter, words, ids, meter, o.unsupported, sites);
     if (!value.ok) return value;
     answer = value.value;
   }
@@ -304,6 +324,7 @@ function compileWithin(tools: readonly ToolDefinition[], o: Resolved): Result<Co
       specialTokens: Object.freeze(namedTokens(gbnf)),
       valueClosers: Object.freeze([...f.valueClosers]),
       stats: Object.freeze({ rules: ruleCount, bytes: utf8Length(gbnf) }),
+      constraint: constraintReport(gbnf, o.unsupported, o.extraMembers, sites),
     }),
   );
 }
@@ -326,8 +347,10 @@ function answerValue(
   words: readonly string[],
   ids: { next: number },
   meter: SizeMeter,
+  policy: UnsupportedPolicy,
+  sites: ConstraintSites,
 ): Result<string> {
-  const value = emitSchemaValue(schema, maxBytes, emitter, words, "answer", ids, meter);
+  const value = emitSchemaValue(schema, maxBytes, emitter, words, "answer", ids, meter, policy, sites);
   if (!value.ok) return err({ ...value.error, message: `response schema: ${value.error.message}` });
   if (!value.value) return err({ code: "budget_too_small", message: "maxTokens is too small for the shortest JSON answer the response schema admits" });
   return ok(value.value.expr);
@@ -342,8 +365,11 @@ function emitSchemaValue(
   hint: string,
   ids: { next: number } | undefined,
   meter: SizeMeter,
+  policy: UnsupportedPolicy,
+  sites: ConstraintSites,
+  extraMembers: ExtraMembersPolicy = "schema",
 ): Result<Emitted | undefined> {
-  const lowered = lowerSchema(schema, hint, ids, meter);
+  const lowered = lowerSchema(schema, hint, ids, meter, { policy, extraMembers, sites });
   if (!lowered.ok) return lowered;
   const tagError = checkTags(lowered.value, words, false);
   if (tagError) return err(tagError);
@@ -366,14 +392,26 @@ export function compileSchema(schema: JsonSchema | boolean, options: SchemaGramm
   const format = resolveFormat(options.format ?? GRAMMAR_DEFAULTS.format);
   const maxTokens = options.maxTokens ?? GRAMMAR_DEFAULTS.maxTokens;
   if (!Number.isInteger(maxTokens) || maxTokens < 1) fail("invalid_option", `maxTokens must be a whole number ≥ 1, got ${maxTokens}`);
+  const policy = policyOf(options.unsupported, SCHEMA_GRAMMAR_DEFAULTS.unsupported);
+  const extraMembers = extraOf(options.extraMembers, SCHEMA_GRAMMAR_DEFAULTS.extraMembers);
   const { rules, emitter } = workspace(format);
   const budget = Math.min(maxTokens, SCHEMA_LIMITS.maxBudgetBytes);
-  const emitted = boundedWork(() => emitSchemaValue(schema, budget, emitter, tagWords(format), "value", undefined, newSizeMeter()));
+  const sites = newSites();
+  const emitted = boundedWork(() => emitSchemaValue(schema, budget, emitter, tagWords(format), "value", undefined, newSizeMeter(), policy, sites, extraMembers));
   if (!emitted.ok) return emitted;
   const value = emitted.value;
   if (!value) return err({ code: "budget_too_small", message: `maxTokens ${maxTokens} is too small for the shortest value of the schema` });
   const { text: gbnf, rules: ruleCount } = rules.print(value.expr);
-  return ok(Object.freeze({ gbnf, rootRule: "root" as const, maxTokens, worstCaseTokens: value.worst, stats: Object.freeze({ rules: ruleCount, bytes: utf8Length(gbnf) }) }));
+  return ok(
+    Object.freeze({
+      gbnf,
+      rootRule: "root" as const,
+      maxTokens,
+      worstCaseTokens: value.worst,
+      stats: Object.freeze({ rules: ruleCount, bytes: utf8Length(gbnf) }),
+      constraint: constraintReport(gbnf, policy, extraMembers, sites),
+    }),
+  );
 }
 
 /**

@@ -7,6 +7,7 @@ export {
   type CompiledSchema,
   GRAMMAR_DEFAULTS,
   GRAMMAR_PHASES,
+  SCHEMA_GRAMMAR_DEFAULTS,
   type GrammarPhase,
   type GrammarTool,
   type SchemaGrammarOptions,
@@ -14,7 +15,9 @@ export {
 } from "./types.js";
 export { tagWords } from "./envelope.js";
 export { SUPPORTED_FORMATS } from "./string-formats.js";
-export { ANNOTATION_KEYWORDS, SUPPORTED_KEYWORDS } from "./schema-keywords.js";
+export { ANNOTATION_KEYWORDS, CONSTRAINING_UNSUPPORTED, SUPPORTED_KEYWORDS, type KeywordSite } from "./schema-keywords.js";
+export { type ConstraintReport, type ExtraMembersPolicy, type RelaxedSite, type UnsupportedPolicy } from "./constraint-report.js";
+export { ASSERTED_FORMATS, FORMAT_PATTERNS } from "./string-formats.js";
 export { type CheckResult, GrammarChecker } from "./checker.js";
 export { TokenBytes, unsafeUtf8Tokens } from "./token-bytes.js";
 export { SCHEMA_LIMITS } from "./limits.js";

@@ -14,7 +14,9 @@ import { resolveFormat, type FormatId, type ToolCallFormat } from "../formats/in
 import type { JsonSchema, ToolChoice, ToolDefinition } from "../tools/types.js";
 import { JSON_SPELLING, jsonString } from "./canonical-json.js";
 import { bodyAround, paramSpelling } from "./envelope.js";
-import { deref, lowerSchema, type Node } from "./schema-ir.js";
+import { deref, type Node } from "./schema-ir.js";
+import { lowerSchema } from "./schema-policy.js";
+import { newSites } from "./constraint-report.js";
 
 export interface LeastCallOptions {
   format: FormatId | ToolCallFormat;
@@ -105,7 +107,7 @@ function fixedTexts(format: ToolCallFormat, name: string, args: Node | undefined
  * compile, so that the compiler's own error (a limit, an unsatisfiable schema) is what the caller hears.
  */
 function leastBlockTokens(format: ToolCallFormat, tool: ToolDefinition): number | undefined {
-  const lowered = lowerSchema(tool.parameters as JsonSchema, "least");
+  const lowered = lowerSchema(tool.parameters as JsonSchema, "least", undefined, undefined, { policy: "validate", extraMembers: "closed", sites: newSites() });
   if (!lowered.ok) return undefined;
   const root = deref(lowered.value);
   const options = root.k === "union" ? root.options.filter((o) => deref(o).k === "object") : [root];

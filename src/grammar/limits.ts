@@ -3,6 +3,7 @@
 // other work, so that no client schema can make one compile run long (see docs/grammar.md, "Limits").
 
 import type { QtcError } from "../errors.js";
+import { VALIDATOR_LIMITS, walkSchemaDocument } from "../tools/schema-limits.js";
 import { isObject, pointer } from "./schema-keywords.js";
 
 /** The limits (one object; docs and tests read them here). */
@@ -11,8 +12,8 @@ export const SCHEMA_LIMITS = Object.freeze({
   maxValues: 10_000,
   /** UTF-8 bytes of the strings (keys included) in all the schemas of one compile together. */
   maxStringBytes: 256 * 1024,
-  /** Nesting depth of a schema document (every object or array level counts). */
-  maxDepth: 64,
+  /** Nesting depth of a schema document (every object or array level counts): the validator's limit, one walk for both (64). */
+  maxDepth: VALIDATOR_LIMITS.maxDepth,
   /** Values of one `enum`. */
   maxEnumValues: 1024,
   /** Branches of one `anyOf` or `oneOf` (a oneOf's branches are compared pairwise). */
@@ -52,38 +53,28 @@ export function newSizeMeter(): SizeMeter {
 }
 
 /**
- * Walk a schema document (iteratively: no recursion, so depth cannot overflow the stack) and refuse, at its
- * JSON pointer, the first place over a limit. Stops at the limit, so the walk itself is bounded.
+ * Walk a schema document (the validator's walk, walkSchemaDocument: iterative, so depth cannot overflow the stack)
+ * and refuse, at its JSON pointer, the first place over a limit. Stops at the limit, so the walk itself is bounded.
  */
 export function checkSchemaSize(root: unknown, meter: SizeMeter = newSizeMeter()): QtcError | undefined {
   const L = SCHEMA_LIMITS;
-  const stack: { value: unknown; path: string; depth: number }[] = [{ value: root, path: "", depth: 0 }];
-  while (stack.length > 0) {
-    const { value, path, depth } = stack.pop()!;
-    if (++meter.values > L.maxValues) return tooLarge(path, `the schemas hold more than ${L.maxValues} JSON values; split the tools or simplify the schema`);
-    if (typeof value === "string") {
-      meter.stringBytes += Buffer.byteLength(value, "utf8");
-      if (meter.stringBytes > L.maxStringBytes) return tooLarge(path, `the schemas hold more than ${L.maxStringBytes} bytes of text`);
-      continue;
-    }
-    if (typeof value !== "object" || value === null) continue;
-    if (depth >= L.maxDepth) return tooLarge(path, `the schema nests deeper than ${L.maxDepth} levels`);
-    if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: pointer(path, i), depth: depth + 1 });
-      continue;
-    }
-    if (!isObject(value)) continue;
-    const own = limitError(value, path, meter);
-    if (own) return own;
-    const keys = Object.keys(value);
-    for (let i = keys.length - 1; i >= 0; i--) {
-      const key = keys[i]!;
-      meter.stringBytes += Buffer.byteLength(key, "utf8");
-      stack.push({ value: value[key], path: pointer(path, key), depth: depth + 1 });
-    }
-    if (meter.stringBytes > L.maxStringBytes) return tooLarge(path, `the schemas hold more than ${L.maxStringBytes} bytes of text`);
-  }
-  return undefined;
+  const text = () => tooLarge("", `the schemas hold more than ${L.maxStringBytes} bytes of text`);
+  return walkSchemaDocument(
+    root,
+    (value, path) => {
+      if (++meter.values > L.maxValues) return tooLarge(path, `the schemas hold more than ${L.maxValues} JSON values; split the tools or simplify the schema`);
+      if (typeof value === "string") {
+        meter.stringBytes += Buffer.byteLength(value, "utf8");
+        return meter.stringBytes > L.maxStringBytes ? { ...text(), path } : undefined;
+      }
+      if (!isObject(value)) return undefined;
+      const own = limitError(value, path, meter);
+      if (own) return own;
+      for (const key of Object.keys(value)) meter.stringBytes += Buffer.byteLength(key, "utf8");
+      return meter.stringBytes > L.maxStringBytes ? { ...text(), path } : undefined;
+    },
+    L.maxDepth,
+  );
 }
 
 /**

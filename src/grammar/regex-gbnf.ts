@@ -87,8 +87,20 @@ interface Measure {
   maxCps: number;
 }
 
-/** Costs with every repetition capped at `cap` (never below its minimum). */
-function measure(re: Re, cap: number, charset: Charset): Measure {
+/**
+ * Repetition caps: `leaf` for repetitions of a single class or literal, `outer` for repetitions of something
+ * that repeats itself. Two caps, so that a length bound does not shrink a word as far as the count of words.
+ */
+export interface Caps {
+  leaf: number;
+  outer: number;
+}
+
+const capOf = (re: Re & { t: "rep" }, caps: Caps) => (hasRepeat(re.item) ? caps.outer : caps.leaf);
+
+/** Costs with every repetition capped (never below its minimum). */
+function measure(re: Re, cap: Caps | number, charset: Charset): Measure {
+  if (typeof cap === "number") cap = { leaf: cap, outer: cap };
   switch (re.t) {
     case "set": {
       const [minBytes, maxBytes] = setBytes(re.ranges, charset);
@@ -118,7 +130,7 @@ function measure(re: Re, cap: number, charset: Charset): Measure {
     }
     case "rep": {
       const m = measure(re.item, cap, charset);
-      const n = capCount(re, cap);
+      const n = capCount(re, capOf(re, cap));
       return { minBytes: re.min * m.minBytes, maxBytes: n * m.maxBytes, minCps: re.min * m.minCps, maxCps: n * m.maxCps };
     }
   }
@@ -168,28 +180,45 @@ export function emitPattern(
   maxBytes: number,
   maxCps: number,
 ): { expr: string; maxBytes: number; maxCps: number } | undefined {
-  const fits = (cap: number) => {
+  const fits = (cap: Caps) => {
     const m = measure(p.re, cap, p.charset);
     return m.maxBytes <= maxBytes && m.maxCps <= maxCps;
   };
-  if (!fits(0)) return undefined;
-  let cap = 0;
+  const none = { leaf: 0, outer: 0 };
+  if (!fits(none)) return undefined;
+  let best = none;
   if (hasRepeat(p.re)) {
-    let lo = 0;
-    let hi = MAX_REPEAT;
-    while (lo < hi) {
-      const mid = Math.ceil((lo + hi) / 2);
-      if (fits(mid)) lo = mid;
-      else hi = mid - 1;
+    // The largest leaf cap for each outer cap; the pair with the largest min(outer + 1, leaf / 4) wins, ties to
+    // the larger leaf (a word of 4n letters for every n words: segments get room before their count does). Outer caps past the largest count an outer repetition allows change nothing.
+    const outerLimit = Math.min(MAX_REPEAT, outerMax(p.re));
+    let bestScore = -1;
+    for (let outer = 0; outer <= outerLimit; outer++) {
+      if (!fits({ leaf: 0, outer })) break;
+      let lo = 0;
+      let hi = MAX_REPEAT;
+      while (lo < hi) {
+        const mid = Math.ceil((lo + hi) / 2);
+        if (fits({ leaf: mid, outer })) lo = mid;
+        else hi = mid - 1;
+      }
+      if (lo === 0 && outer > 0) break;
+      const score = Math.min(outer + 1, lo / 4);
+      if (score > bestScore || (score === bestScore && lo > best.leaf)) [best, bestScore] = [{ leaf: lo, outer }, score];
     }
-    cap = lo;
   }
-  const m = measure(p.re, cap, p.charset);
-  const expr = emit(rules, p.re, cap, p.charset, hint);
+  const m = measure(p.re, best, p.charset);
+  const expr = emit(rules, p.re, best, p.charset, hint);
   return { expr, maxBytes: m.maxBytes, maxCps: m.maxCps };
 }
 
-function emit(rules: RuleSet, re: Re, cap: number, charset: Charset, hint: string): string {
+/** The largest count any repetition of repetitions allows (0 when there is none; MAX_REPEAT for unbounded). */
+function outerMax(re: Re): number {
+  if (re.t === "set") return 0;
+  if (re.t === "rep") return Math.max(hasRepeat(re.item) ? (re.max ?? MAX_REPEAT) : 0, outerMax(re.item));
+  return Math.max(0, ...re.items.map(outerMax));
+}
+
+function emit(rules: RuleSet, re: Re, cap: Caps, charset: Charset, hint: string): string {
   switch (re.t) {
     case "set":
       return setExpr(re.ranges, charset);
@@ -198,7 +227,7 @@ function emit(rules: RuleSet, re: Re, cap: number, charset: Charset, hint: strin
     case "alt":
       return `(${re.items.map((i) => emit(rules, i, cap, charset, hint)).join(" | ")})`;
     case "rep": {
-      const n = capCount(re, cap);
+      const n = capCount(re, capOf(re, cap));
       if (n === 0) return '""';
       if (n > MAX_REPEAT) throw new Error(`internal: repetition ${n} above ${MAX_REPEAT}`);
       const inner = emit(rules, re.item, cap, charset, hint);

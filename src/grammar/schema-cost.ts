@@ -81,8 +81,17 @@ export class Costs {
         return n.options.length === 0 ? Infinity : Math.min(...n.options.map((o) => child(o, raw)));
       case "array":
         return arrayMin(n, (c) => child(c));
-      case "object":
-        return 2 + n.props.filter((p) => p.required).reduce((sum, p) => sum + keyBytes(p.name) + child(p.node) + SEP, 0);
+      case "object": {
+        // Members are separated, not terminated: the first one writes no separator.
+        const required = n.props.filter((p) => p.required);
+        if (n.nonEmpty && required.length === 0) {
+          // At least one member: the cheapest listed one (an extra key costs at least `"a": ` and its value).
+          const listed = n.props.map((p) => keyBytes(p.name) + child(p.node));
+          const extra = n.extra ? 3 + KEY_SEP_BYTES + child(n.extra) : Infinity;
+          return 2 + Math.min(extra, ...listed);
+        }
+        return 2 + required.reduce((sum, p) => sum + keyBytes(p.name) + child(p.node) + SEP, 0) - (required.length > 0 ? SEP : 0);
+      }
     }
   }
 

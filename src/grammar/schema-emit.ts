@@ -19,6 +19,7 @@ import {
   allocate,
   type Cost,
   Costs,
+  DEFAULT_ARRAY_ITEMS,
   DEFAULT_EXTRA_KEYS,
   EXTRA_KEY_BYTES,
   keyBytes,
@@ -28,6 +29,9 @@ import { deref, type Node } from "./schema-nodes.js";
 import { SCHEMA_LIMITS } from "./limits.js";
 
 export type { Emitted };
+
+/** Most values nested inside one another that one emit follows (each costs a few stack frames). */
+export const MAX_EMIT_DEPTH = 400;
 
 /** Thrown when one compile's emit work passes SCHEMA_LIMITS.maxEmitSteps; the compiler turns it into a Result. */
 export class EmitTooLarge extends Error {
@@ -75,7 +79,9 @@ export class ValueEmitter {
   emit(node: Node, budget: number, raw = false): Emitted | undefined {
     const key = `${node.id}:${budget}:${raw}`;
     if (this.memo.has(key)) return this.memo.get(key);
-    if (this.active.has(key) || budget < this.costs.min(node, raw)) return undefined;
+    // Past MAX_EMIT_DEPTH nested values the value is not admitted (recursion ends there, as where no budget is
+    // left): a deeper emit would overflow the stack.
+    if (this.active.has(key) || budget < this.costs.min(node, raw) || this.active.size >= MAX_EMIT_DEPTH) return undefined;
     // Every distinct (node, budget) pair is work; a schema whose plan needs too many is refused, not run.
     this.steps += stepsOf(node);
     if (this.steps > SCHEMA_LIMITS.maxEmitSteps) throw new EmitTooLarge(node.path);
@@ -129,14 +135,16 @@ export class ValueEmitter {
     });
     // Positions beyond minItems are optional: drop the last ones while the least spelling does not fit.
     const costs = prefix.map((p) => this.cost(p));
+    // Every item is charged its separator; the first writes none, so the budget is credited one (SEP).
     let kept = prefix.length;
     const restLeast = restMax > 0 ? restCost().min : 0;
     let least = 2 + costs.reduce((s, c) => s + c.min + SEP, 0) + restLeast;
-    while (kept > n.minItems && least > budget) least -= costs[--kept]!.min + SEP;
-    if (least > budget) return undefined;
+    const credit = (k: number) => (k > 0 || restMin > 0 ? SEP : 0);
+    while (kept > n.minItems && least - credit(kept) > budget) least -= costs[--kept]!.min + SEP;
+    if (least - credit(kept) > budget) return undefined;
     const useRest = restMax > 0 && kept === prefix.length;
     const consumers = [...costs.slice(0, kept), ...(useRest ? [restCost()] : [])];
-    const shares = allocate(budget - 2 - SEP * kept, consumers);
+    const shares = allocate(budget - 2 - SEP * kept + (kept > 0 || useRest ? SEP : 0), consumers);
     if (!shares) return undefined;
     const elems: Emitted[] = [];
     for (let i = 0; i < kept; i++) {
@@ -147,7 +155,7 @@ export class ValueEmitter {
     let count = 0;
     let item: Emitted | undefined;
     if (useRest) {
-      const plan = planRepeat(shares[kept]!, itemCost, SEP, restMin, Math.min(restMax, 1000));
+      const plan = planRepeat(shares[kept]!, itemCost, SEP, restMin, Math.min(restMax, 1000), defaultItems(budget));
       if (!plan) return undefined;
       count = plan.count;
       if (count > 0) {
@@ -180,11 +188,12 @@ export class ValueEmitter {
 
   private emitObject(n: Node & { k: "object" }, budget: number): Emitted | undefined {
     const extraOverhead = SEP + EXTRA_KEY_BYTES + 2 + KEY_SEP_BYTES;
-    const members = this.planMembers(n, budget - 2, (name) => keyBytes(name) + SEP, extraOverhead, DEFAULT_EXTRA_KEYS, false, SEP);
+    const members = this.planMembers(n, budget - 2, (name) => keyBytes(name) + SEP, extraOverhead, Math.min(defaultExtras(budget), n.maxExtra ?? Infinity), false, SEP);
     if (!members) return undefined;
+    if (n.nonEmpty && members.props.length === 0 && !members.extra) return undefined;
     const items: Member[] = members.props.map((m) => ({ expr: `${keyLiteral(m.name)} ${m.value.expr}`, optional: m.optional }));
-    const extra = members.extra && { expr: `"\\"" ${this.extraKey(n)} ${literal(`"${JSON_SPELLING.keySep}`)} ${members.extra.value.expr}`, count: members.extra.count };
-    const inner = this.members(n.hint, items, extra, literal(JSON_SPELLING.itemSep));
+    const extra = members.extra && { expr: `"\\"" ${this.extraKey(n, true)} ${literal(`"${JSON_SPELLING.keySep}`)} ${members.extra.value.expr}`, count: members.extra.count };
+    const inner = this.members(n.hint, items, extra, literal(JSON_SPELLING.itemSep), n.nonEmpty === true);
     const body = inner ? `"{" ${inner} "}"` : '"{}"';
     return { expr: this.ctx.rules.add(n.hint, body), worst: 2 + members.worst };
   }
@@ -210,14 +219,17 @@ export class ValueEmitter {
     }
     if (node.k !== "object") return undefined;
     const fixed = utf8Length(p.open + p.end + p.close);
-    const members = this.planMembers(node, budget, (name) => fixed + utf8Length(name), fixed + EXTRA_KEY_BYTES, 1, true, 0);
+    const members = this.planMembers(node, budget, (name) => fixed + utf8Length(name), fixed + EXTRA_KEY_BYTES, Math.min(1, node.maxExtra ?? 1), true, 0);
+    if (node.nonEmpty && members && members.props.length === 0 && !members.extra) return undefined;
     if (!members) return undefined;
-    const parts: string[] = members.props.map((m) => {
+    // minProperties 1 (nonEmpty): the first member is always written (a subset: never an empty list).
+    const parts: string[] = members.props.map((m, i) => {
       const block = `${literal(p.open + m.name + p.end)} ${m.value.expr} ${literal(p.close)}`;
-      return m.optional ? `(${block})?` : block;
+      return m.optional && !(node.nonEmpty && i === 0) ? `(${block})?` : block;
     });
     if (members.extra) {
-      parts.push(`(${literal(p.open)} ${this.extraKey(node)} ${literal(p.end)} ${members.extra.value.expr} ${literal(p.close)})?`);
+      const block = `${literal(p.open)} ${this.extraKey(node)} ${literal(p.end)} ${members.extra.value.expr} ${literal(p.close)}`;
+      parts.push(node.nonEmpty && members.props.length === 0 ? block : `(${block})?`);
     }
     if (parts.length === 0) return { expr: '""', worst: 0 };
     return { expr: this.ctx.rules.add(n.hint, parts.join(" ")), worst: members.worst };
@@ -252,7 +264,7 @@ export class ValueEmitter {
     if (least() > space) return undefined;
     const kept = dropped.size === 0 ? props : props.filter((_, i) => !dropped.has(i));
     const discount = () => (kept.length > 0 ? firstDiscount : 0);
-    const extraCost = n.extra ? this.cost(n.extra, raw) : undefined;
+    const extraCost = n.extra && maxExtra > 0 ? this.cost(n.extra, raw) : undefined;
     const consumers: Cost[] = [...kept.map((x) => x.cost), ...(extraCost ? [{ min: 0, max: Infinity }] : [])];
     const shares = allocate(space - kept.reduce((s, x) => s + x.over, 0) + discount(), consumers);
     if (!shares) return undefined;
@@ -261,15 +273,16 @@ export class ValueEmitter {
     const values: Emitted[] = [];
     for (const [i, x] of kept.entries()) {
       const value = this.emit(x.p.node, shares[i]!, raw);
-      if (!value) return undefined;
-      values.push(value);
+      // An optional member whose value does not fit its share is left out, not its whole object.
+      if (!value && x.p.required) return undefined;
+      values.push(value ?? { expr: "", worst: -1 });
     }
     // What a member could not use (e.g. an array too short for one more item) goes to the members before it
     // that used all of theirs, in order.
     if (!extraCost) {
-      let slack = values.reduce((sum, v, i) => sum + shares[i]! - v.worst, 0);
+      let slack = values.reduce((sum, v, i) => sum + shares[i]! - Math.max(0, v.worst), 0);
       for (let i = 0; i < kept.length && slack > 0; i++) {
-        if (values[i]!.worst < shares[i]! || kept[i]!.cost.max <= shares[i]!) continue;
+        if (values[i]!.worst < 0 || values[i]!.worst < shares[i]! || kept[i]!.cost.max <= shares[i]!) continue;
         const more = this.emit(kept[i]!.p.node, shares[i]! + slack, raw);
         if (!more || more.worst <= values[i]!.worst) continue;
         slack -= more.worst - values[i]!.worst;
@@ -278,9 +291,11 @@ export class ValueEmitter {
       }
     }
     for (const [i, x] of kept.entries()) {
+      if (values[i]!.worst < 0) continue;
       out.push({ name: x.p.name, value: values[i]!, optional: !x.p.required });
       worst += x.over + values[i]!.worst;
     }
+    if (out.length === 0) worst = 0;
     let extra: { value: Emitted; count: number } | undefined;
     if (extraCost && n.extra) {
       const plan = planRepeat(shares[kept.length]!, extraCost, extraOverhead, 0, maxExtra, maxExtra);
@@ -299,7 +314,7 @@ export class ValueEmitter {
    * Members in schema order, `sep` between them; optional ones may be left out, then up to `extra.count`
    * extra members. head(i) = nothing written yet, tail(i) = something written (so a separator comes first).
    */
-  private members(hint: string, items: Member[], extra: { expr: string; count: number } | undefined, sep: string): string {
+  private members(hint: string, items: Member[], extra: { expr: string; count: number } | undefined, sep: string, nonEmpty = false): string {
     const r = this.ctx.rules;
     const n = items.length;
     const extraNext = extra ? r.add(`${hint}-extra`, `${sep} ${extra.expr}`) : "";
@@ -319,36 +334,71 @@ export class ValueEmitter {
     let j = 0;
     while (j < n && items[j]!.optional) j++;
     let head: string;
-    if (j === n) head = extra ? `(${extra.expr}${extra.count > 1 ? " " + repeat(extraNext, 0, extra.count - 1) : ""})?` : "";
+    // `nonEmpty` (minProperties 1): the same, without the choice of writing nothing.
+    const extraHead = extra ? `${extra.expr}${extra.count > 1 ? " " + repeat(extraNext, 0, extra.count - 1) : ""}` : "";
+    if (j === n) head = extra ? (nonEmpty ? `(${extraHead})` : `(${extraHead})?`) : "";
     else head = `${items[j]!.expr}${tails[j + 1] ? " " + tails[j + 1] : ""}`;
     for (let i = j - 1; i >= 0; i--) {
       const rest = tails[i + 1]!;
       const first = `${items[i]!.expr}${rest ? " " + rest : ""}`;
-      head = r.add(`${hint}-from`, head ? `${first} | ${head}` : `(${first})?`);
+      head = r.add(`${hint}-from`, head ? `${first} | ${head}` : nonEmpty ? first : `(${first})?`);
     }
     return head;
   }
 
-  /** An extra key: letters, digits and `_`, at most EXTRA_KEY_BYTES, never one of the listed names. */
-  private extraKey(n: Node & { k: "object" }): string {
-    const words = new Set(n.props.map((p) => p.name).filter((w) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(w) && w.length <= EXTRA_KEY_BYTES));
+  /**
+   * An extra key, never one of the listed names, at most EXTRA_KEY_BYTES. A JSON key (`wide`): printable ASCII
+   * other than `"`, `\\` and `<` (no escapes, no tag). A qwen3coder parameter name: letters, digits and `_`.
+   */
+  private extraKey(n: Node & { k: "object" }, wide = false): string {
+    const first: [number, number][] = wide ? KEY_CHARS : [[0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
+    const next: [number, number][] = wide ? KEY_CHARS : [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
+    const inSet = (set: [number, number][], ch: string) => set.some(([lo, hi]) => ch.charCodeAt(0) >= lo && ch.charCodeAt(0) <= hi);
+    const spellable = (w: string) => w.length > 0 && w.length <= EXTRA_KEY_BYTES && inSet(first, w[0]!) && [...w.slice(1)].every((c) => inSet(next, c));
+    const words = new Set(n.props.map((p) => p.name).filter(spellable));
     const r = this.ctx.rules;
-    const rest = "[A-Za-z0-9_]";
+    const rest = charClass(next);
     const tailRule = (left: number) => (left <= 0 ? "" : `${rest}{0,${left}}`);
-    const node = (prefix: string): string => {
+    // A trie over the listed names; a node with no way on (a listed name as long as the longest extra key) is
+    // left out, never written as an empty rule (llama.cpp refuses one).
+    const node = (prefix: string): string | undefined => {
       const children = new Set([...words].filter((w) => w.length > prefix.length && w.startsWith(prefix)).map((w) => w[prefix.length]!));
       const alts: string[] = [];
       if (prefix !== "" && !words.has(prefix)) alts.push('""');
-      for (const c of [...children].sort()) alts.push(`"${c}" ${node(prefix + c)}`);
+      for (const c of [...children].sort()) {
+        const sub = node(prefix + c);
+        if (sub) alts.push(`${literal(c)} ${sub}`);
+      }
       if (prefix.length < EXTRA_KEY_BYTES) {
-        const base = prefix === "" ? "A-Za-z_" : "A-Za-z0-9_";
-        const cls = classMinus(base, children);
+        const cls = classMinus(prefix === "" ? first : next, children);
         if (cls) alts.push(`${cls} ${tailRule(EXTRA_KEY_BYTES - prefix.length - 1)}`.trim());
       }
-      return r.add(prefix === "" ? "extra-key" : `extra-key-${prefix}`, alts.join(" | "));
+      if (alts.length === 0) return undefined;
+      return r.add(prefix === "" ? (wide ? "key" : "extra-key") : `${wide ? "key" : "extra-key"}-${prefix}`, alts.join(" | "));
     };
-    return node("");
+    return node("")!;
   }
+}
+
+/** Characters of an extra JSON key: printable ASCII but `"`, `<` and `\\`. */
+const KEY_CHARS: [number, number][] = [
+  [0x20, 0x21],
+  [0x23, 0x3b],
+  [0x3d, 0x5b],
+  [0x5d, 0x7e],
+];
+
+/**
+ * Items an unbounded array gets: DEFAULT_ARRAY_ITEMS, more as the budget grows (one per 256 bytes, at most 64), so
+ * a large budget is not split among four items only.
+ */
+function defaultItems(budget: number): number {
+  return Math.max(DEFAULT_ARRAY_ITEMS, Math.min(64, Math.floor(budget / 256)));
+}
+
+/** Extra members an open object gets: DEFAULT_EXTRA_KEYS, one more per 512 bytes of budget, at most 16. */
+function defaultExtras(budget: number): number {
+  return Math.max(DEFAULT_EXTRA_KEYS, Math.min(16, Math.floor(budget / 512)));
 }
 
 function repeat(rule: string, min: number, max: number): string {
@@ -356,11 +406,9 @@ function repeat(rule: string, min: number, max: number): string {
   return min === max ? `${rule}{${min}}` : `${rule}{${min},${max}}`;
 }
 
-function classMinus(base: string, remove: ReadonlySet<string>): string | undefined {
+function classMinus(base: readonly [number, number][], remove: ReadonlySet<string>): string | undefined {
   const cps: number[] = [];
-  for (const [lo, hi] of base.match(/.-.|_/g)!.map((s) => (s.length === 3 ? [s.charCodeAt(0), s.charCodeAt(2)] : [s.charCodeAt(0), s.charCodeAt(0)]))) {
-    for (let c = lo!; c <= hi!; c++) if (!remove.has(String.fromCharCode(c))) cps.push(c);
-  }
+  for (const [lo, hi] of base) for (let c = lo; c <= hi; c++) if (!remove.has(String.fromCharCode(c))) cps.push(c);
   if (cps.length === 0) return undefined;
   cps.sort((a, b) => a - b);
   const ranges: [number, number][] = [];
@@ -371,4 +419,3 @@ function classMinus(base: string, remove: ReadonlySet<string>): string | undefin
   }
   return charClass(ranges);
 }
-

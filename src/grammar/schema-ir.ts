@@ -2,9 +2,11 @@
 // `$ref`, merging `allOf`, spreading type arrays, `anyOf`/`oneOf` and `nullable` into unions. A keyword value
 // the grammar cannot honour becomes an `unsupported_keyword` error at its JSON pointer.
 
-import { err, ok, type Result } from "../errors.js";
+import { err, ok, type QtcError, type Result } from "../errors.js";
+import type { ConstraintSites, ExtraMembersPolicy } from "./constraint-report.js";
 import type { JsonSchema } from "../tools/types.js";
-import { parsePattern, type ParsedPattern } from "./regex.js";
+import type { ParsedPattern } from "./regex.js";
+import { boundedPattern, bounds, farBound, int32Bounds } from "./schema-bounds.js";
 import {
   deepEqual,
   invalid,
@@ -13,15 +15,12 @@ import {
   mergeSchemas,
   pointer,
   resolveRef,
-  scanKeywords,
   unsupported,
 } from "./schema-keywords.js";
-import { isSupportedFormat, type StringFormat } from "./string-formats.js";
+import { ASSERTED_FORMATS, FORMAT_PATTERNS, isSupportedFormat, type StringFormat } from "./string-formats.js";
 import { shapeString } from "./string-plan.js";
-import type { Bound } from "./numbers.js";
 import { type Body, disjoint, type Node, type Prop, typeAccepts, valueKey } from "./schema-nodes.js";
-import { checkSchemaSize, SCHEMA_LIMITS, type SizeMeter, tooLarge } from "./limits.js";
-import { MAX_DIGITS } from "./numbers.js";
+import { SCHEMA_LIMITS, tooLarge } from "./limits.js";
 
 export { deref, disjoint, type Kind, type Node, type Prop } from "./schema-nodes.js";
 
@@ -42,32 +41,48 @@ class TreeTooLarge extends Error {
 }
 
 /**
- * Lower a schema (the whole document, for `$ref`s) into a value tree. The document is checked against the size
- * limits first (`meter` sums them over every schema of one compile).
+ * Lower a schema document (checked against the limits and scanned already: see lowerSchema in schema-policy.ts)
+ * into a value tree. `oneOf` disjointness is judged once every `$ref` is resolved.
  */
-export function lowerSchema(root: JsonSchema | boolean, hint: string, ids: { next: number } = { next: 0 }, meter?: SizeMeter): Result<Node> {
-  const size = checkSchemaSize(root, meter);
-  if (size) return err(size);
-  const scanned = scanKeywords(root);
-  if (scanned) return err(scanned);
+export function lowerDocument(root: JsonSchema | boolean, hint: string, ids: { next: number }, extraMembers: ExtraMembersPolicy, sites: ConstraintSites): Result<Node> {
   try {
-    return new Lowerer(root, ids).lower(root, "", hint, 0);
+    const lowerer = new Lowerer(root, ids, extraMembers, sites);
+    const lowered = lowerer.lower(root, "", hint, 0);
+    if (!lowered.ok) return lowered;
+    const overlap = lowerer.checkOneOfs();
+    return overlap ? err(overlap) : lowered;
   } catch (e) {
     if (!(e instanceof TreeTooLarge)) throw e;
     return err(tooLarge(e.path, `the schema expands (through $ref and allOf) into more than ${SCHEMA_LIMITS.maxTreeNodes} nodes`));
   }
 }
 
-
 class Lowerer {
   private readonly refs = new Map<string, Node & { k: "ref" }>();
   private any: (Node & { k: "ref" }) | undefined;
   private made = 0;
+  private readonly oneOfs: { path: string; options: Node[] }[] = [];
 
   constructor(
     private readonly root: unknown,
     private readonly ids: { next: number },
+    private readonly extraMembers: ExtraMembersPolicy,
+    private readonly sites: ConstraintSites,
   ) {}
+
+  /** The first `oneOf` whose options may overlap (judged after lowering, when every `$ref` has its target). */
+  checkOneOfs(): QtcError | undefined {
+    for (const { path, options } of this.oneOfs) {
+      for (let i = 0; i < options.length; i++) {
+        for (let j = i + 1; j < options.length; j++) {
+          if (!disjoint(options[i]!, options[j]!)) {
+            return unsupported(pointer(path, "oneOf"), `oneOf options ${i} and ${j} may both match one value; use anyOf or make them disjoint (different types or a const discriminator)`);
+          }
+        }
+      }
+    }
+    return undefined;
+  }
 
   private node(path: string, hint: string, body: Body): Node {
     if (++this.made > SCHEMA_LIMITS.maxTreeNodes) throw new TreeTooLarge(path);
@@ -217,15 +232,7 @@ class Lowerer {
       if (!r.ok) return r;
       options.push(r.value);
     }
-    if (key === "oneOf") {
-      for (let i = 0; i < options.length; i++) {
-        for (let j = i + 1; j < options.length; j++) {
-          if (!disjoint(options[i]!, options[j]!)) {
-            return err(unsupported(pointer(path, "oneOf"), `oneOf options ${i} and ${j} may both match one value; use anyOf or make them disjoint (different types or a const discriminator)`));
-          }
-        }
-      }
-    }
+    if (key === "oneOf" && options.length > 1) this.oneOfs.push({ path, options });
     return ok(options.length === 1 ? options[0]! : this.node(path, hint, { k: "union", options }));
   }
 
@@ -266,7 +273,7 @@ class Lowerer {
     if (s.multipleOf !== undefined && s.multipleOf !== 1) {
       return err(unsupported(pointer(path, "multipleOf"), "multipleOf is supported only with the value 1 on integers"));
     }
-    const b = bounds(s, path);
+    const b = bounds(s.format === "int32" ? int32Bounds(s) : s, path);
     if (!b.ok) return b;
     const { lo, hi } = b.value;
     const min = lo === undefined ? undefined : lo.open ? Math.floor(lo.value) + 1 : Math.ceil(lo.value);
@@ -278,6 +285,8 @@ class Lowerer {
   }
 
   private lowerNumber(s: JsonSchema, path: string, hint: string): Result<Node> {
+    // ajv-formats' int32 and int64 admit integers only.
+    if (s.format === "int32" || s.format === "int64") return this.lowerInteger(s, path, hint);
     if (s.multipleOf !== undefined) return err(unsupported(pointer(path, "multipleOf"), "multipleOf is not supported on numbers"));
     const b = bounds(s, path);
     if (!b.ok) return b;
@@ -306,17 +315,23 @@ class Lowerer {
       return err(invalid(pointer(path, "maxLength"), "maxLength must be a whole number ≥ 0"));
     }
     let format: StringFormat | undefined;
-    if (s.format !== undefined) {
-      if (typeof s.format !== "string" || !isSupportedFormat(s.format)) {
-        return err(unsupported(pointer(path, "format"), `format "${String(s.format)}" is not supported (supported: date, time, date-time, uuid)`));
-      }
-      format = s.format;
+    let formatPattern: string | undefined;
+    if (typeof s.format === "string" && isSupportedFormat(s.format)) format = s.format;
+    else if (typeof s.format === "string" && FORMAT_PATTERNS[s.format]) formatPattern = FORMAT_PATTERNS[s.format]!.pattern;
+    else if (typeof s.format === "string" && ASSERTED_FORMATS.has(s.format)) {
+      return err(unsupported(pointer(path, "format"), `format "${s.format}" is not supported (supported: date, time, date-time, uuid, ${Object.keys(FORMAT_PATTERNS).join(", ")})`));
     }
+    // Any other format asserts nothing (ajv ignores formats it does not know): ignored.
     let pattern: ParsedPattern | undefined;
-    if (s.pattern !== undefined) {
+    if (formatPattern !== undefined) {
+      if (s.pattern !== undefined) return err(unsupported(pointer(path, "pattern"), "pattern together with format is not supported"));
+      const parsed = boundedPattern(formatPattern);
+      if (!parsed.ok) return err(unsupported(pointer(path, "format"), `format "${String(s.format)}": ${parsed.reason}`));
+      pattern = parsed.value;
+    } else if (s.pattern !== undefined) {
       if (format) return err(unsupported(pointer(path, "pattern"), "pattern together with format is not supported"));
       if (typeof s.pattern !== "string") return err(invalid(pointer(path, "pattern"), "pattern must be a string"));
-      const parsed = parsePattern(s.pattern);
+      const parsed = boundedPattern(s.pattern);
       if (!parsed.ok) return err(unsupported(pointer(path, "pattern"), `pattern ${JSON.stringify(s.pattern)}: ${parsed.reason}`));
       pattern = parsed.value;
     }
@@ -363,7 +378,11 @@ class Lowerer {
     const listed = isObject(s.properties) ? s.properties : {};
     let extra: Node | null = null;
     const ap = s.additionalProperties;
-    if (ap !== undefined && ap !== false) {
+    if (ap === undefined && this.extraMembers === "schema") extra = this.anyNode();
+    else if (ap === undefined) {
+      if (this.sites.closed.length < 64) this.sites.closed.push(path);
+      this.sites.closedCount++;
+    } else if (ap !== false) {
       const r = this.lower(ap, pointer(path, "additionalProperties"), `${hint}-extra`, depth + 1);
       if (!r.ok) return r;
       extra = r.value;
@@ -380,49 +399,25 @@ class Lowerer {
     }
     for (const name of required) {
       if (name in listed) continue;
-      if (!extra) return err(invalid(pointer(path, "required"), `required property "${name}" is not listed in properties and extra properties are not allowed`));
-      props.push({ name, node: extra, required: true });
+      // Closed by policy, a required member no one listed is still written (the schema demands it).
+      const node = extra ?? (ap === undefined ? this.anyNode() : undefined);
+      if (!node) return err(invalid(pointer(path, "required"), `required property "${name}" is not listed in properties and extra properties are not allowed`));
+      props.push({ name, node, required: true });
     }
     const count = props.length;
     const requiredCount = props.filter((p) => p.required).length;
-    if (typeof s.minProperties === "number" && s.minProperties > requiredCount) {
-      return err(unsupported(pointer(path, "minProperties"), "minProperties beyond the required properties is not supported"));
+    // minProperties 1 with no required member: the object is not empty (exact). Beyond that: refused.
+    const nonEmpty = typeof s.minProperties === "number" && s.minProperties === 1 && requiredCount === 0;
+    if (typeof s.minProperties === "number" && s.minProperties > requiredCount && !nonEmpty) {
+      return err(unsupported(pointer(path, "minProperties"), "minProperties beyond the required properties is not supported (except 1)"));
     }
-    if (typeof s.maxProperties === "number" && (extra !== null || s.maxProperties < count)) {
-      return err(unsupported(pointer(path, "maxProperties"), "maxProperties below the number of listed properties (or with extra properties) is not supported"));
+    // maxProperties: the listed members must fit it; extra members get what is left (a subset when optional
+    // listed members are left out: never more members than the bound).
+    let maxExtra: number | undefined;
+    if (typeof s.maxProperties === "number") {
+      if (s.maxProperties < count) return err(unsupported(pointer(path, "maxProperties"), "maxProperties below the number of listed properties is not supported"));
+      if (extra !== null) maxExtra = s.maxProperties - count;
     }
-    return ok(this.node(path, hint, { k: "object", props, extra }));
+    return ok(this.node(path, hint, { k: "object", props, extra: maxExtra === 0 ? null : extra, ...(maxExtra ? { maxExtra } : {}), ...(nonEmpty ? { nonEmpty } : {}) }));
   }
-}
-
-/** Integer bounds the grammar cannot reach (it spells at most MAX_DIGITS digits): the keyword is refused. */
-function farBound(lo: number | undefined, hi: number | undefined, loKey: string | undefined, hiKey: string | undefined, path: string) {
-  const cap = 10 ** MAX_DIGITS - 1;
-  if (lo !== undefined && lo > cap) return tooLarge(pointer(path, loKey!), `a lower bound above ${cap} is not supported (the grammar spells at most ${MAX_DIGITS} digits)`);
-  if (hi !== undefined && hi < -cap) return tooLarge(pointer(path, hiKey!), `an upper bound below -${cap} is not supported (the grammar spells at most ${MAX_DIGITS} digits)`);
-  return undefined;
-}
-
-function bounds(
-  s: JsonSchema,
-  path: string,
-): Result<{ lo?: Bound; hi?: Bound; loKey?: string; hiKey?: string }> {
-  let lo: Bound | undefined;
-  let hi: Bound | undefined;
-  let loKey: string | undefined;
-  let hiKey: string | undefined;
-  for (const key of ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] as const) {
-    const v = s[key];
-    if (v === undefined || typeof v === "boolean") continue;
-    if (typeof v !== "number" || !Number.isFinite(v)) return err(invalid(pointer(path, key), `${key} must be a number`));
-  }
-  if (typeof s.minimum === "number") [lo, loKey] = [{ value: s.minimum, open: s.exclusiveMinimum === true }, "minimum"];
-  if (typeof s.maximum === "number") [hi, hiKey] = [{ value: s.maximum, open: s.exclusiveMaximum === true }, "maximum"];
-  if (typeof s.exclusiveMinimum === "number" && (lo === undefined || s.exclusiveMinimum >= lo.value)) {
-    [lo, loKey] = [{ value: s.exclusiveMinimum, open: true }, "exclusiveMinimum"];
-  }
-  if (typeof s.exclusiveMaximum === "number" && (hi === undefined || s.exclusiveMaximum <= hi.value)) {
-    [hi, hiKey] = [{ value: s.exclusiveMaximum, open: true }, "exclusiveMaximum"];
-  }
-  return ok({ lo, hi, loKey, hiKey });
 }

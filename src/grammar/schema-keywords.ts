@@ -1,10 +1,16 @@
-// Owns: the JSON Schema vocabulary the grammar compiler knows (honoured, annotation, refused), the scan that
-// names the first refused keyword by JSON pointer, local `$ref` resolution, and the merge behind `allOf`.
+// Owns: the JSON Schema vocabulary the grammar compiler knows (honoured, constraining but not honoured, ignored),
+// the scan that finds the keywords a grammar cannot hold and the ignored ones (by JSON pointer), local `$ref`
+// resolution, and the merge behind `allOf`.
 
 import { err, ok, type QtcError, type Result } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
 
-/** Keywords that never change which values are valid; ignored. `x-…` extension keywords are ignored too. */
+/**
+ * Keywords that never change which values are valid (annotations, and draft-04 `id`/`definitions`, 2019/2020
+ * `$defs`, `$anchor`, `$comment` understood as such). Listed for the docs: every keyword that is neither honoured
+ * nor in CONSTRAINING_UNSUPPORTED is ignored too (vendor extensions, `x-…`, unknown words), as JSON Schema says,
+ * and reported in the compile's `constraint.ignored`.
+ */
 export const ANNOTATION_KEYWORDS: ReadonlySet<string> = new Set([
   "title",
   "description",
@@ -22,6 +28,34 @@ export const ANNOTATION_KEYWORDS: ReadonlySet<string> = new Set([
   "markdownDescription",
   "$defs",
   "definitions",
+  "id",
+  "$anchor",
+  "$dynamicAnchor",
+  "$vocabulary",
+]);
+
+/**
+ * Keywords that constrain values and that the grammar does not hold. Under the `strict` policy each is an
+ * `unsupported_keyword` error at its JSON pointer; under `validate` the grammar holds a superset without it and
+ * the validator judges the call (reported in `constraint.relaxed`).
+ */
+export const CONSTRAINING_UNSUPPORTED: ReadonlySet<string> = new Set([
+  "not",
+  "if",
+  "then",
+  "else",
+  "patternProperties",
+  "propertyNames",
+  "dependencies",
+  "dependentRequired",
+  "dependentSchemas",
+  "contains",
+  "minContains",
+  "maxContains",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "$dynamicRef",
+  "$recursiveRef",
 ]);
 
 /** Keywords the compiler honours (some only for certain values; lowering refuses the others by pointer). */
@@ -56,8 +90,15 @@ export const SUPPORTED_KEYWORDS: ReadonlySet<string> = new Set([
   "nullable",
 ]);
 
+/** Whether a keyword is ignored: it is neither honoured nor a known constraint (annotations and unknown words). */
 export function isAnnotation(key: string): boolean {
-  return ANNOTATION_KEYWORDS.has(key) || key.startsWith("x-");
+  return !SUPPORTED_KEYWORDS.has(key) && !CONSTRAINING_UNSUPPORTED.has(key);
+}
+
+/** A keyword at a JSON pointer (the pointer names the keyword itself). */
+export interface KeywordSite {
+  keyword: string;
+  path: string;
 }
 
 export function isObject(v: unknown): v is Record<string, unknown> {
@@ -117,33 +158,57 @@ function children(schema: Record<string, unknown>, path: string): [unknown, stri
   return out;
 }
 
+/** What a scan found: the constraining keywords a grammar cannot hold, and the ignored ones (at most `MAX_SITES` each). */
+export interface KeywordScan {
+  /** A schema that is not a schema (a number where a subschema goes), or a `$ref` that dangles. */
+  error?: QtcError;
+  refused: KeywordSite[];
+  ignored: KeywordSite[];
+}
+
+/** Sites a scan lists of each kind (a report, not a dump). */
+export const MAX_SITES = 64;
+
 /**
- * The first keyword, in any subschema reachable from `schema` (following local `$ref`s), that the compiler
- * does not know: an `unsupported_keyword` error at its JSON pointer. Undefined when every keyword is known.
+ * Every keyword, in any subschema reachable from `root` (following local `$ref`s), that constrains values but
+ * that the grammar does not hold (`refused`), and every ignored one (`ignored`), by JSON pointer.
  */
-export function scanKeywords(root: unknown): QtcError | undefined {
+export function scanKeywords(root: unknown): KeywordScan {
   const seen = new Set<unknown>();
-  const visit = (schema: unknown, path: string): QtcError | undefined => {
-    if (typeof schema === "boolean") return undefined;
-    if (!isObject(schema)) return invalid(path, `a schema must be an object or a boolean, got ${typeof schema}`);
-    if (seen.has(schema)) return undefined;
+  const out: KeywordScan = { refused: [], ignored: [] };
+  const ignoredWords = new Set<string>();
+  const stack: [unknown, string][] = [[root, ""]];
+  while (stack.length > 0) {
+    const [schema, path] = stack.pop()!;
+    if (typeof schema === "boolean") continue;
+    if (!isObject(schema)) {
+      out.error ??= invalid(path, `a schema must be an object or a boolean, got ${typeof schema}`);
+      continue;
+    }
+    if (seen.has(schema)) continue;
     seen.add(schema);
     for (const key of Object.keys(schema)) {
-      if (isAnnotation(key) || SUPPORTED_KEYWORDS.has(key)) continue;
-      return unsupported(pointer(path, key), `keyword "${key}" is not supported by the grammar compiler`);
+      if (SUPPORTED_KEYWORDS.has(key)) continue;
+      if (CONSTRAINING_UNSUPPORTED.has(key)) {
+        if (out.refused.length < MAX_SITES) out.refused.push({ keyword: key, path: pointer(path, key) });
+      } else if (!ANNOTATION_KEYWORDS.has(key) && !key.startsWith("x-") && !ignoredWords.has(key) && out.ignored.length < MAX_SITES) {
+        ignoredWords.add(key);
+        out.ignored.push({ keyword: key, path: pointer(path, key) });
+      }
     }
-    for (const [child, at] of children(schema, path)) {
-      const e = visit(child, at);
-      if (e) return e;
-    }
+    // Children are visited in order, then the `$ref` target (a stack: pushed in reverse).
     if (typeof schema.$ref === "string") {
       const target = resolveRef(root, schema.$ref, path);
-      if ("code" in target) return target;
-      return visit(target.schema, target.path);
+      if ("code" in target) {
+        if (target.code === "unsupported_keyword") {
+          if (out.refused.length < MAX_SITES) out.refused.push({ keyword: "$ref", path: target.path ?? pointer(path, "$ref") });
+        } else out.error ??= target;
+      } else stack.push([target.schema, target.path]);
     }
-    return undefined;
-  };
-  return visit(root, "");
+    const next = children(schema, path);
+    for (let i = next.length - 1; i >= 0; i--) stack.push(next[i]!);
+  }
+  return out;
 }
 
 export function deepEqual(a: unknown, b: unknown): boolean {

@@ -29,7 +29,7 @@ export type Node = Base &
     | { k: "number"; lo?: Bound; hi?: Bound }
     | ({ k: "string" } & StringShape)
     | { k: "array"; prefix: Node[]; items: Node | null; minItems: number; maxItems?: number }
-    | { k: "object"; props: Prop[]; extra: Node | null }
+    | { k: "object"; props: Prop[]; extra: Node | null; maxExtra?: number; nonEmpty?: boolean }
     | { k: "union"; options: Node[] }
     | { k: "ref"; target: Node | undefined }
   );
@@ -40,10 +40,8 @@ export type Body = Node extends infer N ? (N extends Node ? Omit<N, keyof Base> 
 /** Follow ref nodes to the node they stand for. */
 export function deref(node: Node): Node {
   let n = node;
-  for (let i = 0; n.k === "ref" && i < 64; i++) {
-    if (!n.target) throw new Error(`internal: unresolved ref ${n.path}`);
-    n = n.target;
-  }
+  // A ref whose target is not lowered yet (inside its own lowering) stays a ref: callers treat it as unknown.
+  for (let i = 0; n.k === "ref" && n.target && i < 64; i++) n = n.target;
   return n;
 }
 
@@ -59,12 +57,14 @@ export function typeAccepts(type: string, v: unknown): boolean {
   return t === type || (type === "number" && t === "integer");
 }
 
-/** Whether no value can match both nodes (conservative: false when unsure). */
-export function disjoint(a: Node, b: Node): boolean {
+/** Whether no value can match both nodes (conservative: false when unsure, or deeper than 32 levels). */
+export function disjoint(a: Node, b: Node, depth = 0): boolean {
+  if (depth > 32) return false;
   const x = deref(a);
   const y = deref(b);
-  if (x.k === "union") return x.options.every((o) => disjoint(o, y));
-  if (y.k === "union") return y.options.every((o) => disjoint(x, o));
+  if (x.k === "ref" || y.k === "ref") return false;
+  if (x.k === "union") return x.options.every((o) => disjoint(o, y, depth + 1));
+  if (y.k === "union") return y.options.every((o) => disjoint(x, o, depth + 1));
   if (x.k === "literal" && y.k === "literal") {
     const keys = new Set(y.values.map(valueKey));
     return x.values.every((v) => !keys.has(valueKey(v)));
@@ -78,7 +78,7 @@ export function disjoint(a: Node, b: Node): boolean {
     for (const p of x.props) {
       const q = y.props.find((r) => r.name === p.name);
       if (p.required && !q && y.extra === null) return true;
-      if (q && p.required && q.required && disjoint(p.node, q.node)) return true;
+      if (q && p.required && q.required && disjoint(p.node, q.node, depth + 1)) return true;
     }
     for (const q of y.props) if (q.required && !x.props.some((p) => p.name === q.name) && x.extra === null) return true;
   }

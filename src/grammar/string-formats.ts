@@ -10,6 +10,51 @@ export function isSupportedFormat(format: string): format is StringFormat {
   return (SUPPORTED_FORMATS as readonly string[]).includes(format);
 }
 
+const URI_CHAR = "[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2}";
+const PCHAR = "[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2}";
+const QCHAR = "[A-Za-z0-9._~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2}";
+const OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])";
+const LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,60}[A-Za-z0-9])?";
+
+/**
+ * Formats ajv-formats asserts ("full" mode) that the grammar spells as a pattern: each pattern admits only
+ * strings ajv accepts (exact, or a documented subset: `hostname` and the host of `email` have at most 4 labels
+ * of at most 62 characters, so that no lookahead is needed for the 253-character limit; `uri` spells hosts as
+ * registered names, never IP literals).
+ */
+export const FORMAT_PATTERNS: Readonly<Record<string, { pattern: string; exact: boolean }>> = {
+  email: {
+    pattern: "^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\\.)+[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$",
+    exact: true,
+  },
+  ipv4: { pattern: `^(?:${OCTET}\\.){3}${OCTET}$`, exact: true },
+  hostname: { pattern: `^${LABEL}(?:\\.${LABEL}){0,3}\\.?$`, exact: false },
+  uri: {
+    pattern: `^[A-Za-z][A-Za-z0-9+.-]*:(?://(?:${URI_CHAR})*(?::[0-9]*)?(?:/(?:${PCHAR})*)*|/(?:(?:${PCHAR})+(?:/(?:${PCHAR})*)*)?|(?:${PCHAR})+(?:/(?:${PCHAR})*)*)(?:\\?(?:${QCHAR})*)?(?:#(?:${QCHAR})*)?$`,
+    exact: false,
+  },
+};
+
+/**
+ * Formats ajv-formats asserts that the grammar holds neither as a rule nor as a pattern: `unsupported_keyword`
+ * under `strict`, left to the validator under `validate`. Any other format name asserts nothing (ajv ignores
+ * unknown formats) and is ignored.
+ */
+export const ASSERTED_FORMATS: ReadonlySet<string> = new Set([
+  "iso-time",
+  "iso-date-time",
+  "duration",
+  "uri-reference",
+  "uri-template",
+  "url",
+  "ipv6",
+  "regex",
+  "json-pointer",
+  "json-pointer-uri-fragment",
+  "relative-json-pointer",
+  "byte",
+]);
+
 /** Shortest and longest spelling of each format, in characters (all ASCII, so also bytes). */
 export const FORMAT_LENGTHS: Readonly<Record<StringFormat, readonly [number, number]>> = {
   date: [10, 10],

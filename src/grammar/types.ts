@@ -3,6 +3,7 @@
 import type { FormatId, ToolCallFormat } from "../formats/types.js";
 import type { JsonSchema, ToolChoice } from "../tools/types.js";
 import { SHARED_DEFAULTS } from "../defaults.js";
+import type { ConstraintReport, ExtraMembersPolicy, UnsupportedPolicy } from "./constraint-report.js";
 
 /** Where the grammar starts. */
 /** Where a grammar starts; see ToolGrammarOptions.phase. */
@@ -48,6 +49,19 @@ export interface ToolGrammarOptions {
    * required it plays no part. Phase "start" only. Default: none (free text).
    */
   answerSchema?: JsonSchema | boolean;
+  /**
+   * A keyword that constrains values but that the grammar cannot hold exactly: "strict" refuses the tools
+   * (`unsupported_keyword` with its pointer); "validate" compiles a superset without it and leaves it to the
+   * post-parser's validator, which rejects a call that breaks it (reported in `constraint.relaxed`). Default:
+   * "validate" (a server answering a coding agent must not refuse its whole tool list for one keyword).
+   */
+  unsupported?: UnsupportedPolicy;
+  /**
+   * Tool arguments whose object schema gives no `additionalProperties`: "closed" admits only the listed members
+   * (counted in `constraint.closedObjects`), "schema" follows JSON Schema (any extra member). The answer schema
+   * always follows JSON Schema. Default: "closed".
+   */
+  extraMembers?: ExtraMembersPolicy;
 }
 
 /** Defaults of compileToolGrammar (docs and the CLI read them here). */
@@ -70,6 +84,18 @@ export const GRAMMAR_DEFAULTS = Object.freeze({
   prefaceShare: 0.25,
   /** Default: "start". */
   phase: "start" as GrammarPhase,
+  /** Default: "validate". */
+  unsupported: "validate" as UnsupportedPolicy,
+  /** Default: "closed". */
+  extraMembers: "closed" as ExtraMembersPolicy,
+});
+
+/** Defaults of compileSchema (one JSON value: JSON Schema's own semantics, nothing left to a validator). */
+export const SCHEMA_GRAMMAR_DEFAULTS = Object.freeze({
+  /** Default: "strict". */
+  unsupported: "strict" as UnsupportedPolicy,
+  /** Default: "schema". */
+  extraMembers: "schema" as ExtraMembersPolicy,
 });
 
 /** One tool's place in a compiled grammar. */
@@ -115,6 +141,8 @@ export interface CompiledGrammar {
   readonly valueClosers: readonly string[];
   /** Size of the grammar: rules and bytes of GBNF. */
   readonly stats: { readonly rules: number; readonly bytes: number };
+  /** What the grammar constrains: its hash, the keywords ignored, the ones left to the validator. */
+  readonly constraint: ConstraintReport;
 }
 
 /** A single JSON value compiled from a schema (e.g. a response format). */
@@ -125,6 +153,8 @@ export interface CompiledSchema {
   /** Worst-case tokens of the value. */
   readonly worstCaseTokens: number;
   readonly stats: { readonly rules: number; readonly bytes: number };
+  /** What the grammar constrains (see CompiledGrammar.constraint). */
+  readonly constraint: ConstraintReport;
 }
 
 export interface SchemaGrammarOptions {
@@ -132,4 +162,8 @@ export interface SchemaGrammarOptions {
   maxTokens?: number;
   /** Format whose tags the value may never spell. Default: "hermes". */
   format?: FormatId | ToolCallFormat;
+  /** See ToolGrammarOptions.unsupported. Default: "strict". */
+  unsupported?: UnsupportedPolicy;
+  /** See ToolGrammarOptions.extraMembers. Default: "schema". */
+  extraMembers?: ExtraMembersPolicy;
 }

@@ -1,6 +1,6 @@
 // Owns: the public surface of the runtime stage.
 
-export type { AnswerCheck, FinishReason, GenerateEvent, GenerateRequest, GenerateResult, GenerateTimings, GenerateUsage, GenerationMode } from "./types.js";
+export type { AnswerCheck, FinishReason, GenerateEvent, GenerateRequest, GenerateResult, GenerateTimings, GenerateUsage, GenerationMode, GrammarUse } from "./types.js";
 export { GENERATE_DEFAULTS, RUNTIME_DEFAULTS } from "./defaults.js";
 export { createRuntime, type ModelInfo, type Runtime, type RuntimeLoad, type RuntimeOptions } from "./runtime.js";
 export type { DecodePass } from "./decode-passes.js";

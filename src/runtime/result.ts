@@ -5,7 +5,8 @@ import { anthropicStopReason, toAnthropicContent, toOpenAIMessage, type Anthropi
 import type { FormatId } from "../formats/types.js";
 import type { ParseResult, ToolCall } from "../parse/types.js";
 import type { ValueValidator } from "../tools/validators.js";
-import type { AnswerCheck, FinishReason, GenerateResult, GenerationMode } from "./types.js";
+import type { ConstraintReport } from "../grammar/constraint-report.js";
+import type { AnswerCheck, FinishReason, GenerateResult, GenerationMode, GrammarUse } from "./types.js";
 
 /** A finished turn, with views in the shapes OpenAI and Anthropic clients consume. */
 export interface GenerateOutput extends GenerateResult {
@@ -32,6 +33,8 @@ export interface TurnCounts {
   decodeTokensPerSecond: number;
   grammarMs: number;
   totalMs: number;
+  /** What qtc's grammar constrained in the turn (the last grammar it ran); absent when none ran or the engine does not say. */
+  grammar?: ConstraintReport;
 }
 
 /** No tokens, no time: the counts of a turn that was only replayed (or never ran). */
@@ -113,6 +116,8 @@ export function resultOf({ parsed, outcome, raw, mode, format, judgeAnswer, qtcG
     mode,
     format,
   };
+  const use = grammarUse(outcome.grammar, mode);
+  if (use) result.grammar = use;
   const answer = judgeAnswer && checkAnswer(parsed, truncated, judgeAnswer);
   if (answer) result.answer = answer;
   if (qtcGrammar && answer && !answer.ok && outcome.finishReason !== "aborted") {
@@ -132,4 +137,29 @@ export function buildResult(parts: ResultParts): GenerateOutput {
       stop_reason: anthropicStopReason(parsed, outcome.finishReason === "length"),
     }),
   });
+}
+
+/** What constrained a turn, as the result says it (see GenerateResult.grammar). */
+export function grammarUse(report: ConstraintReport | undefined, mode: GenerationMode): GrammarUse | undefined {
+  if (report) {
+    return {
+      constrained: true,
+      hash: report.grammarHash,
+      policy: report.policy,
+      exact: report.exact,
+      validator: report.relaxed.map((s) => ({ ...(s.tool ? { tool: s.tool } : {}), keyword: s.keyword, path: s.path })),
+      closedObjects: report.closedObjects,
+    };
+  }
+  return mode === "unconstrained" ? { constrained: false } : undefined;
+}
+
+/** One line for a response header: `none`, or the grammar's hash and what was left to the validator. */
+export function grammarHeader(use: GrammarUse | undefined): string | undefined {
+  if (!use) return undefined;
+  if (!use.constrained) return "none";
+  const left = use.validator ?? [];
+  if (left.length === 0) return `${use.hash}; exact`;
+  const sites = left.slice(0, 8).map((s) => `${s.tool ? s.tool + ":" : ""}${s.path}`).join(",");
+  return `${use.hash}; validator=${sites}${left.length > 8 ? ` +${left.length - 8}` : ""}`;
 }

@@ -407,6 +407,7 @@ class Turn {
       decodeTokensPerSecond: decodeMs > 0 ? (this.tokens.length * 1000) / decodeMs : 0,
       grammarMs: this.grammarMs + (this.matcher?.ms ?? 0),
       totalMs: end - plan.startedAt,
+      ...(this.grammar ? { grammar: this.grammar.compiled.constraint } : {}),
       phases: {
         setup: at.created - plan.startedAt,
         prompt: at.promptDone - at.created,

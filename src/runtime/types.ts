@@ -99,6 +99,25 @@ export interface GenerateResult {
   format: FormatId;
   /** With `responseSchema`, when the turn answered in text rather than calls: the content judged against it. */
   answer?: AnswerCheck;
+  /**
+   * Whether a grammar constrained the turn: qtc's (its stable hash, and the keywords left to the validator, which
+   * judged every call), or none (unconstrained). Absent when the engine does not say.
+   */
+  grammar?: GrammarUse;
+}
+
+/** What constrained a turn (see GenerateResult.grammar). */
+export interface GrammarUse {
+  constrained: boolean;
+  /** First 16 hex digits of the GBNF's SHA-256. */
+  hash?: string;
+  policy?: "strict" | "validate";
+  /** The grammar held every constraining keyword (nothing was left to the validator). */
+  exact?: boolean;
+  /** Keywords the grammar did not hold; the validator judged them. */
+  validator?: { tool?: string; keyword: string; path: string }[];
+  /** Tool-argument objects without `additionalProperties` that the grammar closed (extraMembers "closed"). */
+  closedObjects?: number;
 }
 
 /** A JSON answer judged against the response schema: its value, or why it was refused (errors as data). */

@@ -1,6 +1,7 @@
 // Owns: serving one generation request, whichever API: wait for a slot, run the runtime (whole or streamed as SSE),
 // cancel it when the client goes away, and always give the slot back.
 
+import { grammarHeader } from "../runtime/result.js";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { GenerateEvent, GenerateRequest, GenerateResult } from "../runtime/types.js";
 import { ApiError, type ApiDialect, errorBody, type ParamHints, toApiError } from "./api-error.js";
@@ -61,6 +62,9 @@ export interface GenerationJob {
   rawText?: boolean;
 }
 
+/** Response header (non-streaming answers) saying what constrained the turn: `none`, or `HASH; exact`, or `HASH; validator=…`. */
+export const GRAMMAR_HEADER = "x-qtc-grammar";
+
 /**
  * Serve one turn. Errors before the first byte go to fastify's error handler as ApiErrors (status, API shape and
  * the field at fault); unexpected ones are recorded here first, since the ApiError no longer carries them.
@@ -77,6 +81,8 @@ export async function serveGeneration(ctx: GenerationContext, req: FastifyReques
       const result = await turn.result();
       ctx.results.set(req, result);
       if (watch.signal.aborted) return aborted(reply, watch.signal);
+      const grammar = grammarHeader(result.grammar);
+      if (grammar) reply.header(GRAMMAR_HEADER, grammar);
       return job.encoder.complete(result);
     }
     await streamTurn(ctx, turn.events, reply, job, watch.signal, (result) => ctx.results.set(req, result));

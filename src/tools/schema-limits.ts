@@ -1,5 +1,6 @@
-// Owns: what a caller's JSON Schema must pass before ajv or the grammar compiler sees it: a nesting depth checked
-// without recursion (both of them recurse and would overflow the stack), and a `$schema` draft qtc can validate.
+// Owns: what a caller's JSON Schema must pass before ajv or the grammar compiler sees it: the one document walk
+// both use (nesting depth checked without recursion: both recurse and would overflow the stack), and a `$schema`
+// draft qtc can validate.
 
 import type { QtcError, Result } from "../errors.js";
 import { err, ok } from "../errors.js";
@@ -7,8 +8,8 @@ import { err, ok } from "../errors.js";
 export const VALIDATOR_LIMITS = Object.freeze({
   /**
    * Deepest nesting of objects and arrays in one schema document (the schema itself is depth 1; each
-   * `properties` map and each subschema adds one). 64 is about 30 levels of nested objects, and the same as the
-   * grammar compiler's own depth limit, so the validator and the grammar refuse the same schemas. Default: 64.
+   * `properties` map and each subschema adds one). 64 is about 30 levels of nested objects; the grammar compiler
+   * walks with the same walk and limit (SCHEMA_LIMITS.maxDepth), so both refuse the same schemas. Default: 64.
    */
   maxDepth: 64,
 });
@@ -45,41 +46,50 @@ export function declaredDraft(schema: unknown): Result<SchemaDraft | undefined> 
 }
 
 /**
- * Refuse a schema document nested deeper than `limits.maxDepth` with `schema_too_large` and the JSON pointer of the
- * first value past the limit. Iterative: a 100,000-deep document costs a loop, not a stack.
+ * What a document walk calls for each value: an error stops the walk with it. `path` is the value's JSON pointer,
+ * `depth` its nesting level (the document itself is 1).
  */
-export function checkSchemaDepth(schema: unknown, limits: ValidatorLimits = VALIDATOR_LIMITS): QtcError | undefined {
-  const stack: Frame[] = [{ value: schema, depth: 1, key: "", parent: undefined }];
+export type DocumentVisitor = (value: unknown, path: string, depth: number) => QtcError | undefined;
+
+/**
+ * The one walk over a schema document that both the validator and the grammar compiler use before they recurse
+ * (ajv and the compiler would overflow the stack on a deep document): every value in document order, iteratively
+ * (a 100,000-deep document costs a loop, not a stack). An object or array deeper than `maxDepth` is
+ * `schema_too_large` at its JSON pointer; `visit` may stop the walk earlier with its own error.
+ */
+export function walkSchemaDocument(root: unknown, visit: DocumentVisitor = () => undefined, maxDepth = VALIDATOR_LIMITS.maxDepth): QtcError | undefined {
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value: root, path: "", depth: 1 }];
   while (stack.length > 0) {
-    const frame = stack.pop()!;
-    if (typeof frame.value !== "object" || frame.value === null) continue;
-    if (frame.depth > limits.maxDepth) {
+    const { value, path, depth } = stack.pop()!;
+    const stop = visit(value, path, depth);
+    if (stop) return stop;
+    if (typeof value !== "object" || value === null) continue;
+    if (depth > maxDepth) {
       return {
         code: "schema_too_large",
-        message: `the schema nests deeper than ${limits.maxDepth} levels (at ${pointerOf(frame)}); flatten it, or name repeated parts in $defs and use $ref`,
-        path: pointerOf(frame),
+        message: `the schema nests deeper than ${maxDepth} levels (at ${path || "the root"}); flatten it, or name repeated parts in $defs and use $ref`,
+        path,
       };
     }
-    const entries = Array.isArray(frame.value) ? frame.value.map((v, i) => [String(i), v] as const) : Object.entries(frame.value);
-    for (const [key, value] of entries) {
-      if (typeof value === "object" && value !== null) stack.push({ value, depth: frame.depth + 1, key, parent: frame });
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: `${path}/${i}`, depth: depth + 1 });
+      continue;
+    }
+    const keys = Object.keys(value);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i]!;
+      stack.push({ value: (value as Record<string, unknown>)[key], path: `${path}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`, depth: depth + 1 });
     }
   }
   return undefined;
 }
 
-interface Frame {
-  value: unknown;
-  depth: number;
-  key: string;
-  parent: Frame | undefined;
-}
-
-/** The JSON pointer of a frame: its keys from the root, `~` and `/` escaped. */
-function pointerOf(frame: Frame): string {
-  const keys: string[] = [];
-  for (let f: Frame | undefined = frame; f?.parent; f = f.parent) keys.push(f.key.replace(/~/g, "~0").replace(/\//g, "~1"));
-  return keys.length ? `/${keys.reverse().join("/")}` : "";
+/**
+ * Refuse a schema document nested deeper than `limits.maxDepth` with `schema_too_large` and the JSON pointer of the
+ * first value past the limit (walkSchemaDocument).
+ */
+export function checkSchemaDepth(schema: unknown, limits: ValidatorLimits = VALIDATOR_LIMITS): QtcError | undefined {
+  return walkSchemaDocument(schema, undefined, limits.maxDepth);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

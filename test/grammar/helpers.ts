@@ -9,6 +9,16 @@ import { getFormat } from "../../src/formats/index.js";
 import { renderToolCall } from "../../src/prompt/render-calls.js";
 import type { ToolDefinition } from "../../src/tools/types.js";
 import { tinyModelPath } from "../helpers/models.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+
+/** ajv as qtc's validator judges values: draft 2020-12, ajv-formats ("full"), lengths in code points. */
+export function formatsAjv(): Ajv2020 {
+  const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
+  const ajv = new Ajv2020({ strict: false, unicode: true } as never);
+  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  return ajv;
+}
 
 export interface CorpusEntry {
   name: string;

@@ -14,7 +14,7 @@ const obj = (properties: Record<string, unknown>, extra: JsonSchema = {}): JsonS
 
 describe("unsupported keywords", () => {
   const cases: [string, JsonSchema, string][] = [
-    ["format email", obj({ a: { type: "string", format: "email" } }), "/properties/a/format"],
+    ["format ipv6", obj({ a: { type: "string", format: "ipv6" } }), "/properties/a/format"],
     ["patternProperties", obj({}, { patternProperties: { "^x": { type: "string" } } }), "/patternProperties"],
     ["not", obj({ a: { not: { type: "string" } } }), "/properties/a/not"],
     ["if/then/else", obj({ a: { type: "string" } }, { if: { required: ["a"] } }), "/if"],
@@ -30,15 +30,15 @@ describe("unsupported keywords", () => {
     ["a word boundary in a pattern", obj({ a: { type: "string", pattern: "\\bword\\b" } }), "/properties/a/pattern"],
     ["a unicode property escape", obj({ a: { type: "string", pattern: "^\\p{L}+$" } }), "/properties/a/pattern"],
     ["uniqueItems: true", obj({ a: { type: "array", items: { type: "string" }, uniqueItems: true } }), "/properties/a/uniqueItems"],
-    ["minProperties beyond required", obj({ a: { type: "string" } }, { minProperties: 1 }), "/minProperties"],
+    ["minProperties beyond required (other than 1)", obj({ a: { type: "string" }, b: { type: "string" } }, { minProperties: 2 }), "/minProperties"],
     ["a remote $ref", obj({ a: { $ref: "https://example.com/s.json" } }), "/properties/a/$ref"],
-    ["a keyword inside $defs reached by $ref", obj({ a: { $ref: "#/$defs/x" } }, { $defs: { x: { type: "string", format: "ipv4" } } }), "/$defs/x/format"],
+    ["a keyword inside $defs reached by $ref", obj({ a: { $ref: "#/$defs/x" } }, { $defs: { x: { type: "string", format: "duration" } } }), "/$defs/x/format"],
     ["a keyword inside an allOf part", { allOf: [obj({ a: { type: "string" } }), { dependentSchemas: {} }] }, "/allOf/1/dependentSchemas"],
-    ["a keyword in an array's items", obj({ a: { type: "array", items: { type: "string", contentSchema: {} } } }), "/properties/a/items/contentSchema"],
+    ["a keyword in an array's items", obj({ a: { type: "array", items: { type: "string", not: { const: "x" } } } }), "/properties/a/items/not"],
     ["overlapping oneOf options", obj({ a: { oneOf: [{ type: "integer" }, { type: "number" }] } }), "/properties/a/oneOf"],
     ["pattern with format", obj({ a: { type: "string", format: "date", pattern: "^2" } }), "/properties/a/pattern"],
     ["minLength a pattern does not imply", obj({ a: { type: "string", pattern: "^a(b|cd)$", minLength: 3 } }), "/properties/a/minLength"],
-    ["a JSON pointer token with ~ and /", obj({ "a/b~c": { type: "string", format: "hostname" } }), "/properties/a~1b~0c/format"],
+    ["a JSON pointer token with ~ and /", obj({ "a/b~c": { type: "string", format: "uri-reference" } }), "/properties/a~1b~0c/format"],
   ];
   for (const [what, schema, path] of cases) {
     it(`refuses ${what} at ${path}`, () => {
@@ -47,7 +47,7 @@ describe("unsupported keywords", () => {
   }
 
   it("names the tool and keeps the pointer when a tool's schema is refused", () => {
-    const r = compileToolGrammar([{ name: "t", parameters: obj({ a: { type: "string", format: "email" } }) }], { toolChoice: "required" });
+    const r = compileToolGrammar([{ name: "t", parameters: obj({ a: { type: "string", format: "ipv6" } }) }], { toolChoice: "required", unsupported: "strict" });
     expect(r.ok).toBe(false);
     if (!r.ok) {
       expect(r.error).toMatchObject({ code: "unsupported_keyword", path: "/properties/a/format" });

@@ -127,7 +127,9 @@ describe("judged, not trusted", () => {
   });
 
   test("a schema the grammar compiler cannot honour, or ajv cannot compile, fails before anything runs", async () => {
-    const unsupported = await qtcFailure(rt.generate({ messages, responseSchema: { type: "object", patternProperties: { "^x": { type: "string" } } } }));
+    // (A keyword the grammar cannot hold, such as patternProperties, is left to the validator under the default
+    // `validate` policy since issue 31; an enum value spelling a call tag is refused under every policy.)
+    const unsupported = await qtcFailure(rt.generate({ messages, responseSchema: { type: "string", enum: ["<tool_call>"] } }));
     expect(unsupported.code).toBe("unsupported_keyword");
     const broken = await qtcFailure(rt.generate({ messages, responseSchema: { type: "no-such-type" } as never }));
     expect(broken.code).toBe("invalid_schema");

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createRuntime, type Runtime } from "../../src/runtime/runtime.js";
 import { compileValidators, compileValueValidator } from "../../src/tools/index.js";
 import { tinyModelPath } from "../helpers/models.js";
-import { expectOpenAIError, post, type Running, start, waitFor } from "./helpers.js";
+import { expectOpenAIError, post, rawRequest, type Running, start, waitFor } from "./helpers.js";
 
 const str = { type: "string" };
 const SCHEMAS = {
@@ -64,6 +64,12 @@ describe("OpenAI client", () => {
       expect(r.usage!.completion_tokens).toBeGreaterThan(0);
       expect(r.usage!.total_tokens).toBe(r.usage!.prompt_tokens + r.usage!.completion_tokens);
     }
+  });
+
+  test("a non-streaming answer says which grammar constrained it (x-qtc-grammar, issue 31)", async () => {
+    const res = await rawRequest(server.url, "POST", "/v1/chat/completions", { model: "tiny", messages, tools: OPENAI_TOOLS, tool_choice: "required", max_tokens: MAX_TOKENS, seed: 3 });
+    expect(res.status).toBe(200);
+    expect(String(res.headers["x-qtc-grammar"])).toMatch(/^[0-9a-f]{16}; exact$/);
   });
 
   test("a named function: the call is to that function", async () => {
@@ -183,10 +189,11 @@ describe("OpenAI client, response_format", () => {
     const res = await post(`${server.url}/v1/chat/completions`, {
       model: "tiny",
       messages: ask,
-      response_format: { type: "json_schema", json_schema: { name: "x", schema: { type: "object", patternProperties: { "^a": { type: "string" } } } } },
+      // Refused under every policy (patternProperties is left to the validator by default since issue 31).
+      response_format: { type: "json_schema", json_schema: { name: "x", schema: { type: "string", enum: ["<tool_call>"] } } },
     });
     expectOpenAIError(res, 400, "unsupported_keyword", "response_format.json_schema.schema");
-    expect(res.json.error.message).toContain("patternProperties");
+    expect(res.json.error.message).toContain("tool-call tag");
     const ok = await openai.chat.completions.create({ model: "tiny", messages: ask, response_format: weather, max_tokens: MAX_TOKENS, seed: 5 });
     expect(fits(JSON.parse(ok.choices[0]!.message.content!))).toBeNull();
   });

@@ -1,0 +1,66 @@
+// Owns: spelling a MaskBench instance the way qwen's grammar writes it: canonical JSON with each object's keys in
+// the schema's order (listed properties first, in the order lowering merges them; other keys after, as given).
+
+import { canonicalJson, jsonString, JSON_SPELLING } from "../grammar/canonical-json.js";
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function follow(root: unknown, schema: unknown): unknown {
+  let s = schema;
+  for (let i = 0; i < 32 && isObj(s) && typeof s.$ref === "string" && s.$ref.startsWith("#"); i++) {
+    let node: unknown = root;
+    for (const raw of s.$ref.slice(2).split("/").filter((t) => t !== "")) {
+      const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+      node = isObj(node) ? node[key] : Array.isArray(node) ? node[Number(key)] : undefined;
+    }
+    const { $ref: _r, ...rest } = s;
+    s = Object.keys(rest).length === 0 ? node : { ...(isObj(node) ? node : {}), ...rest, properties: { ...(isObj(node) && isObj(node.properties) ? node.properties : {}), ...(isObj(rest.properties) ? rest.properties : {}) } };
+  }
+  return s;
+}
+
+/** Property names in lowering's order and each one's schema (allOf parts and `$ref` targets merged). */
+function members(root: unknown, schema: unknown, value: Obj, depth: number): Map<string, unknown[]> {
+  const out = new Map<string, unknown[]>();
+  const s = follow(root, schema);
+  if (!isObj(s) || depth > 16) return out;
+  const add = (name: string, sub: unknown) => {
+    const list = out.get(name);
+    if (list) list.push(sub);
+    else out.set(name, [sub]);
+  };
+  if (isObj(s.properties)) for (const [k, v] of Object.entries(s.properties)) add(k, v);
+  for (const part of Array.isArray(s.allOf) ? s.allOf : []) for (const [k, v] of members(root, part, value, depth + 1)) for (const x of v) add(k, x);
+  const options = Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : [];
+  let best: Map<string, unknown[]> | undefined;
+  let bestScore = -1;
+  for (const o of options) {
+    const m = members(root, o, value, depth + 1);
+    const score = Object.keys(value).filter((k) => m.has(k)).length;
+    if (score > bestScore) [best, bestScore] = [m, score];
+  }
+  if (best) for (const [k, v] of best) for (const x of v) add(k, x);
+  return out;
+}
+
+function itemSchema(root: unknown, schema: unknown, i: number): unknown {
+  const s = follow(root, schema);
+  if (!isObj(s)) return undefined;
+  if (Array.isArray(s.prefixItems)) return i < s.prefixItems.length ? s.prefixItems[i] : s.items;
+  if (Array.isArray(s.items)) return i < s.items.length ? s.items[i] : s.additionalItems;
+  return s.items;
+}
+
+/** Canonical JSON of `value` with object keys in `schema`'s order (`root` resolves `$ref`s). */
+export function schemaOrdered(value: unknown, schema: unknown, root: unknown = schema, depth = 0): string {
+  const { itemSep, keySep } = JSON_SPELLING;
+  if (depth > 200) return canonicalJson(value);
+  if (Array.isArray(value)) return "[" + value.map((v, i) => schemaOrdered(v, itemSchema(root, schema, i), root, depth + 1)).join(itemSep) + "]";
+  if (!isObj(value)) return canonicalJson(value);
+  const m = members(root, schema, value, 0);
+  const s = follow(root, schema);
+  const extra = isObj(s) ? s.additionalProperties : undefined;
+  const keys = [...[...m.keys()].filter((k) => k in value), ...Object.keys(value).filter((k) => !m.has(k))];
+  return "{" + keys.map((k) => jsonString(k) + keySep + schemaOrdered(value[k], m.get(k)?.[0] ?? extra, root, depth + 1)).join(itemSep) + "}";
+}

@@ -1,0 +1,96 @@
+// Owns: lowering a schema under the caller's policy: ignored keywords reported; under `strict` the first keyword
+// the grammar cannot hold is refused by pointer; under `validate` such keywords are taken out of a copy of the
+// document (each removal only widens what the grammar admits) and reported for the validator to judge.
+
+import { err, type Result } from "../errors.js";
+import type { JsonSchema } from "../tools/types.js";
+import type { ConstraintSites, ExtraMembersPolicy, UnsupportedPolicy } from "./constraint-report.js";
+import { checkSchemaSize, type SizeMeter } from "./limits.js";
+import { lowerDocument, type Node } from "./schema-ir.js";
+import { isObject, scanKeywords, unsupported } from "./schema-keywords.js";
+
+/** Keywords taken out of one schema under `validate` before the compile gives up and refuses (bounds the work). */
+export const MAX_RELAXED = 64;
+
+export interface PolicyOptions {
+  policy: UnsupportedPolicy;
+  extraMembers: ExtraMembersPolicy;
+  sites: ConstraintSites;
+  /** The tool the schema belongs to (named in the report). */
+  tool?: string;
+}
+
+/**
+ * Lower a schema document under a policy (see PolicyOptions). The document is checked against the size limits
+ * first (`meter` sums them over every schema of one compile); the caller's object is never changed.
+ */
+export function lowerSchema(
+  root: JsonSchema | boolean,
+  hint: string,
+  ids: { next: number } = { next: 0 },
+  meter?: SizeMeter,
+  options: PolicyOptions = { policy: "strict", extraMembers: "schema", sites: { ignored: [], relaxed: [], closed: [], closedCount: 0 } },
+): Result<Node> {
+  const size = checkSchemaSize(root, meter);
+  if (size) return err(size);
+  const scan = scanKeywords(root);
+  if (scan.error) return err(scan.error);
+  const { sites, policy } = options;
+  for (const s of scan.ignored) if (sites.ignored.length < 64) sites.ignored.push(s);
+  let doc: unknown = root;
+  if (scan.refused.length > 0) {
+    const first = scan.refused[0]!;
+    if (policy === "strict") return err(unsupported(first.path, `keyword "${first.keyword}" is not supported by the grammar compiler`));
+    doc = structuredClone(root);
+    for (const site of scan.refused) {
+      if (relaxAt(doc, site.path)) sites.relaxed.push({ ...site, reason: `keyword "${site.keyword}" is not held by the grammar`, ...(options.tool ? { tool: options.tool } : {}) });
+    }
+    // A document with more refused keywords than the scan lists is refused rather than half relaxed.
+    if (scan.refused.length >= 64) return err(unsupported(first.path, `more than 64 keywords the grammar cannot hold`));
+  }
+  const closedBefore = { list: sites.closed.length, count: sites.closedCount };
+  for (let round = 0; ; round++) {
+    // A retry lowers the document again: what the last attempt counted is counted anew.
+    sites.closed.length = closedBefore.list;
+    sites.closedCount = closedBefore.count;
+    const lowered = lowerDocument(doc as JsonSchema | boolean, hint, ids, options.extraMembers, sites);
+    if (lowered.ok || policy === "strict" || lowered.error.code !== "unsupported_keyword" || lowered.error.path === undefined) return lowered;
+    if (round >= MAX_RELAXED) return lowered;
+    if (doc === root) doc = structuredClone(root);
+    const path = lowered.error.path;
+    if (!relaxAt(doc, path)) return lowered;
+    sites.relaxed.push({ keyword: lastToken(path), path, reason: lowered.error.message, ...(options.tool ? { tool: options.tool } : {}) });
+  }
+}
+
+function lastToken(path: string): string {
+  const tokens = path.split("/");
+  return tokens[tokens.length - 1]!.replace(/~1/g, "/").replace(/~0/g, "~");
+}
+
+/**
+ * Take the keyword at `path` out of `doc` (in place) so that the schema admits more values, never fewer:
+ * `oneOf` becomes `anyOf`; `patternProperties` leaves its members to `additionalProperties` (widened to admit
+ * them). False when the pointer names no keyword of `doc`.
+ */
+export function relaxAt(doc: unknown, path: string): boolean {
+  const tokens = path.split("/").slice(1).map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const key = tokens.pop();
+  if (key === undefined) return false;
+  let parent: unknown = doc;
+  for (const t of tokens) {
+    if (Array.isArray(parent) && /^\d+$/.test(t)) parent = parent[Number(t)];
+    else if (isObject(parent) && t in parent) parent = parent[t];
+    else return false;
+  }
+  if (!isObject(parent) || !(key in parent)) return false;
+  if (key === "oneOf" && !("anyOf" in parent)) {
+    parent.anyOf = parent.oneOf;
+  } else if (key === "patternProperties") {
+    const ap = parent.additionalProperties;
+    const schemas = isObject(parent.patternProperties) ? Object.values(parent.patternProperties) : [];
+    parent.additionalProperties = ap === undefined || ap === true ? true : { anyOf: [ap, ...schemas] };
+  }
+  delete parent[key];
+  return true;
+}
