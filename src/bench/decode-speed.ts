@@ -8,7 +8,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { readBenchFlags } from "./script-args.js";
 import { HARNESS_TOOLS } from "../harness/tools.js";
-import { createRuntime, type RequestProfile } from "../runtime/runtime.js";
+import { createRuntime } from "../engines/index.js";
+import type { RequestProfile } from "../runtime/runtime.js";
 import type { GenerateRequest, GenerateResult } from "../runtime/types.js";
 
 export const SPEED_BENCH_DEFAULTS = Object.freeze({

@@ -8,7 +8,7 @@ import { loadavg } from "node:os";
 import { dirname } from "node:path";
 import { findLlamaProgram } from "../engines/llama-build.js";
 import { DecodePassTally } from "../runtime/decode-passes.js";
-import { createRuntime } from "../runtime/runtime.js";
+import { createRuntime } from "../engines/index.js";
 import { readBenchFlags } from "./script-args.js";
 import { llamaServerEngine, qtcEngine, type E2eEngine } from "./e2e-engines.js";
 import { renderE2eReport, summarize, type E2eReport } from "./e2e-report.js";

@@ -4,7 +4,8 @@
 
 import { connect } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { createRuntime, type Runtime } from "../../src/runtime/runtime.js";
+import { createRuntime } from "../../src/engines/index.js";
+import type { Runtime } from "../../src/runtime/runtime.js";
 import { tinyModelPath } from "../helpers/models.js";
 import { post, rawRequest, type Running, start } from "./helpers.js";
 

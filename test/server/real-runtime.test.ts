@@ -7,7 +7,8 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createRuntime, type Runtime } from "../../src/runtime/runtime.js";
+import { createRuntime } from "../../src/engines/index.js";
+import type { Runtime } from "../../src/runtime/runtime.js";
 import { compileValidators, compileValueValidator } from "../../src/tools/index.js";
 import { tinyModelPath } from "../helpers/models.js";
 import { expectOpenAIError, post, type Running, start, waitFor } from "./helpers.js";
