@@ -103,7 +103,6 @@ describe("qtc agent", () => {
       [hermesCall("run_tests", {}), "timeout"],
     ];
     const file = await replayFile("escapes", [...attempts.map(([o]) => o), "I could not get out."]);
-    const t0 = performance.now();
     const r = qtc(["agent", "--task", escapeTask, "--model", `replay:${file}`, "--max-turns", "30", "--test-timeout", "2000", "--json"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
@@ -126,7 +125,6 @@ describe("qtc agent", () => {
     expect(run.finalTests.output).toContain("fail 1");
     expect(run.testsPassed).toBe(false);
     expect(run.sandbox).toBe("bwrap");
-    expect(performance.now() - t0).toBeLessThan(60_000);
     // nothing outside the run folder changed, and the run folder itself is gone
     expect(await snapshot(s.root)).toEqual({ ...before, "escapes.json": expect.any(String) as unknown as string });
     expect(await fs.readdir(s.runs)).toEqual([]);
