@@ -15,6 +15,8 @@ export interface ImportEdge {
   to: string;
   line: number;
   typeOnly: boolean;
+  /** An `import()` call (loaded on demand): still an edge of the graph. */
+  dynamic?: boolean;
 }
 
 function listTs(dir: string): string[] {
@@ -49,6 +51,7 @@ interface Specifier {
   /** The string literal that names the module (its position gives the line and the resolution mode). */
   literal: ts.StringLiteralLike;
   typeOnly: boolean;
+  dynamic?: boolean;
 }
 
 /** Every module specifier a file names: static imports and re-exports, `import()` calls, `import("x").T` types. */
@@ -61,7 +64,7 @@ function specifiersOf(file: ts.SourceFile): Specifier[] {
       out.push({ literal: node.moduleSpecifier, typeOnly: node.isTypeOnly });
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const [arg] = node.arguments;
-      if (arg && ts.isStringLiteralLike(arg)) out.push({ literal: arg, typeOnly: false });
+      if (arg && ts.isStringLiteralLike(arg)) out.push({ literal: arg, typeOnly: false, dynamic: true });
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
       out.push({ literal: node.argument.literal, typeOnly: true });
     }
@@ -87,7 +90,7 @@ export function importGraph(files: Map<string, ts.SourceFile>, root = REPO_ROOT)
       const to = relative(root, resolved.resolvedFileName).split(sep).join("/");
       if (!files.has(to)) continue;
       const line = file.getLineAndCharacterOfPosition(spec.literal.getStart(file)).line + 1;
-      edges.push({ from, to, line, typeOnly: spec.typeOnly });
+      edges.push({ from, to, line, typeOnly: spec.typeOnly, ...(spec.dynamic ? { dynamic: true } : {}) });
     }
   }
   return edges;
