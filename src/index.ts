@@ -27,9 +27,6 @@ export {
 // Engines: which one serves a model spec (local node-llama-cpp, llama-server, OpenAI-compatible) is chosen here.
 export { createRuntime } from "./engines/index.js";
 export { generateOnce } from "./engines/run-once.js";
-// The trained stand-ins (`synthetic:tiny-tuned`), made by the training stage: pass as RuntimeOptions.standIns.
-export { makeStandIn } from "./training/stand-ins.js";
-export type { StandInMaker } from "./model/resolve.js";
 
 // Post-parser: judge any model output, batch or streaming.
 export {
