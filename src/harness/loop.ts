@@ -85,8 +85,7 @@ export async function runAgent(opts: AgentOptions): Promise<AgentRun> {
     { role: "user", content: task.prompt },
   ];
   const turns: TurnRecord[] = [];
-  const invalidByReason: Partial<Record<CallErrorCode, number>> = {};
-  const toolErrorsByCode: Partial<Record<ToolOutcomeCode, number>> = {};
+  const tallies: Tallies = { invalidByReason: {}, toolErrorsByCode: {} };
   let status: RunStatus = "turn_limit";
   let error: string | undefined;
   let finalTests: TestRunRecord = { passed: false, timedOut: false, exitCode: null, tests: null, output: "", ms: 0 };
@@ -122,7 +121,7 @@ export async function runAgent(opts: AgentOptions): Promise<AgentRun> {
       const blocks = blocksOf(result);
       messages.push(assistantMessage(result));
       const t1 = performance.now();
-      const { results, finished } = await runBlocks(blocks, { ws, policy, messages, invalidByReason, toolErrorsByCode, maxChars: o.transcriptResultChars });
+      const { results, finished } = await runBlocks(blocks, { ws, policy, messages, tallies, maxChars: o.transcriptResultChars });
       const turn = turnRecord(index, result, results, { generateMs, toolsMs: performance.now() - t1 });
       turns.push(turn);
       try {
@@ -146,7 +145,7 @@ export async function runAgent(opts: AgentOptions): Promise<AgentRun> {
     if (!o.keepWorkspace) await removeWorkspace(ws);
   }
 
-  const run = runRecord({ task, o, policy, status, error, finalTests, ws, turns, invalidByReason, toolErrorsByCode, started, startedAt });
+  const run = runRecord({ task, o, policy, status, error, finalTests, ws, turns, tallies, started, startedAt });
   if (opts.transcript) await appendTranscript(opts.transcript, run);
   return run;
 }
@@ -174,13 +173,18 @@ function assistantMessage(result: GenerateResult): ChatMessage {
   };
 }
 
-/** What running a turn's blocks touches: the workspace, the conversation and the run's counters. */
+/** The run's tallies: rejected blocks by reason, tool errors by code. */
+interface Tallies {
+  invalidByReason: Partial<Record<CallErrorCode, number>>;
+  toolErrorsByCode: Partial<Record<ToolOutcomeCode, number>>;
+}
+
+/** What running a turn's blocks touches: the workspace, the conversation and the run's tallies. */
 interface BlockRun {
   ws: Workspace;
   policy: CallPolicy;
   messages: ChatMessage[];
-  invalidByReason: Partial<Record<CallErrorCode, number>>;
-  toolErrorsByCode: Partial<Record<ToolOutcomeCode, number>>;
+  tallies: Tallies;
   maxChars: number;
 }
 
@@ -194,7 +198,7 @@ async function runBlocks(blocks: readonly Block[], r: BlockRun): Promise<{ resul
   for (const b of blocks) {
     const s = performance.now();
     if (b.kind === "error") {
-      bump(r.invalidByReason, b.error.reason);
+      bump(r.tallies.invalidByReason, b.error.reason);
       const text = b.error.message;
       r.messages.push({ role: "tool", content: text, ...(b.error.name ? { name: b.error.name } : {}) });
       results.push(resultRecord(null, b.error.name ?? null, "rejected_call", text, s, r.maxChars, b.error.reason));
@@ -208,7 +212,7 @@ async function runBlocks(blocks: readonly Block[], r: BlockRun): Promise<{ resul
       continue;
     }
     const outcome = await executeTool(r.ws, b.call.name, b.call.parsedArguments ?? {});
-    if (outcome.code !== "ok" && outcome.code !== "capped" && outcome.code !== "tests_failed") bump(r.toolErrorsByCode, outcome.code);
+    if (outcome.code !== "ok" && outcome.code !== "capped" && outcome.code !== "tests_failed") bump(r.tallies.toolErrorsByCode, outcome.code);
     r.messages.push({ role: "tool", content: outcome.text, tool_call_id: b.call.id, name: b.call.name });
     results.push(resultRecord(b.call.id, b.call.name, outcome.code, outcome.text, s, r.maxChars));
   }
@@ -253,15 +257,14 @@ interface RunParts {
   finalTests: TestRunRecord;
   ws: Workspace;
   turns: TurnRecord[];
-  invalidByReason: Partial<Record<CallErrorCode, number>>;
-  toolErrorsByCode: Partial<Record<ToolOutcomeCode, number>>;
+  tallies: Tallies;
   started: number;
   startedAt: string;
 }
 
 /** The run's record: settings, status, verdict, counts, token and time totals, and its turns. */
 function runRecord(p: RunParts): AgentRun {
-  const { task, o, policy, status, error, finalTests, ws, turns, invalidByReason, toolErrorsByCode, started, startedAt } = p;
+  const { task, o, policy, status, error, finalTests, ws, turns, tallies, started, startedAt } = p;
   const sum = (f: (t: TurnRecord) => number): number => turns.reduce((a, t) => a + f(t), 0);
   const valid = sum((t) => t.calls.length);
   const invalid = sum((t) => t.errors.length);
@@ -284,7 +287,7 @@ function runRecord(p: RunParts): AgentRun {
     testsPassed: finalTests.passed,
     finalTests,
     sandbox: ws.sandbox.kind,
-    counts: { turns: turns.length, blocks: valid + invalid, valid, invalid, invalidByReason, toolErrorsByCode },
+    counts: { turns: turns.length, blocks: valid + invalid, valid, invalid, ...tallies },
     tokens: {
       prompt: sum((t) => t.usage.promptTokens),
       completion: sum((t) => t.usage.completionTokens),
