@@ -2,9 +2,7 @@
 
 // Runtime: load a model, generate constrained or unconstrained turns, stream them.
 export {
-  createRuntime,
   defineTools,
-  generateOnce,
   GENERATE_DEFAULTS,
   RUNTIME_DEFAULTS,
   type AnswerCheck,
@@ -27,6 +25,9 @@ export {
   type ToolHandlers,
   type ToolRunResult,
 } from "./runtime/index.js";
+// Engines: which one serves a model spec (local node-llama-cpp, llama-server, OpenAI-compatible) is chosen here.
+export { createRuntime } from "./engines/index.js";
+export { generateOnce } from "./engines/run-once.js";
 
 // Post-parser: judge any model output, batch or streaming.
 export {

@@ -8,7 +8,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { readBenchFlags } from "./script-args.js";
 import { HARNESS_TOOLS } from "../harness/tools.js";
-import { createRuntime, type RequestProfile } from "../runtime/runtime.js";
+import { createRuntime } from "../engines/index.js";
+import { makeStandIn } from "../training/stand-ins.js";
+import type { RequestProfile } from "../runtime/runtime.js";
 import type { GenerateRequest, GenerateResult } from "../runtime/types.js";
 
 export const SPEED_BENCH_DEFAULTS = Object.freeze({
@@ -82,7 +84,7 @@ async function main(): Promise<void> {
   const maxTokens = Number(values["max-tokens"]);
   const threads = Number(values.threads);
   let profile: RequestProfile | undefined;
-  const rt = await createRuntime({ model: values.model, threads, contextSize: 2048, onProfile: (p) => (profile = p) });
+  const rt = await createRuntime({ model: values.model, threads, contextSize: 2048, onProfile: (p) => (profile = p), standIns: makeStandIn });
   const samples: Sample[] = [];
   const timed = async (req: GenerateRequest) => {
     const t0 = performance.now();

@@ -8,7 +8,8 @@ import { loadavg } from "node:os";
 import { dirname } from "node:path";
 import { findLlamaProgram } from "../engines/llama-build.js";
 import { DecodePassTally } from "../runtime/decode-passes.js";
-import { createRuntime } from "../runtime/runtime.js";
+import { createRuntime } from "../engines/index.js";
+import { makeStandIn } from "../training/stand-ins.js";
 import { readBenchFlags } from "./script-args.js";
 import { llamaServerEngine, qtcEngine, type E2eEngine } from "./e2e-engines.js";
 import { renderE2eReport, summarize, type E2eReport } from "./e2e-report.js";
@@ -112,7 +113,7 @@ interface QtcInfo {
 
 async function qtcFor(args: Args, sequences: number, deterministic = false): Promise<QtcInfo> {
   const passes = new DecodePassTally();
-  const runtime = await createRuntime({ model: args.model, threads: args.threads, contextSize: args.contextSize, sequences, deterministic, onDecodePass: passes.add });
+  const runtime = await createRuntime({ model: args.model, threads: args.threads, contextSize: args.contextSize, sequences, deterministic, onDecodePass: passes.add, standIns: makeStandIn });
   const name = deterministic ? "qtc deterministic" : "qtc";
   return { engine: qtcEngine(name, runtime, passes), path: runtime.modelInfo.path, synthetic: runtime.modelInfo.synthetic, binary: runtime.settings.binary };
 }

@@ -5,7 +5,7 @@
 import * as echarts from "echarts";
 import { CHART_COLORS, MIN_BAR_PX } from "./chart.js";
 import { pct } from "./format.js";
-import type { FixRow } from "./model-fixes.js";
+import type { FixRow } from "./model-fixes-rows.js";
 
 const SHORT: Record<string, string> = { "synthetic:tiny": "base (random)", "synthetic:tiny-weak": "weak (stand-in)", "synthetic:tiny-tuned": "tuned (stand-in)" };
 

@@ -11,8 +11,11 @@ import type { TrainProgress } from "../training/finetune.js";
 import { modelsDir } from "../model/paths.js";
 import { renderFixesChartSvg } from "./model-fixes-chart.js";
 import { runBfclBench, type BfclRow } from "./bfcl.js";
+import type { FixRow } from "./model-fixes-rows.js";
 import { runBench, type BenchEvent } from "./run-bench.js";
 import type { BenchRow } from "./types.js";
+
+export type { FixRow } from "./model-fixes-rows.js";
 
 export interface ModelFixesOptions {
   /** Output folder: one bench folder per half × policy, plus model-fixes.json and model-fixes.md. */
@@ -43,22 +46,6 @@ export const MODEL_FIXES_DEFAULTS = Object.freeze({ tasksDir: "bench/tasks", hal
 
 /** The three models, in row order: the random base and the two stand-ins trained from it. */
 export const MODEL_FIXES_MODELS = ["synthetic:tiny", ...STAND_INS.map((s) => `synthetic:${s}`)] as const;
-
-export interface FixRow {
-  half: TaskHalf;
-  policy: CallPolicy;
-  /** The `--model` spec (synthetic:tiny, synthetic:tiny-weak, synthetic:tiny-tuned). */
-  model: string;
-  /** "random weights" or "trained stand-in". */
-  kind: string;
-  mode: string;
-  runs: number;
-  callRate: number | null;
-  validityRate: number | null;
-  taskSuccessRate: number | null;
-  decodeTokensPerSecond: number | null;
-  cutOff: number;
-}
 
 export interface ModelFixesReport {
   rows: FixRow[];

@@ -10,8 +10,9 @@ import { createReplayModel, isReplaySpec } from "../harness/replay-model.js";
 import type { AgentModel } from "../harness/types.js";
 import { createLlama, type GpuChoice, loadModel } from "../model/load.js";
 import { resolveModel, type ResolvedModel } from "../model/resolve.js";
-import { createRuntime, type Runtime, type RuntimeOptions } from "../runtime/runtime.js";
-import { createEngineRuntime, parseEngineSpec, type EngineSpec } from "../engines/index.js";
+import { makeStandIn } from "../training/stand-ins.js";
+import type { Runtime, RuntimeOptions } from "../runtime/runtime.js";
+import { createEngineRuntime, createRuntime, parseEngineSpec, type EngineSpec } from "../engines/index.js";
 import { createReferenceContext } from "./reference-engine.js";
 import { createReferenceRun } from "./reference-model.js";
 import type { BenchMode, BenchModelInfo, BenchModelSpec } from "./types.js";
@@ -53,7 +54,7 @@ export const openBenchModel: BenchModelOpener = async (spec, settings) => {
   const engine = parseEngineSpec(spec.spec);
   if (engine) return openEngine(spec, engine);
   if (spec.lora !== null && !existsSync(spec.lora)) fail("file_not_found", `--lora ${spec.lora}: no such file`, { path: spec.lora });
-  const resolved = await resolveModel(spec.spec, { modelsDir: settings.modelsDir });
+  const resolved = await resolveModel(spec.spec, { modelsDir: settings.modelsDir, standIns: makeStandIn });
   return new GgufHandle(spec, resolved, settings);
 };
 

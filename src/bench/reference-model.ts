@@ -73,6 +73,45 @@ function textOf(m: ChatMessage | undefined): string {
 }
 
 /**
+ * What a pending turn ended with, as a result like every other row's: the session's text and call spelled back as
+ * hermes text, judged by qtc's parser, with the sequence's token meter for the counts.
+ */
+function spelledBackResult(e: TurnEnd, t: TurnState, req: GenerateRequest, seq: LlamaContextSequence, validators: ValidatorCache): GenerateResult {
+  const now = performance.now();
+  let raw = "";
+  if (t.thought) raw += `${QWEN3_TOKENS.thinkOpen.text}\n${t.thought}\n${QWEN3_TOKENS.thinkClose.text}\n\n`;
+  raw += t.text;
+  const name = e.kind === "call" ? e.name : t.callName;
+  if (name !== null) {
+    // The call as node-llama-cpp wrote it: its params text verbatim (or, if it streamed none, the params it
+    // parsed, spelled as the template would). A call cut off by the budget stays cut off.
+    const params = t.callParams !== "" ? t.callParams : e.kind === "call" ? pythonJsonDumps(e.params ?? {}) : "";
+    let block = renderToolCall({ name, arguments: params }, hermes);
+    if (e.kind !== "call") block = block.slice(0, block.length - (hermes.framing.length + hermes.close.text.length + 1));
+    raw += (raw && !raw.endsWith("\n") ? hermes.blockSeparator : "") + block;
+  }
+  const truncated = e.kind === "answer" && e.truncated;
+  const parsed = parse(raw, { tools: compileValidators(req.tools ?? [...HARNESS_TOOLS], validators), format: "hermes", truncated });
+  const completionTokens = seq.tokenMeter.usedOutputTokens - t.outputAt;
+  const decodeMs = t.firstTokenAt === null ? 0 : now - t.firstTokenAt;
+  const outcome: TurnCounts = {
+    finishReason: truncated ? "length" : "stop",
+    promptTokens: seq.tokenMeter.usedInputTokens - t.inputAt,
+    completionTokens,
+    forcedTokens: 0,
+    // The session does not hand out its token ids; these are the spelled-back text's tokens.
+    tokens: seq.model.tokenize(raw, true),
+    timeToFirstTokenMs: t.firstTokenAt === null ? 0 : t.firstTokenAt - t.startedAt,
+    // Tokens after the first over the time after the first: the rate once the prompt is evaluated.
+    decodeTokensPerSecond: completionTokens > 1 && decodeMs > 0 ? ((completionTokens - 1) * 1000) / decodeMs : 0,
+    grammarMs: 0,
+    totalMs: now - t.startedAt,
+  };
+  // node-llama-cpp's own grammar, not qtc's: a rejected call is the row's result, not a qtc bug.
+  return resultOf({ parsed, outcome, raw, mode: "constrained", format: "hermes", qtcGrammar: false });
+}
+
+/**
  * One agent run on node-llama-cpp's chat session. Make one per run; `close()` stops the session. Budgets:
  * each turn may add `maxTokens` tokens (checked as chunks stream; over it, the session is stopped the way its
  * API allows, `stopOnAbortSignal`, which ends the run: node-llama-cpp cannot resume a stopped prompt).
@@ -157,41 +196,6 @@ export function createReferenceRun(opts: ReferenceRunOptions): AgentModel {
       );
   }
 
-  function toResult(e: TurnEnd, t: TurnState, req: GenerateRequest): GenerateResult {
-    const now = performance.now();
-    let raw = "";
-    if (t.thought) raw += `${QWEN3_TOKENS.thinkOpen.text}\n${t.thought}\n${QWEN3_TOKENS.thinkClose.text}\n\n`;
-    raw += t.text;
-    const name = e.kind === "call" ? e.name : t.callName;
-    if (name !== null) {
-      // The call as node-llama-cpp wrote it: its params text verbatim (or, if it streamed none, the params it
-      // parsed, spelled as the template would). A call cut off by the budget stays cut off.
-      const params = t.callParams !== "" ? t.callParams : e.kind === "call" ? pythonJsonDumps(e.params ?? {}) : "";
-      let block = renderToolCall({ name, arguments: params }, hermes);
-      if (e.kind !== "call") block = block.slice(0, block.length - (hermes.framing.length + hermes.close.text.length + 1));
-      raw += (raw && !raw.endsWith("\n") ? hermes.blockSeparator : "") + block;
-    }
-    const truncated = e.kind === "answer" && e.truncated;
-    const parsed = parse(raw, { tools: compileValidators(req.tools ?? [...HARNESS_TOOLS], validators), format: "hermes", truncated });
-    const completionTokens = seq.tokenMeter.usedOutputTokens - t.outputAt;
-    const decodeMs = t.firstTokenAt === null ? 0 : now - t.firstTokenAt;
-    const outcome: TurnCounts = {
-      finishReason: truncated ? "length" : "stop",
-      promptTokens: seq.tokenMeter.usedInputTokens - t.inputAt,
-      completionTokens,
-      forcedTokens: 0,
-      // The session does not hand out its token ids; these are the spelled-back text's tokens.
-      tokens: seq.model.tokenize(raw, true),
-      timeToFirstTokenMs: t.firstTokenAt === null ? 0 : t.firstTokenAt - t.startedAt,
-      // Tokens after the first over the time after the first: the rate once the prompt is evaluated.
-      decodeTokensPerSecond: completionTokens > 1 && decodeMs > 0 ? ((completionTokens - 1) * 1000) / decodeMs : 0,
-      grammarMs: 0,
-      totalMs: now - t.startedAt,
-    };
-    // node-llama-cpp's own grammar, not qtc's: a rejected call is the row's result, not a qtc bug.
-    return resultOf({ parsed, outcome, raw, mode: "constrained", format: "hermes", qtcGrammar: false });
-  }
-
   return {
     name: opts.name,
     synthetic: opts.synthetic,
@@ -226,7 +230,7 @@ export function createReferenceRun(opts: ReferenceRunOptions): AgentModel {
       try {
         const e = await pending;
         if (e.kind === "error") throw new Error(`node-llama-cpp's chat session failed: ${e.message}`);
-        return toResult(e, t, req);
+        return spelledBackResult(e, t, req, seq, validators);
       } finally {
         req.signal?.removeEventListener("abort", onAbort);
         turn = null;

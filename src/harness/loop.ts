@@ -22,7 +22,7 @@ import type {
   ToolResultRecord,
   TurnRecord,
 } from "./types.js";
-import { createWorkspace, loadTask, removeWorkspace } from "./workspace.js";
+import { createWorkspace, loadTask, removeWorkspace, type Workspace } from "./workspace.js";
 
 export interface AgentOptions {
   /** The task: loaded, or the path of its folder. */
@@ -85,8 +85,7 @@ export async function runAgent(opts: AgentOptions): Promise<AgentRun> {
     { role: "user", content: task.prompt },
   ];
   const turns: TurnRecord[] = [];
-  const invalidByReason: Partial<Record<CallErrorCode, number>> = {};
-  const toolErrorsByCode: Partial<Record<ToolOutcomeCode, number>> = {};
+  const tallies: Tallies = { invalidByReason: {}, toolErrorsByCode: {} };
   let status: RunStatus = "turn_limit";
   let error: string | undefined;
   let finalTests: TestRunRecord = { passed: false, timedOut: false, exitCode: null, tests: null, output: "", ms: 0 };
@@ -119,73 +118,11 @@ export async function runAgent(opts: AgentOptions): Promise<AgentRun> {
         break;
       }
       const generateMs = performance.now() - t0;
-      const calls = result.toolCalls ?? [];
-      const errors = result.errors ?? [];
-      const blocks: Block[] = [
-        ...calls.map((call): Block => ({ kind: "call", call })),
-        ...errors.map((e): Block => ({ kind: "error", error: e })),
-      ].sort((a, b) => (a.kind === "call" ? a.call.start : a.error.start) - (b.kind === "call" ? b.call.start : b.error.start));
-
-      // The assistant's turn goes back as the template expects: valid calls as tool_calls, and the raw text of
-      // rejected blocks kept in the content so the model sees what it wrote.
-      const content = [result.content ?? "", ...errors.map((e) => e.raw)].filter((s) => s.trim() !== "").join("\n");
-      messages.push({
-        role: "assistant",
-        content,
-        reasoning_content: result.reasoning ?? null,
-        ...(calls.length
-          ? { tool_calls: calls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })) }
-          : {}),
-      });
-
-      const results: ToolResultRecord[] = [];
+      const blocks = blocksOf(result);
+      messages.push(assistantMessage(result));
       const t1 = performance.now();
-      let finished = false;
-      for (const b of blocks) {
-        const s = performance.now();
-        if (b.kind === "error") {
-          bump(invalidByReason, b.error.reason);
-          const text = b.error.message;
-          messages.push({ role: "tool", content: text, ...(b.error.name ? { name: b.error.name } : {}) });
-          results.push(resultRecord(null, b.error.name ?? null, "rejected_call", text, s, o.transcriptResultChars, b.error.reason));
-          continue;
-        }
-        if (isFinishCall(policy, b.call.name)) {
-          // The final answer, given as a call: nothing runs, and the run ends after this turn.
-          finished = true;
-          messages.push({ role: "tool", content: "Finished.", tool_call_id: b.call.id, name: b.call.name });
-          results.push(resultRecord(b.call.id, b.call.name, "ok", "Finished.", s, o.transcriptResultChars));
-          continue;
-        }
-        const outcome = await executeTool(ws, b.call.name, b.call.parsedArguments ?? {});
-        if (outcome.code !== "ok" && outcome.code !== "capped" && outcome.code !== "tests_failed") bump(toolErrorsByCode, outcome.code);
-        messages.push({ role: "tool", content: outcome.text, tool_call_id: b.call.id, name: b.call.name });
-        results.push(resultRecord(b.call.id, b.call.name, outcome.code, outcome.text, s, o.transcriptResultChars));
-      }
-      const turn: TurnRecord = {
-        index,
-        raw: result.raw ?? "",
-        content: result.content ?? "",
-        reasoning: result.reasoning ?? null,
-        finishReason: result.finishReason,
-        format: result.format,
-        calls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.parsedArguments })),
-        errors: errors.map((e) => ({ reason: e.reason, message: e.message, ...(e.name ? { name: e.name } : {}) })),
-        results,
-        usage: {
-          promptTokens: result.usage?.promptTokens ?? 0,
-          completionTokens: result.usage?.completionTokens ?? 0,
-          forcedTokens: result.usage?.forcedTokens ?? 0,
-          ...(result.usage?.promptTokensReused === undefined ? {} : { promptTokensReused: result.usage.promptTokensReused }),
-        },
-        timings: {
-          generateMs: round(generateMs),
-          toolsMs: round(performance.now() - t1),
-          timeToFirstTokenMs: round(result.timings?.timeToFirstTokenMs ?? 0),
-          decodeTokensPerSecond: round(result.timings?.decodeTokensPerSecond ?? 0),
-          grammarMs: round(result.timings?.grammarMs ?? 0),
-        },
-      };
+      const { results, finished } = await runBlocks(blocks, { ws, policy, messages, tallies, maxChars: o.transcriptResultChars });
+      const turn = turnRecord(index, result, results, { generateMs, toolsMs: performance.now() - t1 });
       turns.push(turn);
       try {
         opts.onTurn?.(turn);
@@ -208,10 +145,130 @@ export async function runAgent(opts: AgentOptions): Promise<AgentRun> {
     if (!o.keepWorkspace) await removeWorkspace(ws);
   }
 
+  const run = runRecord({ task, o, policy, status, error, finalTests, ws, turns, tallies, started, startedAt });
+  if (opts.transcript) await appendTranscript(opts.transcript, run);
+  return run;
+}
+
+/** One model turn's blocks (valid calls and rejected ones) in the order the model wrote them. */
+function blocksOf(result: GenerateResult): Block[] {
+  return [
+    ...(result.toolCalls ?? []).map((call): Block => ({ kind: "call", call })),
+    ...(result.errors ?? []).map((e): Block => ({ kind: "error", error: e })),
+  ].sort((a, b) => (a.kind === "call" ? a.call.start : a.error.start) - (b.kind === "call" ? b.call.start : b.error.start));
+}
+
+/**
+ * The assistant's turn as it goes back to the model, as the template expects: valid calls as tool_calls, and the
+ * raw text of rejected blocks kept in the content so the model sees what it wrote.
+ */
+function assistantMessage(result: GenerateResult): ChatMessage {
+  const calls = result.toolCalls ?? [];
+  const content = [result.content ?? "", ...(result.errors ?? []).map((e) => e.raw)].filter((s) => s.trim() !== "").join("\n");
+  return {
+    role: "assistant",
+    content,
+    reasoning_content: result.reasoning ?? null,
+    ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })) } : {}),
+  };
+}
+
+/** The run's tallies: rejected blocks by reason, tool errors by code. */
+interface Tallies {
+  invalidByReason: Partial<Record<CallErrorCode, number>>;
+  toolErrorsByCode: Partial<Record<ToolOutcomeCode, number>>;
+}
+
+/** What running a turn's blocks touches: the workspace, the conversation and the run's tallies. */
+interface BlockRun {
+  ws: Workspace;
+  policy: CallPolicy;
+  messages: ChatMessage[];
+  tallies: Tallies;
+  maxChars: number;
+}
+
+/**
+ * Answer each block in order: a rejected block gets its error, a finish call ends the run after this turn,
+ * any other call runs in the workspace. Each answer goes into the conversation and the turn's results.
+ */
+async function runBlocks(blocks: readonly Block[], r: BlockRun): Promise<{ results: ToolResultRecord[]; finished: boolean }> {
+  const results: ToolResultRecord[] = [];
+  let finished = false;
+  for (const b of blocks) {
+    const s = performance.now();
+    if (b.kind === "error") {
+      bump(r.tallies.invalidByReason, b.error.reason);
+      const text = b.error.message;
+      r.messages.push({ role: "tool", content: text, ...(b.error.name ? { name: b.error.name } : {}) });
+      results.push(resultRecord(null, b.error.name ?? null, "rejected_call", text, s, r.maxChars, b.error.reason));
+      continue;
+    }
+    if (isFinishCall(r.policy, b.call.name)) {
+      // The final answer, given as a call: nothing runs, and the run ends after this turn.
+      finished = true;
+      r.messages.push({ role: "tool", content: "Finished.", tool_call_id: b.call.id, name: b.call.name });
+      results.push(resultRecord(b.call.id, b.call.name, "ok", "Finished.", s, r.maxChars));
+      continue;
+    }
+    const outcome = await executeTool(r.ws, b.call.name, b.call.parsedArguments ?? {});
+    if (outcome.code !== "ok" && outcome.code !== "capped" && outcome.code !== "tests_failed") bump(r.tallies.toolErrorsByCode, outcome.code);
+    r.messages.push({ role: "tool", content: outcome.text, tool_call_id: b.call.id, name: b.call.name });
+    results.push(resultRecord(b.call.id, b.call.name, outcome.code, outcome.text, s, r.maxChars));
+  }
+  return { results, finished };
+}
+
+/** The transcript record of one turn. */
+function turnRecord(index: number, result: GenerateResult, results: ToolResultRecord[], ms: { generateMs: number; toolsMs: number }): TurnRecord {
+  return {
+    index,
+    raw: result.raw ?? "",
+    content: result.content ?? "",
+    reasoning: result.reasoning ?? null,
+    finishReason: result.finishReason,
+    format: result.format,
+    calls: (result.toolCalls ?? []).map((c) => ({ id: c.id, name: c.name, arguments: c.parsedArguments })),
+    errors: (result.errors ?? []).map((e) => ({ reason: e.reason, message: e.message, ...(e.name ? { name: e.name } : {}) })),
+    results,
+    usage: {
+      promptTokens: result.usage?.promptTokens ?? 0,
+      completionTokens: result.usage?.completionTokens ?? 0,
+      forcedTokens: result.usage?.forcedTokens ?? 0,
+      ...(result.usage?.promptTokensReused === undefined ? {} : { promptTokensReused: result.usage.promptTokensReused }),
+    },
+    timings: {
+      generateMs: round(ms.generateMs),
+      toolsMs: round(ms.toolsMs),
+      timeToFirstTokenMs: round(result.timings?.timeToFirstTokenMs ?? 0),
+      decodeTokensPerSecond: round(result.timings?.decodeTokensPerSecond ?? 0),
+      grammarMs: round(result.timings?.grammarMs ?? 0),
+    },
+  };
+}
+
+/** Everything a run's record is made of, once its turns and final test run are done. */
+interface RunParts {
+  task: BenchTask;
+  o: Required<Pick<AgentOptions, "model" | "mode" | "seed" | "maxTurns" | "maxTokens" | "toolChoice" | "thinking">>;
+  policy: CallPolicy;
+  status: RunStatus;
+  error: string | undefined;
+  finalTests: TestRunRecord;
+  ws: Workspace;
+  turns: TurnRecord[];
+  tallies: Tallies;
+  started: number;
+  startedAt: string;
+}
+
+/** The run's record: settings, status, verdict, counts, token and time totals, and its turns. */
+function runRecord(p: RunParts): AgentRun {
+  const { task, o, policy, status, error, finalTests, ws, turns, tallies, started, startedAt } = p;
   const sum = (f: (t: TurnRecord) => number): number => turns.reduce((a, t) => a + f(t), 0);
   const valid = sum((t) => t.calls.length);
   const invalid = sum((t) => t.errors.length);
-  const run: AgentRun = {
+  return {
     kind: "qtc-agent-run",
     version: 1,
     task: task.id,
@@ -230,7 +287,7 @@ export async function runAgent(opts: AgentOptions): Promise<AgentRun> {
     testsPassed: finalTests.passed,
     finalTests,
     sandbox: ws.sandbox.kind,
-    counts: { turns: turns.length, blocks: valid + invalid, valid, invalid, invalidByReason, toolErrorsByCode },
+    counts: { turns: turns.length, blocks: valid + invalid, valid, invalid, ...tallies },
     tokens: {
       prompt: sum((t) => t.usage.promptTokens),
       completion: sum((t) => t.usage.completionTokens),
@@ -246,8 +303,6 @@ export async function runAgent(opts: AgentOptions): Promise<AgentRun> {
     startedAt,
     workspace: ws.root,
   };
-  if (opts.transcript) await appendTranscript(opts.transcript, run);
-  return run;
 }
 
 function resultRecord(

@@ -1,5 +1,6 @@
 // Owns: running one task from a model spec (what `qtc agent` calls): resolve the model, run the loop, close.
 
+import type { StandInMaker } from "../model/resolve.js";
 import type { GenerationMode } from "../runtime/types.js";
 import type { ToolChoice } from "../tools/types.js";
 import { runAgent, type AgentOptions } from "./loop.js";
@@ -12,6 +13,8 @@ export interface ModelLoadOptions {
   threads?: number;
   /** Tokens the context holds (prompt + all turns). Default: the runtime's (RUNTIME_DEFAULTS.contextSize). */
   contextSize?: number;
+  /** Makes the trained stand-ins (`synthetic:tiny-tuned`); `qtc agent` passes training's. Default: none (see ResolveOptions.standIns). */
+  standIns?: StandInMaker;
 }
 
 /**
@@ -20,8 +23,8 @@ export interface ModelLoadOptions {
  */
 export async function resolveAgentModel(spec: string, opts: ModelLoadOptions = {}): Promise<AgentModel> {
   if (isReplaySpec(spec)) return createReplayModel(spec);
-  const { createRuntime } = await import("../runtime/runtime.js");
-  const rt = await createRuntime({ model: spec, threads: opts.threads, contextSize: opts.contextSize });
+  const { createRuntime } = await import("../engines/index.js");
+  const rt = await createRuntime({ model: spec, threads: opts.threads, contextSize: opts.contextSize, standIns: opts.standIns });
   return {
     name: rt.modelInfo.name,
     synthetic: rt.modelInfo.synthetic,
@@ -41,8 +44,8 @@ export interface RunTaskOptions extends Omit<AgentOptions, "task" | "model">, Mo
 
 /** Resolve the model, run the task once, and close the model (when this function made it). */
 export async function runTask(opts: RunTaskOptions): Promise<AgentRun> {
-  const { taskDir, model, threads, contextSize, ...rest } = opts;
-  const m = typeof model === "string" ? await resolveAgentModel(model, { threads, contextSize }) : model;
+  const { taskDir, model, threads, contextSize, standIns, ...rest } = opts;
+  const m = typeof model === "string" ? await resolveAgentModel(model, { threads, contextSize, standIns }) : model;
   try {
     return await runAgent({ ...rest, task: taskDir, model: m });
   } finally {

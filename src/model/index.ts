@@ -20,7 +20,7 @@ export {
 } from "./synthetic.js";
 export { DEFAULT_MODEL, MODEL_REGISTRY, findRegistryModel, type RegistryModel } from "./registry.js";
 export { HF_ENDPOINT_ENV, PULL_DEFAULTS, pullModel, type PullOptions, type PullResult } from "./download.js";
-export { MODEL_SPEC_HELP, resolveModel, type ModelSource, type ResolveOptions, type ResolvedModel } from "./resolve.js";
+export { MODEL_SPEC_HELP, resolveModel, type ModelSource, type ResolveOptions, type ResolvedModel, type StandInMaker } from "./resolve.js";
 export {
   GPU_CHOICES,
   LOAD_DEFAULTS,

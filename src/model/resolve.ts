@@ -28,9 +28,18 @@ export interface ResolvedModel {
   uri?: string;
 }
 
+/**
+ * Makes a trained stand-in (`synthetic:tiny-tuned`) or finds it made and current, returning its GGUF path. The
+ * training stage has the one qtc uses (`ensureStandIn`, src/training/stand-ins.ts); the callers that load models
+ * for a user pass it in, so this stage never reaches up into training.
+ */
+export type StandInMaker = (name: string, opts: { modelsDir: string }) => Promise<string>;
+
 export interface ResolveOptions extends Omit<PullOptions, "force"> {
   /** Download remote models that are not in the models directory yet. Default: true. */
   download?: boolean;
+  /** Makes the trained stand-ins. Default: none (a stand-in spec fails with `model_not_found`, saying how to make it). */
+  standIns?: StandInMaker;
 }
 
 const QWEN35_PREFIX = "qwen3.5-";
@@ -68,12 +77,11 @@ export async function resolveModel(spec: string = DEFAULT_MODEL, opts: ResolveOp
   const trimmed = spec.trim();
   const dir = opts.modelsDir ?? defaultModelsDir();
   if (trimmed.startsWith("synthetic:") && STAND_IN_SPECS.includes(trimmed.slice("synthetic:".length))) {
-    // Trained stand-ins are made by the training stage (it runs the harness's tools for its data): imported
-    // only when one is asked for, so this stage stays below it for every other model.
-    const { ensureStandIn, isStandInName } = await import("../training/stand-ins.js");
+    // Trained stand-ins are made by the training stage (it runs the harness's tools for its data), which the
+    // caller passes in: this stage stays below it.
     const name = trimmed.slice("synthetic:".length);
-    if (!isStandInName(name)) fail("internal", `stand-in list out of date: ${name}`, { exitCode: 1 });
-    const path = await ensureStandIn(name, { modelsDir: dir });
+    if (!opts.standIns) fail("model_not_found", `${trimmed} is a trained stand-in, made by qtc's training stage: load it through the qtc CLI (run, chat, agent, serve, bench), or pass standIns (ensureStandIn from qtc's training stage)`);
+    const path = await opts.standIns(name, { modelsDir: dir });
     return { path, name: standInModelName(name), synthetic: true, source: "synthetic", format: "hermes" };
   }
   if (trimmed.startsWith("synthetic:")) {

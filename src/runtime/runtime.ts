@@ -1,10 +1,11 @@
-// Owns: createRuntime: one loaded model with a context of N sequences, serving generate/stream requests (one
-// sequence each; more wait), rendering the prompt, running the turn and judging its output with the parser.
+// Owns: the Runtime interface every engine implements, and createLocalRuntime (the local engine): one loaded model
+// with a context of N sequences, serving generate/stream requests (one sequence each; more wait), rendering the
+// prompt, running the turn and judging its output with the parser.
 
 import { TokenBias, type LlamaContextSequence, type Token } from "node-llama-cpp";
 import { fail, QtcException } from "../errors.js";
 import { detectFormat, resolveFormat, type FormatId, type ToolCallFormat } from "../formats/index.js";
-import { openModel, type GpuChoice, type OpenedModel } from "../model/index.js";
+import { openModel, type GpuChoice, type OpenedModel, type StandInMaker } from "../model/index.js";
 import { compileValidators, ValidatorCache } from "../tools/index.js";
 import type { PromptSegment } from "../prompt/index.js";
 import { resolveRequest } from "./request.js";
@@ -27,7 +28,6 @@ import { computeTokenTables } from "./token-tables.js";
 import { runTurn, type TurnEnv, type TurnOutcome, type TurnPhases } from "./turn.js";
 import type { GenerateEvent, GenerateRequest } from "./types.js";
 import { VocabTrie } from "./vocab-trie.js";
-import { createEngineRuntime, parseEngineSpec } from "../engines/index.js";
 
 /**
  * Added to the logits of the tokens a narrowed sampler may pick: far above any model logit, so only they survive
@@ -55,6 +55,8 @@ export interface RuntimeOptions {
   modelsDir?: string;
   /** A LoRA adapter GGUF applied on top of the model (a model-level fix the bench compares). Default: none. */
   lora?: string;
+  /** Makes the trained stand-ins (`synthetic:tiny-tuned`); the CLI passes training's. Default: none (see ResolveOptions.standIns). */
+  standIns?: StandInMaker;
   /** Compiled tool and response-schema validators, shared with whoever passes it (a server). Default: the runtime's own. */
   validators?: ValidatorCache;
   /**
@@ -115,11 +117,11 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-/** Load a model and create its context (see RuntimeOptions for the defaults). */
-export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
-  // A remote engine (`llama-server:URL`, `openai:URL`) generates; qtc still renders, constrains and judges.
-  const engine = parseEngineSpec(options.model ?? "");
-  if (engine) return createEngineRuntime(engine, { format: options.format, validators: options.validators });
+/**
+ * The local engine's runtime: load a model in this process and create its context (see RuntimeOptions for the
+ * defaults). Which engine serves a model spec is chosen above, by `createRuntime` in src/engines/.
+ */
+export async function createLocalRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   const sequences = options.sequences ?? RUNTIME_DEFAULTS.sequences;
   if (!Number.isInteger(sequences) || sequences < 1) fail("invalid_option", `sequences must be a whole number ≥ 1, got ${sequences}`);
   const opened = await openModel(options.model ?? RUNTIME_DEFAULTS.model, {
@@ -129,6 +131,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     sequences,
     modelsDir: options.modelsDir,
     lora: options.lora,
+    standIns: options.standIns,
     ...(options.onDecodePass ? { batching: { itemPrioritizationStrategy: reportingStrategy(options.onDecodePass) } } : {}),
   });
   try {

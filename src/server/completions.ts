@@ -6,7 +6,7 @@ import type { GenerateEvent, GenerateRequest, GenerateResult } from "../runtime/
 import { badRequest, type ParamHints, unsupported } from "./api-error.js";
 import { checkMaxTokens, isObject, type Obj, seedOf } from "./convert-util.js";
 import type { ResolvedServerOptions } from "./defaults.js";
-import type { SseFrame } from "./generation.js";
+import type { SseFrame } from "./sse.js";
 import { readStopSequences } from "./stop-sequences.js";
 
 /** `max_tokens` when a completions request gives none: 16, as OpenAI's legacy endpoint has it. */

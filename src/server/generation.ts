@@ -7,9 +7,11 @@ import type { GenerateEvent, GenerateRequest, GenerateResult } from "../runtime/
 import { ApiError, type ApiDialect, errorBody, type ParamHints, toApiError } from "./api-error.js";
 import type { ServerRuntime } from "./defaults.js";
 import type { SlotPool } from "./slots.js";
-import { abortOnDisconnect, SseWriter } from "./sse.js";
+import { abortOnDisconnect, type SseFrame, SseWriter } from "./sse.js";
 import { asRawText } from "./completions.js";
 import { applyStopSequences } from "./stop-sequences.js";
+
+export type { SseFrame } from "./sse.js";
 
 /** How one API encodes a turn. */
 export interface DialectEncoder {
@@ -27,12 +29,6 @@ export interface StreamEncoder {
   error(error: ApiError): SseFrame[];
   /** Keep-alive frames, sent when the stream has been silent for the server's ping interval. Default: none. */
   ping?(): SseFrame[];
-}
-
-/** One SSE event: `data` is JSON (or a literal string such as `[DONE]`); `event` names it when the API does. */
-export interface SseFrame {
-  event?: string;
-  data: unknown;
 }
 
 export interface GenerationContext {

@@ -7,7 +7,9 @@ import { fail } from "../errors.js";
 import type { FormatId } from "../formats/index.js";
 import type { GpuChoice } from "../model/index.js";
 import { RUNTIME_DEFAULTS } from "../runtime/defaults.js";
-import { createRuntime, type Runtime } from "../runtime/runtime.js";
+import { createRuntime } from "../engines/index.js";
+import { makeStandIn } from "../training/stand-ins.js";
+import type { Runtime } from "../runtime/runtime.js";
 import { defaultToolChoiceFor } from "../defaults.js";
 import { ValidatorCache } from "../tools/index.js";
 import { SERVER_DEFAULTS, type ServerOptions } from "./defaults.js";
@@ -55,6 +57,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     contextSize: options.contextSize ?? RUNTIME_DEFAULTS.contextSize,
     sequences: parallel,
     format: options.format,
+    standIns: makeStandIn,
   });
   const defaultToolChoice = options.defaultToolChoice ?? defaultToolChoiceFor([runtime.modelInfo]);
   const app = createServer({ ...options, parallel, runtime, validators, defaultToolChoice, modelId: options.modelId ?? runtime.modelInfo.name });

@@ -3,6 +3,12 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 
+/** One SSE event: `data` is JSON (or a literal string such as `[DONE]`); `event` names it when the API does. */
+export interface SseFrame {
+  event?: string;
+  data: unknown;
+}
+
 export class SseWriter {
   readonly #res: ServerResponse;
   #open = false;

@@ -9,4 +9,4 @@ export type { Conversation, ConversationSource, RenderedSample, TrainingPiece } 
 export { FINETUNE_DEFAULTS, finetune, parseProgressFields, type FinetuneOptions, type FinetuneResult, type TrainProgress } from "./finetune.js";
 export { buildTrainer, TRAINER_BINARY, TRAINER_SOURCE, type TrainerBuildOptions } from "./trainer-build.js";
 export { encodeTrainerInput, readConversations, writeTrainerInput } from "./trainer-input.js";
-export { ensureStandIn, isStandInName, standInFileName, standInOf, standInSidecar, STAND_IN_LABEL, STAND_IN_RECIPES, STAND_INS, type StandInName, type StandInOptions } from "./stand-ins.js";
+export { ensureStandIn, isStandInName, makeStandIn, standInFileName, standInOf, standInSidecar, STAND_IN_LABEL, STAND_IN_RECIPES, STAND_INS, type StandInName, type StandInOptions } from "./stand-ins.js";

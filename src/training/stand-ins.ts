@@ -7,7 +7,9 @@ import { existsSync, promises as fs, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { LLAMA_PATCH } from "../engines/llama-build.js";
+import { fail } from "../errors.js";
 import { resolveSandbox } from "../harness/os-sandbox.js";
+import type { StandInMaker } from "../model/resolve.js";
 import { writeSyntheticModel } from "../model/synthetic.js";
 import { demonstrate, type DemonstrationPlan } from "./demonstrations.js";
 import { finetune, type FinetuneResult, type TrainProgress } from "./finetune.js";
@@ -99,6 +101,15 @@ async function ensureTrainingBase(modelsDir: string): Promise<string> {
   if (!existsSync(file)) await writeSyntheticModel({ shape: "tiny", dtype: "f32", seed: 0, untiedOutput: true, out: file });
   return file;
 }
+
+/**
+ * The stand-in maker `resolveModel` takes (ResolveOptions.standIns): `synthetic:<name>` resolves where training
+ * lives, through ensureStandIn.
+ */
+export const makeStandIn: StandInMaker = (name, opts) => {
+  if (!isStandInName(name)) fail("model_not_found", `no trained stand-in "${name}": use ${STAND_INS.map((s) => `synthetic:${s}`).join(" or ")}`);
+  return ensureStandIn(name, opts);
+};
 
 /** The path of a stand-in, training it first when it is missing or its recipe changed (minutes on 2 cores). */
 export async function ensureStandIn(name: StandInName, opts: StandInOptions): Promise<string> {

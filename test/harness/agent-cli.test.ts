@@ -103,8 +103,9 @@ describe("qtc agent", () => {
       [hermesCall("run_tests", {}), "timeout"],
     ];
     const file = await replayFile("escapes", [...attempts.map(([o]) => o), "I could not get out."]);
-    const t0 = performance.now();
-    const r = qtc(["agent", "--task", escapeTask, "--model", `replay:${file}`, "--max-turns", "30", "--test-timeout", "2000", "--json"]);
+    // The tests' time limit only has to stop the hang: generous, so a loaded machine never cuts off the run that
+    // must finish (tests_failed) and turns it into a timeout.
+    const r = qtc(["agent", "--task", escapeTask, "--model", `replay:${file}`, "--max-turns", "30", "--test-timeout", "15000", "--json"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const run = JSON.parse(r.stdout) as AgentRun;
@@ -118,7 +119,7 @@ describe("qtc agent", () => {
     expect(texts[14]).toMatch(/^Error: invalid regular expression/);
     expect(texts[16]).toBe('No matches for "(a+)+$" in long.txt.');
     expect(texts[18]).toContain("ERR_ACCESS_DENIED");
-    expect(texts[20]).toMatch(/^Error: the tests did not finish within 2 s/);
+    expect(texts[20]).toMatch(/^Error: the tests did not finish within 15 s/);
     // the verdict runs the task's own tests on a fresh copy: the hang test (and escape test) the model added
     // take no part, so the final check fails on the unfixed source instead of timing out
     expect(run.finalTests.timedOut).toBe(false);
@@ -126,7 +127,6 @@ describe("qtc agent", () => {
     expect(run.finalTests.output).toContain("fail 1");
     expect(run.testsPassed).toBe(false);
     expect(run.sandbox).toBe("bwrap");
-    expect(performance.now() - t0).toBeLessThan(60_000);
     // nothing outside the run folder changed, and the run folder itself is gone
     expect(await snapshot(s.root)).toEqual({ ...before, "escapes.json": expect.any(String) as unknown as string });
     expect(await fs.readdir(s.runs)).toEqual([]);

@@ -86,7 +86,6 @@ describe("runSuite", () => {
       },
     });
     const ws = await createWorkspace(dir, { tmpRoot: s.runs, limits: { testTimeoutMs: 1500 } });
-    const t0 = performance.now();
     const running = (async () => {
       await new Promise((r) => setTimeout(r, 1200));
       return processesWith(marker);
@@ -95,7 +94,6 @@ describe("runSuite", () => {
     await removeWorkspace(ws);
     expect(outcome.code).toBe("timeout");
     expect(outcome.text.startsWith("Error: the tests did not finish within 1.5 s")).toBe(true);
-    expect(performance.now() - t0).toBeLessThan(8000);
     expect(Number(/GRANDCHILD=(\d+)/.exec(outcome.text)![1])).toBeGreaterThan(0);
     // it was running before the stop, and is gone after it
     const before = await running;

@@ -157,11 +157,11 @@ describe("tools", () => {
   });
 
   it("grep stays linear on (a+)+$ over a long line", async () => {
+    // A backtracking engine never finishes this line (2^200000 paths); RE2 reads it once. That grep answers at
+    // all is the property; test/tools/linear-regexp.test.ts counts RE2's reads (n against 10·n).
     await fs.writeFile(path.join(ws.root, "long.txt"), `${"a".repeat(200_000)}b\n`);
-    const t0 = performance.now();
     const r = await executeTool(ws, "grep", { pattern: "(a+)+$", path: "long.txt" });
     expect(r).toEqual({ code: "ok", text: 'No matches for "(a+)+$" in long.txt.' });
-    expect(performance.now() - t0).toBeLessThan(5000);
   });
 
   it("grep bounds the work of large patterns: too complex is refused, lines too long for it are skipped, and it says so", async () => {
@@ -169,9 +169,8 @@ describe("tools", () => {
     const huge = await executeTool(ws, "grep", { pattern: `${"[ab]{1000}".repeat(12)}$`, path: "ab.txt" });
     expect(huge.code).toBe("invalid_regex");
     expect(huge.text).toMatch(/^Error: the pattern is too complex \(\d+ RE2 instructions; at most 10000\)/);
-    const t0 = performance.now();
+    // The work bound is the skipped line itself: grep says it did not search it.
     const big = await executeTool(ws, "grep", { pattern: "[ab]{1000}[ab]{990}$", path: "ab.txt" });
-    expect(performance.now() - t0).toBeLessThan(10_000);
     expect(big.code).toBe("capped");
     expect(big.text).toMatch(/^No matches for .* in ab\.txt\.\n\[1 line\(s\) longer than \d+ characters not searched: too long for a pattern this large\]$/);
   });

@@ -3,7 +3,8 @@
 // 10,000 deep. Each must be a 400 in the API's error shape, naming the field; against the real runtime.
 
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createRuntime, type Runtime } from "../../src/runtime/runtime.js";
+import { createRuntime } from "../../src/engines/index.js";
+import type { Runtime } from "../../src/runtime/runtime.js";
 import { tinyModelPath } from "../helpers/models.js";
 import { expectAnthropicError, expectOpenAIError, post, type Running, start } from "../server/helpers.js";
 

@@ -4,7 +4,8 @@
 // ends an aborted turn with a `done` event of its own.
 
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { createRuntime, type Runtime } from "../../src/runtime/runtime.js";
+import { createRuntime } from "../../src/engines/index.js";
+import type { Runtime } from "../../src/runtime/runtime.js";
 import { tinyModelPath } from "../helpers/models.js";
 import { parseSse, post, start } from "../server/helpers.js";
 

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { QtcException } from "../../src/errors.js";
 import { HARNESS_TOOLS } from "../../src/harness/index.js";
-import { generateOnce } from "../../src/runtime/index.js";
+import { generateOnce } from "../../src/engines/run-once.js";
 import { loadToolsFile } from "../../src/tools/index.js";
 import { tinyModelPath } from "../helpers/models.js";
 import { runCli } from "../helpers/cli.js";

@@ -70,8 +70,8 @@ export function parseSse(text: string): Array<{ event?: string; data: any }> {
     });
 }
 
-/** Poll until `check()` is true (or fail after `ms`). */
-export async function waitFor(check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+/** Poll until `check()` is true (or fail after `ms`: a hang guard, generous so a loaded machine never trips it). */
+export async function waitFor(check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
   const until = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > until) throw new Error("condition not met in time");

@@ -1,10 +1,12 @@
 // Hostile requests against a live server (127.0.0.1, port 0) on the real runtime with the synthetic tiny Qwen3:
-// each class of request gets its 4xx code in the API's shape, `/health` answers within a second while it runs
-// (polled alongside), and a normal request is served right after it.
+// each class of request gets its 4xx code in the API's shape, `/health` keeps answering while it runs (polled
+// alongside; the slowest answer is printed, and only a stalled event loop crosses HEALTH_STALL_MS), and a normal
+// request is served right after it.
 
 import { connect } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { createRuntime, type Runtime } from "../../src/runtime/runtime.js";
+import { createRuntime } from "../../src/engines/index.js";
+import type { Runtime } from "../../src/runtime/runtime.js";
 import { tinyModelPath } from "../helpers/models.js";
 import { post, rawRequest, type Running, start } from "./helpers.js";
 
@@ -13,7 +15,8 @@ const AUTH = { authorization: `Bearer ${KEY}` };
 const X_KEY = { "x-api-key": KEY };
 const BODY_LIMIT = 256 * 1024;
 const BODY_TIMEOUT = 800;
-const HEALTH_LIMIT_MS = 1000;
+/** A bound no loaded machine reaches but a request that blocks the event loop (a synchronous parse, a backtracking regex) does. */
+const HEALTH_STALL_MS = 15_000;
 
 let runtime: Runtime;
 let server: Running;
@@ -61,7 +64,7 @@ beforeEach(() => {
 afterEach(async () => {
   const slowest = await poller.stop();
   slowestOverall = Math.max(slowestOverall, slowest);
-  expect(slowest, "slowest /health answer (ms) while the row ran").toBeLessThan(HEALTH_LIMIT_MS);
+  expect(slowest, "slowest /health answer (ms) while the row ran").toBeLessThan(HEALTH_STALL_MS);
   // A normal request is served after each row.
   const ok = await post(`${server.url}/v1/chat/completions`, { model: "m", messages: user, max_tokens: 4 }, AUTH);
   expect(ok.status).toBe(200);

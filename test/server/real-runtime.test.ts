@@ -7,7 +7,8 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createRuntime, type Runtime } from "../../src/runtime/runtime.js";
+import { createRuntime } from "../../src/engines/index.js";
+import type { Runtime } from "../../src/runtime/runtime.js";
 import { compileValidators, compileValueValidator } from "../../src/tools/index.js";
 import { tinyModelPath } from "../helpers/models.js";
 import { expectOpenAIError, post, rawRequest, type Running, start, waitFor } from "./helpers.js";
@@ -294,13 +295,12 @@ describe("concurrency and cancellation", () => {
         if (chunks === 2) controller.abort();
       }
       expect(chunks).toBe(2);
-      // 1500 tokens take minutes on this model: the slot is free within seconds only if the generation stopped.
+      // 1500 tokens take minutes on this model: the one slot is free (and serves the next request) well before
+      // that only if the generation stopped. 30 s is a bound only a generation that went on crosses.
       const slots = async () => ((await (await fetch(`${single.url}/health`)).json()) as { slots: { busy: number } }).slots;
-      await waitFor(async () => (await slots()).busy === 0, 3000);
-      const t0 = Date.now();
+      await waitFor(async () => (await slots()).busy === 0, 30_000);
       const next = await client.chat.completions.create({ model: "tiny", messages, tools: OPENAI_TOOLS, tool_choice: "required", max_tokens: MAX_TOKENS, seed: 9 });
       expect(next.choices[0]!.message.tool_calls!.length).toBeGreaterThanOrEqual(1);
-      expect(Date.now() - t0).toBeLessThan(10_000);
     } finally {
       await single.app.close();
     }

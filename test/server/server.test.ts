@@ -157,9 +157,10 @@ describe("slots", () => {
     });
     await waitFor(() => runtime.running === 1);
     await waitFor(async () => (await health(local.url)).queued === 1);
-    const t0 = Date.now();
     await local.app.close();
-    expect(Date.now() - t0).toBeLessThan(1500);
+    // close() returned because the cancelled generation wound down, not because its grace period ran out: the
+    // held request (which never ends unless aborted) is over by then.
+    expect(runtime.running).toBe(0);
     expect(runtime.aborted).toBe(1);
     expectOpenAIError(await pending, 503, "shutting_down", null);
     expectAnthropicError({ status: (await streamed).status, json: JSON.parse(await (await streamed).text()) }, 503, "overloaded_error");

@@ -6,7 +6,8 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { createRuntime, type Runtime } from "../../src/runtime/runtime.js";
+import { createRuntime } from "../../src/engines/index.js";
+import type { Runtime } from "../../src/runtime/runtime.js";
 import { tinyModelPath } from "../helpers/models.js";
 import { post, type Running, start } from "./helpers.js";
 

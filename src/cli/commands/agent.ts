@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import { CALL_POLICIES, CALL_POLICY_DEFAULTS, type CallPolicy } from "../../harness/call-policy.js";
 import { AGENT_DEFAULTS, SANDBOX_DEFAULTS } from "../../harness/defaults.js";
 import { runTask } from "../../harness/run-task.js";
+import { makeStandIn } from "../../training/stand-ins.js";
 import { formatRunSummary } from "../../harness/summary.js";
 import { RUNTIME_DEFAULTS } from "../../runtime/defaults.js";
 import type { GenerationMode } from "../../runtime/types.js";
@@ -68,6 +69,7 @@ export function registerAgent(program: Command): Command {
         transcript: flags.transcript,
         limits: { testTimeoutMs: flags.testTimeout, ...(flags.unsafeNoSandbox ? { sandbox: "off" as const } : {}) },
         threads: flags.threads,
+        standIns: makeStandIn,
         contextSize: flags.contextSize,
         keepWorkspace: flags.keepWorkspace ?? false,
       });

@@ -8,7 +8,8 @@ import { executeTool, HARNESS_TOOLS, SYSTEM_PROMPT } from "../../harness/index.j
 import { createWorkspace, removeWorkspace, type Workspace } from "../../harness/workspace.js";
 import { GPU_CHOICES, MODEL_SPEC_HELP, type GpuChoice } from "../../model/index.js";
 import { GENERATE_DEFAULTS, RUNTIME_DEFAULTS } from "../../runtime/defaults.js";
-import { createRuntime } from "../../runtime/runtime.js";
+import { createRuntime } from "../../engines/index.js";
+import { makeStandIn } from "../../training/stand-ins.js";
 import type { GenerationMode } from "../../runtime/types.js";
 import { loadToolsFile } from "../../tools/index.js";
 import type { ToolInput } from "../../tools/types.js";
@@ -55,7 +56,7 @@ export function registerChat(program: Command): Command {
       const tools: ToolInput[] = flags.tools !== undefined ? [...loadToolsFile(flags.tools).tools] : [...(HARNESS_TOOLS as ToolInput[])];
       const toolChoice = await toolChoiceFor(flags.toolChoice, flags.model);
       const ws = flags.workspace === undefined ? undefined : await createWorkspace(flags.workspace, { limits: flags.unsafeNoSandbox ? { sandbox: "off" } : {} });
-      const rt = await createRuntime({ model: flags.model, threads: flags.threads, contextSize: flags.contextSize, gpu: flags.gpu, sequences: 1 });
+      const rt = await createRuntime({ model: flags.model, threads: flags.threads, contextSize: flags.contextSize, gpu: flags.gpu, sequences: 1, standIns: makeStandIn });
       try {
         const print = (line: string) => void process.stdout.write(`${terminalText(line)}\n`);
         const modes: GenerationMode[] = flags.mode === "both" ? ["unconstrained", "constrained"] : [flags.mode];

@@ -7,6 +7,7 @@ import { FORMAT_IDS } from "../../formats/index.js";
 import type { FormatId } from "../../formats/types.js";
 import { type CheckResult, type CompiledGrammar, compileToolGrammar, GRAMMAR_DEFAULTS, GRAMMAR_PHASES, GrammarChecker, type GrammarPhase } from "../../grammar/index.js";
 import { createLlama, loadModel, MODEL_SPEC_HELP, resolveModel } from "../../model/index.js";
+import { makeStandIn } from "../../training/stand-ins.js";
 import { loadToolsFile } from "../../tools/load.js";
 import { choiceOption, intOption, toolChoiceFlag } from "../options.js";
 import { readTextFile } from "../read-file.js";
@@ -67,7 +68,7 @@ export function registerGrammar(program: Command): Command {
       }
       const text = readTextFile(flags.check);
       const llama = await createLlama({ gpu: "cpu" });
-      const model = await loadModel(llama, { path: (await resolveModel(flags.model)).path });
+      const model = await loadModel(llama, { path: (await resolveModel(flags.model, { standIns: makeStandIn })).path });
       try {
         const result = (await GrammarChecker.create(model, compiled.value)).checkText(text);
         process.stdout.write(describe(result, text) + "\n");

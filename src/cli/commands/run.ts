@@ -6,7 +6,8 @@ import { FORMAT_IDS, type FormatId } from "../../formats/index.js";
 import { GPU_CHOICES, MODEL_SPEC_HELP, type GpuChoice } from "../../model/index.js";
 import type { ChatMessage } from "../../prompt/index.js";
 import { GENERATE_DEFAULTS, RUNTIME_DEFAULTS } from "../../runtime/defaults.js";
-import { generateOnce, promptMessages, type GenerateOnceResult } from "../../runtime/run-once.js";
+import { generateOnce, promptMessages, type GenerateOnceResult } from "../../engines/run-once.js";
+import { makeStandIn } from "../../training/stand-ins.js";
 import type { GenerateRequest, GenerationMode } from "../../runtime/types.js";
 import { loadToolsFile } from "../../tools/index.js";
 import type { JsonSchema } from "../../tools/types.js";
@@ -83,7 +84,7 @@ export function registerRun(program: Command): Command {
         ...(flags.responseSchema === undefined ? {} : { responseSchema: readResponseSchema(flags.responseSchema) }),
       };
       const out = await generateOnce(
-        { model: flags.model, threads: flags.threads, contextSize: flags.contextSize, gpu: flags.gpu, format: flags.format, ...(flags.lora === undefined ? {} : { lora: flags.lora }) },
+        { model: flags.model, threads: flags.threads, contextSize: flags.contextSize, gpu: flags.gpu, format: flags.format, standIns: makeStandIn, ...(flags.lora === undefined ? {} : { lora: flags.lora }) },
         request,
       );
       process.stdout.write(flags.json ? JSON.stringify(toJson(out), null, 2) + "\n" : summary(out, request));

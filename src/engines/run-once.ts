@@ -1,13 +1,14 @@
-// Owns: generateOnce: load a model, generate one turn, free the model (what `qtc run` does), checking the
-// caller's request before the model is loaded so bad input fails fast.
+// Owns: generateOnce: build the runtime the model spec names (any engine), generate one turn, free it (what `qtc
+// run` does), checking the caller's request before the model is loaded so bad input fails fast.
 
 import type { FormatId } from "../formats/index.js";
 import { renderPrompt, type ChatMessage } from "../prompt/index.js";
 import { compileValidators } from "../tools/index.js";
-import { resolveToolChoice } from "./request.js";
-import type { GenerateOutput } from "./result.js";
-import { createRuntime, type ModelInfo, type RuntimeOptions } from "./runtime.js";
-import type { GenerateRequest } from "./types.js";
+import { resolveToolChoice } from "../runtime/request.js";
+import type { GenerateOutput } from "../runtime/result.js";
+import type { ModelInfo, RuntimeOptions } from "../runtime/runtime.js";
+import { createRuntime } from "./index.js";
+import type { GenerateRequest } from "../runtime/types.js";
 
 export interface GenerateOnceResult {
   result: GenerateOutput;

@@ -1,0 +1,21 @@
+// Owns: FixRow, one row of the model-fixes comparison (model × call policy × mode on one half), which the
+// report (model-fixes.ts) builds and its chart (model-fixes-chart.ts) draws.
+
+import type { CallPolicy } from "../harness/call-policy.js";
+import type { TaskHalf } from "../training/split.js";
+
+export interface FixRow {
+  half: TaskHalf;
+  policy: CallPolicy;
+  /** The `--model` spec (synthetic:tiny, synthetic:tiny-weak, synthetic:tiny-tuned). */
+  model: string;
+  /** "random weights" or "trained stand-in". */
+  kind: string;
+  mode: string;
+  runs: number;
+  callRate: number | null;
+  validityRate: number | null;
+  taskSuccessRate: number | null;
+  decodeTokensPerSecond: number | null;
+  cutOff: number;
+}
