@@ -4,7 +4,7 @@
 import * as echarts from "echarts";
 import { CHART_COLORS, MIN_BAR_PX } from "./chart.js";
 import { pct, pctOf, reasons, times, tps } from "./format.js";
-import type { BfclReport, BfclRow } from "./bfcl.js";
+import type { BfclReport, BfclRow } from "./bfcl-rows.js";
 
 const failures = (r: BfclRow): string => {
   const parts = Object.entries(r.failedBy).map(([k, v]) => `${k} ${v}`);

@@ -18,7 +18,9 @@ import { openBenchModel, type BenchModelOpener } from "./models.js";
 import { defaultToolChoice, withLabels } from "./plan.js";
 import type { BenchModelInfo, BenchModelSpec } from "./types.js";
 
-export type BfclMode = "unconstrained" | "constrained";
+import type { BfclConfig, BfclMode, BfclReport, BfclResult, BfclRow } from "./bfcl-rows.js";
+
+export type { BfclConfig, BfclMode, BfclReport, BfclResult, BfclRow } from "./bfcl-rows.js";
 
 export const BFCL_BENCH_DEFAULTS = Object.freeze({
   /** Default: BFCL_DEFAULT_CATEGORIES (simple_python, multiple, parallel, parallel_multiple, irrelevance). */
@@ -66,73 +68,6 @@ export interface BfclBenchOptions extends Omit<BfclDataOptions, "signal"> {
   signal?: AbortSignal;
 }
 
-/** One judged question: a line of results.jsonl. */
-export interface BfclResult {
-  model: string;
-  mode: BfclMode;
-  category: BfclCategory;
-  id: string;
-  correct: boolean;
-  /** Why it failed (BFCL's error type), or a qtc error code when the question could not run. */
-  error: BfclError | string | null;
-  message: string | null;
-  calls: { name: string; arguments: Record<string, unknown> }[];
-  blocks: number;
-  validBlocks: number;
-  invalidByReason: Partial<Record<CallErrorCode, number>>;
-  completionTokens: number;
-  decodeTokensPerSecond: number;
-  raw: string;
-}
-
-/** One row of report.json: a model × mode × category (category "overall" sums a model × mode). */
-export interface BfclRow {
-  model: string;
-  synthetic: boolean;
-  mode: BfclMode;
-  category: BfclCategory | "overall";
-  questions: number;
-  correct: number;
-  /** correct / questions (overall: the unweighted mean over categories, as BFCL averages). */
-  accuracy: number | null;
-  /** Questions where the model wrote at least one call block. */
-  questionsWithCalls: number;
-  callRate: number | null;
-  blocks: number;
-  validBlocks: number;
-  validityRate: number | null;
-  invalidByReason: Partial<Record<CallErrorCode, number>>;
-  failedBy: Record<string, number>;
-  completionTokens: number;
-  decodeTokensPerSecond: number | null;
-  /** decodeTokensPerSecond / that of the same model × category unconstrained row. */
-  speedRatioVsUnconstrained: number | null;
-}
-
-/** `config` in a BFCL report.json: what ran, and where (versions, platform, CPU as the task bench says them). */
-export interface BfclConfig extends BenchEnvironment {
-  suite: "bfcl";
-  bfclCommit: string;
-  categories: BfclCategory[];
-  limit: number | null;
-  modes: BfclMode[];
-  modelInfo: BenchModelInfo[];
-  synthetic: boolean;
-  maxTokens: number;
-  toolChoice: "auto" | "required";
-  seed: number;
-  threads: number;
-  contextSize: number;
-  gpu: string;
-  date: string;
-  wallMs: number;
-  notes: string[];
-}
-
-export interface BfclReport {
-  config: BfclConfig;
-  rows: BfclRow[];
-}
 
 export const BFCL_FILES = Object.freeze({ report: "report.json", markdown: "report.md", chart: "chart.svg", results: "results.jsonl" });
 
