@@ -57,13 +57,20 @@ function splitMarkup(text: string, added: readonly AddedToken[]): (string | numb
   return out.flatMap((piece) => (typeof piece === "number" ? [piece] : splitOther(piece, added)));
 }
 
-/** Added tokens that do not start with `<` (none in Qwen3), matched anywhere. */
+/** Added tokens that do not start with `<` (none in Qwen3), matched anywhere. A loop: no recursion per match. */
 function splitOther(text: string, added: readonly AddedToken[]): (string | number)[] {
-  const hit = added.find((t) => !t.text.startsWith("<") && text.includes(t.text));
-  if (hit === undefined) return [text];
-  const at = text.indexOf(hit.text);
-  const before = text.slice(0, at);
-  return [...(before ? [before] : []), hit.token, ...splitOther(text.slice(at + hit.text.length), added)];
+  const out: (string | number)[] = [];
+  let rest = text;
+  for (;;) {
+    const hit = added.find((t) => !t.text.startsWith("<") && rest.includes(t.text));
+    if (hit === undefined) break;
+    const at = rest.indexOf(hit.text);
+    if (at > 0) out.push(rest.slice(0, at));
+    out.push(hit.token);
+    rest = rest.slice(at + hit.text.length);
+  }
+  if (rest !== "" || out.length === 0) out.push(rest);
+  return out;
 }
 
 /** Positions inside `text` that cut every added-token spelling in it (sorted, unique). */
