@@ -126,3 +126,72 @@ export function tokenizePrompt(segments: readonly PromptSegment[], vocab: Prompt
   flush();
   return out;
 }
+
+/** Characters tokenized between two pauses of tokenizePromptSliced (about 30 ms of tokenizing on a slow CPU). */
+export const PROMPT_SLICE_CHARS = 32 * 1024;
+
+/**
+ * Where a long text may be cut without changing its tokens: between an ASCII letter and a space that starts the
+ * next word, or after a newline before a letter. Qwen3's pre-tokenizer ends a chunk at both (a letter run stops
+ * at the space, which opens the next word's chunk; a newline run stops at the letter), BPE never merges across
+ * chunks, and no added-token spelling holds a space or a newline, so the pieces' tokens join to the whole's.
+ */
+const SAFE_CUT = /[A-Za-z](?= [A-Za-z])|\n(?=[A-Za-z])/g;
+
+/** `text` in pieces of about `max` characters, cut only where SAFE_CUT allows (a text without one stays whole). */
+export function safeSlices(text: string, max: number): string[] {
+  if (text.length <= max) return [text];
+  const out: string[] = [];
+  let start = 0;
+  for (;;) {
+    SAFE_CUT.lastIndex = start + max;
+    const m = SAFE_CUT.exec(text);
+    if (!m) break;
+    out.push(text.slice(start, m.index + 1));
+    start = m.index + 1;
+  }
+  out.push(text.slice(start));
+  return out;
+}
+
+/**
+ * tokenizePrompt's tokens, worked out in slices of about `sliceChars` characters with `pause()` awaited between
+ * them (the server passes a turn of its event loop), so a prompt of megabytes never holds the caller's thread for
+ * long. The tokens are the same as tokenizePrompt's.
+ */
+export async function tokenizePromptSliced(
+  segments: readonly PromptSegment[],
+  vocab: PromptVocab,
+  pause: () => Promise<void>,
+  sliceChars = PROMPT_SLICE_CHARS,
+): Promise<number[]> {
+  const out: number[] = [];
+  let run = "";
+  let since = 0;
+  const flush = async (): Promise<void> => {
+    for (const piece of safeSlices(run, sliceChars)) {
+      append(out, tokenizeAsText(piece, vocab));
+      since += piece.length;
+      if (since >= sliceChars) {
+        since = 0;
+        await pause();
+      }
+    }
+    run = "";
+  };
+  for (const segment of segments) {
+    if (segment.kind === "content") {
+      run += segment.text;
+      continue;
+    }
+    for (const piece of splitMarkup(segment.text, vocab.added)) {
+      if (typeof piece === "string") run += piece;
+      else {
+        await flush();
+        out.push(piece);
+      }
+    }
+  }
+  await flush();
+  return out;
+}
