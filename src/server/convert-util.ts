@@ -121,20 +121,33 @@ function checkSizeFirst(param: string, schema: unknown, meter: ReturnType<typeof
 }
 
 /**
- * Depth of every top-level field of a request body, before anything reads it: schema-bearing fields (`tools`,
+ * Depth of every top-level field of a request body before anything reads it: schema-bearing fields (`tools`,
  * `response_format`, `text`) may nest up to SCHEMA_FIELD_DEPTH (their own walker then refuses past its limit with
- * `schema_too_large`), every other field up to `maxDepth` plus the few levels the API's own shape adds.
+ * `schema_too_large`); conversation fields (`messages`, `input`, `system`, `prompt`) are left to `checkDepthAfter`,
+ * once the converter's own checks (which name the exact field) have run; every other field may nest `maxDepth`
+ * plus the few levels the API's own shape adds.
  */
 export function checkBodyDepth(body: unknown, maxDepth: number): void {
   if (!isObject(body)) return;
   for (const [key, value] of Object.entries(body)) {
-    if (typeof value !== "object" || value === null) continue;
+    if (typeof value !== "object" || value === null || CONVERSATION_FIELDS.has(key)) continue;
     checkNesting(value, SCHEMA_FIELDS.has(key) ? SCHEMA_FIELD_DEPTH : maxDepth + SHAPE_DEPTH, key);
+  }
+}
+
+/** The conversation fields' depth, after their converter ran (what is left too deep is in fields it ignores). */
+export function checkDepthAfter(body: unknown, maxDepth: number): void {
+  if (!isObject(body)) return;
+  for (const key of CONVERSATION_FIELDS) {
+    const value = body[key];
+    if (typeof value === "object" && value !== null) checkNesting(value, maxDepth + SHAPE_DEPTH, key);
   }
 }
 
 /** Fields that carry JSON Schemas. */
 const SCHEMA_FIELDS: ReadonlySet<string> = new Set(["tools", "response_format", "text"]);
+/** Fields that carry the conversation: converted first, with exact fields named. */
+const CONVERSATION_FIELDS: ReadonlySet<string> = new Set(["messages", "input", "system", "prompt"]);
 /** Depth a schema-bearing field may reach before its schema walker judges it (a bound on that walk too). */
 const SCHEMA_FIELD_DEPTH = 4096;
 /** Levels an API's own shape adds above a value (`messages[i].content[j].input`). */

@@ -7,7 +7,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply, type F
 import { anthropicToGenerate } from "./anthropic-request.js";
 import { AnthropicStreamEncoder, anthropicMessage } from "./anthropic-response.js";
 import { ApiError, type ApiDialect, errorBody, type ParamHints, statusFor, toApiError } from "./api-error.js";
-import { checkBodyDepth, type Obj } from "./convert-util.js";
+import { checkBodyDepth, checkDepthAfter, type Obj } from "./convert-util.js";
 import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions, type ServerRuntime } from "./defaults.js";
 import type { GenerateRequest, GenerateResult } from "../runtime/types.js";
 import { type RequestRecord, requestLogFields, ServerMetrics } from "./metrics.js";
@@ -107,6 +107,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
   app.post("/v1/chat/completions", { schema: { body: OPENAI_CHAT_BODY } }, async (request, reply) => {
     const plan = openAIToGenerate(request.body as Obj, opts);
+    checkDepthAfter(request.body, opts.maxNestingDepth);
     const meta = newMeta("chatcmpl-", opts.modelId);
     const encoder: DialectEncoder = {
       dialect: "openai",
@@ -125,6 +126,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
   app.post("/v1/completions", { schema: { body: OPENAI_COMPLETIONS_BODY } }, async (request, reply) => {
     const plan = completionsToGenerate(request.body as Obj, opts);
+    checkDepthAfter(request.body, opts.maxNestingDepth);
     const meta = newCompletionsMeta(opts.modelId);
     const encoder: DialectEncoder = {
       dialect: "openai",
@@ -136,6 +138,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
   app.post("/v1/responses", { schema: { body: OPENAI_RESPONSES_BODY } }, async (request, reply) => {
     const plan = responsesToGenerate(request.body as Obj, opts);
+    checkDepthAfter(request.body, opts.maxNestingDepth);
     const meta = newResponsesMeta(opts.modelId, plan.echo);
     const encoder: DialectEncoder = {
       dialect: "openai",
@@ -147,6 +150,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
   app.post("/v1/messages", { schema: { body: ANTHROPIC_MESSAGES_BODY } }, async (request, reply) => {
     const plan = anthropicToGenerate(request.body as Obj, opts);
+    checkDepthAfter(request.body, opts.maxNestingDepth);
     const meta = newMeta("msg_", opts.modelId);
     // message_start reports the prompt's tokens before any is generated: count them first (a tokenization, no decode).
     const inputTokens = plan.stream ? await countTokens(opts.runtime, plan.request, plan.params) : 0;
@@ -163,6 +167,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
   app.post(COUNT_TOKENS_ROUTE, { schema: { body: ANTHROPIC_COUNT_TOKENS_BODY }, bodyLimit: opts.countTokensBodyLimit }, async (request) => {
     const plan = anthropicToGenerate({ ...(request.body as Obj), max_tokens: opts.maxTokensLimit }, opts);
+    checkDepthAfter(request.body, opts.maxNestingDepth);
     const inputTokens = await countTokens(opts.runtime, plan.request, plan.params);
     if (inputTokens === undefined) throw new ApiError(404, "not_found", "This server's runtime cannot count tokens without generating; send the request to /v1/messages and read usage.input_tokens.");
     return { input_tokens: inputTokens };
