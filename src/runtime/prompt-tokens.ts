@@ -105,26 +105,31 @@ export function tokenizeAsText(text: string, vocab: PromptVocab): number[] {
  */
 export function tokenizePrompt(segments: readonly PromptSegment[], vocab: PromptVocab): number[] {
   const out: number[] = [];
+  for (const piece of promptRuns(segments, vocab.added)) {
+    if (typeof piece === "number") out.push(piece);
+    else append(out, tokenizeAsText(piece, vocab));
+  }
+  return out;
+}
+
+/** The prompt as text runs (markup text and content joined, from one marker to the next) and marker tokens, in order. */
+function* promptRuns(segments: readonly PromptSegment[], added: readonly AddedToken[]): Generator<string | number, void, void> {
   let run = "";
-  const flush = (): void => {
-    append(out, tokenizeAsText(run, vocab));
-    run = "";
-  };
   for (const segment of segments) {
     if (segment.kind === "content") {
       run += segment.text;
       continue;
     }
-    for (const piece of splitMarkup(segment.text, vocab.added)) {
+    for (const piece of splitMarkup(segment.text, added)) {
       if (typeof piece === "string") run += piece;
       else {
-        flush();
-        out.push(piece);
+        yield run;
+        run = "";
+        yield piece;
       }
     }
   }
-  flush();
-  return out;
+  yield run;
 }
 
 /** Characters tokenized between two pauses of tokenizePromptSliced (about 30 ms of tokenizing on a slow CPU). */
@@ -166,9 +171,12 @@ export async function tokenizePromptSliced(
   sliceChars = PROMPT_SLICE_CHARS,
 ): Promise<number[]> {
   const out: number[] = [];
-  let run = "";
   let since = 0;
-  const flush = async (): Promise<void> => {
+  for (const run of promptRuns(segments, vocab.added)) {
+    if (typeof run === "number") {
+      out.push(run);
+      continue;
+    }
     for (const piece of safeSlices(run, sliceChars)) {
       append(out, tokenizeAsText(piece, vocab));
       since += piece.length;
@@ -177,21 +185,6 @@ export async function tokenizePromptSliced(
         await pause();
       }
     }
-    run = "";
-  };
-  for (const segment of segments) {
-    if (segment.kind === "content") {
-      run += segment.text;
-      continue;
-    }
-    for (const piece of splitMarkup(segment.text, vocab.added)) {
-      if (typeof piece === "string") run += piece;
-      else {
-        await flush();
-        out.push(piece);
-      }
-    }
   }
-  await flush();
   return out;
 }

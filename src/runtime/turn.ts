@@ -4,7 +4,7 @@
 
 import type { LlamaContextSequence, LlamaModel, Token, TokenBias } from "node-llama-cpp";
 import { QWEN3_TOKENS, type ToolCallFormat } from "../formats/index.js";
-import { fail, internal } from "../errors.js";
+import { internal } from "../errors.js";
 import { BudgetGuard } from "./budget-guard.js";
 import { StreamDetokenizer } from "./detokenizer.js";
 import type { TurnGrammar, TurnGrammarSource } from "./grammar-source.js";
@@ -178,14 +178,8 @@ class Turn {
       this.force(step, [T.thinkOpen.token]);
       this.thinkUsed = 1;
     } else if (this.phase === "grammar") {
-      if (!(await this.startGrammar("start"))) {
-        // Nothing was generated yet: a call the turn must make and cannot fit is refused, not answered empty.
-        const choice = this.plan.toolChoice;
-        if (choice === "required" || typeof choice === "object") {
-          fail("budget_too_small", `maxTokens ${this.plan.maxTokens} cannot hold the shortest call the tools allow under tool choice ${JSON.stringify(choice)}; raise maxTokens or simplify the tool's schema`);
-        }
-        this.finish = "length";
-      } else this.afterGrammarStep(step);
+      if (!(await this.startGrammar("start"))) this.finish = "length";
+      else this.afterGrammarStep(step);
     }
     if (step.forced.length > 0) this.at.firstToken = performance.now();
     if (this.plan.signal?.aborted) this.finish = "aborted";

@@ -4,21 +4,17 @@
 // go between them, with exactly the tokens of one call.
 
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createRuntime, type Runtime } from "../../src/runtime/runtime.js";
 import { SERVER_DEFAULTS } from "../../src/server/index.js";
-import { tinyModelPath } from "../helpers/models.js";
+import { startTinyServer, type TinyServer } from "../helpers/tiny-server.js";
 import { healthPoller } from "../helpers/health-poll.js";
-import { expectAnthropicError, post, start, type Running } from "../server/helpers.js";
+import { expectAnthropicError, post } from "../server/helpers.js";
 
-let runtime: Runtime;
-let server: Running;
+let server: TinyServer;
 beforeAll(async () => {
-  runtime = await createRuntime({ model: await tinyModelPath(), threads: 1, contextSize: 2048, sequences: 1, gpu: "cpu" });
-  server = await start({ runtime });
+  server = await startTinyServer();
 }, 60_000);
 afterAll(async () => {
-  await server?.app.close();
-  await runtime?.close();
+  await server?.close();
 });
 
 const HEADERS = { "anthropic-version": "2023-06-01" };
@@ -46,6 +42,6 @@ describe("count_tokens never holds the event loop", () => {
 
   test("slices change no token: the sliced count equals one synchronous tokenization", async () => {
     const request = { messages: [{ role: "user" as const, content: prose(300 * 1024, 9) }, { role: "assistant" as const, content: `x${"\n".repeat(3)}Word  two` }] };
-    expect(await runtime.countTokensSliced!(request)).toBe(runtime.countTokens!(request));
+    expect(await server.runtime.countTokensSliced!(request)).toBe(server.runtime.countTokens!(request));
   }, 60_000);
 });

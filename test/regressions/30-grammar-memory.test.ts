@@ -5,25 +5,21 @@
 // `schema_too_large` naming the tool's JSON pointer, and the RSS stays within a stated bound.
 
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createRuntime, type Runtime } from "../../src/runtime/runtime.js";
 import { checkGrammarCost, GRAMMAR_COST_LIMITS, grammarCost } from "../../src/runtime/grammar-cost.js";
 import { compileToolGrammar } from "../../src/grammar/index.js";
-import { tinyModelPath } from "../helpers/models.js";
+import { startTinyServer, type TinyServer } from "../helpers/tiny-server.js";
 import { healthPoller, rssPeak } from "../helpers/health-poll.js";
-import { post, start, type Running } from "../server/helpers.js";
+import { post } from "../server/helpers.js";
 
 /** Peak RSS growth allowed over these requests: the unbounded ones took 1-2.5 GB; bounded ones take < 0.3 GB. */
 const RSS_BOUND = 768 * 1024 * 1024;
 
-let runtime: Runtime;
-let server: Running;
+let server: TinyServer;
 beforeAll(async () => {
-  runtime = await createRuntime({ model: await tinyModelPath(), threads: 1, contextSize: 2048, sequences: 1, gpu: "cpu" });
-  server = await start({ runtime });
+  server = await startTinyServer();
 }, 60_000);
 afterAll(async () => {
-  await server?.app.close();
-  await runtime?.close();
+  await server?.close();
 });
 
 const toolWith = (minLength: number) => ({ type: "function", function: { name: "f", parameters: { type: "object", properties: { a: { type: "string", minLength } }, required: ["a"] } } });

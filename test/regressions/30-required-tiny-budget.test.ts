@@ -4,19 +4,15 @@
 // same code (budget_too_small), streamed or not.
 
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createRuntime, type Runtime } from "../../src/runtime/runtime.js";
-import { tinyModelPath } from "../helpers/models.js";
-import { expectAnthropicError, expectOpenAIError, post, start, type Running } from "../server/helpers.js";
+import { startTinyServer, type TinyServer } from "../helpers/tiny-server.js";
+import { expectAnthropicError, expectOpenAIError, post } from "../server/helpers.js";
 
-let runtime: Runtime;
-let server: Running;
+let server: TinyServer;
 beforeAll(async () => {
-  runtime = await createRuntime({ model: await tinyModelPath(), threads: 1, contextSize: 2048, sequences: 1, gpu: "cpu" });
-  server = await start({ runtime });
+  server = await startTinyServer();
 }, 60_000);
 afterAll(async () => {
-  await server?.app.close();
-  await runtime?.close();
+  await server?.close();
 });
 
 const params = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
