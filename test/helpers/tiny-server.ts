@@ -2,7 +2,7 @@
 // for tests that need real grammars and tokenization behind the HTTP routes.
 
 import { createRuntime, type Runtime } from "../../src/runtime/runtime.js";
-import { start, type Running } from "../server/helpers.js";
+import { post, start, type Running } from "../server/helpers.js";
 import { tinyModelPath } from "./models.js";
 
 export interface TinyServer extends Running {
@@ -10,10 +10,15 @@ export interface TinyServer extends Running {
   close(): Promise<void>;
 }
 
-/** Start it (about 2 s); `close()` stops the server, then the runtime. */
+/**
+ * Start it (a few seconds) and serve one small constrained request, so one-time setup (token tables, the first
+ * grammar) is not counted by a test that measures `/health` or RSS; `close()` stops the server, then the runtime.
+ */
 export async function startTinyServer(contextSize = 2048): Promise<TinyServer> {
   const runtime = await createRuntime({ model: await tinyModelPath(), threads: 1, contextSize, sequences: 1, gpu: "cpu" });
   const server = await start({ runtime });
+  const tool = { type: "function", function: { name: "f", parameters: { type: "object", properties: { a: { type: "string" } }, required: ["a"] } } };
+  await post(`${server.url}/v1/chat/completions`, { model: "m", messages: [{ role: "user", content: "hi" }], tools: [tool], tool_choice: "required", max_tokens: 64 });
   return {
     ...server,
     runtime,
