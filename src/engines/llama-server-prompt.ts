@@ -5,9 +5,10 @@
 
 import { fail } from "../errors.js";
 import type { PromptSegment } from "../prompt/index.js";
-import { QWEN3_TOKENS, QWEN3_VOCAB_SIZE } from "../formats/qwen3-tokens.js";
+import { QWEN3_TOKENS } from "../formats/qwen3-tokens.js";
 import { sortAdded, tokenizePrompt, type AddedToken } from "../runtime/prompt-tokens.js";
 import { postJson, upstreamFailure, type UpstreamLimits } from "./upstream-http.js";
+import { upstreamInteger } from "./upstream-values.js";
 
 /** Qwen3's added tokens: 151,643 (`<|endoftext|>`) to 151,668 (`</think>`). */
 const QWEN3_ADDED_FIRST = QWEN3_TOKENS.endOfText.token;
@@ -111,7 +112,7 @@ async function tokenizeRuns(base: string, runs: readonly string[], limits: Upstr
     if (!Array.isArray(tokens)) throw upstreamFailure("upstream_error", `${base}/tokenize: the reply has no token list`);
     const out: number[][] = [[]];
     for (const t of tokens) {
-      if (!Number.isInteger(t) || (t as number) < 0 || (t as number) >= QWEN3_VOCAB_SIZE) throw upstreamFailure("upstream_error", `${base}/tokenize: the reply holds ${JSON.stringify(t)?.slice(0, 40)}, not a Qwen3 token id`);
+      upstreamInteger(t, `${base}/tokenize`, "tokens[]");
       if (t === SEPARATOR) out.push([]);
       else out[out.length - 1]!.push(t as number);
     }
