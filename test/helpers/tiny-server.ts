@@ -1,6 +1,7 @@
 // Owns: a live server on 127.0.0.1 over the real runtime with the synthetic tiny Qwen3 (one sequence, CPU),
 // for tests that need real grammars and tokenization behind the HTTP routes.
 
+import { afterAll, beforeAll } from "vitest";
 import { createRuntime, type Runtime } from "../../src/runtime/runtime.js";
 import { post, start, type Running } from "../server/helpers.js";
 import { tinyModelPath } from "./models.js";
@@ -25,6 +26,29 @@ export async function startTinyServer(contextSize = 2048): Promise<TinyServer> {
     close: async () => {
       await server.app.close();
       await runtime.close();
+    },
+  };
+}
+
+/** startTinyServer for a whole test file: started before its tests, closed after them; read `url` and `runtime`. */
+export function useTinyServer(contextSize = 2048): { readonly url: string; readonly runtime: Runtime } {
+  let server: TinyServer | undefined;
+  beforeAll(async () => {
+    server = await startTinyServer(contextSize);
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
+  });
+  const started = () => {
+    if (!server) throw new Error("the tiny server is not started yet (use it inside a test)");
+    return server;
+  };
+  return {
+    get url() {
+      return started().url;
+    },
+    get runtime() {
+      return started().runtime;
     },
   };
 }

@@ -3,19 +3,13 @@
 // body is bounded (1 MiB by default), and prompts on every route are tokenized in slices with the event loop let
 // go between them, with exactly the tokens of one call.
 
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { SERVER_DEFAULTS } from "../../src/server/index.js";
-import { startTinyServer, type TinyServer } from "../helpers/tiny-server.js";
+import { useTinyServer } from "../helpers/tiny-server.js";
 import { healthPoller } from "../helpers/health-poll.js";
 import { expectAnthropicError, post } from "../server/helpers.js";
 
-let server: TinyServer;
-beforeAll(async () => {
-  server = await startTinyServer();
-}, 60_000);
-afterAll(async () => {
-  await server?.close();
-});
+const server = useTinyServer();
 
 const HEADERS = { "anthropic-version": "2023-06-01" };
 const prose = (bytes: number, salt: number) => `Request ${salt}. ${"The quick brown fox jumps over the lazy dog.\nAnd then it ran away, <tool_call> spelled in text. ".repeat(Math.ceil(bytes / 96))}`.slice(0, bytes);

@@ -4,23 +4,17 @@
 // grammar) and answered 200 with no call. The compiled grammar's cost is bounded before it is loaded:
 // `schema_too_large` naming the tool's JSON pointer, and the RSS stays within a stated bound.
 
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { checkGrammarCost, GRAMMAR_COST_LIMITS, grammarCost } from "../../src/runtime/grammar-cost.js";
 import { compileToolGrammar } from "../../src/grammar/index.js";
-import { startTinyServer, type TinyServer } from "../helpers/tiny-server.js";
+import { useTinyServer } from "../helpers/tiny-server.js";
 import { healthPoller, rssPeak } from "../helpers/health-poll.js";
 import { post } from "../server/helpers.js";
 
 /** Peak RSS growth allowed over these requests: the unbounded ones took 1-2.5 GB; bounded ones take < 0.3 GB. */
 const RSS_BOUND = 768 * 1024 * 1024;
 
-let server: TinyServer;
-beforeAll(async () => {
-  server = await startTinyServer();
-}, 60_000);
-afterAll(async () => {
-  await server?.close();
-});
+const server = useTinyServer();
 
 const toolWith = (minLength: number) => ({ type: "function", function: { name: "f", parameters: { type: "object", properties: { a: { type: "string", minLength } }, required: ["a"] } } });
 

@@ -3,17 +3,11 @@
 // answered 200 with no call under `required`. Every route refuses up front what it cannot deliver, with the
 // same code (budget_too_small), streamed or not.
 
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startTinyServer, type TinyServer } from "../helpers/tiny-server.js";
+import { describe, expect, test } from "vitest";
+import { useTinyServer } from "../helpers/tiny-server.js";
 import { expectAnthropicError, expectOpenAIError, post } from "../server/helpers.js";
 
-let server: TinyServer;
-beforeAll(async () => {
-  server = await startTinyServer();
-}, 60_000);
-afterAll(async () => {
-  await server?.close();
-});
+const server = useTinyServer();
 
 const params = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
 const longPattern = { type: "object", properties: { a: { type: "string", pattern: `^${"a".repeat(10_000)}$` } }, required: ["a"] };
