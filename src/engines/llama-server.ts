@@ -14,10 +14,11 @@ import { finishTurn, prepareTurn, turnParser, type PreparedTurn } from "../runti
 import type { FinishReason, GenerateEvent, GenerateRequest } from "../runtime/types.js";
 import { ValidatorCache } from "../tools/index.js";
 import type { UpstreamRuntime } from "./replicas.js";
-import { UpstreamRuntimeBase } from "./upstream-runtime.js";
+import { enforceToolChoice, UpstreamRuntimeBase } from "./upstream-runtime.js";
 import { readAddedTokens, tokenizeRemotePrompt } from "./llama-server-prompt.js";
 import { remoteGrammar, type RemoteGrammar } from "./remote-grammar.js";
-import { postSse, probe, UPSTREAM_DEFAULTS, upstreamFailure, type UpstreamLimits } from "./upstream-http.js";
+import { getJson, postSse, probe, UPSTREAM_DEFAULTS, upstreamFailure, type UpstreamLimits } from "./upstream-http.js";
+import { MAX_UPSTREAM_SLOTS, upstreamInteger, upstreamRate } from "./upstream-values.js";
 
 export interface LlamaServerOptions {
   /** Tool-call format: an id or a format object. Default: detected from the server's chat template, else hermes. */
@@ -52,28 +53,20 @@ export function upstreamBase(url: string): string {
 export async function createLlamaServerRuntime(url: string, options: LlamaServerOptions = {}): Promise<UpstreamRuntime> {
   const base = upstreamBase(url);
   const limits = { ...UPSTREAM_DEFAULTS, ...options.limits };
-  const propsLimits = { ...limits, timeoutMs: Math.min(limits.timeoutMs, 30_000) };
+  // Metadata replies are small (the chat template is the largest part): bounded far below a completion's bound.
+  const propsLimits = { ...limits, timeoutMs: Math.min(limits.timeoutMs, 30_000), maxReplyBytes: Math.min(limits.maxReplyBytes, METADATA_MAX_BYTES) };
   const props = await fetchProps(base, propsLimits);
   const added = await readAddedTokens(base, propsLimits);
   return new LlamaServerRuntime(base, props, added, limits, options);
 }
 
+/** Most bytes of a metadata reply (`/props`, the added tokens' `/tokenize`): 1 MiB. */
+export const METADATA_MAX_BYTES = 1024 * 1024;
+
 async function fetchProps(base: string, limits: UpstreamLimits): Promise<ServerProps> {
-  let response: Response;
-  try {
-    response = await fetch(`${base}/props`, { signal: AbortSignal.timeout(limits.timeoutMs) });
-  } catch (e) {
-    const cause = (e as { cause?: { code?: string } }).cause;
-    throw upstreamFailure("upstream_unavailable", `${base}: ${cause?.code ?? String(e)}; check that llama-server is running there`);
-  }
-  const text = await response.text();
-  if (!response.ok) throw upstreamFailure(response.status === 503 ? "upstream_unavailable" : "upstream_error", `${base}/props answered HTTP ${response.status}`);
-  if (text.length > limits.maxReplyBytes) throw upstreamFailure("upstream_error", `${base}/props: the reply is over ${limits.maxReplyBytes} bytes`);
-  try {
-    return JSON.parse(text) as ServerProps;
-  } catch {
-    throw upstreamFailure("upstream_error", `${base}/props: the reply is not JSON`);
-  }
+  const props = await getJson(`${base}/props`, limits);
+  if (typeof props !== "object" || props === null || Array.isArray(props)) throw upstreamFailure("upstream_error", `${base}/props: the reply is not a JSON object`);
+  return props as ServerProps;
 }
 
 /** One streamed `/completion` chunk (only the fields qtc reads). */
@@ -112,9 +105,9 @@ class LlamaServerRuntime extends UpstreamRuntimeBase implements UpstreamRuntime 
     this.validators = options.validators ?? new ValidatorCache();
     const path = typeof props.model_path === "string" ? props.model_path : "";
     this.modelInfo = { name: `llama-server:${base}`, synthetic: /synthetic/i.test(path), path };
-    const slots = typeof props.total_slots === "number" ? props.total_slots : 1;
-    const nCtx = props.default_generation_settings?.n_ctx;
-    this.settings = { gpu: false, binary: "remote", threads: 0, contextSize: typeof nCtx === "number" ? nCtx : 0, sequences: slots };
+    const slots = upstreamInteger(props.total_slots, `${base}/props`, "total_slots", 1, MAX_UPSTREAM_SLOTS) ?? 1;
+    const nCtx = upstreamInteger(props.default_generation_settings?.n_ctx, `${base}/props`, "default_generation_settings.n_ctx") ?? 0;
+    this.settings = { gpu: false, binary: "remote", threads: 0, contextSize: nCtx, sequences: slots };
   }
 
   /** True when the server answers `/health` with 200 within `timeoutMs`. */
@@ -133,7 +126,8 @@ class LlamaServerRuntime extends UpstreamRuntimeBase implements UpstreamRuntime 
     const grammar = turn.grammar && remoteGrammar(turn.grammar.declared, turn.grammar.options, req.maxTokens, this.toolGrammars);
     this.busy++;
     try {
-      yield* this.run(turn, grammar, request, startedAt);
+      const choice = { toolChoice: turn.tools ? req.toolChoice : ("auto" as const), parallel: req.parallel };
+      yield* enforceToolChoice(this.run(turn, grammar, request, startedAt), choice, this.base);
     } finally {
       this.busy--;
     }
@@ -141,8 +135,10 @@ class LlamaServerRuntime extends UpstreamRuntimeBase implements UpstreamRuntime 
 
   private async *run(turn: PreparedTurn, grammar: RemoteGrammar | undefined, request: GenerateRequest, startedAt: number): AsyncGenerator<GenerateEvent, void, void> {
     const { req } = turn;
-    const prompt = await tokenizeRemotePrompt(this.base, turn.segments, this.added, this.limits, request.signal);
     const contextSize = this.settings.contextSize;
+    // The context bound is checked as the tokens arrive (a reply of millions of tokens stops early).
+    const most = contextSize > 0 ? Math.max(0, contextSize - req.maxTokens) : undefined;
+    const prompt = await tokenizeRemotePrompt(this.base, turn.segments, this.added, this.limits, request.signal, most);
     if (contextSize > 0 && prompt.length + req.maxTokens > contextSize) {
       fail("invalid_option", `the prompt (${prompt.length} tokens) plus maxTokens (${req.maxTokens}) exceeds the upstream's context size (${contextSize})`);
     }
@@ -158,7 +154,7 @@ class LlamaServerRuntime extends UpstreamRuntimeBase implements UpstreamRuntime 
       for await (const data of postSse(`${this.base}/completion`, body, this.limits, request.signal)) {
         const chunk = (data ?? {}) as CompletionChunk;
         if (chunk.error !== undefined) throw upstreamFailure("upstream_error", `${this.base}/completion streamed an error: ${JSON.stringify(chunk.error).slice(0, 300)}`);
-        if (Array.isArray(chunk.tokens)) for (const t of chunk.tokens) if (typeof t === "number") tokens.push(t);
+        if (Array.isArray(chunk.tokens)) for (const t of chunk.tokens) tokens.push(upstreamInteger(t, `${this.base}/completion`, "tokens[]")!);
         if (typeof chunk.content === "string" && chunk.content !== "") {
           firstAt ??= performance.now();
           raw += chunk.content;
@@ -254,19 +250,20 @@ function countsOf(
   seen: { aborted: boolean; prompt: number; tokens: number[]; startedAt: number; firstAt: number | undefined },
 ): TurnCounts {
   const now = performance.now();
+  const where = "the upstream's final /completion chunk";
   const finishReason: FinishReason = seen.aborted ? "aborted" : final?.stop_type === "limit" || final?.truncated === true ? "length" : "stop";
-  const completion = typeof final?.tokens_predicted === "number" ? final.tokens_predicted : seen.tokens.length;
-  const perSecond = final?.timings?.predicted_per_second;
+  const completion = upstreamInteger(final?.tokens_predicted, where, "tokens_predicted") ?? seen.tokens.length;
+  const perSecond = upstreamRate(final?.timings?.predicted_per_second, where, "timings.predicted_per_second");
   return {
     finishReason,
-    promptTokens: typeof final?.tokens_evaluated === "number" ? final.tokens_evaluated : seen.prompt,
+    promptTokens: upstreamInteger(final?.tokens_evaluated, where, "tokens_evaluated") ?? seen.prompt,
     completionTokens: completion,
     forcedTokens: 0,
     tokens: seen.tokens,
     timeToFirstTokenMs: (seen.firstAt ?? now) - seen.startedAt,
     // Without the server's timings (a refused final chunk), measured here from the first streamed token on.
     decodeTokensPerSecond:
-      typeof perSecond === "number" && Number.isFinite(perSecond) ? perSecond : seen.firstAt !== undefined && now > seen.firstAt ? (completion * 1000) / (now - seen.firstAt) : 0,
+      perSecond !== undefined ? perSecond : seen.firstAt !== undefined && now > seen.firstAt ? (completion * 1000) / (now - seen.firstAt) : 0,
     grammarMs: 0,
     totalMs: now - seen.startedAt,
   };

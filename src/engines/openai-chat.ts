@@ -7,13 +7,14 @@ import { streamEventsOf } from "../adapters/index.js";
 import { GrammarCache } from "../grammar/compile.js";
 import type { TurnCounts } from "../runtime/result.js";
 import type { ModelInfo, Runtime } from "../runtime/runtime.js";
-import { finishTurn, prepareTurn, turnParser } from "../runtime/turn-request.js";
+import { finishTurn, prepareTurn, turnParser, type PreparedTurn } from "../runtime/turn-request.js";
 import type { FinishReason, GenerateEvent, GenerateRequest } from "../runtime/types.js";
 import { ValidatorCache } from "../tools/index.js";
 import type { ToolChoice } from "../tools/types.js";
 import { upstreamBase } from "./llama-server.js";
 import type { UpstreamRuntime } from "./replicas.js";
-import { UpstreamRuntimeBase } from "./upstream-runtime.js";
+import { enforceToolChoice, UpstreamRuntimeBase } from "./upstream-runtime.js";
+import { upstreamInteger } from "./upstream-values.js";
 import { postSse, probe, UPSTREAM_DEFAULTS, upstreamFailure, type UpstreamLimits } from "./upstream-http.js";
 
 /** The note every result of this engine carries (tests and reports key on its start). */
@@ -72,6 +73,11 @@ class OpenAIChatRuntime extends UpstreamRuntimeBase implements UpstreamRuntime {
     this.checkOpen();
     // Checked as the other engines check it (bad tools are refused before any upstream work); no grammar is built.
     const turn = prepareTurn({ ...request, mode: "unconstrained" }, { format: this.toolFormat, validators: this.validators, toolGrammars: this.toolGrammars });
+    const choice = { toolChoice: turn.tools ? turn.req.toolChoice : ("auto" as const), parallel: turn.req.parallel };
+    yield* enforceToolChoice(this.run(turn, request, startedAt), choice, this.base);
+  }
+
+  private async *run(turn: PreparedTurn, request: GenerateRequest, startedAt: number): AsyncGenerator<GenerateEvent, void, void> {
     const { req } = turn;
     const { parser, callIndex } = turnParser(turn);
     const body = {
@@ -97,7 +103,7 @@ class OpenAIChatRuntime extends UpstreamRuntimeBase implements UpstreamRuntime {
       for await (const data of postSse(`${this.base}/v1/chat/completions`, body, this.limits, request.signal)) {
         const chunk = (data ?? {}) as ChatChunk;
         if (chunk.error !== undefined) throw upstreamFailure("upstream_error", `${this.base} streamed an error: ${JSON.stringify(chunk.error).slice(0, 300)}`);
-        if (chunk.usage) usage = chunk.usage;
+        if (typeof chunk.usage === "object" && chunk.usage !== null) usage = chunk.usage;
         const choice = chunk.choices?.[0];
         const text = choice?.delta?.content;
         if (Array.isArray(choice?.delta?.tool_calls)) structured += choice.delta.tool_calls.length;
@@ -115,7 +121,7 @@ class OpenAIChatRuntime extends UpstreamRuntimeBase implements UpstreamRuntime {
       this.busy--;
     }
     if (!aborted && ended === undefined) throw upstreamFailure("upstream_error", `${this.base}/v1/chat/completions: the stream ended without a finish_reason`);
-    const outcome = counts(aborted ? "aborted" : ended!, usage, startedAt, firstAt);
+    const outcome = counts(aborted ? "aborted" : ended!, usage, startedAt, firstAt, `${this.base}/v1/chat/completions usage`);
     const events = [...finishTurn(parser, { outcome, raw, mode: "unconstrained", format: req.format.id, judgeAnswer: turn.judgeAnswer, qtcGrammar: false }, callIndex)];
     const done = events[events.length - 1];
     if (done?.type === "done") {
@@ -130,13 +136,14 @@ function openAIToolChoice(choice: ToolChoice): unknown {
   return typeof choice === "object" ? { type: "function", function: { name: choice.name } } : choice;
 }
 
-function counts(finishReason: FinishReason, usage: ChatChunk["usage"], startedAt: number, firstAt: number | undefined): TurnCounts {
+/** The turn's counts; the upstream's usage numbers are checked (whole numbers in bounds) before they are used. */
+function counts(finishReason: FinishReason, usage: ChatChunk["usage"], startedAt: number, firstAt: number | undefined, where: string): TurnCounts {
   const now = performance.now();
-  const completion = typeof usage?.completion_tokens === "number" ? usage.completion_tokens : 0;
+  const completion = upstreamInteger(usage?.completion_tokens, where, "completion_tokens") ?? 0;
   const decodeMs = now - (firstAt ?? now);
   return {
     finishReason,
-    promptTokens: typeof usage?.prompt_tokens === "number" ? usage.prompt_tokens : 0,
+    promptTokens: upstreamInteger(usage?.prompt_tokens, where, "prompt_tokens") ?? 0,
     completionTokens: completion,
     forcedTokens: 0,
     tokens: [],

@@ -1,5 +1,6 @@
 // Owns: talking HTTP to an upstream engine with its cost bounded: a time limit on every exchange, a silence limit
-// while a reply streams, a size limit on what is read, and every failure turned into an upstream_* error value.
+// while a reply streams, a size limit on every reply read (JSON, streams, metadata, error bodies), no redirect
+// ever followed (a 3xx is an upstream error), and every failure turned into an upstream_* error value.
 
 import { QtcException, type ErrorCode } from "../errors.js";
 
@@ -45,7 +46,7 @@ interface Exchange {
   timedOut(): string | undefined;
 }
 
-/** POST a JSON body; the timers run until done() is called. */
+/** POST a JSON body (GET when `body` is undefined); the timers run until done() is called. */
 async function open(url: string, body: unknown, limits: UpstreamLimits, signal: AbortSignal | undefined): Promise<Exchange> {
   const controller = new AbortController();
   let reason: string | undefined;
@@ -63,7 +64,11 @@ async function open(url: string, body: unknown, limits: UpstreamLimits, signal: 
     signal?.removeEventListener("abort", onAbort);
     controller.abort();
   };
-  const send = () => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: controller.signal });
+  // Never follow a redirect: the body (the user's conversation) would be re-sent to wherever the upstream says.
+  const send = () =>
+    body === undefined
+      ? fetch(url, { method: "GET", redirect: "manual", signal: controller.signal })
+      : fetch(url, { method: "POST", redirect: "manual", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: controller.signal });
   try {
     // llama-server closes a connection it has no HTTP thread for (its pool is slots + 4 by default) and one it
     // kept alive as it is reused: the request did not run, so it is sent again (a few times, backing off).
@@ -101,6 +106,10 @@ function connectFailure(url: string, e: unknown, timedOut: string | undefined, s
 /** Fail for a non-2xx status, with the start of the upstream's own message. */
 async function checkStatus(url: string, ex: Exchange, limits: UpstreamLimits): Promise<void> {
   if (ex.response.ok) return;
+  if (isRedirect(ex.response.status)) {
+    ex.done();
+    throw upstreamFailure("upstream_error", `${url} answered a redirect (HTTP ${ex.response.status}); qtc never follows an upstream's redirects: point qtc at the final address`);
+  }
   const text = await readBounded(url, ex, Math.min(limits.maxReplyBytes, 4096), true).catch(() => "");
   ex.done();
   const code: ErrorCode = ex.response.status === 503 ? "upstream_unavailable" : "upstream_error";
@@ -137,7 +146,17 @@ function readFailure(url: string, e: unknown, ex: Exchange, signal: AbortSignal 
   return upstreamFailure("upstream_error", `${url}: the reply broke off (${e instanceof Error ? e.message : String(e)})`);
 }
 
-/** POST JSON, read a JSON reply (bounded). */
+/** A 3xx status (`redirect: "manual"` hands it back as it is). */
+function isRedirect(status: number): boolean {
+  return status >= 300 && status < 400;
+}
+
+/** GET a URL, read a JSON reply (bounded like every reply: `limits.maxReplyBytes`). */
+export function getJson(url: string, limits: UpstreamLimits, signal?: AbortSignal): Promise<unknown> {
+  return postJson(url, undefined, limits, signal);
+}
+
+/** POST JSON (GET when `body` is undefined), read a JSON reply (bounded). */
 export async function postJson(url: string, body: unknown, limits: UpstreamLimits, signal?: AbortSignal): Promise<unknown> {
   const ex = await open(url, body, limits, signal);
   try {
@@ -155,10 +174,10 @@ export async function postJson(url: string, body: unknown, limits: UpstreamLimit
   }
 }
 
-/** GET a URL within a time limit; resolves to the HTTP status (0 when it could not be reached). */
+/** GET a URL within a time limit; resolves to the HTTP status (0 when it could not be reached; a 3xx is not followed). */
 export async function probe(url: string, timeoutMs: number): Promise<number> {
   try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    const response = await fetch(url, { redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
     await response.body?.cancel().catch(() => undefined);
     return response.status;
   } catch {
@@ -177,7 +196,7 @@ export async function* postSse(url: string, body: unknown, limits: UpstreamLimit
     const reader = ex.response.body?.getReader();
     if (!reader) throw upstreamFailure("upstream_error", `${url}: the reply has no body`);
     const decoder = new TextDecoder();
-    let buffer = "";
+    const events = new SseSplitter();
     let bytes = 0;
     for (;;) {
       let chunk: Awaited<ReturnType<typeof reader.read>>;
@@ -190,23 +209,63 @@ export async function* postSse(url: string, body: unknown, limits: UpstreamLimit
       ex.heard();
       bytes += chunk.value.byteLength;
       if (bytes > limits.maxReplyBytes) throw upstreamFailure("upstream_error", `${url}: the reply is over ${limits.maxReplyBytes} bytes`);
-      buffer += decoder.decode(chunk.value, { stream: true });
-      let end: number;
-      while ((end = buffer.search(/\r?\n\r?\n/)) !== -1) {
-        const event = buffer.slice(0, end);
-        buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, "");
+      for (const event of events.push(decoder.decode(chunk.value, { stream: true }))) {
         const data = eventData(event);
         if (data === undefined) continue;
         if (data === "[DONE]") return;
         yield parseEvent(url, data);
       }
     }
-    const rest = eventData(buffer + decoder.decode());
+    const rest = eventData(events.end(decoder.decode()));
     if (rest !== undefined && rest !== "[DONE]") yield parseEvent(url, rest);
   } finally {
     ex.done();
   }
 }
+
+/**
+ * Splits a server-sent event stream into events (separated by a blank line: `\n\n`, `\r\n\r\n` or mixed) in
+ * linear time: each pushed piece is scanned once (plus the last 3 characters before it, where a separator may
+ * start), and the pieces of an unfinished event are kept as a list, joined once when it ends.
+ */
+export class SseSplitter {
+  private parts: string[] = [];
+  /** The last (up to 3) characters of `parts`, where a separator split across pieces starts. */
+  private tail = "";
+
+  /** The events that `text` completes, in order. */
+  push(text: string): string[] {
+    const out: string[] = [];
+    let piece = text;
+    for (;;) {
+      const scan = this.tail + piece;
+      SEPARATOR.lastIndex = 0;
+      const m = SEPARATOR.exec(scan);
+      if (!m) {
+        if (piece !== "") this.parts.push(piece);
+        this.tail = scan.slice(-3);
+        return out;
+      }
+      // The separator starts `tail.length - m.index` characters before `piece` when it began in the tail.
+      const inPiece = m.index - this.tail.length;
+      const head = this.parts.join("");
+      out.push(inPiece >= 0 ? head + piece.slice(0, inPiece) : head.slice(0, head.length + inPiece));
+      piece = piece.slice(inPiece + m[0].length);
+      this.parts = [];
+      this.tail = "";
+    }
+  }
+
+  /** What is left when the stream ends (an event without its final blank line). */
+  end(text = ""): string {
+    const rest = this.parts.join("") + text;
+    this.parts = [];
+    this.tail = "";
+    return rest;
+  }
+}
+
+const SEPARATOR = /\r?\n\r?\n/g;
 
 /** The `data:` lines of one event joined, or undefined for an event without data (a comment, a keep-alive). */
 function eventData(event: string): string | undefined {

@@ -1,7 +1,10 @@
 // Owns: what every upstream engine (llama-server, an OpenAI-compatible endpoint) does alike as a Runtime: its
-// load (requests in flight over the upstream's slots), `generate` as the collected stream, and closing.
+// load (requests in flight over the upstream's slots), `generate` as the collected stream, closing, and the
+// tool choice enforced on what the upstream returned (an upstream's output is judged, never trusted).
 
 import { fail } from "../errors.js";
+import type { ToolChoice } from "../tools/types.js";
+import { upstreamFailure } from "./upstream-http.js";
 import type { GenerateOutput } from "../runtime/result.js";
 import type { Runtime, RuntimeLoad } from "../runtime/runtime.js";
 import { resultOfStream } from "../runtime/turn-request.js";
@@ -30,5 +33,33 @@ export abstract class UpstreamRuntimeBase {
 
   protected checkOpen(): void {
     if (this.closed) fail("invalid_option", "the runtime is closed");
+  }
+}
+
+/**
+ * The turn's events with its tool choice enforced on what the upstream returned: under `parallel: false` a second
+ * call is an upstream_error before it reaches the client; under `required` (or a named tool) a turn that ends
+ * without a valid call (to that tool) is an upstream_error, not a 200 without one. An aborted turn is let through.
+ */
+export async function* enforceToolChoice(
+  events: AsyncIterable<GenerateEvent>,
+  choice: { toolChoice: ToolChoice; parallel: boolean },
+  where: string,
+): AsyncGenerator<GenerateEvent, void, void> {
+  let calls = 0;
+  for await (const event of events) {
+    if (event.type === "tool-call-start" && ++calls > 1 && !choice.parallel) {
+      throw upstreamFailure("upstream_error", `${where} returned a second tool call under parallel_tool_calls false; the turn is refused`);
+    }
+    if (event.type === "done" && event.result.finishReason !== "aborted") {
+      const made = event.result.toolCalls;
+      const wanted = choice.toolChoice;
+      if (!choice.parallel && made.length > 1) throw upstreamFailure("upstream_error", `${where} returned ${made.length} tool calls under parallel_tool_calls false; the turn is refused`);
+      if (wanted === "required" && made.length === 0) throw upstreamFailure("upstream_error", `${where} returned no valid tool call under tool choice "required"; the turn is refused`);
+      if (typeof wanted === "object" && !made.some((c) => c.name === wanted.name)) {
+        throw upstreamFailure("upstream_error", `${where} returned no valid call to "${wanted.name}", which the tool choice names; the turn is refused`);
+      }
+    }
+    yield event;
   }
 }

@@ -6,6 +6,7 @@ import type { ToolCallFormat } from "../formats/index.js";
 import type { GrammarCache } from "../grammar/compile.js";
 import type { CompiledGrammar, GrammarPhase } from "../grammar/types.js";
 import type { JsonSchema, ToolChoice, ToolDefinition } from "../tools/types.js";
+import { checkGrammarCost } from "./grammar-cost.js";
 
 /** A grammar for the rest of a turn, compiled for the budget left when it takes over. */
 export interface TurnGrammar {
@@ -58,6 +59,8 @@ export function turnGrammarSource(tools: readonly ToolDefinition[], opts: TurnGr
         answerSchema: opts.answerSchema,
       });
       if (!compiled.ok && compiled.error.code !== "budget_too_small") throw new QtcException(compiled.error);
+      // Bounded before any engine loads it: size, rules, and the memory its evaluation takes.
+      if (compiled.ok) checkGrammarCost(compiled.value);
       return compiled.ok ? compiled.value : undefined;
     };
     const exact = compile(maxTokens);
@@ -76,4 +79,5 @@ export function turnGrammarSource(tools: readonly ToolDefinition[], opts: TurnGr
 export function checkToolGrammar(tools: readonly ToolDefinition[], opts: TurnGrammarOptions, maxTokens: number, cache: GrammarCache): void {
   const compiled = cache.compile(tools, { format: opts.format, toolChoice: opts.toolChoice, parallel: opts.parallel, maxTokens, phase: "start", answerSchema: opts.answerSchema });
   if (!compiled.ok && compiled.error.code !== "budget_too_small") throw new QtcException(compiled.error);
+  if (compiled.ok) checkGrammarCost(compiled.value);
 }

@@ -57,13 +57,20 @@ function splitMarkup(text: string, added: readonly AddedToken[]): (string | numb
   return out.flatMap((piece) => (typeof piece === "number" ? [piece] : splitOther(piece, added)));
 }
 
-/** Added tokens that do not start with `<` (none in Qwen3), matched anywhere. */
+/** Added tokens that do not start with `<` (none in Qwen3), matched anywhere. A loop: no recursion per match. */
 function splitOther(text: string, added: readonly AddedToken[]): (string | number)[] {
-  const hit = added.find((t) => !t.text.startsWith("<") && text.includes(t.text));
-  if (hit === undefined) return [text];
-  const at = text.indexOf(hit.text);
-  const before = text.slice(0, at);
-  return [...(before ? [before] : []), hit.token, ...splitOther(text.slice(at + hit.text.length), added)];
+  const out: (string | number)[] = [];
+  let rest = text;
+  for (;;) {
+    const hit = added.find((t) => !t.text.startsWith("<") && rest.includes(t.text));
+    if (hit === undefined) break;
+    const at = rest.indexOf(hit.text);
+    if (at > 0) out.push(rest.slice(0, at));
+    out.push(hit.token);
+    rest = rest.slice(at + hit.text.length);
+  }
+  if (rest !== "" || out.length === 0) out.push(rest);
+  return out;
 }
 
 /** Positions inside `text` that cut every added-token spelling in it (sorted, unique). */
@@ -98,24 +105,86 @@ export function tokenizeAsText(text: string, vocab: PromptVocab): number[] {
  */
 export function tokenizePrompt(segments: readonly PromptSegment[], vocab: PromptVocab): number[] {
   const out: number[] = [];
+  for (const piece of promptRuns(segments, vocab.added)) {
+    if (typeof piece === "number") out.push(piece);
+    else append(out, tokenizeAsText(piece, vocab));
+  }
+  return out;
+}
+
+/** The prompt as text runs (markup text and content joined, from one marker to the next) and marker tokens, in order. */
+function* promptRuns(segments: readonly PromptSegment[], added: readonly AddedToken[]): Generator<string | number, void, void> {
   let run = "";
-  const flush = (): void => {
-    append(out, tokenizeAsText(run, vocab));
-    run = "";
-  };
   for (const segment of segments) {
     if (segment.kind === "content") {
       run += segment.text;
       continue;
     }
-    for (const piece of splitMarkup(segment.text, vocab.added)) {
+    for (const piece of splitMarkup(segment.text, added)) {
       if (typeof piece === "string") run += piece;
       else {
-        flush();
-        out.push(piece);
+        yield run;
+        run = "";
+        yield piece;
       }
     }
   }
-  flush();
+  yield run;
+}
+
+/** Characters tokenized between two pauses of tokenizePromptSliced (about 30 ms of tokenizing on a slow CPU). */
+export const PROMPT_SLICE_CHARS = 32 * 1024;
+
+/**
+ * Where a long text may be cut without changing its tokens: between an ASCII letter and a space that starts the
+ * next word, or after a newline before a letter. Qwen3's pre-tokenizer ends a chunk at both (a letter run stops
+ * at the space, which opens the next word's chunk; a newline run stops at the letter), BPE never merges across
+ * chunks, and no added-token spelling holds a space or a newline, so the pieces' tokens join to the whole's.
+ */
+const SAFE_CUT = /[A-Za-z](?= [A-Za-z])|\n(?=[A-Za-z])/g;
+
+/** `text` in pieces of about `max` characters, cut only where SAFE_CUT allows (a text without one stays whole). */
+export function safeSlices(text: string, max: number): string[] {
+  if (text.length <= max) return [text];
+  const out: string[] = [];
+  let start = 0;
+  for (;;) {
+    SAFE_CUT.lastIndex = start + max;
+    const m = SAFE_CUT.exec(text);
+    if (!m) break;
+    out.push(text.slice(start, m.index + 1));
+    start = m.index + 1;
+  }
+  out.push(text.slice(start));
+  return out;
+}
+
+/**
+ * tokenizePrompt's tokens, worked out in slices of about `sliceChars` characters with `pause()` awaited between
+ * them (the server passes a turn of its event loop), so a prompt of megabytes never holds the caller's thread for
+ * long. The tokens are the same as tokenizePrompt's.
+ */
+export async function tokenizePromptSliced(
+  segments: readonly PromptSegment[],
+  vocab: PromptVocab,
+  pause: () => Promise<void>,
+  sliceChars = PROMPT_SLICE_CHARS,
+): Promise<number[]> {
+  const out: number[] = [];
+  let since = 0;
+  for (const run of promptRuns(segments, vocab.added)) {
+    if (typeof run === "number") {
+      out.push(run);
+      continue;
+    }
+    for (const piece of safeSlices(run, sliceChars)) {
+      append(out, tokenizeAsText(piece, vocab));
+      since += piece.length;
+      if (since >= sliceChars) {
+        since = 0;
+        await pause();
+      }
+    }
+  }
   return out;
 }

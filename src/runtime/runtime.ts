@@ -23,7 +23,7 @@ import { SequencePool } from "./sequence-pool.js";
 import { prefixAffinity, reusePrefix, type ReusePolicy } from "./prefix-reuse.js";
 import { reportingStrategy, type DecodePass } from "./decode-passes.js";
 import { StepGate } from "./step-gate.js";
-import { tokenizeAsText, tokenizePrompt } from "./prompt-tokens.js";
+import { tokenizeAsText, tokenizePrompt, tokenizePromptSliced } from "./prompt-tokens.js";
 import { computeTokenTables } from "./token-tables.js";
 import { runTurn, type TurnEnv, type TurnOutcome, type TurnPhases } from "./turn.js";
 import type { GenerateEvent, GenerateRequest } from "./types.js";
@@ -113,6 +113,8 @@ export interface Runtime {
   stream(request: GenerateRequest): AsyncGenerator<GenerateEvent, void, void>;
   /** The prompt tokens a request would evaluate (no generation). Optional so other engines may leave it out. */
   countTokens?(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format">): number;
+  /** countTokens worked out in slices, yielding the event loop between them (what a server calls). */
+  countTokensSliced?(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format">): Promise<number>;
   /** Free the model and context. Waiting requests fail; running ones should be aborted first. */
   close(): Promise<void>;
 }
@@ -236,7 +238,8 @@ class ModelRuntime implements Runtime {
       this.checkedFormats.add(req.format);
     }
     const grammar = turnRequest.grammar && turnGrammarSource(turnRequest.grammar.declared, turnRequest.grammar.options, this.toolGrammars, this.env.tables.byteTokens !== undefined);
-    const promptTokens = this.tokensOf(segments);
+    // In slices with the event loop let go between them: a prompt of megabytes never blocks a server for seconds.
+    const promptTokens = await this.tokensOfSliced(segments);
     const contextSize = this.settings.contextSize;
     if (promptTokens.length + req.maxTokens > contextSize) {
       fail("invalid_option", `the prompt (${promptTokens.length} tokens) plus maxTokens (${req.maxTokens}) exceeds the context size (${contextSize})`);
@@ -293,6 +296,17 @@ class ModelRuntime implements Runtime {
     return this.tokensOf(promptSegmentsOf(request, tools, resolveRequest(request, tools, this.toolFormat))).length;
   }
 
+  /** countTokens in slices (the event loop runs between them). */
+  async countTokensSliced(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format">): Promise<number> {
+    const tools = request.tools && request.tools.length > 0 ? compileValidators(request.tools, this.validators) : undefined;
+    return (await this.tokensOfSliced(promptSegmentsOf(request, tools, resolveRequest(request, tools, this.toolFormat)))).length;
+  }
+
+  private tokensOfSliced(segments: readonly PromptSegment[]): Promise<Token[]> {
+    const vocab = { tokenize: (text: string, special: boolean) => this.env.model.tokenize(text, special), added: this.env.tables.addedTokens };
+    return tokenizePromptSliced(segments, vocab, yieldToLoop) as Promise<Token[]>;
+  }
+
   private tokensOf(segments: readonly PromptSegment[]): Token[] {
     return tokenizePrompt(segments, { tokenize: (text, special) => this.env.model.tokenize(text, special), added: this.env.tables.addedTokens }) as Token[];
   }
@@ -308,6 +322,9 @@ class ModelRuntime implements Runtime {
     await this.opened.dispose();
   }
 }
+
+/** One turn of the event loop (timers and I/O run before this resolves). */
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function emptyOutcome(startedAt: number, promptTokens: number): TurnOutcome {
   const totalMs = performance.now() - startedAt;

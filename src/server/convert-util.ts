@@ -2,6 +2,7 @@
 // seeds, token limits, nesting depth), each failing with a 400 that names the field.
 
 import { QtcException } from "../errors.js";
+import { checkSchemaSize, newSizeMeter } from "../grammar/limits.js";
 import { compileValidators, compileValueValidator, normalizeToolChoice, type ToolChoiceProblem, type ValidatorCache } from "../tools/index.js";
 import type { ToolChoice } from "../tools/types.js";
 import type { JsonSchema, ToolInput } from "../tools/types.js";
@@ -100,13 +101,57 @@ export function listNames(names: string[]): string {
  * does not compile is a 400 naming `tools` before the request waits for a slot.
  */
 export function checkToolSchemas(tools: ToolInput[], cache?: ValidatorCache): void {
-  if (tools.length) as400("tools", () => compileValidators(tools, cache));
+  if (!tools.length) return;
+  // The size limits first (a bounded walk), so no schema over them costs an ajv compile.
+  const meter = newSizeMeter();
+  for (const tool of tools) checkSizeFirst("tools", "function" in tool ? tool.function.parameters : "input_schema" in tool ? tool.input_schema : tool.parameters, meter);
+  as400("tools", () => compileValidators(tools, cache));
 }
 
 /** Compile a response schema now, so one that does not compile is a 400 naming `param`. */
 export function checkResponseSchema(schema: JsonSchema, param: string, cache?: ValidatorCache): void {
+  checkSizeFirst(param, schema, newSizeMeter());
   as400(param, () => compileValueValidator(schema, cache));
 }
+
+/** The grammar's document limits (values, string bytes, depth, enum and union sizes) as a 400 naming `param`. */
+function checkSizeFirst(param: string, schema: unknown, meter: ReturnType<typeof newSizeMeter>): void {
+  const over = checkSchemaSize(schema, meter);
+  if (over) throw new ApiError(400, over.code, `${param}: ${over.message}${over.path ? ` (at ${over.path})` : ""}`, param);
+}
+
+/**
+ * Depth of every top-level field of a request body before anything reads it: schema-bearing fields (`tools`,
+ * `response_format`, `text`) may nest up to SCHEMA_FIELD_DEPTH (their own walker then refuses past its limit with
+ * `schema_too_large`); conversation fields (`messages`, `input`, `system`, `prompt`) are left to `checkDepthAfter`,
+ * once the converter's own checks (which name the exact field) have run; every other field may nest `maxDepth`
+ * plus the few levels the API's own shape adds.
+ */
+export function checkBodyDepth(body: unknown, maxDepth: number): void {
+  if (!isObject(body)) return;
+  for (const [key, value] of Object.entries(body)) {
+    if (typeof value !== "object" || value === null || CONVERSATION_FIELDS.has(key)) continue;
+    checkNesting(value, SCHEMA_FIELDS.has(key) ? SCHEMA_FIELD_DEPTH : maxDepth + SHAPE_DEPTH, key);
+  }
+}
+
+/** The conversation fields' depth, after their converter ran (what is left too deep is in fields it ignores). */
+export function checkDepthAfter(body: unknown, maxDepth: number): void {
+  if (!isObject(body)) return;
+  for (const key of CONVERSATION_FIELDS) {
+    const value = body[key];
+    if (typeof value === "object" && value !== null) checkNesting(value, maxDepth + SHAPE_DEPTH, key);
+  }
+}
+
+/** Fields that carry JSON Schemas. */
+const SCHEMA_FIELDS: ReadonlySet<string> = new Set(["tools", "response_format", "text"]);
+/** Fields that carry the conversation: converted first, with exact fields named. */
+const CONVERSATION_FIELDS: ReadonlySet<string> = new Set(["messages", "input", "system", "prompt"]);
+/** Depth a schema-bearing field may reach before its schema walker judges it (a bound on that walk too). */
+const SCHEMA_FIELD_DEPTH = 4096;
+/** Levels an API's own shape adds above a value (`messages[i].content[j].input`). */
+const SHAPE_DEPTH = 8;
 
 /** How one API words and places a refused tool choice: the message and request field for each problem. */
 export type ToolChoiceWording = Record<ToolChoiceProblem, { message: string; param: string }>;

@@ -14,6 +14,8 @@ export interface ServerRuntime {
   modelInfo?: { name?: string; path?: string };
   /** The prompt tokens a request would evaluate: `/v1/messages/count_tokens` and message_start's usage need it. */
   countTokens?(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format">): number;
+  /** countTokens in slices that let the event loop run between them; preferred when present. */
+  countTokensSliced?(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format">): Promise<number>;
 }
 
 export interface ServerOptions {
@@ -36,6 +38,11 @@ export interface ServerOptions {
   defaultToolChoice?: "auto" | "required";
   /** Largest request body in bytes; bigger ones get 413. Default: 4 MiB. */
   bodyLimit?: number;
+  /**
+   * Largest body of `POST /v1/messages/count_tokens` (it answers without a slot, so each one is work no queue
+   * bounds); bigger ones get 413. Never above `bodyLimit`. Default: 1 MiB.
+   */
+  countTokensBodyLimit?: number;
   /** `max_tokens` when a request gives none (OpenAI only; Anthropic requires it). Default: 1024. */
   defaultMaxTokens?: number;
   /** Largest `max_tokens` a request may ask for. Default: 32768. */
@@ -90,6 +97,7 @@ export const SERVER_DEFAULTS = Object.freeze({
   queueLimit: 256,
   mode: "constrained" as GenerationMode,
   bodyLimit: 4 * 1024 * 1024,
+  countTokensBodyLimit: 1024 * 1024,
   defaultMaxTokens: 1024,
   maxTokensLimit: 32768,
   maxNestingDepth: 64,
@@ -123,6 +131,7 @@ export function resolveServerOptions(options: ServerOptions): ResolvedServerOpti
     mode: options.mode ?? SERVER_DEFAULTS.mode,
     defaultToolChoice: options.defaultToolChoice ?? "auto",
     bodyLimit: options.bodyLimit ?? SERVER_DEFAULTS.bodyLimit,
+    countTokensBodyLimit: Math.min(options.bodyLimit ?? SERVER_DEFAULTS.bodyLimit, positive(options.countTokensBodyLimit, SERVER_DEFAULTS.countTokensBodyLimit, "countTokensBodyLimit")),
     defaultMaxTokens: options.defaultMaxTokens ?? SERVER_DEFAULTS.defaultMaxTokens,
     maxTokensLimit: options.maxTokensLimit ?? SERVER_DEFAULTS.maxTokensLimit,
     maxNestingDepth: options.maxNestingDepth ?? SERVER_DEFAULTS.maxNestingDepth,

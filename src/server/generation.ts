@@ -3,6 +3,7 @@
 
 import { grammarHeader } from "../runtime/result.js";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { QtcException } from "../errors.js";
 import type { GenerateEvent, GenerateRequest, GenerateResult } from "../runtime/types.js";
 import { ApiError, type ApiDialect, errorBody, type ParamHints, toApiError } from "./api-error.js";
 import type { ServerRuntime } from "./defaults.js";
@@ -77,6 +78,7 @@ export async function serveGeneration(ctx: GenerationContext, req: FastifyReques
       const result = await turn.result();
       ctx.results.set(req, result);
       if (watch.signal.aborted) return aborted(reply, watch.signal);
+      refuseUndeliverable(result, withDefaultToolChoice(job.request, ctx.defaultToolChoice));
       const grammar = grammarHeader(result.grammar);
       if (grammar) reply.header(GRAMMAR_HEADER, grammar);
       return job.encoder.complete(result);
@@ -124,6 +126,21 @@ function startTurn(ctx: GenerationContext, job: GenerationJob, signal: AbortSign
   return { events, result };
 }
 
+/**
+ * A turn whose tool choice demands a call and that ended at the limit having generated nothing: the runtime found
+ * no call that fits the budget (it refuses to open one it cannot close). Every route answers it as it answers a
+ * budget below the cheapest call: 400 `budget_too_small` naming the route's budget field, never a 200 without a call.
+ */
+function refuseUndeliverable(result: GenerateResult, request: GenerateRequest): void {
+  const choice = request.toolChoice;
+  if (choice !== "required" && typeof choice !== "object") return;
+  if (result.toolCalls.length > 0 || result.finishReason !== "length" || result.usage.completionTokens > 0) return;
+  throw new QtcException({
+    code: "budget_too_small",
+    message: `maxTokens ${request.maxTokens} cannot hold the shortest call the tools allow under tool choice ${JSON.stringify(choice)}; raise maxTokens or simplify the tool's schema`,
+  });
+}
+
 /** An error as the ApiError to answer, recording it when it is unexpected (not an ApiError of the server's own). */
 function answerable(ctx: GenerationContext, e: unknown, params: ParamHints): ApiError {
   const error = toApiError(e, params);
@@ -165,6 +182,8 @@ async function streamTurn(
   try {
     let next = await iterator.next();
     if (signal.aborted) return void giveUp(reply);
+    // A turn that ended before any event is judged before the stream opens (a refusal is a 400, not a stream).
+    if (!next.done && next.value.type === "done") refuseUndeliverable(next.value.result, withDefaultToolChoice(job.request, ctx.defaultToolChoice));
     reply.hijack();
     const sse = new SseWriter(reply.raw);
     sse.open();

@@ -74,11 +74,36 @@ export function responsesToGenerate(body: Obj, ctx: Ctx): ResponsesPlan {
     top_p: typeof body.top_p === "number" ? body.top_p : null,
     tool_choice: body.tool_choice ?? "auto",
     tools: (body.tools as unknown[] | undefined) ?? [],
-    text: body.text ?? { format: { type: "text" } },
-    metadata: body.metadata ?? {},
+    text: echoedText(body.text),
+    metadata: checkMetadata(body.metadata),
   };
   const params: ParamHints = { maxTokens: "max_output_tokens", ...(schema ? { responseSchema: "text.format.schema" } : {}) };
   return { request, stream: body.stream === true, params, echo };
+}
+
+/** Pairs, key length and value length `metadata` may have (the Responses API's own limits). */
+const METADATA_LIMITS = Object.freeze({ pairs: 16, keyChars: 64, valueChars: 512 });
+
+/** `metadata` as the API defines it (at most 16 string pairs), checked before it is echoed back. */
+function checkMetadata(raw: unknown): Record<string, string> {
+  if (raw === undefined || raw === null) return {};
+  const metadata = requireObject(raw, "metadata");
+  const entries = Object.entries(metadata);
+  if (entries.length > METADATA_LIMITS.pairs) throw badRequest(`metadata holds ${entries.length} pairs; at most ${METADATA_LIMITS.pairs} are allowed.`, "metadata");
+  for (const [key, value] of entries) {
+    if (key.length > METADATA_LIMITS.keyChars) throw badRequest(`metadata keys are at most ${METADATA_LIMITS.keyChars} characters.`, "metadata");
+    if (typeof value !== "string" || value.length > METADATA_LIMITS.valueChars) {
+      throw badRequest(`metadata.${key.slice(0, 64)} must be a string of at most ${METADATA_LIMITS.valueChars} characters.`, "metadata");
+    }
+  }
+  return metadata as Record<string, string>;
+}
+
+/** The `text` a response echoes: its format (checked by responseSchemaOf) and verbosity, nothing else of the request. */
+function echoedText(raw: unknown): unknown {
+  if (raw === undefined || raw === null) return { format: { type: "text" } };
+  const text = raw as Obj;
+  return { format: text.format ?? { type: "text" }, ...(typeof text.verbosity === "string" ? { verbosity: text.verbosity.slice(0, 16) } : {}) };
 }
 
 /** Responses features that need state or media qtc does not keep: refused, never silently dropped. */

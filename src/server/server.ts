@@ -7,7 +7,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply, type F
 import { anthropicToGenerate } from "./anthropic-request.js";
 import { AnthropicStreamEncoder, anthropicMessage } from "./anthropic-response.js";
 import { ApiError, type ApiDialect, errorBody, type ParamHints, statusFor, toApiError } from "./api-error.js";
-import type { Obj } from "./convert-util.js";
+import { checkBodyDepth, checkDepthAfter, type Obj } from "./convert-util.js";
 import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions, type ServerRuntime } from "./defaults.js";
 import type { GenerateRequest, GenerateResult } from "../runtime/types.js";
 import { type RequestRecord, requestLogFields, ServerMetrics } from "./metrics.js";
@@ -60,7 +60,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.setErrorHandler((error, request, reply) => {
     let apiError = toApiError(error);
     if (apiError.code === "request_too_large") {
-      apiError = new ApiError(413, "request_too_large", `The request body is over this server's limit of ${opts.bodyLimit} bytes. Send a smaller request, or start qtc serve with a larger --body-limit.`);
+      const limit = request.routeOptions.url === COUNT_TOKENS_ROUTE ? opts.countTokensBodyLimit : opts.bodyLimit;
+      apiError = new ApiError(413, "request_too_large", `The request body is over this server's limit of ${limit} bytes for ${request.routeOptions.url ?? "this route"}. Send a smaller request, or start qtc serve with a larger --body-limit.`);
     }
     // An ApiError 500 was recorded where it was made (its cause is gone by now); anything else is recorded here.
     if (apiError.status >= 500 && !(error instanceof ApiError)) onInternalError(error);
@@ -73,6 +74,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
   );
   if (opts.apiKey) app.addHook("onRequest", apiKeyCheck(opts.apiKey));
   app.addHook("preParsing", bodyDeadline(opts.bodyTimeout));
+  // Every field of every body gets a depth limit before anything reads it (echoed fields included).
+  app.addHook("preValidation", async (request) => checkBodyDepth(request.body, opts.maxNestingDepth));
   // Closing: cancel queued and running generations, let their handlers answer (a stream ends with an error
   // event, never a normal finish), then fastify drops every connection (forceCloseConnections), so a client
   // holding a socket open cannot delay the exit.
@@ -104,6 +107,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
   app.post("/v1/chat/completions", { schema: { body: OPENAI_CHAT_BODY } }, async (request, reply) => {
     const plan = openAIToGenerate(request.body as Obj, opts);
+    checkDepthAfter(request.body, opts.maxNestingDepth);
     const meta = newMeta("chatcmpl-", opts.modelId);
     const encoder: DialectEncoder = {
       dialect: "openai",
@@ -122,6 +126,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
   app.post("/v1/completions", { schema: { body: OPENAI_COMPLETIONS_BODY } }, async (request, reply) => {
     const plan = completionsToGenerate(request.body as Obj, opts);
+    checkDepthAfter(request.body, opts.maxNestingDepth);
     const meta = newCompletionsMeta(opts.modelId);
     const encoder: DialectEncoder = {
       dialect: "openai",
@@ -133,6 +138,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
   app.post("/v1/responses", { schema: { body: OPENAI_RESPONSES_BODY } }, async (request, reply) => {
     const plan = responsesToGenerate(request.body as Obj, opts);
+    checkDepthAfter(request.body, opts.maxNestingDepth);
     const meta = newResponsesMeta(opts.modelId, plan.echo);
     const encoder: DialectEncoder = {
       dialect: "openai",
@@ -144,9 +150,10 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
   app.post("/v1/messages", { schema: { body: ANTHROPIC_MESSAGES_BODY } }, async (request, reply) => {
     const plan = anthropicToGenerate(request.body as Obj, opts);
+    checkDepthAfter(request.body, opts.maxNestingDepth);
     const meta = newMeta("msg_", opts.modelId);
     // message_start reports the prompt's tokens before any is generated: count them first (a tokenization, no decode).
-    const inputTokens = plan.stream ? countTokens(opts.runtime, plan.request, plan.params) : 0;
+    const inputTokens = plan.stream ? await countTokens(opts.runtime, plan.request, plan.params) : 0;
     const encoder: DialectEncoder = {
       dialect: "anthropic",
       complete: (result) => anthropicMessage(result, meta),
@@ -158,9 +165,10 @@ export function createServer(options: ServerOptions): FastifyInstance {
     return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params, stop: plan.stop });
   });
 
-  app.post("/v1/messages/count_tokens", { schema: { body: ANTHROPIC_COUNT_TOKENS_BODY } }, async (request) => {
+  app.post(COUNT_TOKENS_ROUTE, { schema: { body: ANTHROPIC_COUNT_TOKENS_BODY }, bodyLimit: opts.countTokensBodyLimit }, async (request) => {
     const plan = anthropicToGenerate({ ...(request.body as Obj), max_tokens: opts.maxTokensLimit }, opts);
-    const inputTokens = countTokens(opts.runtime, plan.request, plan.params);
+    checkDepthAfter(request.body, opts.maxNestingDepth);
+    const inputTokens = await countTokens(opts.runtime, plan.request, plan.params);
     if (inputTokens === undefined) throw new ApiError(404, "not_found", "This server's runtime cannot count tokens without generating; send the request to /v1/messages and read usage.input_tokens.");
     return { input_tokens: inputTokens };
   });
@@ -168,11 +176,16 @@ export function createServer(options: ServerOptions): FastifyInstance {
   return app;
 }
 
-/** The prompt tokens of a request, when the runtime can count them; its refusals are 400s like generate's. */
-function countTokens(runtime: ServerRuntime, request: GenerateRequest, params: ParamHints): number | undefined {
-  if (!runtime.countTokens) return undefined;
+const COUNT_TOKENS_ROUTE = "/v1/messages/count_tokens";
+
+/**
+ * The prompt tokens of a request, when the runtime can count them (in slices that let the event loop run, where
+ * the runtime can); its refusals are 400s like generate's.
+ */
+async function countTokens(runtime: ServerRuntime, request: GenerateRequest, params: ParamHints): Promise<number | undefined> {
+  if (!runtime.countTokens && !runtime.countTokensSliced) return undefined;
   try {
-    return runtime.countTokens(request);
+    return runtime.countTokensSliced ? await runtime.countTokensSliced(request) : runtime.countTokens!(request);
   } catch (e) {
     throw toApiError(e, params);
   }

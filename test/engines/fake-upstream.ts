@@ -14,11 +14,28 @@ export interface FakeUpstream {
   chatText: string;
   /** Requests /completion and /v1/chat/completions received. */
   generations: number;
+  /** Requests /tokenize received. */
+  tokenizeCalls: number;
+  /** Runs first on every request; returning true means it answered (a test's own hostile reply). */
+  override: ((req: IncomingMessage, res: ServerResponse, json: Record<string, unknown>) => boolean) | undefined;
   /** Stop listening and drop every connection (a refused connection from now on). */
   stop(): Promise<void>;
   /** Listen again on the same port. */
   start(): Promise<void>;
 }
+
+/** Qwen3's spellings of the added tokens qtc's formats name. */
+const QWEN3_SPELLINGS: Record<number, string> = {
+  151643: "<|endoftext|>",
+  151644: "<|im_start|>",
+  151645: "<|im_end|>",
+  151657: "<tool_call>",
+  151658: "</tool_call>",
+  151665: "<tool_response>",
+  151666: "</tool_response>",
+  151667: "<think>",
+  151668: "</think>",
+};
 
 export const CALL_TEXT = '<tool_call>\n{"name": "read_file", "arguments": {"path": "a.ts"}}\n</tool_call>';
 
@@ -51,6 +68,8 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     behaviour: "ok",
     chatText: CALL_TEXT,
     generations: 0,
+    tokenizeCalls: 0,
+    override: undefined,
     stop: async () => {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
@@ -66,6 +85,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const text = await body(req);
     const json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    if (fake.override?.(req, res, json)) return;
     if (req.url === "/health" || req.url === "/v1/models") {
       res.writeHead(fake.behaviour === "500" ? 500 : 200, { "content-type": "application/json" }).end('{"status":"ok","data":[]}');
       return;
@@ -75,10 +95,15 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       return;
     }
     if (req.url === "/tokenize") {
+      fake.tokenizeCalls++;
       const content = json.content;
+      // As llama-server: an array's strings are tokenized one by one, its numbers passed through as ids.
+      const textTokens = (s: string) => Array.from({ length: Math.max(1, Math.ceil(s.length / 4)) }, (_, i) => 100 + i);
       const tokens = Array.isArray(content)
-        ? content.map((id) => ({ id, piece: id === 151657 ? "<tool_call>" : `<added${String(id)}>` }))
-        : Array.from({ length: Math.max(1, Math.ceil(String(content).length / 4)) }, (_, i) => 100 + i);
+        ? json.with_pieces === true
+          ? content.map((id) => ({ id, piece: QWEN3_SPELLINGS[id as number] ?? `<added${String(id)}>` }))
+          : content.flatMap((p) => (typeof p === "number" ? [p] : textTokens(String(p))))
+        : textTokens(String(content));
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ tokens }));
       return;
     }
