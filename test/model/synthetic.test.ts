@@ -175,7 +175,7 @@ describe("ensureSyntheticModel and the synthetic marks", () => {
 
   test("isSyntheticModel tells synthetic files from other GGUFs", async () => {
     expect(await isSyntheticModel(await tinyModelPath())).toBe(true);
-    expect(await readSyntheticInfo(await tinyModelPath())).toEqual({ shape: "tiny", dtype: "q8_0", seed: 0, writerVersion: 1 });
+    expect(await readSyntheticInfo(await tinyModelPath())).toEqual({ shape: "tiny", dtype: "q8_0", seed: 0, vocabulary: "qwen3", writerVersion: 1 });
     const plain = join(dir, "plain.gguf");
     await writeGguf(plain, [{ key: "general.architecture", value: { type: "string", value: "qwen3" } }], [], () => []);
     expect(await isSyntheticModel(plain)).toBe(false);
