@@ -126,8 +126,15 @@ class LlamaServerRuntime extends UpstreamRuntimeBase implements UpstreamRuntime 
     const grammar = turn.grammar && remoteGrammar(turn.grammar.declared, turn.grammar.options, req.maxTokens, this.toolGrammars);
     this.busy++;
     try {
+      // Enforced where qtc's grammar ran upstream and so promised the call; unconstrained output is the model's own,
+      // reported as the local engine reports it (the bench's baseline rows count calls that never came).
+      const events = this.run(turn, grammar, request, startedAt);
+      if (!grammar) {
+        yield* events;
+        return;
+      }
       const choice = { toolChoice: turn.tools ? req.toolChoice : ("auto" as const), parallel: req.parallel };
-      yield* enforceToolChoice(this.run(turn, grammar, request, startedAt), choice, this.base);
+      yield* enforceToolChoice(events, choice, this.base);
     } finally {
       this.busy--;
     }
