@@ -1,6 +1,6 @@
 // Owns: a side-by-side decode-speed run (not a test): local engine vs llama-server, with and without the grammar,
 // the same requests interleaved. Usage: npx tsc -p tsconfig.json && node test/engines/decode-speed.mjs http://127.0.0.1:PORT [N]
-import { createRuntime } from "../../dist/runtime/runtime.js";
+import { createRuntime } from "../../dist/engines/index.js";
 import { HARNESS_TOOLS } from "../../dist/harness/index.js";
 const url = process.argv[2];
 const local = await createRuntime({ model: "synthetic:tiny", threads: 1, contextSize: 2048 });

@@ -2,7 +2,8 @@
 // for tests that need real grammars and tokenization behind the HTTP routes.
 
 import { afterAll, beforeAll } from "vitest";
-import { createRuntime, type Runtime } from "../../src/runtime/runtime.js";
+import { createRuntime } from "../../src/engines/index.js";
+import type { Runtime } from "../../src/runtime/runtime.js";
 import { post, start, type Running } from "../server/helpers.js";
 import { tinyModelPath } from "./models.js";
 

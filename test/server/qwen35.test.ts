@@ -5,7 +5,8 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createRuntime, type Runtime } from "../../src/runtime/runtime.js";
+import { createRuntime } from "../../src/engines/index.js";
+import type { Runtime } from "../../src/runtime/runtime.js";
 import { compileValidators } from "../../src/tools/index.js";
 import { tinyQwen35ModelPath } from "../helpers/models.js";
 import { type Running, start } from "./helpers.js";
