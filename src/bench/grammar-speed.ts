@@ -8,6 +8,7 @@ import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import type { LlamaModel, Token } from "node-llama-cpp";
 import { FORMAT_IDS, QWEN3_VOCAB_SIZE, resolveFormat } from "../formats/index.js";
+import { mismatchedTag } from "../runtime/format-vocab.js";
 import type { FormatId } from "../formats/types.js";
 import { compileToolGrammar, type ToolGrammarOptions } from "../grammar/index.js";
 import { grammarsDir } from "../grammar/harness-grammars.js";
@@ -164,10 +165,11 @@ export async function runGrammarBench(opts: Partial<typeof GRAMMAR_BENCH_DEFAULT
     const base = await decodeCost(model, undefined, o.decodeRuns, o.maxTokens, o.threads);
     const baseMs = base.ms / base.tokens;
     decode.push({ grammar: "none", tokens: base.tokens, msPerToken: baseMs, ratio: 1 });
-    // The decode model is the Qwen3 tiny stand-in: a format whose tags are other vocabulary ids (Qwen3.5's) would
-    // force tokens this model does not have.
-    const qwen3Formats = (FORMAT_IDS as FormatId[]).filter((f) => resolveFormat(f).open.token < QWEN3_VOCAB_SIZE);
-    for (const format of qwen3Formats) {
+    // Decode rows only for formats whose forced tags this model spells (the runtime's own check): Qwen3.5's tag ids
+    // are tokens the Qwen3 tiny stand-in does not have.
+    const spell = (token: number) => model.detokenize([token as Token], true);
+    const modelFormats = (FORMAT_IDS as FormatId[]).filter((f) => mismatchedTag(resolveFormat(f), spell, QWEN3_VOCAB_SIZE) === undefined);
+    for (const format of modelFormats) {
       for (const toolChoice of ["auto", "required"] as const) {
         const g = compileToolGrammar(harness, { format, toolChoice, maxTokens: o.maxTokens });
         if (!g.ok) throw new Error(g.error.message);
