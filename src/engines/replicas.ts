@@ -108,7 +108,7 @@ class ReplicaSet implements Runtime {
     const tried = new Set<Replica>();
     for (;;) {
       const replica = this.pick(tried);
-      if (!replica) throw upstreamFailure("upstream_unavailable", `no healthy upstream is left (${this.replicas.length} configured); the server retries them every ${this.options.healthIntervalMs} ms`);
+      if (!replica) throw upstreamFailure("upstream_unavailable", `no upstream answered this request (${tried.size} tried of ${this.replicas.length} configured); the server health-checks them every ${this.options.healthIntervalMs} ms`);
       tried.add(replica);
       let streamed = false;
       replica.inFlight++;
@@ -117,6 +117,7 @@ class ReplicaSet implements Runtime {
           streamed = true;
           yield event;
         }
+        replica.healthy = true;
         return;
       } catch (e) {
         if (!isUpstreamFailure(e)) throw e;
@@ -129,11 +130,19 @@ class ReplicaSet implements Runtime {
     }
   }
 
-  /** The least busy healthy replica not tried yet (the first of equals, so load spreads in order). */
+  /**
+   * The least busy healthy replica not tried yet (the first of equals, so load spreads in order). When none is in
+   * rotation, one taken out but not tried for this request: a health check that timed out on a busy machine
+   * says less than this request's own try, and a 503 for a replica that would have answered loses the request.
+   */
   private pick(tried: ReadonlySet<Replica>): Replica | undefined {
+    return this.leastBusy(tried, true) ?? this.leastBusy(tried, false);
+  }
+
+  private leastBusy(tried: ReadonlySet<Replica>, healthyOnly: boolean): Replica | undefined {
     let best: Replica | undefined;
     for (const r of this.replicas) {
-      if (!r.healthy || !r.runtime || tried.has(r)) continue;
+      if ((healthyOnly && !r.healthy) || !r.runtime || tried.has(r)) continue;
       if (!best || r.inFlight < best.inFlight) best = r;
     }
     return best;
