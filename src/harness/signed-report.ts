@@ -15,8 +15,9 @@ export const REPORT_FD = 3;
 /**
  * The reporter, `--test-reporter` of each test file's `node` and imported by the guard (test-guard.ts) first of
  * all, so it is evaluated before any module of the run:
- * - it reads a 32-byte key, in hex, from stdin, keeps it only as the two HMAC midstates in an off-heap typed array
- *   (a heap snapshot holds no copy), and closes stdin;
+ * - it reads a 32-byte key, in hex, from stdin (all the parent writes there, so a later read gets end of file;
+ *   stdin stays open, as libuv wants descriptors 0–2 to be) and keeps it only as the two HMAC midstates in an
+ *   off-heap typed array (a heap snapshot holds no copy);
  * - the HMAC is plain JavaScript over typed arrays and operators, so no method task code could patch later
  *   (`crypto`, `Buffer`, `fs`) sees the key or the text it signs; a patched `fs.writeSync` can only drop or
  *   mangle a line, which the sequence numbers and the end line give away;
@@ -28,7 +29,7 @@ export const REPORT_FD = 3;
  */
 const REPORTER_SOURCE = `import fs from "node:fs";
 const M = ${JSON.stringify(REPORT_MARK)}, FD = ${REPORT_FD};
-const readSync = fs.readSync, writeSync = fs.writeSync, closeSync = fs.closeSync, stringify = JSON.stringify;
+const readSync = fs.readSync, writeSync = fs.writeSync, stringify = JSON.stringify;
 const K = new Uint32Array([0x428a2f98,0x71374491,0xb5c0fbcf,0xe9b5dba5,0x3956c25b,0x59f111f1,0x923f82a4,0xab1c5ed5,
   0xd807aa98,0x12835b01,0x243185be,0x550c7dc3,0x72be5d74,0x80deb1fe,0x9bdc06a7,0xc19bf174,0xe49b69c1,0xefbe4786,
   0x0fc19dc6,0x240ca1cc,0x2de92c6f,0x4a7484aa,0x5cb0a9dc,0x76f988da,0x983e5152,0xa831c66d,0xb00327c8,0xbf597fc7,
@@ -79,7 +80,6 @@ let keyed = false;
     if (n === 0) break;
     got += n;
   }
-  try { closeSync(0); } catch {}
   const hex = (c) => (c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1);
   const pads = new Uint8Array(128);
   let valid = got >= 64;
