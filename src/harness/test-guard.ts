@@ -6,8 +6,8 @@
 import { SIGNED_REPORTER } from "./signed-report.js";
 
 /**
- * The preload, run by `--import` in the runner and in every per-file process it starts (they inherit the
- * flag) before the test file and so before any task module. Task code shares the test's process, so whatever
+ * The preload, run by `--import` in each test file's process (run-tests.ts) before the test file and so before
+ * any task module. Task code shares the test's process, so whatever
  * the test judges with must be fixed before that code runs:
  * - `node:assert` (the function and every function, class and prototype reachable from it; `assert.strict`
  *   and `node:assert/strict` are among them) and `node:test` are frozen, so `assert.equal = …`,
@@ -109,7 +109,7 @@ for (const k of Reflect.ownKeys(globalThis)) {
 /** The preload as a module URL for `--import`. */
 export const TEST_GUARD = `data:text/javascript,${encodeURIComponent(GUARD_SOURCE)}`;
 
-/** The Node flags that load the guard in the test runner and, inherited, in each test file's process. */
+/** The Node flags that load the guard in each test file's process. */
 export function guardFlags(): string[] {
   return [`--import=${TEST_GUARD}`];
 }
