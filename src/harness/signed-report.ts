@@ -54,18 +54,21 @@ function compress(st, o, b, p) {
   }
   st[o] += a; st[o + 1] += bb; st[o + 2] += c; st[o + 3] += d; st[o + 4] += e; st[o + 5] += f; st[o + 6] += g; st[o + 7] += h;
 }
-// SHA-256 of (64 bytes already in the midstate at st[o..o+7]) + msg[0..n), into out[0..8).
+// SHA-256 of (64 bytes already in the midstate at st[o..o+7]) + msg[0..n), into out[0..8). The working state
+// lives in S (off-heap, like the key), never in a short-lived array a heap snapshot could catch.
+const S = new Uint32Array(64);
 function finish(st, o, msg, n, out) {
-  const s = new Uint32Array(8);
-  for (let i = 0; i < 8; i++) s[i] = st[o + i];
+  for (let i = 0; i < 8; i++) S[i] = st[o + i];
   const total = Math.ceil((n + 9) / 64) * 64;
   const b = new Uint8Array(total);
   for (let i = 0; i < n; i++) b[i] = msg[i];
   b[n] = 0x80;
   const bits = (64 + n) * 8;
   for (let i = 0; i < 6; i++) b[total - 1 - i] = Math.floor(bits / 2 ** (8 * i)) & 255;
-  for (let p = 0; p < total; p += 64) compress(s, 0, b, p);
-  for (let i = 0; i < 8; i++) out[i] = s[i];
+  for (let p = 0; p < total; p += 64) compress(S, 0, b, p);
+  for (let i = 0; i < 8; i++) out[i] = S[i];
+  S.fill(0);
+  W.fill(0);
 }
 // The key's inner and outer midstates; 256 bytes, so V8 keeps them off its heap.
 const KEY = new Uint32Array(64);
@@ -94,6 +97,7 @@ let keyed = false;
   compress(KEY, 8, pads, 64);
   raw.fill(0);
   pads.fill(0);
+  W.fill(0);
   keyed = valid;
 })();
 const HEX = "0123456789abcdef";
