@@ -66,8 +66,8 @@ export function expectedTests(shipped: Pick<SuiteRun, "files" | "report">): Reco
 export function verdictProblems(run: SuiteRun, expected: Record<string, ExpectedTests>): string[] {
   if (run.timedOut) return ["the tests timed out"];
   const problems: string[] = [];
-  if (run.exitCode !== 0) problems.push(`node --test exited with ${run.exitCode === null ? "no exit code" : `code ${run.exitCode}`}`);
-  if (!run.report.complete) problems.push("the test runner did not report to its end");
+  if (run.exitCode !== 0) problems.push(`a test file's node exited with ${run.exitCode === null ? "no exit code" : `code ${run.exitCode}`}`);
+  if (!run.report.complete) problems.push("the test results were not all signed by the test reporter and seen to their end");
   for (const file of [...new Set([...Object.keys(expected), ...Object.keys(run.report.files)])].sort()) {
     const p = fileProblem(file || "(no file)", expected[file] ?? { count: 0, exact: true }, run.report.files[file]);
     if (p) problems.push(p);

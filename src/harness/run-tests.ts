@@ -1,12 +1,14 @@
-// Owns: running a workspace's `node --test` suite: test files found without following links out, a minimal
-// environment, the OS sandbox (and Node's permission model inside it), a timeout that kills the whole process
-// tree, a capped, tail-kept output, and the per-file test counts read from a reporter in the runner's own
-// process. Used by the run_tests tool, the final check and tasks:check.
+// Owns: running a workspace's test suite: test files found without following links out, each in a `node` of
+// its own with a minimal environment, the OS sandbox (and Node's permission model inside it), a timeout that
+// kills the whole process tree, a capped, tail-kept output, and the per-file test counts read from that
+// process's signed report (signed-report.ts). Used by the run_tests tool, the final check and tasks:check.
 
 import { spawn } from "node:child_process";
 import path from "node:path";
+import type { Readable } from "node:stream";
 import { confine } from "./os-sandbox.js";
 import { walkInside } from "./sandbox.js";
+import { entrySource, newReportKey, REPORT_FD, SIGNED_REPORTER, SignedReportReader, type SignedFileReport } from "./signed-report.js";
 import { guardFlags } from "./test-guard.js";
 import type { TestRunRecord, ToolOutcome } from "./types.js";
 import { isTestFile, type Workspace } from "./workspace.js";
@@ -45,15 +47,15 @@ export function testEnvironment(ws: Pick<Workspace, "home" | "tmp">): NodeJS.Pro
 }
 
 /**
- * Node flags that confine the test process (and the per-file processes `node --test` starts, which inherit
- * them) to the run folder: reads and writes there only, no workers, no addons. Empty when this Node has no
- * permission model.
+ * Node flags that confine each test file's process to the run folder: reads and writes there only, no
+ * workers, no addons, no inspector, no `process.binding` (the signed report relies on the last two). Empty
+ * when this Node has no permission model.
  */
 export function confinementFlags(runDir: string): string[] {
   const flags = process.allowedNodeEnvironmentFlags;
   const permission = flags.has("--permission") ? "--permission" : flags.has("--experimental-permission") ? "--experimental-permission" : null;
   if (!permission) return [];
-  // The test runner itself spawns one process per test file, so child processes must stay allowed.
+  // A task's tests may start processes of their own (a CLI under test); the OS sandbox bounds them.
   return ["--no-warnings", permission, `--allow-fs-read=${runDir}`, `--allow-fs-write=${runDir}`, "--allow-child-process"];
 }
 
@@ -89,14 +91,15 @@ export interface FileCounts {
   todo: number;
   /** Suites that failed themselves (a hook threw). */
   suiteFailures: number;
-  /** node's stand-in result named by the file itself, when the file reported no tests of its own: 0 or 1. */
+  /** 1 when the file ran through, exit 0, with no test of its own (a helper under test/); else 0. */
   filePassed: number;
+  /** 1 when the file did not run through (it crashed, exited early, or its import failed); else 0. */
   fileFailed: number;
 }
 
-/** The counts of a suite run, by test file (relative to the project; "" for results that name no file). */
+/** The counts of a suite run, by test file (relative to the project). */
 export interface SuiteReport {
-  /** The reporter saw the runner to its end, and every line it wrote was well formed. */
+  /** Every file ran and every line of every file's report verified (signed, in sequence, none after the end). */
   complete: boolean;
   files: Record<string, FileCounts>;
 }
@@ -107,103 +110,20 @@ export interface SuiteRun extends TestRunRecord {
   report: SuiteReport;
 }
 
-/** Prefix of the lines the counting reporter writes; only the runner's own stderr carries them. */
-const REPORT_MARK = "qtc-test-report ";
-
-/**
- * The counting reporter, a module node --test loads in its own process (test files run in child processes
- * whose output reaches it only as events). It writes one line per test result and one at the end to the
- * runner's stderr, while the readable spec output goes to stdout, where a test's own stdout and stderr are
- * echoed: a summary a test prints can never pass for one of these lines. A data: URL, so no file of the run
- * (writable by its tests) holds it.
- */
-const REPORTER_SOURCE = `const M = ${JSON.stringify(REPORT_MARK)};
-const set = (v) => v !== undefined && v !== false && v !== null;
-export default async function* qtcCount(source) {
-  for await (const e of source) {
-    if (e.type !== "test:pass" && e.type !== "test:fail") continue;
-    const d = e.data;
-    yield M + JSON.stringify({ ok: e.type === "test:pass", file: d.file ?? null, name: String(d.name), nesting: d.nesting,
-      suite: d.details?.type === "suite", skip: set(d.skip), todo: set(d.todo),
-      cancelled: d.details?.error?.failureType === "cancelledByParent" }) + "\\n";
-  }
-  yield M + JSON.stringify({ end: true }) + "\\n";
-}
-`;
-export const COUNTING_REPORTER = `data:text/javascript,${encodeURIComponent(REPORTER_SOURCE)}`;
-
-interface ReportLine {
-  ok: boolean;
-  file: string | null;
-  name: string;
-  nesting: number;
-  suite: boolean;
-  skip: boolean;
-  todo: boolean;
-  cancelled: boolean;
-}
-
 const zeroCounts = (): FileCounts => ({ passed: 0, failed: 0, cancelled: 0, skipped: 0, todo: 0, suiteFailures: 0, filePassed: 0, fileFailed: 0 });
 
 /** Tests the runner reported in a file (passed, failed, skipped, todo); not node's stand-in for the file. */
 export const testsIn = (c: FileCounts): number => c.passed + c.failed + c.skipped + c.todo;
 
 /**
- * Reads the runner's stderr: the counting reporter's lines become counts, the rest is passed on (whole lines)
- * as output. A malformed line, a second end line or a result after it leaves the report incomplete.
+ * The counts of one test file's process from its verified report. A file that did not run through (no signed
+ * end line, its import unfinished, or a non-zero exit with no failed test to show for it) is one failed file;
+ * a file that ran through with no test of its own (a helper under test/) is one passed file.
  */
-class ReportReader {
-  private partial = "";
-  private ended = 0;
-  private malformed = false;
-  private readonly files: Record<string, FileCounts> = {};
-  constructor(
-    private readonly root: string,
-    private readonly onText: (text: string) => void,
-    private readonly maxLine: number,
-  ) {}
-
-  push(chunk: string): void {
-    const lines = (this.partial + chunk).split("\n");
-    this.partial = lines.pop()!;
-    for (const line of lines) this.line(line);
-    // A line that never ends is not one of the reporter's: show it rather than hold it.
-    if (this.partial.length > this.maxLine && !this.partial.startsWith(REPORT_MARK)) {
-      this.onText(this.partial);
-      this.partial = "";
-    }
-  }
-
-  end(): SuiteReport {
-    if (this.partial) this.line(this.partial);
-    this.partial = "";
-    return { complete: this.ended === 1 && !this.malformed, files: this.files };
-  }
-
-  private line(line: string): void {
-    if (!line.startsWith(REPORT_MARK)) {
-      this.onText(`${line}\n`);
-      return;
-    }
-    let r: Partial<ReportLine> & { end?: boolean };
-    try {
-      r = JSON.parse(line.slice(REPORT_MARK.length)) as typeof r;
-    } catch {
-      this.malformed = true;
-      return;
-    }
-    if (r.end === true) this.ended++;
-    else if (this.ended > 0 || typeof r.ok !== "boolean") this.malformed = true;
-    else this.count(r as ReportLine);
-  }
-
-  private count(r: ReportLine): void {
-    const file = typeof r.file === "string" ? path.relative(this.root, r.file).split(path.sep).join("/") : "";
-    const c = (this.files[file] ??= zeroCounts());
-    // node names its stand-in result after the file (absolute, or as given on the command line).
-    const standIn = r.nesting === 0 && !r.suite && typeof r.file === "string" && path.resolve(this.root, r.name) === r.file;
+export function fileCounts(report: SignedFileReport, exitCode: number | null): FileCounts {
+  const c = zeroCounts();
+  for (const r of report.results) {
     if (r.suite) c.suiteFailures += r.ok ? 0 : 1;
-    else if (standIn) r.ok ? c.filePassed++ : c.fileFailed++;
     else if (r.skip) c.skipped++;
     else if (r.todo) c.todo++;
     else if (r.ok) c.passed++;
@@ -212,6 +132,10 @@ class ReportReader {
       if (r.cancelled) c.cancelled++;
     }
   }
+  const through = report.ended && report.loaded && !report.untrusted;
+  if (!through || (exitCode !== 0 && c.failed === 0 && c.suiteFailures === 0)) c.fileFailed = 1;
+  else if (testsIn(c) === 0 && exitCode === 0) c.filePassed = 1;
+  return c;
 }
 
 /** True when the runner saw every file through and nothing failed: exit 0, no failure, no crashed file. */
@@ -230,9 +154,10 @@ type SuiteWorkspace = Pick<Workspace, "root" | "runDir" | "home" | "tmp" | "limi
 const emptyReport = (): SuiteReport => ({ complete: false, files: {} });
 
 /**
- * Run `node --test` on the workspace's test files, counted by the reporter above. `passed` is the runner's
- * outcome (exit 0, nothing failed, every file seen through); how many tests a verdict wants is the judge's
- * business (judge.ts). Never throws: a failure to start is a failed run.
+ * Run the workspace's test files, each in a `node` of its own (one after another, under one timeout for the
+ * suite), counted from its signed report. `passed` is the suite's outcome (every exit 0, nothing failed, every
+ * file seen through, every report verified); how many tests a verdict wants is the judge's business
+ * (judge.ts). Never throws: a failure to start is a failed run.
  */
 export async function runSuite(ws: SuiteWorkspace, opts: SuiteOptions = {}): Promise<SuiteRun> {
   const files = await findTestFiles(ws.root).catch(() => []);
@@ -240,62 +165,100 @@ export async function runSuite(ws: SuiteWorkspace, opts: SuiteOptions = {}): Pro
     const output = "No test files found (node --test looks for *.test.js files and test/ folders).";
     return { passed: false, timedOut: false, exitCode: null, tests: 0, output, ms: 0, files, report: emptyReport() };
   }
-  return spawnSuite(ws, files, opts);
+  const started = performance.now();
+  const deadline = started + ws.limits.testTimeoutMs;
+  const tail = new TailBuffer(ws.limits.maxTestOutputChars);
+  const report: SuiteReport = { complete: true, files: {} };
+  let exitCode: number | null = 0;
+  let timedOut = false;
+  for (const file of files) {
+    // Each file's header tells the model which file the output below comes from.
+    if (files.length > 1) tail.push(`# ${file}\n`);
+    const one = await runFile(ws, file, opts, deadline, tail);
+    report.files[file] = fileCounts(one.report, one.exitCode);
+    if (one.report.untrusted) report.complete = false;
+    if (one.exitCode !== 0 && exitCode === 0) exitCode = one.exitCode;
+    if (one.timedOut || one.startError) {
+      timedOut ||= one.timedOut;
+      if (one.startError) tail.push(`\n${one.startError}`);
+      report.complete = false;
+      break;
+    }
+  }
+  const run: SuiteRun = {
+    passed: false,
+    timedOut,
+    exitCode: timedOut ? null : exitCode,
+    tests: Object.values(report.files).reduce((n, c) => n + testsIn(c), 0),
+    output: outputOf(tail, ws.limits.maxTestOutputChars),
+    ms: Math.round(performance.now() - started),
+    files,
+    report,
+  };
+  run.passed = report.complete && Object.keys(report.files).length === files.length && cleanRun(run.exitCode, timedOut, report);
+  return run;
 }
 
-function spawnSuite(ws: SuiteWorkspace, files: string[], opts: SuiteOptions): Promise<SuiteRun> {
-  const { testTimeoutMs, maxTestOutputChars, confineTests } = ws.limits;
-  const reporters = ["--test-reporter=spec", "--test-reporter-destination=stdout", `--test-reporter=${COUNTING_REPORTER}`, "--test-reporter-destination=stderr"];
-  const node = [process.execPath, ...(confineTests ? confinementFlags(ws.runDir) : []), ...guardFlags(), "--test", ...reporters, ...files.map((f) => `./${f}`)];
+function outputOf(tail: TailBuffer, max: number): string {
+  const text = tail.value();
+  return tail.total > max ? `[… ${tail.total - max} earlier characters cut]\n${text}` : text;
+}
+
+/** One test file's process: how it exited and what its reporter signed. */
+interface FileRun {
+  exitCode: number | null;
+  timedOut: boolean;
+  startError: string | null;
+  report: SignedFileReport;
+}
+
+/**
+ * The command line of one test file's process: the confinement flags, the guard, the signed reporter and the
+ * readable spec one (both to stdout; the signed one writes its lines to its own descriptor instead), and the
+ * entry that imports the file.
+ */
+function fileCommand(ws: SuiteWorkspace, file: string): string[] {
+  const reporters = [`--test-reporter=${SIGNED_REPORTER}`, "--test-reporter-destination=stdout", "--test-reporter=spec", "--test-reporter-destination=stdout"];
+  const confinement = ws.limits.confineTests ? confinementFlags(ws.runDir) : [];
+  return [process.execPath, ...confinement, ...guardFlags(), ...reporters, "--input-type=module", "--eval", entrySource(path.join(ws.root, file))];
+}
+
+function runFile(ws: SuiteWorkspace, file: string, opts: SuiteOptions, deadline: number, tail: TailBuffer): Promise<FileRun> {
   const mounts = { writable: ws.runDir, readOnly: opts.readOnlyProject ? [ws.root] : [], cwd: ws.root, resources: ws.limits.resources };
-  const cmd = confine(ws.sandbox, mounts, node);
-  const started = performance.now();
-  const tail = new TailBuffer(maxTestOutputChars);
-  const reader = new ReportReader(ws.root, (t) => tail.push(t), maxTestOutputChars);
+  const cmd = confine(ws.sandbox, mounts, fileCommand(ws, file));
+  const { key, stdin } = newReportKey();
+  const reader = new SignedReportReader(key, ws.limits.maxTestOutputChars + 4096);
   return new Promise((resolve) => {
     let timedOut = false;
     let settled = false;
-    const finish = (exitCode: number | null, extra?: string): void => {
+    const finish = (exitCode: number | null, startError: string | null = null): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      const report = reader.end();
-      if (extra) tail.push(extra);
-      const text = tail.value();
-      const run: SuiteRun = {
-        passed: cleanRun(exitCode, timedOut, report),
-        timedOut,
-        exitCode,
-        tests: Object.values(report.files).reduce((n, c) => n + testsIn(c), 0),
-        output: tail.total > maxTestOutputChars ? `[… ${tail.total - maxTestOutputChars} earlier characters cut]\n${text}` : text,
-        ms: Math.round(performance.now() - started),
-        files,
-        report,
-      };
+      const run: FileRun = { exitCode, timedOut, startError, report: reader.end() };
       // The sandbox's cgroup goes before the result: a caller that exits right after leaves none behind.
       void cmd.release().finally(() => resolve(run));
     };
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(cmd.file, cmd.args, {
-        cwd: ws.root,
-        env: testEnvironment(ws),
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
+      child = spawn(cmd.file, cmd.args, { cwd: ws.root, env: testEnvironment(ws), detached: true, stdio: ["pipe", "pipe", "pipe", "pipe"] });
     } catch (e) {
       void cmd.release();
-      const output = `could not start node --test: ${(e as Error).message}`;
-      resolve({ passed: false, timedOut: false, exitCode: null, tests: null, output, ms: 0, files, report: emptyReport() });
+      resolve({ exitCode: null, timedOut: false, startError: `could not start node: ${(e as Error).message}`, report: reader.end() });
       return;
     }
     const timer = setTimeout(() => {
       timedOut = true;
       killGroup(child.pid);
-    }, testTimeoutMs);
+    }, Math.max(0, deadline - performance.now()));
+    // The key goes in before anything of the run can read stdin; the reporter closes it after reading.
+    child.stdin!.on("error", () => {});
+    child.stdin!.end(stdin);
     child.stdout!.setEncoding("utf8").on("data", (c: string) => tail.push(c));
-    child.stderr!.setEncoding("utf8").on("data", (c: string) => reader.push(c));
-    child.on("error", (e) => finish(null, `\ncould not run node --test: ${e.message}`));
+    child.stderr!.setEncoding("utf8").on("data", (c: string) => tail.push(c));
+    const channel = child.stdio[REPORT_FD] as Readable;
+    channel.setEncoding("latin1").on("data", (c: string) => reader.push(c));
+    child.on("error", (e) => finish(null, `could not run node: ${e.message}`));
     // When node exits, kill what it left behind (a test may have started background processes holding the pipes);
     // under bwrap the pid namespace dies with its first process, taking detached children along.
     child.on("exit", () => killGroup(child.pid));

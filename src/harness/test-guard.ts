@@ -1,10 +1,13 @@
 // Owns: what keeps a test's own assertions out of reach of the code it tests: the Node flags and the preload
 // module every test process loads before any module of the project (the JavaScript intrinsics frozen, the
-// global object's bindings of them locked, and `node:assert`, `node:assert/strict` and `node:test` frozen).
+// global object's bindings of them locked, `node:assert`, `node:assert/strict` and `node:test` frozen, the
+// runner's `Test` objects hidden from async_hooks, and the signed reporter attached).
+
+import { SIGNED_REPORTER } from "./signed-report.js";
 
 /**
- * The preload, run by `--import` in the runner and in every per-file process it starts (they inherit the
- * flag) before the test file and so before any task module. Task code shares the test's process, so whatever
+ * The preload, run by `--import` in each test file's process (run-tests.ts) before the test file and so before
+ * any task module. Task code shares the test's process, so whatever
  * the test judges with must be fixed before that code runs:
  * - `node:assert` (the function and every function, class and prototype reachable from it; `assert.strict`
  *   and `node:assert/strict` are among them) and `node:test` are frozen, so `assert.equal = …`,
@@ -23,10 +26,21 @@
  *   `JSON.stringify(x)` cannot be handed another `JSON`. Node's lazily defined Web globals (`TextEncoder`,
  *   `crypto`, the streams, …) are accessors and stay as they are: resolving them all cost about 0.1 s per
  *   process, and a lazy getter cannot be locked before it has run.
+ * - the signed reporter (signed-report.ts) is imported first, so it has read its key before any task module
+ *   exists; a root-level no-op `after` hook makes node set up its reporters now, and the guard waits until the
+ *   reporter is attached to node's own test stream (a later call of it is tampering).
+ * - async_hooks cannot hand out the runner's `Test` objects (through which a failure could be turned into a
+ *   pass or forged results pushed into the reporter's stream): `createHook`'s `init` and
+ *   `executionAsyncResource` see a plain stand-in object for each of them, the same one each time.
+ *   `node:inspector` and `process.binding` are refused by Node's permission model (confinementFlags).
  * Assignments that fail throw in the task's module (ES modules are strict), which fails its tests.
  * A data: URL, so no file of the run (writable by its code) holds it.
  */
-const GUARD_SOURCE = `import assert from "node:assert";
+const GUARD_SOURCE = `import { attachedToRunner } from ${JSON.stringify(SIGNED_REPORTER)};
+import assert from "node:assert";
+import hooks from "node:async_hooks";
+import { syncBuiltinESMExports } from "node:module";
+import { after } from "node:test";
 import strict from "node:assert/strict";
 import test from "node:test";
 const INTRINSICS = ["Object", "Function", "Array", "Number", "Boolean", "String", "Symbol", "BigInt", "Date", "RegExp",
@@ -64,6 +78,27 @@ const freeze = (o, taming) => {
 freeze(assert, false);
 freeze(strict, false);
 freeze(test, false);
+const tests = new WeakSet();
+const realCreateHook = hooks.createHook, realResource = hooks.executionAsyncResource;
+realCreateHook({ init(id, type, trigger, resource) { if (type === "Test") tests.add(resource); } }).enable();
+const standIns = new WeakMap();
+const shown = (r) => {
+  if (!tests.has(r)) return r;
+  if (!standIns.has(r)) standIns.set(r, {});
+  return standIns.get(r);
+};
+hooks.createHook = function createHook(callbacks) {
+  const init = callbacks !== null && typeof callbacks === "object" ? callbacks.init : undefined;
+  if (typeof init !== "function") return realCreateHook(callbacks);
+  return realCreateHook({ ...callbacks, init(id, type, trigger, resource) { return Reflect.apply(init, this, [id, type, trigger, shown(resource)]); } });
+};
+hooks.executionAsyncResource = function executionAsyncResource() { return shown(realResource()); };
+syncBuiltinESMExports();
+Object.freeze(hooks);
+after(() => {});
+let timer;
+await Promise.race([attachedToRunner, new Promise((_, reject) => { timer = setTimeout(() => reject(new Error("qtc: the signed test reporter did not attach")), 10000); })]);
+clearTimeout(timer);
 for (const k of INTRINSICS) if (globalThis[k] !== undefined) freeze(globalThis[k], true);
 for (const k of Reflect.ownKeys(globalThis)) {
   const d = Object.getOwnPropertyDescriptor(globalThis, k);
@@ -74,7 +109,7 @@ for (const k of Reflect.ownKeys(globalThis)) {
 /** The preload as a module URL for `--import`. */
 export const TEST_GUARD = `data:text/javascript,${encodeURIComponent(GUARD_SOURCE)}`;
 
-/** The Node flags that load the guard in the test runner and, inherited, in each test file's process. */
+/** The Node flags that load the guard in each test file's process. */
 export function guardFlags(): string[] {
   return [`--import=${TEST_GUARD}`];
 }

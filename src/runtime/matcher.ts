@@ -58,7 +58,7 @@ function share(grammar: MatcherGrammar, env: MatcherEnv): Shared {
     grammar,
     // The prober asks "may it end here?" with one end-of-generation token (several would never be "the only
     // continuation"); the narrowed sampler must offer every one the grammar allows.
-    prober: new ContinuationProber(env.tables, grammar.specialTokens),
+    prober: new ContinuationProber(env.tables, grammar.specialTokens, grammar.gbnf),
     specials: [...new Set([...grammar.specialTokens, ...env.tables.eogTokens])],
     closers: bytes ? [...grammar.valueClosers.map(asBytes), [grammar.closeToken]] : [],
     textProbes: TEXT_PROBES.map((c) => bytes?.[c.charCodeAt(0)]).filter((t): t is number => t !== undefined),

@@ -7,5 +7,5 @@ export { normalizeToolChoice, type DeclaredTools, type ToolChoiceError, type Too
 export { compileValidators, compileValueValidator, ValidatorCache, VALIDATOR_CACHE_DEFAULTS, type CompiledTool, type ValueValidator, type CompiledTools, type SchemaError, type ToolsLike } from "./validators.js";
 export { loadToolsFile, parseToolsJson, jsonErrorWhere, lineColumn } from "./load.js";
 export { readParameters, typesOf, type JsonType, type ParameterInfo, type TypeSet } from "./schema-info.js";
-export { VALIDATOR_LIMITS, checkSchemaDepth, declaredDraft, type SchemaDraft, type ValidatorLimits } from "./schema-limits.js";
+export { VALIDATOR_LIMITS, checkSchemaDepth, checkSchemaDocument, declaredDraft, type SchemaDraft, type ValidatorLimits } from "./schema-limits.js";
 export { DECLARED_TOOL_NAME, isDeclarableToolName } from "./names.js";

@@ -12,6 +12,14 @@ export const VALIDATOR_LIMITS = Object.freeze({
    * walks with the same walk and limit (SCHEMA_LIMITS.maxDepth), so both refuse the same schemas. Default: 64.
    */
   maxDepth: 64,
+  /**
+   * Objects in one schema document (subschemas and the maps that hold them). ajv turns every subschema into code
+   * of its own and its compile time grows with them (a `prefixItems` of 4,900 took 1.5 s, twice), so they are
+   * counted, in the same walk, before ajv sees the schema. 2,500 holds the largest schemas the grammar's limits
+   * allow (the widest object, 2,450 properties, is 2,453 objects; test/grammar/largest-schemas.ts) and the
+   * largest compiles in well under a second. Default: 2,500.
+   */
+  maxObjects: 2_500,
 });
 
 export type ValidatorLimits = typeof VALIDATOR_LIMITS;
@@ -82,6 +90,29 @@ export function walkSchemaDocument(root: unknown, visit: DocumentVisitor = () =>
     }
   }
   return undefined;
+}
+
+/**
+ * Refuse, before any compile, a schema document the validator would spend too long on: nested deeper than
+ * `limits.maxDepth`, or holding more than `limits.maxObjects` objects. `schema_too_large` at the JSON pointer of the
+ * first value past the limit, with what to do about it.
+ */
+export function checkSchemaDocument(schema: unknown, limits: ValidatorLimits = VALIDATOR_LIMITS): QtcError | undefined {
+  let objects = 0;
+  return walkSchemaDocument(
+    schema,
+    (value, path) => {
+      if (!isObject(value) || ++objects <= limits.maxObjects) return undefined;
+      return {
+        code: "schema_too_large",
+        message:
+          `the schema holds more than ${limits.maxObjects} objects (subschemas and property maps; the first past the limit is at ${path}); ` +
+          "describe repeated items once (`items` instead of a long `prefixItems`, or one schema in $defs with $ref), or split the tool into smaller ones",
+        path,
+      };
+    },
+    limits.maxDepth,
+  );
 }
 
 /**
