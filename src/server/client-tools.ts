@@ -94,6 +94,8 @@ export function readResponsesTools(lists: ReadonlyArray<{ raw: unknown; at: stri
     if (!Array.isArray(raw)) throw badRequest(`${at} must be an array of tools.`, at);
     raw.forEach((t, i) => readResponsesTool(t, `${at}[${i}]`, out, skipped, undefined));
   }
+  // Codex replays its whole transcript, `additional_tools` items included: a tool declared again, identically, counts once.
+  out.tools = dedupe(out.tools);
   if (skipped.length) out.notices.push(`left out ${skipped.length} built-in tool${skipped.length === 1 ? "" : "s"} that qtc cannot run (${nameList(skipped)}); qtc offers function tools`);
   return out;
 }
@@ -137,8 +139,7 @@ export function flatName(namespace: string, name: string): string {
  * or left to the validator (validate) — the same verdict under every tool choice.
  */
 export function offerTools(declared: DeclaredTools, loaded: ReadonlySet<string>, check: SchemaCheck): OfferedTools {
-  // Two declarations of one name (a tool sent in `tools` and again in `additional_tools`) count once when identical.
-  const unique = dedupe(declared.tools);
+  const unique = declared.tools;
   checkUniqueNames(unique.map((t) => t.name), "tools");
   const offered = unique.filter((t) => !t.deferred || loaded.has(t.name));
   const held = unique.filter((t) => t.deferred && !loaded.has(t.name)).map((t) => t.name);
@@ -151,13 +152,14 @@ export function offerTools(declared: DeclaredTools, loaded: ReadonlySet<string>,
   return { tools, names: offered.map((t) => t.name), notices, namespaces };
 }
 
+/** Drop a tool declared again with the same definition; a different definition under one name stays (and is refused). */
 function dedupe(tools: DeclaredTool[]): DeclaredTool[] {
-  const byName = new Map<string, string>();
+  const seen = new Set<string>();
   return tools.filter((t) => {
-    const key = JSON.stringify(t.tool);
-    const seen = byName.get(t.name);
-    byName.set(t.name, key);
-    return seen === undefined || seen !== key;
+    const key = `${t.name}\u0000${JSON.stringify(t.tool)}${t.deferred}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
   });
 }
 

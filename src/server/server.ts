@@ -49,29 +49,19 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const slots = new SlotPool(opts.parallel, opts.queueLimit);
   const onInternalError = opts.onInternalError ?? defaultInternalLog(app, opts.logger !== false);
   const results = new WeakMap<FastifyRequest, GenerateResult>();
-  // The error each refused request was answered with: its log line names the code and the field.
-  const refusals = new WeakMap<FastifyRequest, ApiError>();
-  const refuse = (reply: FastifyReply, error: ApiError, dialect: ApiDialect) => {
-    refusals.set(reply.request, error);
-    return sendError(reply, error, dialect);
+  const ctx: GenerationContext = {
+    runtime: opts.runtime,
+    slots,
+    inFlight: new Map(),
+    onInternalError,
+    pingIntervalMs: opts.pingIntervalMs,
+    results,
+    defaultToolChoice: opts.defaultToolChoice,
+    callPolicy: opts.callPolicy,
+    budgets: { defaultMaxTokens: opts.defaultMaxTokens, maxTokensLimit: opts.maxTokensLimit },
   };
-  const ctx: GenerationContext = { runtime: opts.runtime, slots, inFlight: new Map(), onInternalError, pingIntervalMs: opts.pingIntervalMs, results, defaultToolChoice: opts.defaultToolChoice,
-    callPolicy: opts.callPolicy, budgets: { defaultMaxTokens: opts.defaultMaxTokens, maxTokensLimit: opts.maxTokensLimit } };
   const metrics = new ServerMetrics(() => slots.stats());
-  // One log line and one metrics record per request, streams included (onResponse runs once the socket is done).
-  app.addHook("onResponse", async (request, reply) => {
-    const refusal = refusals.get(request);
-    const record: RequestRecord = {
-      method: request.method,
-      route: request.routeOptions.url ?? "unmatched",
-      status: reply.raw.statusCode,
-      ms: reply.elapsedTime,
-      result: results.get(request),
-      ...(refusal ? { error: { code: refusal.code, param: refusal.param } } : {}),
-    };
-    metrics.record(record);
-    app.log.info(requestLogFields(record), "request");
-  });
+  const refuse = logRequests(app, metrics, results);
 
   app.setErrorHandler((error, request, reply) => {
     let apiError = toApiError(error);
@@ -193,6 +183,34 @@ export function createServer(options: ServerOptions): FastifyInstance {
 }
 
 const COUNT_TOKENS_ROUTE = "/v1/messages/count_tokens";
+
+type Refuse = (reply: FastifyReply, error: ApiError, dialect: ApiDialect) => FastifyReply;
+
+/**
+ * One log line and one metrics record per request, streams included (onResponse runs once the socket is done).
+ * Returns how the server answers a refusal: in the API's shape, remembered so that the log line names the error
+ * code and the field.
+ */
+function logRequests(app: FastifyInstance, metrics: ServerMetrics, results: WeakMap<FastifyRequest, GenerateResult>): Refuse {
+  const refusals = new WeakMap<FastifyRequest, ApiError>();
+  app.addHook("onResponse", async (request, reply) => {
+    const refusal = refusals.get(request);
+    const record: RequestRecord = {
+      method: request.method,
+      route: request.routeOptions.url ?? "unmatched",
+      status: reply.raw.statusCode,
+      ms: reply.elapsedTime,
+      result: results.get(request),
+      ...(refusal ? { error: { code: refusal.code, param: refusal.param } } : {}),
+    };
+    metrics.record(record);
+    app.log.info(requestLogFields(record), "request");
+  });
+  return (reply, error, dialect) => {
+    refusals.set(reply.request, error);
+    return sendError(reply, error, dialect);
+  };
+}
 
 /** Where unexpected errors go when the operator gave no `onInternalError`: the logger if on, else stderr. */
 function defaultInternalLog(app: FastifyInstance, loggerOn: boolean): (error: unknown) => void {
