@@ -21,15 +21,17 @@ export type { SseFrame } from "./sse.js";
 export interface DialectEncoder {
   dialect: ApiDialect;
   /** The whole response body of a non-streamed turn. */
-  complete(result: GenerateResult): unknown;
+  complete(result: GenerateResult, info: StreamInfo): unknown;
   /** A fresh stream encoder for one streamed turn. */
   stream(info: StreamInfo): StreamEncoder;
 }
 
-/** What a stream encoder is told before the turn starts. */
+/** What an encoder is told before the turn starts. */
 export interface StreamInfo {
   /** The prompt's tokens, when they were counted. */
   promptTokens?: number;
+  /** The turn's token budget, fitted to the context (what the Responses API echoes as max_output_tokens). */
+  maxTokens: number;
 }
 
 export interface StreamEncoder {
@@ -113,7 +115,7 @@ export async function serveGeneration(ctx: GenerationContext, req: FastifyReques
       refuseUndeliverable(result, job.request);
       const grammar = grammarHeader(result.grammar);
       if (grammar) reply.header(GRAMMAR_HEADER, grammar);
-      return withNotices(job.encoder.complete(result), job.notices);
+      return withNotices(job.encoder.complete(result, infoOf(job)), job.notices);
     }
     await streamTurn(ctx, turn.events, reply, job, watch.signal, (result) => ctx.results.set(req, result));
     return reply;
@@ -147,6 +149,10 @@ async function readyJob(ctx: GenerationContext, req: FastifyRequest, job: Genera
     if (fit.notice) notices.push(fit.notice);
   }
   return { ...job, request, notices, ...(applied.finishTool ? { finishTool: applied.finishTool } : {}), ...(promptTokens !== undefined ? { promptTokens } : {}) };
+}
+
+function infoOf(job: ReadyJob): StreamInfo {
+  return { maxTokens: job.request.maxTokens ?? 0, ...(job.promptTokens !== undefined ? { promptTokens: job.promptTokens } : {}) };
 }
 
 /** A request with tools and no tool choice gets the server's default (qtc's rule for random-weight models). */
@@ -255,7 +261,7 @@ async function streamTurn(
     reply.hijack();
     const sse = new SseWriter(reply.raw);
     sse.open();
-    const stream = job.encoder.stream({ ...(job.promptTokens !== undefined ? { promptTokens: job.promptTokens } : {}) });
+    const stream = job.encoder.stream(infoOf(job));
     let sent = 0;
     const send = async (frames: SseFrame[]) => {
       sent += frames.length;

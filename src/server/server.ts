@@ -11,7 +11,7 @@ import { checkBodyDepth, checkDepthAfter, type Obj } from "./convert-util.js";
 import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions, type ServerRuntime } from "./defaults.js";
 import type { GenerateRequest, GenerateResult } from "../runtime/types.js";
 import { type RequestRecord, requestLogFields, ServerMetrics } from "./metrics.js";
-import { type DialectEncoder, type GenerationContext, serveGeneration, streamErrorFrames } from "./generation.js";
+import { type DialectEncoder, type GenerationContext, serveGeneration, type StreamInfo, streamErrorFrames } from "./generation.js";
 import { openAIToGenerate } from "./openai-request.js";
 import { OpenAIStreamEncoder, openAICompletion } from "./openai-response.js";
 import { newMeta } from "./response-common.js";
@@ -146,10 +146,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
     const plan = responsesToGenerate(request.body as Obj, opts);
     checkDepthAfter(request.body, opts.maxNestingDepth);
     const meta = newResponsesMeta(opts.modelId, plan.echo, plan.namespaces);
+    const fitted = (info: StreamInfo) => ({ ...meta, echo: { ...meta.echo, max_output_tokens: info.maxTokens } });
     const encoder: DialectEncoder = {
       dialect: "openai",
-      complete: (result) => responsesCompletion(result, meta),
-      stream: () => new ResponsesStreamEncoder(meta),
+      // The echoed max_output_tokens is the budget the turn got (fitted to the context), not the placeholder.
+      complete: (result, info) => responsesCompletion(result, fitted(info)),
+      stream: (info) => new ResponsesStreamEncoder(fitted(info)),
     };
     return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params, budget: plan.budget, notices: plan.notices });
   });
