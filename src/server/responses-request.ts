@@ -13,6 +13,7 @@ import {
   checkResponseSchema,
   checkTextNesting,
   checkToolChoice,
+  isObject,
   listNames,
   type Obj,
   optionalString,
@@ -59,7 +60,7 @@ export function responsesToGenerate(body: Obj, ctx: Ctx): ResponsesPlan {
   const input = convertInput(body.input, ctx.maxNestingDepth ?? SERVER_DEFAULTS.maxNestingDepth);
   const declared = readResponsesTools([{ raw: body.tools, at: "tools" }, ...input.toolLists]);
   const chosen = choiceName(body.tool_choice);
-  if (chosen !== undefined) input.loaded.add(chosen);
+  if (chosen !== undefined) input.loaded.add(isObject(body.tool_choice) && typeof body.tool_choice.namespace === "string" ? flatName(body.tool_choice.namespace, chosen) : chosen);
   const { tools, names, notices, namespaces } = offerTools(declared, input.loaded, ctx);
   const toolChoice = convertToolChoice(body.tool_choice, names);
   const asked = body.max_output_tokens === undefined || body.max_output_tokens === null ? undefined : checkMaxTokens(body.max_output_tokens as number, ctx.maxTokensLimit, "max_output_tokens");
@@ -149,7 +150,14 @@ function convertToolChoice(raw: unknown, names: string[]): ToolChoice | undefine
   if (typeof raw === "string") return checkToolChoice(raw as ToolChoice, names, wording);
   const choice = requireObject(raw, "tool_choice");
   if (choice.type !== "function") throw unsupported("tool_choice.type", shape);
-  return checkToolChoice({ name: requireString(choice.name, "tool_choice.name") }, names, wording);
+  return checkToolChoice({ name: chosenName(choice) }, names, wording);
+}
+
+/** The tool a `{type: "function"}` choice names: a namespace member by its flattened name. */
+function chosenName(choice: Obj): string {
+  const name = requireString(choice.name, "tool_choice.name");
+  const namespace = optionalString(choice.namespace, "tool_choice.namespace");
+  return namespace ? flatName(namespace, name) : name;
 }
 
 /** `text.format`: text, json_object, or json_schema with its `schema` (flat, as the Responses API has it). */

@@ -54,3 +54,13 @@ describe("Responses namespace tools", () => {
     expect(messages[2]).toMatchObject({ role: "tool", name: "crm__get_customer", content: "Ada" });
   });
 });
+
+describe("a tool choice naming a namespace member", () => {
+  test("by namespace and name: that member is called", async () => {
+    const res = await post(`${server.url}/v1/responses`, { model: "m", input: "hi", tools: [fs, crm], tool_choice: { type: "function", namespace: "crm", name: "get_customer" } });
+    expect(res.status).toBe(200);
+    expect(fake.requests.at(-1)!.toolChoice).toEqual({ name: "crm__get_customer" });
+    const call = res.json.output.find((i: { type: string }) => i.type === "function_call");
+    expect([call.namespace, call.name]).toEqual(["crm", "get_customer"]);
+  });
+});
