@@ -22,6 +22,6 @@ export { type CheckResult, GrammarChecker } from "./checker.js";
 export { TokenBytes, unsafeUtf8Tokens } from "./token-bytes.js";
 export { SCHEMA_LIMITS } from "./limits.js";
 export { type LeastCallOptions, leastCallTokens } from "./least-tokens.js";
-export { compileXgrammar, GRAMMAR_DIALECTS, type GrammarDialect, type XgrammarGrammar } from "./xgrammar.js";
+export { compileXgrammar, compileXgrammarSchema, GRAMMAR_DIALECTS, type GrammarDialect, type XgrammarGrammar } from "./xgrammar.js";
 export { type XgLeftToValidator, XG_MAX_UNROLL } from "./xgrammar-values.js";
-export { xgrammarAccepts } from "./xgrammar-check.js";
+export { xgrammarAccepts, XgrammarSession, type XgWalk, type XgWalkOptions } from "./xgrammar-check.js";

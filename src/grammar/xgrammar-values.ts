@@ -124,7 +124,7 @@ export class XgValuePrinter {
         return this.number(n);
       case "string":
         if (raw) return this.stringContent(n, true);
-        return this.plain(n) ? `"\\"" ${this.jsonStringRest()}` : `"\\"" ${this.stringContent(n, false)} "\\""`;
+        return this.plain(n) ? this.plainString(n) : `"\\"" ${this.stringContent(n, false)} "\\""`;
       case "array":
         return this.array(n);
       case "object":
@@ -158,6 +158,39 @@ export class XgValuePrinter {
     if (n.lo === undefined && n.hi === undefined) return this.rules.add("xg-number", '"-"? ("0" | [1-9] [0-9]*) ("." [0-9]+)?');
     const rule = numberRule(n.lo, n.hi);
     return rule ? this.rules.add(`${n.hint}-num`, rule.expr) : '""';
+  }
+
+  /** A plain JSON string: minLength 1 as one required character; longer bounds are the validator's. */
+  private plainString(n: Node & { k: "string" }): string {
+    if (n.maxLength !== undefined || n.minLength > 1) this.left(n.maxLength !== undefined ? "maxLength" : "minLength", n.path);
+    const rest = this.jsonStringRest();
+    return n.minLength >= 1 ? `"\\"" ${this.jsonChar()} ${rest}` : `"\\"" ${rest}`;
+  }
+
+  /** One JSON string character (an escape counts as one). */
+  private jsonChar(): string {
+    this.jsonStringRest();
+    return this.rules.add("xg-string-char", '[^"\\\\\\x00-\\x1f] | "\\\\" xg-escape');
+  }
+
+  /**
+   * The rest of a JSON string after its opening quote whose content is none of `names` (canonical spelling; an
+   * escaped spelling of a listed name goes to the validator): a trie over the names, one rule per proper prefix.
+   */
+  private keyNotIn(names: readonly string[], hint: string): string {
+    const rest = this.jsonStringRest();
+    if (names.length === 0) return rest;
+    const trie = (prefix: string): string => {
+      const next = new Set<string>();
+      for (const name of names) if (name.length > prefix.length && name.startsWith(prefix)) next.add(String.fromCodePoint(name.slice(prefix.length).codePointAt(0)!));
+      const ends = names.includes(prefix);
+      const others = xgClass(escapedOut([[0, 0x10ffff]], false).flatMap((r) => minus(r, [...next].map((c) => c.codePointAt(0)!))));
+      const alts = [`${others} ${rest}`, `"\\\\" xg-escape ${rest}`];
+      if (!ends) alts.unshift('"\\""');
+      for (const c of next) alts.push(`${xgLiteral(c)} ${trie(prefix + c)}`);
+      return this.rules.add(`${hint}-key${prefix.length}`, alts.join(" | "));
+    };
+    return trie("");
   }
 
   /** A string without format, pattern or character class: spelled by the shared right-recursive rule. */
@@ -241,9 +274,9 @@ export class XgValuePrinter {
   private object(n: Node & { k: "object" }): string {
     if (n.nonEmpty) this.left("minProperties", n.path);
     if (n.maxExtra !== undefined) this.left("maxProperties", n.path);
-    if (n.extra) this.left("additionalProperties", n.path);
     const member = (i: number) => `${xgLiteral(jsonString(n.props[i]!.name) + ": ")} ${this.value(n.props[i]!.node)}`;
-    const extra = n.extra ? `${this.rules.add("xg-extra-key", '"\\"" [A-Za-z0-9_]+ "\\": "')} ${this.value(n.extra)}` : undefined;
+    // An extra member's key is any JSON string but a listed name (JSON Schema: listed names take their own schema).
+    const extra = n.extra ? `"\\"" ${this.keyNotIn(n.props.map((p) => p.name), n.hint)} ": " ${this.value(n.extra)}` : undefined;
     // rest(i, first): members i.. in schema order, optional ones left out or not, `, ` before all but the first.
     const made = new Map<string, string>();
     const rest = (i: number, first: boolean): string => {
@@ -288,6 +321,13 @@ function unrolled(item: string, min: number, max: number): Part {
   let rest: Part | undefined;
   for (let k = max; k >= 1; k--) rest = { expr: `${item}${then(rest)}`, optional: k > min };
   return rest!;
+}
+
+/** A range without some code points. */
+function minus(range: CodeRange, points: readonly number[]): CodeRange[] {
+  let out: CodeRange[] = [range];
+  for (const p of points) out = out.flatMap(([lo, hi]) => (p < lo || p > hi ? [[lo, hi] as CodeRange] : ([[lo, p - 1], [p + 1, hi]] as CodeRange[]).filter(([a, b]) => a <= b)));
+  return out;
 }
 
 /** A JSON string's characters: a class minus what JSON must escape (raw text keeps everything but `<`). */

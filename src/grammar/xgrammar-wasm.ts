@@ -8,6 +8,9 @@ import { dirname } from "node:path";
 import { QWEN3_TOKENS } from "../formats/qwen3-tokens.js";
 import { readQwen3Vocab } from "../model/qwen3-vocab.js";
 
+/** The one dynamic import in the 0.1.27 bundle. */
+const DYNAMIC_IMPORT = "await import('module')";
+
 /** The package and version the equivalence tests and the bench were measured with. */
 export const XGRAMMAR_PACKAGE = "@mlc-ai/web-xgrammar";
 
@@ -57,14 +60,18 @@ export interface XgMatcher {
 /**
  * Load the bundle. It is a UMD script labelled `"type": "module"`, so neither `import` (no ESM exports) nor
  * `require` (Node refuses a .js under "type": "module") reads it: it runs here inside the CommonJS wrapper it
- * expects, with `require` for its `require('url')`; its `import('module')` goes to Node's loader.
+ * expects, with `require` for its `require('url')` and `require('module')`.
  * Throws when the package is not installed (it is a devDependency).
  */
 export function loadXgrammar(): XgrammarModule {
   const require = createRequire(import.meta.url);
   const file = require.resolve(XGRAMMAR_PACKAGE);
-  const code = readFileSync(file, "utf8");
-  // `new Function` code may `import()` with Node's default loader (a vm script may not without a flag).
+  // The bundle's Node branch reads createRequire through `await import('module')`; code evaluated here may not
+  // `import()` (vitest runs tests in vm contexts without an import callback), so it gets `require('module')`, the
+  // same module, instead.
+  const source = readFileSync(file, "utf8");
+  const code = source.replace(DYNAMIC_IMPORT, "require('module')");
+  if (code === source) throw new Error(`${XGRAMMAR_PACKAGE}: its bundle no longer has the \`${DYNAMIC_IMPORT}\` qtc's loader expects (a version other than 0.1.27?)`);
   const wrapper = new Function("exports", "module", "require", "__filename", "__dirname", `${code}\n//# sourceURL=${file}`) as (
     exports: object,
     module: { exports: object },

@@ -8,12 +8,12 @@ import type { ToolCallFormat } from "../formats/types.js";
 import { normalizeToolChoice } from "../tools/tool-choice.js";
 import type { JsonSchema, ToolChoice, ToolDefinition } from "../tools/types.js";
 import { utf8Length } from "./canonical-json.js";
-import { compileToolGrammar, objectsOnly, xmlTyped } from "./compile.js";
+import { compileSchema, compileToolGrammar, objectsOnly, xmlTyped } from "./compile.js";
 import { RuleSet } from "./gbnf.js";
 import { newSites } from "./constraint-report.js";
 import { lowerSchema } from "./schema-policy.js";
 import type { Node } from "./schema-nodes.js";
-import { GRAMMAR_DEFAULTS, type ToolGrammarOptions } from "./types.js";
+import { GRAMMAR_DEFAULTS, SCHEMA_GRAMMAR_DEFAULTS, type SchemaGrammarOptions, type ToolGrammarOptions } from "./types.js";
 import { XG_MAX_UNROLL, type XgLeftToValidator, xgLiteral, XgValuePrinter } from "./xgrammar-values.js";
 
 /** The grammar dialects `qtc grammar --dialect` prints. */
@@ -84,6 +84,22 @@ export function compileXgrammar(tools: readonly ToolDefinition[], options: ToolG
       stats: Object.freeze({ rules: count, bytes: utf8Length(text) }),
     }),
   );
+}
+
+/** One JSON value that fits `schema`, in xgrammar's dialect (compileSchema's refusals hold: it runs first). */
+export function compileXgrammarSchema(schema: JsonSchema | boolean, options: SchemaGrammarOptions = {}): Result<{ ebnf: string; leftToValidator: readonly XgLeftToValidator[] }> {
+  const gbnf = compileSchema(schema, options);
+  if (!gbnf.ok) return gbnf;
+  const lowered = lowerSchema(schema, "value", { next: 0 }, undefined, {
+    policy: options.unsupported ?? SCHEMA_GRAMMAR_DEFAULTS.unsupported,
+    extraMembers: options.extraMembers ?? SCHEMA_GRAMMAR_DEFAULTS.extraMembers,
+    sites: newSites(),
+  });
+  if (!lowered.ok) return lowered;
+  const rules = new RuleSet();
+  const printer = new XgValuePrinter(rules);
+  const root = printer.value(lowered.value);
+  return ok({ ebnf: rules.print(root).text, leftToValidator: [...printer.leftToValidator] });
 }
 
 /** The tool's arguments as the value tree, lowered under the same policy as the GBNF compile (`ids` shared by all tools: the printer keys rules by node id). */
