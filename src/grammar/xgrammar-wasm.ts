@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { QWEN3_TOKENS } from "../formats/qwen3-tokens.js";
-import { readQwen3Vocab } from "../model/qwen3-vocab.js";
+import { readQwen3Vocab, TOKEN_TYPE } from "../model/qwen3-vocab.js";
 
 /** The one dynamic import in the 0.1.27 bundle. */
 const DYNAMIC_IMPORT = "await import('module')";
@@ -96,5 +96,8 @@ export function xgrammarVersion(): string {
  */
 export async function qwen3TokenizerInfo(xg: XgrammarModule): Promise<XgTokenizerInfo> {
   const vocab = await readQwen3Vocab();
-  return xg.TokenizerInfo.createTokenizerInfo(vocab.tokens, "byte_level", false, vocab.tokens.length, [QWEN3_TOKENS.imEnd.token, QWEN3_TOKENS.endOfText.token]);
+  // Padding ids (past the 151,669 real tokens) decode to nothing, as in the Hugging Face tokenizer vLLM and SGLang
+  // hand xgrammar: an empty spelling is a token xgrammar never allows in text.
+  const tokens = vocab.tokens.map((t, id) => (vocab.tokenTypes[id] === TOKEN_TYPE.UNUSED ? "" : t));
+  return xg.TokenizerInfo.createTokenizerInfo(tokens, "byte_level", false, tokens.length, [QWEN3_TOKENS.imEnd.token, QWEN3_TOKENS.endOfText.token]);
 }
