@@ -23,6 +23,7 @@ export const SGLANG_PROTOCOL: XgrammarProtocol = {
       // The format's tags must come back as text: the parser reads them.
       skip_special_tokens: false,
       ...(turn.ebnf === undefined ? {} : { ebnf: turn.ebnf }),
+      ...(turn.banned.length === 0 ? {} : { logit_bias: Object.fromEntries(turn.banned.map((t) => [String(t), -100])) }),
     },
   }),
   reply(data, where): XgrammarReply {

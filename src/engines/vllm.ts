@@ -23,6 +23,7 @@ export const VLLM_PROTOCOL: XgrammarProtocol = {
     // The format's tags must come back as text: the parser reads them.
     skip_special_tokens: false,
     ...(turn.ebnf === undefined ? {} : { structured_outputs: { grammar: turn.ebnf } }),
+    ...(turn.banned.length === 0 ? {} : { logit_bias: Object.fromEntries(turn.banned.map((t) => [String(t), -100])) }),
   }),
   reply(data, where): XgrammarReply {
     const reply = readReplyObject(data, where);

@@ -29,6 +29,8 @@ export interface XgrammarTurn {
   topK: number;
   /** EBNF for xgrammar; undefined for an unconstrained turn. */
   ebnf: string | undefined;
+  /** Tokens banned by a logit bias: the open tag under tool choice none in constrained mode (the local rule). */
+  banned: readonly number[];
 }
 
 /** What a server answered (the fields qtc reads, checked). */
@@ -127,7 +129,9 @@ export class XgrammarUpstreamRuntime extends UpstreamRuntimeBase implements Upst
       fail("invalid_option", `the ${this.protocol.kind} engine sends the prompt as text, and a message spells a special token (<|…|>, <tool_call>, <think>, …); it is refused rather than tokenized as that token`);
     }
     const prompt = turn.segments.map((s) => s.text).join("");
-    const body = this.protocol.body({ prompt, maxTokens: req.maxTokens, seed: req.seed, temperature: req.temperature, topP: req.topP, topK: req.topK, ebnf: grammar?.ebnf }, this.options.upstreamModel ?? "default");
+    const banned = req.mode === "constrained" && req.toolChoice === "none" ? [req.format.open.token] : [];
+    const sampling = { maxTokens: req.maxTokens, seed: req.seed, temperature: req.temperature, topP: req.topP, topK: req.topK };
+    const body = this.protocol.body({ prompt, ...sampling, ebnf: grammar?.ebnf, banned }, this.options.upstreamModel ?? "default");
     this.busy++;
     let reply: XgrammarReply;
     try {

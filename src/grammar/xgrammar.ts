@@ -29,7 +29,7 @@ export interface XgrammarGrammar {
   readonly toolChoice: ToolChoice;
   /** Under tool choice auto the root is `TagDispatch` on the open tag: free text, each call constrained. */
   readonly dispatch: boolean;
-  /** Most calls the grammar admits (undefined under `TagDispatch`, which admits any number). */
+  /** Most calls the grammar admits (undefined under a looping `TagDispatch`, which admits any number). */
   readonly maxCalls: number | undefined;
   /**
    * Bounds the grammar does not hold (string lengths, item counts past XG_MAX_UNROLL, extra keys): the
@@ -70,7 +70,7 @@ export function compileXgrammar(tools: readonly ToolDefinition[], options: ToolG
   const root = rootOf(rules, format, choice.value, bodies, maxCalls);
   const { text, rules: count } = rules.print(root.expr);
   const leftToValidator = [...printer.leftToValidator];
-  if (root.dispatch || maxCalls > XG_MAX_UNROLL) leftToValidator.push({ keyword: "maxCalls", path: "" });
+  if ((root.dispatch && maxCalls > 1) || maxCalls > XG_MAX_UNROLL) leftToValidator.push({ keyword: "maxCalls", path: "" });
   return ok(
     Object.freeze({
       ebnf: text,
@@ -78,7 +78,7 @@ export function compileXgrammar(tools: readonly ToolDefinition[], options: ToolG
       format: format.id,
       toolChoice: choice.value,
       dispatch: root.dispatch,
-      maxCalls: root.dispatch ? undefined : maxCalls,
+      maxCalls: root.dispatch && maxCalls > 1 ? undefined : maxCalls,
       leftToValidator: Object.freeze(leftToValidator),
       gbnfWorstCaseCallTokens: gbnf.value.worstCaseCallTokens,
       stats: Object.freeze({ rules: count, bytes: utf8Length(text) }),
@@ -132,7 +132,8 @@ function rootOf(rules: RuleSet, f: ToolCallFormat, choice: ToolChoice, bodies: r
   const body = bodies.length === 1 ? bodies[0]! : rules.add("call-body", bodies.join(" | "));
   // After the open tag: framing, body, framing, close tag (tags are text: 0.1.27 has no token terminals).
   const afterOpen = rules.add("call-rest", `${xgLiteral(f.framing)} ${body} ${xgLiteral(f.framing + f.close.text)}`);
-  if (choice === "auto") return { expr: `TagDispatch((${xgLiteral(f.open.text)}, ${afterOpen}))`, dispatch: true };
+  // One call at most: the dispatch ends the output after it (0.1.27's `loop_after_dispatch`).
+  if (choice === "auto") return { expr: `TagDispatch((${xgLiteral(f.open.text)}, ${afterOpen})${maxCalls <= 1 ? ", loop_after_dispatch=false" : ""})`, dispatch: true };
   const call = rules.add("call", `${xgLiteral(f.open.text)} ${afterOpen}`);
   if (maxCalls <= 1) return { expr: call, dispatch: false };
   const sep = xgLiteral(f.blockSeparator);

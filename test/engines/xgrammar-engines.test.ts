@@ -92,6 +92,16 @@ describe("engines vllm:URL and sglang:URL over fake servers running xgrammar", (
       expect(r.diagnostics.notes).not.toContain(UNCONFIRMED_NOTE);
     }, 60_000);
 
+    it(`${kind}: tool choice none in constrained mode sends no grammar and bans the open tag with a logit bias`, async () => {
+      const server = servers[kind]!;
+      const rt = await createEngineRuntime(parseEngineSpec(`${kind}:${server.url}`)!, {});
+      await rt.generate({ ...request(6), toolChoice: "none", maxTokens: 16 });
+      const body = server.requests.at(-1)!;
+      expect(grammarOf(kind, body)).toBeUndefined();
+      const bias = kind === "vllm" ? body.logit_bias : (body.sampling_params as Record<string, unknown>).logit_bias;
+      expect(bias).toEqual({ "151657": -100 });
+    }, 60_000);
+
     it(`${kind}: a replica set fails over from a dead URL to a live one`, async () => {
       const rt = await createEngineRuntime(parseEngineSpec(`${kind}:http://127.0.0.1:1,${servers[kind]!.url}`)!, { replicas: { healthIntervalMs: 60_000, healthTimeoutMs: 500 } });
       const r = await rt.generate(request(2));

@@ -39,3 +39,10 @@ describe("qtc grammar --dialect xgrammar", () => {
     expect(r.stdout).toBe("");
   });
 });
+
+describe("tool choice auto without parallel calls", () => {
+  it("ends the output after one dispatched call (loop_after_dispatch=false)", async () => {
+    const r = await runCli(["grammar", "--tools", TOOLS, "--dialect", "xgrammar", "--no-parallel"]);
+    expect(r.stdout).toMatch(/^root ::= TagDispatch\(\("<tool_call>", call-rest\), loop_after_dispatch=false\)$/m);
+  });
+});

@@ -23,6 +23,7 @@ const SCHEMAS = ["harness-read-file", "harness-grep", "enum-weather", "nested-ob
 const FORMATS = ["hermes", "qwen3coder"] as const;
 const SEEDS = 3;
 const HARNESS_SEEDS = 4;
+const ONE_CALL = "<tool_call>\n{\"name\": \"run_tests\", \"arguments\": {}}\n</tool_call>";
 const PROMPT = "<|im_start|>user\nDo the task with a tool.<|im_end|>\n<|im_start|>assistant\n";
 const ROOT = new URL("../../", import.meta.url).pathname;
 const HARNESS = normalizeTools(JSON.parse(readFileSync(join(ROOT, "grammars/harness-tools.json"), "utf8")));
@@ -115,6 +116,12 @@ describe("xgrammar dialect in xgrammar 0.1.27, beside llama.cpp on the GBNF", ()
         expect(await session.accepts(required, text), `required, ${text}`).toBe(true);
         expect(await session.accepts(auto, `Let me look.\n${text}`), `auto, ${text}`).toBe(true);
         seen.generated++;
+      }
+      // Under auto without parallel calls, the output ends after its one call.
+      if (format === "hermes") {
+        const single = await session.compile(okOf(compileXgrammar(HARNESS, { format, toolChoice: "auto", parallel: false })).ebnf);
+        expect(await session.accepts(single, `Ok.${ONE_CALL}`)).toBe(true);
+        expect(await session.accepts(single, `Ok.${ONE_CALL}\n${ONE_CALL}`)).toBe(false);
       }
       // Under auto, text with no call is an answer; under required it is not.
       expect(await session.accepts(auto, "Done.")).toBe(true);
