@@ -12,6 +12,9 @@ import type { ModelInfo, Runtime } from "../runtime/runtime.js";
 import { finishTurn, prepareTurn, turnParser, type PreparedTurn } from "../runtime/turn-request.js";
 import type { FinishReason, GenerateEvent, GenerateRequest } from "../runtime/types.js";
 import { ValidatorCache } from "../tools/index.js";
+import type { ToolDefinition } from "../tools/types.js";
+import type { ToolGrammarOptions } from "../grammar/types.js";
+import type { Result } from "../errors.js";
 import { streamEventsOf } from "../adapters/index.js";
 import { upstreamBase } from "./llama-server.js";
 import { remoteGrammar } from "./remote-grammar.js";
@@ -79,6 +82,7 @@ export class XgrammarUpstreamRuntime extends UpstreamRuntimeBase implements Upst
   private readonly toolFormat: ToolCallFormat;
   private readonly validators: ValidatorCache;
   private readonly toolGrammars = new GrammarCache();
+  private readonly xgrammars = new XgrammarCache();
   private readonly limits: UpstreamLimits;
 
   constructor(
@@ -117,7 +121,8 @@ export class XgrammarUpstreamRuntime extends UpstreamRuntimeBase implements Upst
     if (req.thinking && req.toolChoice !== "auto") fail("invalid_option", `thinking under a grammar that starts at the first answer token is not supported by the ${this.protocol.kind} engine; use tool choice auto`);
     // The GBNF budget rule decides how many calls fit (and refuses, budget_too_small, when none does).
     const fit = remoteGrammar(turn.grammar.declared, turn.grammar.options, req.maxTokens, this.toolGrammars);
-    const compiled = compileXgrammar(turn.grammar.declared, { format: req.format, toolChoice: req.toolChoice, parallel: fit.maxCalls > 1, maxCalls: fit.maxCalls, maxTokens: req.maxTokens });
+    const options = { format: req.format, toolChoice: req.toolChoice, parallel: fit.maxCalls > 1, maxCalls: fit.maxCalls, maxTokens: req.maxTokens };
+    const compiled = this.xgrammars.compile(turn.grammar.declared, options);
     if (!compiled.ok) fail(compiled.error.code, compiled.error.message, { path: compiled.error.path });
     return compiled.value;
   }
@@ -150,6 +155,28 @@ export class XgrammarUpstreamRuntime extends UpstreamRuntimeBase implements Upst
       done.result.diagnostics.notes.push(UNCONFIRMED_NOTE);
     }
     yield* events;
+  }
+}
+
+/**
+ * Compile once, run many: xgrammar-dialect grammars keyed by the tools array (held weakly) and the options, the
+ * last `perTools` option sets per tools list (the budget left varies per turn).
+ */
+class XgrammarCache {
+  private readonly byTools = new WeakMap<readonly ToolDefinition[], Map<string, Result<XgrammarGrammar>>>();
+
+  constructor(private readonly perTools = 16) {}
+
+  compile(tools: readonly ToolDefinition[], options: ToolGrammarOptions & { format: ToolCallFormat }): Result<XgrammarGrammar> {
+    let entries = this.byTools.get(tools);
+    if (!entries) this.byTools.set(tools, (entries = new Map()));
+    const key = JSON.stringify([options.format.id, options.toolChoice, options.parallel, options.maxCalls, options.maxTokens]);
+    const known = entries.get(key);
+    if (known) return known;
+    const result = compileXgrammar(tools, options);
+    if (entries.size >= this.perTools) entries.delete(entries.keys().next().value as string);
+    entries.set(key, result);
+    return result;
   }
 }
 
