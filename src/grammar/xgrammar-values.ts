@@ -94,7 +94,7 @@ export class XgValuePrinter {
     if (d.k === "union") return this.rules.add(`${d.hint}-params`, [...new Set(d.options.map((o) => this.params(o, p)))].join(" | "));
     if (d.k !== "object") return '""';
     if (d.nonEmpty) this.left("minProperties", d.path);
-    const parts = d.props.map((m) => {
+    const parts = d.props.filter((m) => m.required || !admitsNothing(m.node)).map((m) => {
       const block = `${xgLiteral(p.open + m.name + p.end)} ${this.value(m.node, true)} ${xgLiteral(p.close)}`;
       return m.required ? block : `(${block})?`;
     });
@@ -130,7 +130,8 @@ export class XgValuePrinter {
       case "object":
         return this.object(n);
       case "union":
-        return this.rules.add(n.hint, [...new Set(n.options.map((o) => this.value(o, raw)))].join(" | "));
+        // Options that admit nothing (an enum its type filtered empty) are left out: EBNF has no empty alternative.
+        return this.rules.add(n.hint, [...new Set(n.options.filter((o) => !admitsNothing(o)).map((o) => this.value(o, raw)))].join(" | "));
       case "ref":
         return this.json("any");
     }
@@ -254,7 +255,7 @@ export class XgValuePrinter {
   }
 
   private array(n: Node & { k: "array" }): string {
-    const each = n.items ? this.value(n.items) : undefined;
+    const each = n.items && !admitsNothing(n.items) ? this.value(n.items) : undefined;
     const extraMin = Math.max(0, n.minItems - n.prefix.length);
     const extraMax = n.maxItems === undefined ? undefined : Math.max(0, n.maxItems - n.prefix.length);
     let tail: Part | undefined;
@@ -274,6 +275,8 @@ export class XgValuePrinter {
   private object(n: Node & { k: "object" }): string {
     if (n.nonEmpty) this.left("minProperties", n.path);
     if (n.maxExtra !== undefined) this.left("maxProperties", n.path);
+    // Optional members no value satisfies are never written (the GBNF drops them too); required ones were refused.
+    n = { ...n, props: n.props.filter((p) => p.required || !admitsNothing(p.node)) };
     const member = (i: number) => `${xgLiteral(jsonString(n.props[i]!.name) + ": ")} ${this.value(n.props[i]!.node)}`;
     // An extra member's key is any JSON string but a listed name (JSON Schema: listed names take their own schema).
     const extra = n.extra ? `"\\"" ${this.keyNotIn(n.props.map((p) => p.name), n.hint)} ": " ${this.value(n.extra)}` : undefined;
@@ -321,6 +324,16 @@ function unrolled(item: string, min: number, max: number): Part {
   let rest: Part | undefined;
   for (let k = max; k >= 1; k--) rest = { expr: `${item}${then(rest)}`, optional: k > min };
   return rest!;
+}
+
+/** A value tree that admits no value: an enum filtered empty, a union of such (refs followed a few levels). */
+export function admitsNothing(n: Node, depth = 0): boolean {
+  const d = deref(n);
+  if (depth > 16) return false;
+  if (d.k === "literal") return d.values.length === 0;
+  if (d.k === "union") return d.options.every((o) => admitsNothing(o, depth + 1));
+  if (d.k === "object") return d.props.some((p) => p.required && admitsNothing(p.node, depth + 1));
+  return false;
 }
 
 /** A range without some code points. */
