@@ -1,6 +1,7 @@
 // Owns: `npm run bench:grammar`: grammar compile time (the 5 harness tools; 200 generated tools) and the
 // per-token decode cost of each harness grammar on the synthetic tiny model, next to no grammar, measured in the
-// same run through node-llama-cpp's own sampler. Prints a table and writes JSON (default
+// same run through node-llama-cpp's own sampler; beside them, the xgrammar dialect's compile and mask cost in
+// xgrammar itself (./grammar-xgrammar.ts). Prints a table and writes JSON (default
 // bench/results/grammar-speed.json).
 
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -15,6 +16,7 @@ import { grammarsDir } from "../grammar/harness-grammars.js";
 import { createLlama, ensureSyntheticModel, loadModel } from "../model/index.js";
 import { normalizeTools } from "../tools/normalize.js";
 import type { ToolDefinition } from "../tools/types.js";
+import { runXgrammarBench, xgrammarTable, type XgrammarRow } from "./grammar-xgrammar.js";
 
 export const GRAMMAR_BENCH_DEFAULTS = Object.freeze({
   /** Compiles timed per case (after 30 warm-up compiles); the median is reported. */
@@ -182,6 +184,7 @@ export async function runGrammarBench(opts: Partial<typeof GRAMMAR_BENCH_DEFAULT
     await model.dispose();
     await llama.dispose();
   }
+  const xgrammar = await runXgrammarBench(harness);
   return {
     model: "synthetic tiny Qwen3 (random weights; Q8_0)",
     threads: o.threads,
@@ -191,6 +194,7 @@ export async function runGrammarBench(opts: Partial<typeof GRAMMAR_BENCH_DEFAULT
     nodeLlamaCpp: "3.21.1",
     compile,
     decode,
+    xgrammar,
   };
 }
 
@@ -207,6 +211,7 @@ function printTable(result: Record<string, unknown>): void {
   for (const d of result.decode as DecodeRow[]) {
     out.push(`  ${d.grammar.padEnd(32)} ${String(d.tokens).padStart(6)} ${d.msPerToken.toFixed(2).padStart(9)} ${d.ratio.toFixed(2).padStart(7)}  ${d.parseMs === undefined ? "" : d.parseMs.toFixed(1).padStart(8)}`);
   }
+  out.push(...xgrammarTable(result.xgrammar as { version: string; rows: XgrammarRow[] }));
   process.stdout.write(out.join("\n") + "\n");
 }
 

@@ -1,5 +1,5 @@
 // Owns: the engines' public surface and the one place a model spec picks its engine (createRuntime):
-// `llama-server:URL` and `openai:URL` (several URLs, comma-separated, are replicas) are remote engines, listed in
+// `llama-server:URL`, `vllm:URL`, `sglang:URL` and `openai:URL` (several URLs, comma-separated, are replicas) are remote engines, listed in
 // REMOTE_ENGINES; anything else is a model the local engine (./local.ts, node-llama-cpp in-process) loads.
 
 import { fail } from "../errors.js";
@@ -9,6 +9,8 @@ import type { ValidatorCache } from "../tools/index.js";
 import { createLlamaServerRuntime } from "./llama-server.js";
 import { createLocalEngineRuntime } from "./local.js";
 import { createOpenAIChatRuntime } from "./openai-chat.js";
+import { createSglangRuntime } from "./sglang.js";
+import { createVllmRuntime } from "./vllm.js";
 import { createReplicaRuntime, type ReplicaOptions, type UpstreamRuntime } from "./replicas.js";
 import type { UpstreamLimits } from "./upstream-http.js";
 
@@ -17,6 +19,7 @@ export { createOpenAIChatRuntime, NO_GRAMMAR_NOTE, type OpenAIChatOptions } from
 export { createReplicaRuntime, REPLICA_DEFAULTS, type ReplicaOptions, type UpstreamRuntime } from "./replicas.js";
 export { UPSTREAM_DEFAULTS, type UpstreamLimits } from "./upstream-http.js";
 export { LOCAL_ENGINE_KIND } from "./local.js";
+export { UNCONFIRMED_NOTE, type XgrammarEngineOptions } from "./xgrammar-upstream.js";
 
 /** How a remote engine connects to one upstream URL. */
 export type ConnectUpstream = (url: string, options: EngineOptions) => Promise<UpstreamRuntime>;
@@ -29,6 +32,8 @@ export type ConnectUpstream = (url: string, options: EngineOptions) => Promise<U
 const REMOTE_ENGINES = {
   "llama-server": createLlamaServerRuntime,
   openai: createOpenAIChatRuntime,
+  vllm: createVllmRuntime,
+  sglang: createSglangRuntime,
 } as const satisfies Record<string, ConnectUpstream>;
 
 export type EngineKind = keyof typeof REMOTE_ENGINES;

@@ -152,7 +152,7 @@ function checkTags(root: Node, words: readonly string[], xmlParams: boolean): Qt
 }
 
 /** The object-valued part of a node (arguments must be an object); undefined when it has none. */
-function objectsOnly(n: Node, ids: { next: number }): Node | undefined {
+export function objectsOnly(n: Node, ids: { next: number }): Node | undefined {
   const d = deref(n);
   if (d.k === "object") return n;
   if (d.k === "literal") {
@@ -185,7 +185,7 @@ function stringsOnly(n: Node, ids: { next: number }): Node | undefined {
  * qwen3coder reads a parameter whose schema allows strings as its raw text, never as JSON (see the parser's
  * typeXmlValue): such a parameter may only be written as a string, so its other alternatives are dropped.
  */
-function xmlTyped(args: Node, schema: JsonSchema, ids: { next: number }): Node | undefined {
+export function xmlTyped(args: Node, schema: JsonSchema, ids: { next: number }): Node | undefined {
   const info = readParameters(schema);
   const rawString = (name: string) => {
     const t = typesOf(schema, info.properties.get(name) ?? info.extraSchema);

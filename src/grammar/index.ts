@@ -1,5 +1,5 @@
 // Owns: the public surface of the grammar stage: compile tools or a schema into GBNF, the budget rule, the
-// cache, and the checker that runs llama.cpp's own grammar engine.
+// cache, the checker that runs llama.cpp's own grammar engine, and the xgrammar dialect (printer and checker).
 
 export { compileSchema, compileToolGrammar, GrammarCache, worstCaseCallTokens } from "./compile.js";
 export {
@@ -22,3 +22,6 @@ export { type CheckResult, GrammarChecker } from "./checker.js";
 export { TokenBytes, unsafeUtf8Tokens } from "./token-bytes.js";
 export { SCHEMA_LIMITS } from "./limits.js";
 export { type LeastCallOptions, leastCallTokens } from "./least-tokens.js";
+export { compileXgrammar, compileXgrammarSchema, GRAMMAR_DIALECTS, type GrammarDialect, type XgrammarGrammar } from "./xgrammar.js";
+export { type XgLeftToValidator, XG_MAX_UNROLL } from "./xgrammar-values.js";
+export { xgrammarAccepts, XgrammarSession, type XgWalk, type XgWalkOptions } from "./xgrammar-check.js";

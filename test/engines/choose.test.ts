@@ -8,7 +8,9 @@ import { CALL_TEXT, startFakeUpstream, type FakeUpstream } from "./fake-upstream
 
 describe("parseEngineSpec", () => {
   test("names the remote engines, and only them", () => {
-    expect([...ENGINE_KINDS]).toEqual(["llama-server", "openai"]);
+    expect([...ENGINE_KINDS]).toEqual(["llama-server", "openai", "vllm", "sglang"]);
+    expect(parseEngineSpec("vllm:http://127.0.0.1:8000")).toEqual({ kind: "vllm", urls: ["http://127.0.0.1:8000"] });
+    expect(parseEngineSpec("sglang:http://a:1,http://b:2")).toEqual({ kind: "sglang", urls: ["http://a:1", "http://b:2"] });
     expect(parseEngineSpec("openai:http://127.0.0.1:1")).toEqual({ kind: "openai", urls: ["http://127.0.0.1:1"] });
     expect(parseEngineSpec("llama-server:http://a:1, http://b:2,")).toEqual({ kind: "llama-server", urls: ["http://a:1", "http://b:2"] });
     for (const local of ["synthetic:tiny", "hf:Qwen/Qwen3-0.6B-GGUF/q.gguf", "qwen3:0.6b", "/models/x.gguf", "", "toString:x", "constructor:y"]) {

@@ -25,7 +25,7 @@ async function qtc(...args: string[]): Promise<{ code: number; stdout: string; s
 describe("qtc serve --upstream flags", () => {
   const cases: [string, string[]][] = [
     ["both --model and --upstream", ["--model", "synthetic:tiny", "--upstream", "http://127.0.0.1:9", "--port", "0"]],
-    ["an unknown --upstream-kind", ["--upstream", "http://127.0.0.1:9", "--upstream-kind", "vllm", "--port", "0"]],
+    ["an unknown --upstream-kind", ["--upstream", "http://127.0.0.1:9", "--upstream-kind", "tgi", "--port", "0"]],
     ["an upstream that is not a URL", ["--upstream", "not a url", "--port", "0"]],
     ["an upstream that is not http", ["--upstream", "ftp://127.0.0.1:9", "--port", "0"]],
   ];

@@ -1,10 +1,12 @@
-// Owns: the `qtc grammar` command: compile a tools file into GBNF and print it, or check a text against the
-// grammar with llama.cpp's own grammar engine (`--check FILE`: exit 0 accepted, 1 rejected).
+// Owns: the `qtc grammar` command: compile a tools file into GBNF (or xgrammar's EBNF, `--dialect xgrammar`) and
+// print it, or check a text against the grammar with llama.cpp's own grammar engine, or xgrammar's (`--check FILE`:
+// exit 0 accepted, 1 rejected).
 
 import type { Command } from "commander";
 import { fail } from "../../errors.js";
 import { FORMAT_IDS } from "../../formats/index.js";
 import type { FormatId } from "../../formats/types.js";
+import { compileXgrammar, GRAMMAR_DIALECTS, type GrammarDialect, xgrammarAccepts } from "../../grammar/index.js";
 import { type CheckResult, type CompiledGrammar, compileToolGrammar, GRAMMAR_DEFAULTS, GRAMMAR_PHASES, GrammarChecker, type GrammarPhase } from "../../grammar/index.js";
 import { createLlama, loadModel, MODEL_SPEC_HELP, resolveModel } from "../../model/index.js";
 import { makeStandIn } from "../../training/stand-ins.js";
@@ -24,6 +26,7 @@ interface GrammarFlags {
   check?: string;
   model: string;
   json?: boolean;
+  dialect: GrammarDialect;
 }
 
 const PHASES = GRAMMAR_PHASES;
@@ -45,8 +48,10 @@ export function registerGrammar(program: Command): Command {
     .option("--check <file>", "check this text against the grammar instead of printing it (exit 0 accepted, 1 rejected)")
     .option("-m, --model <spec>", `model whose vocabulary --check uses: ${MODEL_SPEC_HELP}`, CHECK_MODEL)
     .option("--json", "print the grammar, the tools it left out and any warnings as JSON")
+    .option("--dialect <dialect>", `grammar dialect: ${GRAMMAR_DIALECTS.join("|")} (xgrammar: what vLLM and SGLang take)`, choiceOption(GRAMMAR_DIALECTS), "gbnf")
     .action(async (flags: GrammarFlags) => {
       const tools = loadToolsFile(flags.tools);
+      if (flags.dialect === "xgrammar") return xgrammarAction(tools.tools, flags);
       const compiled = compileToolGrammar(tools.tools, {
         format: flags.format,
         toolChoice: toolChoiceFlag(flags.toolChoice),
@@ -78,6 +83,31 @@ export function registerGrammar(program: Command): Command {
         await llama.dispose();
       }
     });
+}
+
+/** `--dialect xgrammar`: print xgrammar's EBNF, or check a text with xgrammar itself (web-xgrammar, WASM). */
+async function xgrammarAction(tools: Parameters<typeof compileXgrammar>[0], flags: GrammarFlags): Promise<void> {
+  const compiled = compileXgrammar(tools, {
+    format: flags.format,
+    toolChoice: toolChoiceFlag(flags.toolChoice),
+    parallel: flags.parallel,
+    maxCalls: flags.maxCalls,
+    maxTokens: flags.maxTokens,
+    thinking: flags.thinking === true,
+    phase: flags.phase,
+  });
+  if (!compiled.ok) {
+    const where = compiled.error.path !== undefined ? ` (at ${compiled.error.path || "/"})` : "";
+    fail(compiled.error.code, `${compiled.error.message}${where}`, { path: compiled.error.path });
+  }
+  const g = compiled.value;
+  if (flags.check === undefined) {
+    process.stdout.write(flags.json ? JSON.stringify({ ebnf: g.ebnf, format: g.format, toolChoice: g.toolChoice, dispatch: g.dispatch, maxCalls: g.maxCalls ?? null, leftToValidator: g.leftToValidator }, null, 2) + "\n" : g.ebnf);
+    return;
+  }
+  const accepted = await xgrammarAccepts(g.ebnf, readTextFile(flags.check));
+  process.stdout.write(accepted ? "accepted\n" : "rejected by xgrammar\n");
+  process.exitCode = accepted ? 0 : 1;
 }
 
 /** A warning about the budget: `no_call_fits` (the grammar holds free text only) or `tools_left_out`. */
