@@ -47,18 +47,43 @@ export function grammarCost(gbnf: string): { bytes: number; rules: number; force
  */
 export function callForcedUnits(grammar: GrammarShape): number {
   const bodies = ruleBodies(grammar.gbnf);
-  const memo = new Map<string, number>();
-  const cost = (name: string): number => {
-    const known = memo.get(name);
-    if (known !== undefined) return known;
-    memo.set(name, 0); // a recursive reference adds nothing to the shortest form
-    const units = leastUnits(bodies.get(name) ?? "", cost);
-    memo.set(name, units);
-    return units;
-  };
   const calls = [...bodies.keys()].filter((n) => /^tool-.+-call$/.test(n));
-  if (calls.length === 0) return bodies.has("root") ? cost("root") : grammarCost(grammar.gbnf).forcedUnits;
-  return Math.max(...calls.map(cost));
+  if (calls.length === 0 && !bodies.has("root")) return grammarCost(grammar.gbnf).forcedUnits;
+  const costs = leastUnitsOfRules(bodies, calls.length > 0 ? calls : ["root"]);
+  return Math.max(...(calls.length > 0 ? calls : ["root"]).map((n) => costs.get(n) ?? 0));
+}
+
+/**
+ * Least forced units of every rule the roots reach, dependencies first. Iterative: a budget-unrolled grammar
+ * chains thousands of rules (`s-1000 ::= … s-999`), deeper than the call stack (Claude Code's tools at a
+ * 14k-token budget overflowed it). A reference back into a rule still being worked out adds nothing, as a
+ * recursive rule adds nothing to the shortest form.
+ */
+function leastUnitsOfRules(bodies: ReadonlyMap<string, string>, roots: readonly string[]): Map<string, number> {
+  const costs = new Map<string, number>();
+  const started = new Set<string>();
+  const stack: { name: string; refsPushed: boolean }[] = roots.map((name) => ({ name, refsPushed: false }));
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (costs.has(top.name) || (started.has(top.name) && !top.refsPushed)) {
+      stack.pop();
+      continue;
+    }
+    const body = bodies.get(top.name) ?? "";
+    if (!top.refsPushed) {
+      started.add(top.name);
+      top.refsPushed = true;
+      for (const ref of ruleReferences(body)) if (bodies.has(ref) && !started.has(ref)) stack.push({ name: ref, refsPushed: false });
+      continue;
+    }
+    stack.pop();
+    costs.set(top.name, leastUnits(body, (ref) => costs.get(ref) ?? 0));
+  }
+  return costs;
+}
+
+function ruleReferences(body: string): string[] {
+  return body.match(/[A-Za-z][\w-]*/g) ?? [];
 }
 
 function ruleBodies(gbnf: string): Map<string, string> {
@@ -131,11 +156,7 @@ function withoutLiterals(gbnf: string): string {
 function pointerOf(grammar: GrammarShape): string | undefined {
   const tools = grammar.tools ?? [];
   if (tools.length === 1) return "/tools/0";
-  const bodies = new Map<string, string>();
-  for (const line of withoutLiterals(grammar.gbnf).split("\n")) {
-    const at = line.indexOf("::=");
-    if (at > 0) bodies.set(line.slice(0, at).trim(), line.slice(at + 3));
-  }
+  const bodies = ruleBodies(grammar.gbnf);
   let heaviest: string | undefined;
   let most = 0;
   for (const [name, body] of bodies) {
@@ -155,7 +176,7 @@ function reaches(bodies: ReadonlyMap<string, string>, from: string, target: stri
   while (stack.length > 0) {
     const name = stack.pop()!;
     if (name === target) return true;
-    for (const ref of (bodies.get(name) ?? "").match(/[A-Za-z][\w-]*/g) ?? []) {
+    for (const ref of ruleReferences(bodies.get(name) ?? "")) {
       if (bodies.has(ref) && !seen.has(ref)) {
         seen.add(ref);
         stack.push(ref);
