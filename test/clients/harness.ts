@@ -4,6 +4,7 @@
 // reading the exchanges back (tool lists sent, calls returned, results sent back).
 
 import { spawn, spawnSync } from "node:child_process";
+import diagnostics from "node:diagnostics_channel";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -237,4 +238,26 @@ export function sseData(text: string): any[] {
     }
   }
   return out;
+}
+
+/**
+ * Watch this process's outgoing connections (undici's connects, which fetch and the SDKs use, and node:net
+ * sockets' lookups) while an in-process SDK runs; `stop()` returns the hosts outside loopback it tried.
+ */
+export function watchEgress(): { stop(): string[] } {
+  const outside = new Set<string>();
+  const note = (host: string | undefined, port?: unknown) => {
+    if (host && !/^(127\.|localhost$|::1$|\[::1\]$)/.test(host)) outside.add(`${host}:${String(port ?? "")}`);
+  };
+  const onUndici = (m: any) => note(m?.connectParams?.hostname, m?.connectParams?.port);
+  const onSocket = (m: any) => m?.socket?.once?.("lookup", (_e: unknown, _a: unknown, _f: unknown, host: string) => note(host));
+  diagnostics.subscribe("undici:client:beforeConnect", onUndici);
+  diagnostics.subscribe("net.client.socket", onSocket);
+  return {
+    stop: () => {
+      diagnostics.unsubscribe("undici:client:beforeConnect", onUndici);
+      diagnostics.unsubscribe("net.client.socket", onSocket);
+      return [...outside];
+    },
+  };
 }
