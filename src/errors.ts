@@ -38,6 +38,8 @@ export const INPUT_ERROR_CODES = [
   "unsupported_keyword",
   /** maxTokens is too small for even the shortest call (or value) the grammar would have to admit. */
   "budget_too_small",
+  /** The prompt (plus the asked output tokens) does not fit the model's context (qtc serve, in each API's wording). */
+  "context_length_exceeded",
   /** A JSON Schema that is malformed or that ajv cannot compile. */
   "invalid_schema",
   /** A tools list that is not valid JSON or has the wrong shape. */

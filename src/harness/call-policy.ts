@@ -2,40 +2,16 @@
 // says, per turn, which tools are offered, which tool choice and logit bias the request carries, and whether
 // a call ends the run.
 
-import { fail } from "../errors.js";
 import { hermes } from "../formats/hermes.js";
+import { CALL_POLICY_DEFAULTS, FINISH_TOOL as SHARED_FINISH_TOOL, type CallPolicy, planCall } from "../tools/call-policy.js";
 import type { ToolChoice } from "../tools/types.js";
 import { HARNESS_TOOLS, type HarnessTool } from "./tools.js";
 
-export const CALL_POLICIES = ["auto", "required-first", "finish-tool", "open-bias"] as const;
-/**
- * `auto`: the run's tool choice on every turn. `required-first`: `required` on turn 1, then the run's tool
- * choice. `finish-tool`: a `finish` tool is offered, every turn is `required`, and a `finish` call is the final
- * answer. `open-bias`: the run's tool choice, with a logit bias on the call's open tag.
- */
-export type CallPolicy = (typeof CALL_POLICIES)[number];
-
-export const CALL_POLICY_DEFAULTS = Object.freeze({
-  /** Default: "auto". */
-  policy: "auto" as CallPolicy,
-  /** Logit bias `open-bias` adds to the open tag's token. Default: 5. */
-  openBias: 5,
-});
+// The policies themselves live in src/tools/ so that qtc serve applies the same ones (imports run downhill).
+export { CALL_POLICIES, CALL_POLICY_DEFAULTS, type CallPolicy, isCallPolicy, parseCallPolicy } from "../tools/call-policy.js";
 
 /** The extra tool of `finish-tool`: its call is the run's final answer. */
-export const FINISH_TOOL: HarnessTool = Object.freeze({
-  type: "function",
-  function: Object.freeze({
-    name: "finish",
-    description: "Finish the task: give the final one-line summary. Call it once the tests pass.",
-    parameters: Object.freeze({
-      type: "object",
-      properties: Object.freeze({ answer: Object.freeze({ type: "string", description: "One-line summary of the fix." }) }),
-      required: Object.freeze(["answer"]),
-      additionalProperties: false,
-    }),
-  }),
-}) as HarnessTool;
+export const FINISH_TOOL: HarnessTool = SHARED_FINISH_TOOL;
 
 export interface TurnPlan {
   tools: readonly HarnessTool[];
@@ -43,28 +19,14 @@ export interface TurnPlan {
   logitBias?: Record<number, number>;
 }
 
-export function isCallPolicy(s: string): s is CallPolicy {
-  return (CALL_POLICIES as readonly string[]).includes(s);
-}
-
-/** Check a policy name (bad caller input throws `invalid_option`). */
-export function parseCallPolicy(s: string): CallPolicy {
-  if (!isCallPolicy(s)) fail("invalid_option", `unknown call policy "${s}"; use one of ${CALL_POLICIES.join(", ")}`);
-  return s;
-}
-
 /** What turn `index` (0-based) asks for under `policy`, given the run's own tool choice. */
 export function planTurn(policy: CallPolicy, index: number, toolChoice: ToolChoice, openBias = CALL_POLICY_DEFAULTS.openBias): TurnPlan {
-  switch (policy) {
-    case "auto":
-      return { tools: HARNESS_TOOLS, toolChoice };
-    case "required-first":
-      return { tools: HARNESS_TOOLS, toolChoice: index === 0 ? "required" : toolChoice };
-    case "finish-tool":
-      return { tools: [...HARNESS_TOOLS, FINISH_TOOL], toolChoice: "required" };
-    case "open-bias":
-      return { tools: HARNESS_TOOLS, toolChoice, logitBias: { [hermes.open.token]: openBias } };
-  }
+  const plan = planCall(policy, index, toolChoice, hermes.open.token, openBias);
+  return {
+    tools: plan.addFinish ? [...HARNESS_TOOLS, FINISH_TOOL] : HARNESS_TOOLS,
+    toolChoice: plan.toolChoice,
+    ...(plan.logitBias ? { logitBias: plan.logitBias } : {}),
+  };
 }
 
 /** True when a call ends the run as its final answer (the `finish` tool of `finish-tool`). */

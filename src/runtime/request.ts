@@ -61,6 +61,23 @@ export function checkCallBudget(tools: CompiledTools | undefined, req: ResolvedR
   fail("budget_too_small", `maxTokens ${maxTokens} is too small for ${which} under tool choice ${JSON.stringify(toolChoice)}: the cheapest takes at least ${least} tokens; raise maxTokens to ${least} or more`);
 }
 
+/** Tokens the turn forces when it ends a thinking phase itself (`</think>` and the blank line after it). */
+const THINK_CLOSE_TOKENS = 3;
+
+/**
+ * The thinking budget, lowered so that the call the tool choice requires still fits after it: under `required`
+ * or a named tool, the phase leaves room for the cheapest call (a sound lower bound the grammar compiler works
+ * out) plus the forced `</think>`. A client that asks for `max_tokens − 1` of thinking (Claude Code does) would
+ * otherwise leave no room for the call it demands. Other tool choices keep the budget asked.
+ */
+export function reserveCallInThinking(tools: CompiledTools | undefined, req: ResolvedRequest): number {
+  const { toolChoice, format, thinking, maxTokens, thinkingBudget } = req;
+  if (!thinking || !tools || (toolChoice !== "required" && typeof toolChoice !== "object")) return thinkingBudget;
+  const least = leastCallTokens(tools.tools, { format, toolChoice, thinking });
+  if (least === undefined) return thinkingBudget;
+  return Math.max(0, Math.min(thinkingBudget, maxTokens - least - THINK_CLOSE_TOKENS));
+}
+
 /** Apply defaults and check ranges. `defaultFormat` is the runtime's format. */
 export function resolveRequest(req: GenerateRequest, tools: CompiledTools | undefined, defaultFormat: ToolCallFormat): ResolvedRequest {
   if (typeof req !== "object" || req === null) fail("invalid_option", "a generate request must be an object");

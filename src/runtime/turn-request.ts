@@ -11,7 +11,7 @@ import { compileValidators, compileValueValidator, type CompiledTools, type Tool
 import type { ValueValidator } from "../tools/validators.js";
 import { streamEventsOf } from "../adapters/index.js";
 import { checkToolGrammar, type TurnGrammarOptions } from "./grammar-source.js";
-import { checkCallBudget, resolveRequest, type ResolvedRequest } from "./request.js";
+import { checkCallBudget, reserveCallInThinking, resolveRequest, type ResolvedRequest } from "./request.js";
 import { buildResult, type GenerateOutput, type ResultParts } from "./result.js";
 import type { JsonSchema } from "../tools/types.js";
 import type { GenerateEvent, GenerateRequest } from "./types.js";
@@ -65,7 +65,13 @@ export function prepareTurn(request: GenerateRequest, ctx: TurnContext): Prepare
     checkToolGrammar(declared, options, req.maxTokens, ctx.toolGrammars);
     grammar = { declared, options };
   }
+  // Under "none" or a named tool the grammar above leaves some tools out; they are judged as "auto" would judge
+  // them, so one tool list gets one verdict whatever the tool choice (the compile is cached per list).
+  if (req.mode === "constrained" && tools && (req.toolChoice === "none" || typeof req.toolChoice === "object")) {
+    checkToolGrammar(tools.tools, { format: req.format, toolChoice: "auto", parallel: req.parallel, maxCalls: req.maxCalls }, req.maxTokens, ctx.toolGrammars);
+  }
   checkCallBudget(tools, req);
+  req.thinkingBudget = reserveCallInThinking(tools, req);
   return { tools, req, answerSchema, judgeAnswer, grammar, segments: promptSegmentsOf(request, tools, req) };
 }
 

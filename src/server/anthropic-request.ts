@@ -3,23 +3,20 @@
 
 import type { AssistantToolCall, ChatMessage } from "../prompt/types.js";
 import type { GenerateRequest } from "../runtime/types.js";
-import type { ValidatorCache } from "../tools/index.js";
-import type { JsonSchema, ToolChoice, ToolInput } from "../tools/types.js";
-import { ApiError, badRequest, type ParamHints, unsupported } from "./api-error.js";
+import type { ToolChoice } from "../tools/types.js";
+import { ApiError, badRequest, type ParamHints } from "./api-error.js";
+import { choiceName, offerTools, readAnthropicTools } from "./client-tools.js";
+import { blockText, HistoryNotes } from "./content-blocks.js";
 import {
   checkMaxTokens,
   checkNesting,
   checkToolChoice,
-  checkToolSchemas,
-  checkUniqueNames,
-  isObject,
   listNames,
   type Obj,
-  optionalString,
+  type SchemaCheck,
   type ToolChoiceWording,
   requireObject,
   requireString,
-  requireToolName,
 } from "./convert-util.js";
 import { readStopSequences } from "./stop-sequences.js";
 import { type ResolvedServerOptions, SERVER_DEFAULTS } from "./defaults.js";
@@ -32,18 +29,24 @@ export interface AnthropicPlan {
   params: ParamHints;
   /** `stop_sequences`: the answer text ends before the first one. */
   stop: string[];
+  /** What qtc left out or changed (tools it cannot run, deferred tools, blocks it cannot show), said in the response. */
+  notices: string[];
 }
 
-type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth" | "validators">>;
+type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth">> & SchemaCheck;
 
 /** Convert a body that passed ANTHROPIC_MESSAGES_BODY; throws ApiError (400) for anything qtc cannot honour. */
 export function anthropicToGenerate(body: Obj, ctx: Ctx): AnthropicPlan {
   checkThread(body.thread);
   const stop = readStopSequences(body.stop_sequences, "stop_sequences", false);
-  const { tools, names } = convertTools(body.tools, ctx.validators);
+  const declared = readAnthropicTools(body.tools);
+  const notes = new HistoryNotes();
+  const messages = convertMessages(body.messages as unknown[], ctx.maxNestingDepth ?? SERVER_DEFAULTS.maxNestingDepth, notes);
+  const chosen = choiceName(body.tool_choice);
+  if (chosen !== undefined) notes.loaded.add(chosen);
+  const { tools, names, notices } = offerTools(declared, notes.loaded, ctx);
   const { toolChoice, parallel } = convertToolChoice(body.tool_choice, names);
-  const messages = convertMessages(body.messages as unknown[], ctx.maxNestingDepth ?? SERVER_DEFAULTS.maxNestingDepth);
-  const system = systemText(body.system);
+  const system = systemText(body.system, notes);
   const request: GenerateRequest = {
     messages: system !== undefined ? [{ role: "system", content: system }, ...messages] : messages,
     mode: ctx.mode,
@@ -56,7 +59,7 @@ export function anthropicToGenerate(body: Obj, ctx: Ctx): AnthropicPlan {
     ...(typeof body.top_k === "number" ? { topK: body.top_k } : {}),
     ...thinkingOf(body.thinking, body.max_tokens as number),
   };
-  return { request, stream: body.stream === true, params: { maxTokens: "max_tokens" }, stop };
+  return { request, stream: body.stream === true, params: { maxTokens: "max_tokens" }, stop, notices: [...notices, ...notes.notices()] };
 }
 
 /**
@@ -91,28 +94,9 @@ function thinkingOf(raw: unknown, maxTokens: number): Pick<GenerateRequest, "thi
   return { thinking: true, thinkingBudget: budget };
 }
 
-function systemText(raw: unknown): string | undefined {
+function systemText(raw: unknown, notes: HistoryNotes): string | undefined {
   if (raw === undefined) return undefined;
-  return blocksText(raw, "system");
-}
-
-function convertTools(raw: unknown, cache: ValidatorCache | undefined): { tools: ToolInput[]; names: string[] } {
-  if (raw === undefined) return { tools: [], names: [] };
-  const tools = (raw as unknown[]).map((t, i): ToolInput => {
-    const p = `tools[${i}]`;
-    const tool = requireObject(t, p);
-    if (tool.type !== undefined && tool.type !== null && tool.type !== "custom") {
-      throw unsupported(`${p}.type`, `Server tools (${JSON.stringify(tool.type)}) are not supported; send custom tools with name and input_schema.`);
-    }
-    const name = requireToolName(tool.name, `${p}.name`);
-    const description = optionalString(tool.description, `${p}.description`);
-    if (!isObject(tool.input_schema)) throw badRequest(`${p}.input_schema must be a JSON Schema object.`, `${p}.input_schema`);
-    return { name, ...(description !== undefined ? { description } : {}), input_schema: tool.input_schema as JsonSchema };
-  });
-  const names = tools.map((t) => ("function" in t ? t.function.name : t.name));
-  checkUniqueNames(names, "tools");
-  checkToolSchemas(tools, cache);
-  return { tools, names };
+  return blocksText(raw, "system", notes);
 }
 
 /** Anthropic's tool_choice mapped onto a ToolChoice (shape only: `any` is required), then checked by the one normalizer. */
@@ -145,23 +129,26 @@ function wording(name: string | undefined, names: string[]): ToolChoiceWording {
 
 /**
  * Anthropic turns to OpenAI-shaped messages: a user turn's `tool_result` blocks become `tool` messages (in
- * order, named after the `tool_use` they answer), its text a user message; an assistant turn's `thinking`,
- * `text` and `tool_use` blocks become one assistant message with `reasoning_content` and `tool_calls`.
+ * order, named after the `tool_use` they answer), its other blocks a user message; an assistant turn's
+ * `thinking`, `text` and `tool_use` blocks become one assistant message with `reasoning_content` and `tool_calls`.
+ * A `system` turn (Claude Code sends them inside `messages` for models it does not know) stays where it is: the
+ * Qwen3 templates render a system turn after the first as `<|im_start|>system` in place.
  */
-function convertMessages(raw: unknown[], maxDepth: number): ChatMessage[] {
+function convertMessages(raw: unknown[], maxDepth: number, notes: HistoryNotes): ChatMessage[] {
   const toolNames = new Map<string, string>();
   const out: ChatMessage[] = [];
   raw.forEach((m, i) => {
     const p = `messages[${i}]`;
     const msg = m as Obj;
-    if (msg.role === "user") out.push(...userTurn(msg.content, `${p}.content`, toolNames));
-    else if (msg.role === "assistant") out.push(assistantTurn(msg.content, `${p}.content`, toolNames, maxDepth));
-    else throw badRequest(`${p}.role must be "user" or "assistant"; got ${JSON.stringify(msg.role)}. Put system text in the top-level "system" field.`, `${p}.role`);
+    if (msg.role === "user") out.push(...userTurn(msg.content, `${p}.content`, toolNames, notes));
+    else if (msg.role === "assistant") out.push(assistantTurn(msg.content, `${p}.content`, toolNames, maxDepth, notes));
+    else if (msg.role === "system") out.push({ role: "system", content: blocksText(msg.content, `${p}.content`, notes) });
+    else throw badRequest(`${p}.role must be "user", "assistant" or "system"; got ${JSON.stringify(msg.role)}.`, `${p}.role`);
   });
   return out;
 }
 
-function userTurn(content: unknown, p: string, toolNames: Map<string, string>): ChatMessage[] {
+function userTurn(content: unknown, p: string, toolNames: Map<string, string>, notes: HistoryNotes): ChatMessage[] {
   if (typeof content === "string") return [{ role: "user", content }];
   if (!Array.isArray(content)) throw badRequest(`${p} must be a string or an array of content blocks.`, p);
   const out: ChatMessage[] = [];
@@ -169,20 +156,22 @@ function userTurn(content: unknown, p: string, toolNames: Map<string, string>): 
   content.forEach((b, j) => {
     const bp = `${p}[${j}]`;
     const block = requireObject(b, bp);
-    if (block.type === "text") texts.push(requireString(block.text, `${bp}.text`));
-    else if (block.type === "tool_result") {
+    if (block.type === "tool_result") {
       const id = requireString(block.tool_use_id, `${bp}.tool_use_id`);
-      let text = block.content === undefined ? "" : blocksText(block.content, `${bp}.content`);
+      let text = block.content === undefined ? "" : blocksText(block.content, `${bp}.content`, notes);
       if (block.is_error === true) text = `Error: ${text}`;
       const name = toolNames.get(id);
       out.push({ role: "tool", content: text, tool_call_id: id, ...(name ? { name } : {}) });
-    } else throw unsupportedBlock(block.type, bp);
+    } else {
+      const text = blockText(block, bp, notes);
+      if (text !== undefined) texts.push(text);
+    }
   });
   if (texts.length) out.push({ role: "user", content: texts.join("\n") });
   return out;
 }
 
-function assistantTurn(content: unknown, p: string, toolNames: Map<string, string>, maxDepth: number): ChatMessage {
+function assistantTurn(content: unknown, p: string, toolNames: Map<string, string>, maxDepth: number, notes: HistoryNotes): ChatMessage {
   if (typeof content === "string") return { role: "assistant", content };
   if (!Array.isArray(content)) throw badRequest(`${p} must be a string or an array of content blocks.`, p);
   const texts: string[] = [];
@@ -191,17 +180,20 @@ function assistantTurn(content: unknown, p: string, toolNames: Map<string, strin
   content.forEach((b, j) => {
     const bp = `${p}[${j}]`;
     const block = requireObject(b, bp);
-    if (block.type === "text") texts.push(requireString(block.text, `${bp}.text`));
-    else if (block.type === "thinking") reasoning.push(requireString(block.thinking, `${bp}.thinking`));
-    else if (block.type === "redacted_thinking") return;
+    if (block.type === "thinking") reasoning.push(requireString(block.thinking, `${bp}.thinking`));
+    else if (block.type === "redacted_thinking") return; // encrypted for Anthropic's models: nothing a local model can read
     else if (block.type === "tool_use") {
       const id = requireString(block.id, `${bp}.id`);
       const name = requireString(block.name, `${bp}.name`);
       const input = requireObject(block.input ?? {}, `${bp}.input`);
       checkNesting(input, maxDepth, `${bp}.input`);
       toolNames.set(id, name);
+      notes.loaded.add(name); // a tool called earlier is loaded, deferred or not
       calls.push({ id, type: "function", function: { name, arguments: JSON.stringify(input) } });
-    } else throw unsupportedBlock(block.type, bp);
+    } else {
+      const text = blockText(block, bp, notes);
+      if (text !== undefined) texts.push(text);
+    }
   });
   return {
     role: "assistant",
@@ -211,19 +203,14 @@ function assistantTurn(content: unknown, p: string, toolNames: Map<string, strin
   };
 }
 
-/** A string, or text blocks joined by newlines (system prompts and tool results). */
-function blocksText(raw: unknown, p: string): string {
+/** A string, or content blocks as text joined by newlines (system prompts, system turns and tool results). */
+function blocksText(raw: unknown, p: string, notes: HistoryNotes): string {
   if (typeof raw === "string") return raw;
-  if (!Array.isArray(raw)) throw badRequest(`${p} must be a string or an array of text blocks.`, p);
-  return raw
-    .map((b, j) => {
-      const block = requireObject(b, `${p}[${j}]`);
-      if (block.type !== "text") throw unsupportedBlock(block.type, `${p}[${j}]`);
-      return requireString(block.text, `${p}[${j}].text`);
-    })
-    .join("\n");
-}
-
-function unsupportedBlock(type: unknown, param: string): ApiError {
-  return unsupported(`${param}.type`, `Content blocks of type ${JSON.stringify(type)} are not supported here: qtc serves text-only models. Send text, tool_use or tool_result blocks.`);
+  if (!Array.isArray(raw)) throw badRequest(`${p} must be a string or an array of content blocks.`, p);
+  const texts: string[] = [];
+  raw.forEach((b, j) => {
+    const text = blockText(requireObject(b, `${p}[${j}]`), `${p}[${j}]`, notes);
+    if (text !== undefined) texts.push(text);
+  });
+  return texts.join("\n");
 }

@@ -3,6 +3,7 @@
 
 import { QtcException } from "../errors.js";
 import { checkSchemaSize, newSizeMeter } from "../grammar/limits.js";
+import { compileToolGrammar, type GrammarCache, type UnsupportedPolicy } from "../grammar/index.js";
 import { compileValidators, compileValueValidator, normalizeToolChoice, type ToolChoiceProblem, type ValidatorCache } from "../tools/index.js";
 import type { ToolChoice } from "../tools/types.js";
 import type { JsonSchema, ToolInput } from "../tools/types.js";
@@ -46,7 +47,7 @@ export function requireToolName(value: unknown, param: string): string {
  */
 export function convertFunctionTools(
   raw: unknown,
-  cache: ValidatorCache | undefined,
+  check: SchemaCheck,
   fieldsOf: (tool: Obj, p: string) => { fn: Obj; at: string },
 ): { tools: ToolInput[]; names: string[] } {
   if (raw === undefined || raw === null) return { tools: [], names: [] };
@@ -67,7 +68,7 @@ export function convertFunctionTools(
   });
   const names = tools.map((t) => ("function" in t ? t.function.name : t.name));
   checkUniqueNames(names, "tools");
-  checkToolSchemas(tools, cache);
+  checkToolSchemas(tools, check, tools.map((_, i) => `tools[${i}]`));
   return { tools, names };
 }
 
@@ -96,17 +97,48 @@ export function listNames(names: string[]): string {
   return names.length ? names.map((n) => `"${n}"`).join(", ") : "(no tools were given)";
 }
 
+/** Where and how the server judges request schemas before a request waits for a slot. */
+export interface SchemaCheck {
+  /** The validator cache `serve()` shares with its runtime. Default: none (compiled each time). */
+  validators?: ValidatorCache;
+  /** The server's schema policy (`qtc serve --unsupported`). Default: "validate", the runtime's own. */
+  unsupported?: UnsupportedPolicy;
+  /** Where strict-policy grammar checks are cached. Default: none. */
+  grammars?: GrammarCache;
+}
+
 /**
  * Compile the tools' schemas now (in the server's cache, which `serve()` shares with its runtime), so a schema that
- * does not compile is a 400 naming `tools` before the request waits for a slot.
+ * does not compile is a 400 naming `tools` before the request waits for a slot. Under the strict policy every
+ * tool's grammar is compiled too (whatever the tool choice, so the verdict never depends on it): a tool the
+ * grammar cannot hold exactly is refused naming it and its place (`at`). Under validate the runtime compiles
+ * every tool the same way and leaves such keywords to the validator, which the response reports.
  */
-export function checkToolSchemas(tools: ToolInput[], cache?: ValidatorCache): void {
+export function checkToolSchemas(tools: ToolInput[], check: SchemaCheck = {}, at?: readonly string[]): void {
   if (!tools.length) return;
   // The size limits first (a bounded walk), so no schema over them costs an ajv compile.
   const meter = newSizeMeter();
   for (const tool of tools) checkSizeFirst("tools", "function" in tool ? tool.function.parameters : "input_schema" in tool ? tool.input_schema : tool.parameters, meter);
-  as400("tools", () => compileValidators(tools, cache));
+  const compiled = as400("tools", () => compileValidators(tools, check.validators));
+  if (check.unsupported === "strict") checkStrictGrammar(compiled.tools, check.grammars, at);
 }
+
+/** The strict policy's verdict on a tool list: its grammar under "auto" (every tool in it), budget aside. */
+function checkStrictGrammar(tools: CompiledToolList, grammars: GrammarCache | undefined, at: readonly string[] | undefined): void {
+  const options = { toolChoice: "auto" as const, unsupported: "strict" as const, maxTokens: STRICT_CHECK_TOKENS };
+  const r = grammars ? grammars.compile(tools, options) : compileToolGrammar(tools, options);
+  if (r.ok || r.error.code === "budget_too_small") return;
+  const index = tools.findIndex((t) => r.error.message.startsWith(`tool "${t.name}"`));
+  const param = index >= 0 ? (at?.[index] ?? `tools[${index}]`) : "tools";
+  const where = r.error.path ? ` (at ${r.error.path})` : "";
+  const advice = r.error.code === "unsupported_keyword" ? " This server runs with --unsupported strict; under validate (the default) such a keyword is left to the validator." : "";
+  throw new ApiError(400, r.error.code, `${r.error.message}${where}.${advice}`, param);
+}
+
+type CompiledToolList = ReturnType<typeof compileValidators>["tools"];
+
+/** The budget the strict check compiles for: its verdict is about keywords, not budgets (those are per request). */
+const STRICT_CHECK_TOKENS = 4096;
 
 /** Compile a response schema now, so one that does not compile is a 400 naming `param`. */
 export function checkResponseSchema(schema: JsonSchema, param: string, cache?: ValidatorCache): void {
@@ -204,9 +236,9 @@ function tooDeep(maxDepth: number, param: string): ApiError {
 }
 
 /** Run `check`; a QtcException it throws becomes a 400 naming `param`. */
-function as400(param: string, check: () => unknown): void {
+function as400<T>(param: string, check: () => T): T {
   try {
-    check();
+    return check();
   } catch (e) {
     if (e instanceof QtcException) throw new ApiError(400, e.code, e.message, param);
     throw e;

@@ -1,6 +1,8 @@
 // Owns: the server's options, their documented defaults (one object), and the runtime interface it drives.
 
 import type { GenerateEvent, GenerateRequest, GenerateResult, GenerationMode } from "../runtime/types.js";
+import { GrammarCache, type UnsupportedPolicy } from "../grammar/index.js";
+import { CALL_POLICY_DEFAULTS, type CallPolicy } from "../tools/call-policy.js";
 import { ValidatorCache } from "../tools/index.js";
 
 /**
@@ -12,6 +14,10 @@ export interface ServerRuntime {
   stream(request: GenerateRequest): AsyncIterable<GenerateEvent>;
   /** Used for `/v1/models` and `/health` when `modelId` is not given. */
   modelInfo?: { name?: string; path?: string };
+  /** The context each sequence holds: budgets are fitted to it (see budget.ts). Unknown (absent or 0): not fitted. */
+  settings?: { contextSize?: number };
+  /** The runtime's tool-call format id (the open tag `open-bias` biases is the format's). Default: hermes. */
+  format?: string;
   /** The prompt tokens a request would evaluate: `/v1/messages/count_tokens` and message_start's usage need it. */
   countTokens?(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format">): number;
   /** countTokens in slices that let the event loop run between them; preferred when present. */
@@ -43,7 +49,11 @@ export interface ServerOptions {
    * bounds); bigger ones get 413. Never above `bodyLimit`. Default: 1 MiB.
    */
   countTokensBodyLimit?: number;
-  /** `max_tokens` when a request gives none (OpenAI only; Anthropic requires it). Default: 1024. */
+  /**
+   * `max_tokens` / `max_output_tokens` when a request gives none (OpenAI routes; Anthropic requires it). Default:
+   * what the context leaves after the prompt (capped at `maxTokensLimit`), or 1024 when the runtime does not say its
+   * context size: agents such as Codex send none and fail a turn that ends `incomplete`.
+   */
   defaultMaxTokens?: number;
   /** Largest `max_tokens` a request may ask for. Default: 32768. */
   maxTokensLimit?: number;
@@ -52,6 +62,17 @@ export interface ServerOptions {
    * Anthropic `tool_use.input`); deeper ones get 400 before anything renders them. Default: 64.
    */
   maxNestingDepth?: number;
+  /**
+   * A tool schema keyword the grammar cannot hold exactly: "validate" enforces a superset and leaves the keyword
+   * to the validator (the response's `x-qtc-grammar` says so); "strict" refuses the request naming the tool. The
+   * verdict is the same under every tool choice. Default: "validate".
+   */
+  unsupported?: UnsupportedPolicy;
+  /**
+   * Call policy for requests that carry tools (see src/tools/call-policy.ts); a request's `x-qtc-call-policy`
+   * header overrides it. Default: "auto" (the request's own tool choice).
+   */
+  callPolicy?: CallPolicy;
   /** Fastify logger setting (`false`, `true` or pino options). Default: false. */
   logger?: boolean | Record<string, unknown>;
   /**
@@ -98,7 +119,10 @@ export const SERVER_DEFAULTS = Object.freeze({
   mode: "constrained" as GenerationMode,
   bodyLimit: 4 * 1024 * 1024,
   countTokensBodyLimit: 1024 * 1024,
+  /** max_tokens of a request that gives none when the runtime does not say its context size. */
   defaultMaxTokens: 1024,
+  unsupported: "validate" as UnsupportedPolicy,
+  callPolicy: CALL_POLICY_DEFAULTS.policy,
   maxTokensLimit: 32768,
   maxNestingDepth: 64,
   headersTimeout: 10_000,
@@ -113,7 +137,11 @@ export const SERVER_DEFAULTS = Object.freeze({
 });
 
 /** Options with every default filled in. */
-export type ResolvedServerOptions = Required<Omit<ServerOptions, "apiKey" | "modelId" | "onInternalError">> & {
+export type ResolvedServerOptions = Required<Omit<ServerOptions, "apiKey" | "modelId" | "onInternalError" | "defaultMaxTokens">> & {
+  /** Undefined: what the context leaves (see ServerOptions.defaultMaxTokens). */
+  defaultMaxTokens: number | undefined;
+  /** Where the strict policy's grammar checks are cached (bounded, owned by the server). */
+  grammars: GrammarCache;
   apiKey: string | undefined;
   modelId: string;
   onInternalError: ((error: unknown) => void) | undefined;
@@ -132,7 +160,10 @@ export function resolveServerOptions(options: ServerOptions): ResolvedServerOpti
     defaultToolChoice: options.defaultToolChoice ?? "auto",
     bodyLimit: options.bodyLimit ?? SERVER_DEFAULTS.bodyLimit,
     countTokensBodyLimit: Math.min(options.bodyLimit ?? SERVER_DEFAULTS.bodyLimit, positive(options.countTokensBodyLimit, SERVER_DEFAULTS.countTokensBodyLimit, "countTokensBodyLimit")),
-    defaultMaxTokens: options.defaultMaxTokens ?? SERVER_DEFAULTS.defaultMaxTokens,
+    defaultMaxTokens: options.defaultMaxTokens,
+    unsupported: options.unsupported ?? SERVER_DEFAULTS.unsupported,
+    callPolicy: options.callPolicy ?? SERVER_DEFAULTS.callPolicy,
+    grammars: new GrammarCache(),
     maxTokensLimit: options.maxTokensLimit ?? SERVER_DEFAULTS.maxTokensLimit,
     maxNestingDepth: options.maxNestingDepth ?? SERVER_DEFAULTS.maxNestingDepth,
     logger: options.logger ?? false,

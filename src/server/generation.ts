@@ -11,6 +11,9 @@ import type { SlotPool } from "./slots.js";
 import { abortOnDisconnect, type SseFrame, SseWriter } from "./sse.js";
 import { asRawText } from "./completions.js";
 import { applyStopSequences } from "./stop-sequences.js";
+import { type BudgetAsk, type BudgetDefaults, fitBudget } from "./budget.js";
+import { applyCallPolicy, CALL_POLICY_HEADER, finishAsAnswer, finishAsAnswerStream, requestPolicy } from "./call-policy.js";
+import type { CallPolicy } from "../tools/call-policy.js";
 
 export type { SseFrame } from "./sse.js";
 
@@ -18,9 +21,17 @@ export type { SseFrame } from "./sse.js";
 export interface DialectEncoder {
   dialect: ApiDialect;
   /** The whole response body of a non-streamed turn. */
-  complete(result: GenerateResult): unknown;
+  complete(result: GenerateResult, info: StreamInfo): unknown;
   /** A fresh stream encoder for one streamed turn. */
-  stream(): StreamEncoder;
+  stream(info: StreamInfo): StreamEncoder;
+}
+
+/** What an encoder is told before the turn starts. */
+export interface StreamInfo {
+  /** The prompt's tokens, when they were counted. */
+  promptTokens?: number;
+  /** The turn's token budget, fitted to the context (what the Responses API echoes as max_output_tokens). */
+  maxTokens: number;
 }
 
 export interface StreamEncoder {
@@ -45,6 +56,10 @@ export interface GenerationContext {
   results: WeakMap<FastifyRequest, GenerateResult>;
   /** Tool choice of a request with tools that names none. */
   defaultToolChoice: "auto" | "required";
+  /** The server's call policy (a request's header may override it). */
+  callPolicy: CallPolicy;
+  /** How budgets are fitted to the context. */
+  budgets: BudgetDefaults;
 }
 
 export interface GenerationJob {
@@ -57,7 +72,24 @@ export interface GenerationJob {
   stop?: readonly string[];
   /** Answer with the model's raw text, calls included (legacy completions). Default: false. */
   rawText?: boolean;
+  /** The output-token ask, fitted to the context before the turn (see budget.ts). Default: the request's maxTokens stands. */
+  budget?: BudgetAsk;
+  /** Count the prompt's tokens even when no budget needs it (a streamed Anthropic answer reports them first). Default: false. */
+  countPrompt?: boolean;
+  /** What the converter left out or changed, said in the response (`qtc.notices`, `x-qtc-notices`). Default: none. */
+  notices?: readonly string[];
 }
+
+/** A job ready to run: its call policy applied, its budget fitted. */
+interface ReadyJob extends GenerationJob {
+  notices: readonly string[];
+  /** The name of the `finish` tool the call policy added, whose call is the answer text. */
+  finishTool?: string;
+  promptTokens?: number;
+}
+
+/** Response header listing what qtc left out or changed for a request (a JSON array of ASCII strings). */
+export const NOTICES_HEADER = "x-qtc-notices";
 
 /** Response header (non-streaming answers) saying what constrained the turn: `none`, or `HASH; exact`, or `HASH; validator=…`. */
 export const GRAMMAR_HEADER = "x-qtc-grammar";
@@ -66,7 +98,9 @@ export const GRAMMAR_HEADER = "x-qtc-grammar";
  * Serve one turn. Errors before the first byte go to fastify's error handler as ApiErrors (status, API shape and
  * the field at fault); unexpected ones are recorded here first, since the ApiError no longer carries them.
  */
-export async function serveGeneration(ctx: GenerationContext, req: FastifyRequest, reply: FastifyReply, job: GenerationJob): Promise<unknown> {
+export async function serveGeneration(ctx: GenerationContext, req: FastifyRequest, reply: FastifyReply, asked: GenerationJob): Promise<unknown> {
+  const job = await readyJob(ctx, req, asked);
+  if (job.notices.length) reply.raw.setHeader(NOTICES_HEADER, JSON.stringify(job.notices).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
   const watch = abortOnDisconnect(req.raw, reply.raw);
   let settle!: () => void;
   ctx.inFlight.set(watch.abort, new Promise<void>((resolve) => (settle = resolve)));
@@ -78,10 +112,10 @@ export async function serveGeneration(ctx: GenerationContext, req: FastifyReques
       const result = await turn.result();
       ctx.results.set(req, result);
       if (watch.signal.aborted) return aborted(reply, watch.signal);
-      refuseUndeliverable(result, withDefaultToolChoice(job.request, ctx.defaultToolChoice));
+      refuseUndeliverable(result, job.request);
       const grammar = grammarHeader(result.grammar);
       if (grammar) reply.header(GRAMMAR_HEADER, grammar);
-      return job.encoder.complete(result);
+      return withNotices(job.encoder.complete(result, infoOf(job)), job.notices);
     }
     await streamTurn(ctx, turn.events, reply, job, watch.signal, (result) => ctx.results.set(req, result));
     return reply;
@@ -97,18 +131,58 @@ export async function serveGeneration(ctx: GenerationContext, req: FastifyReques
 }
 
 /**
- * The runtime's turn for a job: its events (raw text and stop sequences applied when asked) and its whole result.
- * A plain job runs the runtime's own `generate` and `stream`; with stop sequences its signal also fires at the
- * first one.
+ * A job made ready before it waits for a slot: the server's default tool choice, then the call policy (the
+ * request's header, else the server's), then its budget fitted to the context (the policy may add a tool, which
+ * the prompt's count must include). Refusals are 400s in the API's shape.
  */
+async function readyJob(ctx: GenerationContext, req: FastifyRequest, job: GenerationJob): Promise<ReadyJob> {
+  const policy = requestPolicy(req.headers[CALL_POLICY_HEADER], ctx.callPolicy);
+  const applied = applyCallPolicy(withDefaultToolChoice(job.request, ctx.defaultToolChoice), policy, ctx.runtime.format);
+  const notices = [...(job.notices ?? [])];
+  let request = applied.request;
+  let promptTokens: number | undefined;
+  if (job.budget || job.countPrompt) {
+    const ask = job.budget ?? { asked: request.maxTokens, param: job.params.maxTokens, dialect: "openai" as const };
+    const fit = await fitBudget(ctx.runtime, request, ask, ctx.budgets, job.params, job.countPrompt === true);
+    if (job.budget) request = { ...request, maxTokens: fit.maxTokens };
+    promptTokens = fit.promptTokens;
+    if (fit.notice) notices.push(fit.notice);
+  }
+  return { ...job, request, notices, ...(applied.finishTool ? { finishTool: applied.finishTool } : {}), ...(promptTokens !== undefined ? { promptTokens } : {}) };
+}
+
+function infoOf(job: ReadyJob): StreamInfo {
+  return { maxTokens: job.request.maxTokens ?? 0, ...(job.promptTokens !== undefined ? { promptTokens: job.promptTokens } : {}) };
+}
+
 /** A request with tools and no tool choice gets the server's default (qtc's rule for random-weight models). */
 function withDefaultToolChoice(request: GenerateRequest, choice: "auto" | "required"): GenerateRequest {
   return request.toolChoice === undefined && request.tools && request.tools.length > 0 ? { ...request, toolChoice: choice } : request;
 }
 
-function startTurn(ctx: GenerationContext, job: GenerationJob, signal: AbortSignal): { events: () => AsyncIterable<GenerateEvent>; result: () => Promise<GenerateResult> } {
+/** The notices in a non-streamed body's `qtc` extension object. */
+function withNotices(body: unknown, notices: readonly string[]): unknown {
+  if (notices.length === 0 || typeof body !== "object" || body === null) return body;
+  const b = body as Record<string, unknown>;
+  const qtc = typeof b.qtc === "object" && b.qtc !== null ? b.qtc : {};
+  return { ...b, qtc: { ...qtc, notices } };
+}
+
+/**
+ * The runtime's turn for a job: its events (raw text and stop sequences applied when asked, a `finish` call
+ * turned into answer text) and its whole result. A plain job runs the runtime's own `generate` and `stream`; with
+ * stop sequences its signal also fires at the first one.
+ */
+function startTurn(ctx: GenerationContext, job: ReadyJob, signal: AbortSignal): { events: () => AsyncIterable<GenerateEvent>; result: () => Promise<GenerateResult> } {
+  const turn = runtimeTurn(ctx, job, signal);
+  const finish = job.finishTool;
+  if (finish === undefined) return turn;
+  return { events: () => finishAsAnswerStream(turn.events(), finish), result: async () => finishAsAnswer(await turn.result(), finish) };
+}
+
+function runtimeTurn(ctx: GenerationContext, job: ReadyJob, signal: AbortSignal): { events: () => AsyncIterable<GenerateEvent>; result: () => Promise<GenerateResult> } {
   const stops = job.stop ?? [];
-  const asked = withDefaultToolChoice(job.request, ctx.defaultToolChoice);
+  const asked = job.request;
   if (stops.length === 0 && !job.rawText) {
     const request: GenerateRequest = { ...asked, signal };
     return { events: () => ctx.runtime.stream(request), result: () => ctx.runtime.generate(request) };
@@ -172,7 +246,7 @@ async function streamTurn(
   ctx: GenerationContext,
   events: () => AsyncIterable<GenerateEvent>,
   reply: FastifyReply,
-  job: GenerationJob,
+  job: ReadyJob,
   signal: AbortSignal,
   onResult: (result: GenerateResult) => void,
 ): Promise<void> {
@@ -183,11 +257,11 @@ async function streamTurn(
     let next = await iterator.next();
     if (signal.aborted) return void giveUp(reply);
     // A turn that ended before any event is judged before the stream opens (a refusal is a 400, not a stream).
-    if (!next.done && next.value.type === "done") refuseUndeliverable(next.value.result, withDefaultToolChoice(job.request, ctx.defaultToolChoice));
+    if (!next.done && next.value.type === "done") refuseUndeliverable(next.value.result, job.request);
     reply.hijack();
     const sse = new SseWriter(reply.raw);
     sse.open();
-    const stream = job.encoder.stream();
+    const stream = job.encoder.stream(infoOf(job));
     let sent = 0;
     const send = async (frames: SseFrame[]) => {
       sent += frames.length;

@@ -13,6 +13,8 @@ export interface RequestRecord {
   ms: number;
   /** Set when the request generated. */
   result?: GenerateResult;
+  /** Set when the request was refused: the error code and the request field at fault (null: the whole request). */
+  error?: { code: string; param: string | null };
 }
 
 type Labels = Record<string, string>;
@@ -99,6 +101,11 @@ export function requestLogFields(record: RequestRecord): Record<string, unknown>
     fields.completion_tokens = result.usage.completionTokens;
     fields.calls_valid = result.toolCalls.length;
     fields.calls_rejected = result.errors.length;
+  }
+  if (record.error) {
+    fields.code = record.error.code;
+    // The field as the request spelt it, bounded: it can echo a client's header or tool name.
+    if (record.error.param !== null) fields.field = record.error.param.slice(0, 120);
   }
   return fields;
 }

@@ -20,10 +20,12 @@ import {
   type ToolChoiceWording,
   requireObject,
   requireString,
+  type SchemaCheck,
   seedOf,
   thinkingOfEffort,
 } from "./convert-util.js";
 import { readStopSequences } from "./stop-sequences.js";
+import type { BudgetAsk } from "./budget.js";
 import { type ResolvedServerOptions, SERVER_DEFAULTS } from "./defaults.js";
 
 export interface OpenAIPlan {
@@ -36,17 +38,22 @@ export interface OpenAIPlan {
   params: ParamHints;
   /** `stop`: the answer text ends before the first one. */
   stop: string[];
+  /** The output-token ask, fitted to the context by the route. */
+  budget: BudgetAsk;
 }
 
-type Ctx = Pick<ResolvedServerOptions, "mode" | "defaultMaxTokens" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth" | "validators">>;
+type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth" | "defaultMaxTokens">> & SchemaCheck;
 
 /** Convert a body that passed OPENAI_CHAT_BODY; throws ApiError (400) for anything qtc cannot honour. */
 export function openAIToGenerate(body: Obj, ctx: Ctx): OpenAIPlan {
   refuseUnsupported(body);
-  const { tools, names } = convertTools(body.tools, ctx.validators);
+  const { tools, names } = convertTools(body.tools, ctx);
   const toolChoice = convertToolChoice(body.tool_choice, names);
   const maxTokensParam = body.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens";
-  const maxTokens = checkMaxTokens((body.max_completion_tokens ?? body.max_tokens ?? ctx.defaultMaxTokens) as number, ctx.maxTokensLimit, maxTokensParam);
+  const given = body.max_completion_tokens ?? body.max_tokens;
+  const asked = given === undefined || given === null ? undefined : checkMaxTokens(given as number, ctx.maxTokensLimit, maxTokensParam);
+  // A placeholder until the route fits the budget to the context (a missing ask is what the context leaves).
+  const maxTokens = asked ?? ctx.defaultMaxTokens ?? SERVER_DEFAULTS.defaultMaxTokens;
   const request: GenerateRequest = {
     messages: convertMessages(body.messages as unknown[], ctx.maxNestingDepth ?? SERVER_DEFAULTS.maxNestingDepth),
     mode: ctx.mode,
@@ -67,7 +74,8 @@ export function openAIToGenerate(body: Obj, ctx: Ctx): OpenAIPlan {
   if (options != null && !stream) throw badRequest("stream_options is only allowed with stream: true.", "stream_options");
   const params: ParamHints = { maxTokens: maxTokensParam, ...(schema ? { responseSchema: responseSchemaParam(body.response_format) } : {}) };
   const stop = readStopSequences(body.stop, "stop", true);
-  return { request, stream, includeUsage: stream && isObject(options) && options.include_usage === true, params, stop };
+  const budget: BudgetAsk = { asked, param: maxTokensParam, dialect: "openai" };
+  return { request, stream, includeUsage: stream && isObject(options) && options.include_usage === true, params, stop, budget };
 }
 
 /** Parameters OpenAI defines that qtc does not implement: refused unless they are at their neutral value. */
@@ -95,8 +103,8 @@ function thinkingOf(effort: unknown): Pick<GenerateRequest, "thinking"> {
   return thinkingOfEffort(effort, "reasoning_effort");
 }
 
-function convertTools(raw: unknown, cache: ValidatorCache | undefined): { tools: ToolInput[]; names: string[] } {
-  return convertFunctionTools(raw, cache, (tool, p) => ({ fn: requireObject(tool.function, `${p}.function`), at: `${p}.function` }));
+function convertTools(raw: unknown, check: SchemaCheck): { tools: ToolInput[]; names: string[] } {
+  return convertFunctionTools(raw, check, (tool, p) => ({ fn: requireObject(tool.function, `${p}.function`), at: `${p}.function` }));
 }
 
 const SHAPE_MESSAGE = 'tool_choice must be "auto", "none", "required" or {"type": "function", "function": {"name": …}}';

@@ -4,19 +4,21 @@
 import type { AssistantToolCall, ChatMessage } from "../prompt/types.js";
 import type { GenerateRequest } from "../runtime/types.js";
 import type { ValidatorCache } from "../tools/index.js";
-import type { JsonSchema, ToolChoice, ToolInput } from "../tools/types.js";
+import type { JsonSchema, ToolChoice } from "../tools/types.js";
 import { badRequest, type ParamHints, unsupported } from "./api-error.js";
+import type { BudgetAsk } from "./budget.js";
+import { choiceName, flatName, type NamespacedName, offerTools, readResponsesTools } from "./client-tools.js";
 import {
   checkMaxTokens,
   checkResponseSchema,
   checkTextNesting,
   checkToolChoice,
-  convertFunctionTools,
   listNames,
   type Obj,
   optionalString,
   requireObject,
   requireString,
+  type SchemaCheck,
   type ToolChoiceWording,
   thinkingOfEffort,
 } from "./convert-util.js";
@@ -29,6 +31,12 @@ export interface ResponsesPlan {
   params: ParamHints;
   /** Request fields a response object echoes back. */
   echo: ResponsesEcho;
+  /** The output-token ask, fitted to the context by the route. */
+  budget: BudgetAsk;
+  /** What qtc left out or changed (built-in tools, deferred tools, history items), said in the response. */
+  notices: string[];
+  /** Flattened tool name → namespace and name: a call to a namespace member comes back as the two. */
+  namespaces: ReadonlyMap<string, NamespacedName>;
 }
 
 export interface ResponsesEcho {
@@ -43,16 +51,22 @@ export interface ResponsesEcho {
   metadata: unknown;
 }
 
-type Ctx = Pick<ResolvedServerOptions, "mode" | "defaultMaxTokens" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth" | "validators">>;
+type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth" | "defaultMaxTokens">> & SchemaCheck;
 
 /** Convert a body that passed RESPONSES_BODY; throws ApiError (400) for anything qtc cannot honour. */
 export function responsesToGenerate(body: Obj, ctx: Ctx): ResponsesPlan {
   refuseUnsupported(body);
-  const { tools, names } = convertTools(body.tools, ctx.validators);
+  const input = convertInput(body.input, ctx.maxNestingDepth ?? SERVER_DEFAULTS.maxNestingDepth);
+  const declared = readResponsesTools([{ raw: body.tools, at: "tools" }, ...input.toolLists]);
+  const chosen = choiceName(body.tool_choice);
+  if (chosen !== undefined) input.loaded.add(chosen);
+  const { tools, names, notices, namespaces } = offerTools(declared, input.loaded, ctx);
   const toolChoice = convertToolChoice(body.tool_choice, names);
-  const maxTokens = checkMaxTokens((body.max_output_tokens ?? ctx.defaultMaxTokens) as number, ctx.maxTokensLimit, "max_output_tokens");
+  const asked = body.max_output_tokens === undefined || body.max_output_tokens === null ? undefined : checkMaxTokens(body.max_output_tokens as number, ctx.maxTokensLimit, "max_output_tokens");
+  // A placeholder until the route fits the budget to the context (a missing ask is what the context leaves).
+  const maxTokens = asked ?? ctx.defaultMaxTokens ?? SERVER_DEFAULTS.defaultMaxTokens;
   const instructions = optionalString(body.instructions ?? undefined, "instructions");
-  const messages = convertInput(body.input, ctx.maxNestingDepth ?? SERVER_DEFAULTS.maxNestingDepth);
+  const messages = input.messages; // a namespaced history call already carries its flattened name
   const schema = responseSchemaOf(body.text, ctx.validators);
   const request: GenerateRequest = {
     messages: instructions !== undefined ? [{ role: "system", content: instructions }, ...messages] : messages,
@@ -78,7 +92,8 @@ export function responsesToGenerate(body: Obj, ctx: Ctx): ResponsesPlan {
     metadata: checkMetadata(body.metadata),
   };
   const params: ParamHints = { maxTokens: "max_output_tokens", ...(schema ? { responseSchema: "text.format.schema" } : {}) };
-  return { request, stream: body.stream === true, params, echo };
+  const budget: BudgetAsk = { asked, param: "max_output_tokens", dialect: "openai" };
+  return { request, stream: body.stream === true, params, echo, budget, notices: [...notices, ...input.notices], namespaces };
 }
 
 /** Pairs, key length and value length `metadata` may have (the Responses API's own limits). */
@@ -123,11 +138,6 @@ function thinkingOf(raw: unknown): Pick<GenerateRequest, "thinking"> {
   return thinkingOfEffort(requireObject(raw, "reasoning").effort, "reasoning.effort");
 }
 
-/** Function tools as `{type: "function", name, description, parameters}` (the Responses API's flat shape). */
-function convertTools(raw: unknown, cache: ValidatorCache | undefined): { tools: ToolInput[]; names: string[] } {
-  return convertFunctionTools(raw, cache, (tool, p) => ({ fn: tool, at: p }));
-}
-
 function convertToolChoice(raw: unknown, names: string[]): ToolChoice | undefined {
   if (raw === undefined || raw === null) return undefined;
   const shape = `tool_choice must be "auto", "none", "required" or {"type": "function", "name": …}; got ${JSON.stringify(raw)}.`;
@@ -157,32 +167,75 @@ function responseSchemaOf(raw: unknown, cache: ValidatorCache | undefined): Json
   return schema;
 }
 
+/** What `input` holds: the conversation, the tool lists it carries, the tools it loaded, what was left out. */
+interface ConvertedInput {
+  messages: ChatMessage[];
+  /** `additional_tools` items (Codex sends its tools there) and `tool_search_output` items (tools a search loaded). */
+  toolLists: Array<{ raw: unknown; at: string }>;
+  /** Tools the conversation loaded: called earlier, or named by the tool choice. */
+  loaded: Set<string>;
+  notices: string[];
+}
+
+/** History items of built-in tools qtc cannot run: left out of the prompt, with a notice. */
+const BUILT_IN_ITEMS: ReadonlySet<string> = new Set([
+  "web_search_call",
+  "file_search_call",
+  "computer_call",
+  "computer_call_output",
+  "code_interpreter_call",
+  "image_generation_call",
+  "local_shell_call",
+  "local_shell_call_output",
+  "shell_call",
+  "shell_call_output",
+  "apply_patch_call",
+  "apply_patch_call_output",
+  "mcp_call",
+  "mcp_list_tools",
+  "mcp_approval_request",
+  "mcp_approval_response",
+  "custom_tool_call",
+  "custom_tool_call_output",
+  "tool_search_call",
+  "compaction",
+]);
+
 /**
  * `input` as chat messages: a string is one user message; items are messages, `function_call`s (joined onto the
- * assistant turn they belong to) and `function_call_output`s (tool results, named by their call). Reasoning items
- * of earlier turns are skipped: the Qwen3 template drops earlier reasoning anyway.
+ * assistant turn they belong to; a namespaced call as its flattened name) and `function_call_output`s (tool
+ * results, named by their call). Reasoning items of earlier turns are skipped: the Qwen3 template drops earlier
+ * reasoning anyway. Items that carry tools (`additional_tools`, `tool_search_output`) add to the tool list.
  */
-function convertInput(raw: unknown, maxDepth: number): ChatMessage[] {
-  if (typeof raw === "string") return [{ role: "user", content: raw }];
+function convertInput(raw: unknown, maxDepth: number): ConvertedInput {
+  const out: ConvertedInput = { messages: [], toolLists: [], loaded: new Set(), notices: [] };
+  if (typeof raw === "string") return { ...out, messages: [{ role: "user", content: raw }] };
   if (!Array.isArray(raw) || raw.length === 0) throw badRequest("input must be a string or a non-empty array of items.", "input");
-  const messages: ChatMessage[] = [];
   const callNames = new Map<string, string>();
+  const skipped = new Map<string, number>();
   raw.forEach((item, i) => {
     const p = `input[${i}]`;
     const it = requireObject(item, p);
     const type = it.type ?? "message";
-    if (type === "message") return void messages.push(messageOf(it, p));
-    if (type === "function_call") return void addCall(messages, callOf(it, p, callNames, maxDepth));
+    if (type === "message") return void out.messages.push(messageOf(it, p));
+    if (type === "function_call") {
+      const call = callOf(it, p, callNames, maxDepth);
+      out.loaded.add(call.function.name);
+      return void addCall(out.messages, call);
+    }
     if (type === "function_call_output") {
       const id = requireString(it.call_id, `${p}.call_id`);
       const name = callNames.get(id);
-      return void messages.push({ role: "tool", content: textOf(it.output, `${p}.output`), tool_call_id: id, ...(name ? { name } : {}) });
+      return void out.messages.push({ role: "tool", content: textOf(it.output, `${p}.output`), tool_call_id: id, ...(name ? { name } : {}) });
     }
+    if (type === "additional_tools" || type === "tool_search_output") return void out.toolLists.push({ raw: it.tools, at: `${p}.tools` });
     if (type === "reasoning") return;
+    if (typeof type === "string" && BUILT_IN_ITEMS.has(type)) return void skipped.set(type, (skipped.get(type) ?? 0) + 1);
     throw unsupported(`${p}.type`, `Input items of type ${JSON.stringify(type)} are not supported; send messages, function_call and function_call_output items.`);
   });
-  if (messages.length === 0) throw badRequest("input holds no message; send at least one user message.", "input");
-  return messages;
+  if (out.messages.length === 0) throw badRequest("input holds no message; send at least one user message.", "input");
+  if (skipped.size) out.notices.push(`left out history items of built-in tools qtc cannot run (${[...skipped].map(([t, n]) => `${t}${n > 1 ? ` ×${n}` : ""}`).join(", ")})`);
+  return out;
 }
 
 function messageOf(it: Obj, p: string): ChatMessage {
@@ -202,7 +255,9 @@ function messageOf(it: Obj, p: string): ChatMessage {
 
 function callOf(it: Obj, p: string, callNames: Map<string, string>, maxDepth: number): AssistantToolCall {
   const id = requireString(it.call_id, `${p}.call_id`);
-  const name = requireString(it.name, `${p}.name`);
+  const own = requireString(it.name, `${p}.name`);
+  const namespace = optionalString(it.namespace, `${p}.namespace`);
+  const name = namespace === undefined || namespace === "" ? own : flatName(namespace, own);
   const args = requireString(it.arguments, `${p}.arguments`);
   checkTextNesting(args, maxDepth, `${p}.arguments`);
   callNames.set(id, name);

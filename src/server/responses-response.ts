@@ -9,6 +9,7 @@ import { type ApiError, openAIErrorBody } from "./api-error.js";
 import type { SseFrame } from "./generation.js";
 import type { ResponsesEcho } from "./responses-request.js";
 import { qtcExtension } from "./response-common.js";
+import type { NamespacedName } from "./client-tools.js";
 
 export interface ResponsesMeta {
   /** `resp_…` */
@@ -17,10 +18,12 @@ export interface ResponsesMeta {
   created: number;
   model: string;
   echo: ResponsesEcho;
+  /** Flattened tool name → namespace and member name: such a call's item carries the two. */
+  namespaces: ReadonlyMap<string, NamespacedName>;
 }
 
-export function newResponsesMeta(model: string, echo: ResponsesEcho): ResponsesMeta {
-  return { id: `resp_${hex()}`, created: Math.floor(Date.now() / 1000), model, echo };
+export function newResponsesMeta(model: string, echo: ResponsesEcho, namespaces: ReadonlyMap<string, NamespacedName> = new Map()): ResponsesMeta {
+  return { id: `resp_${hex()}`, created: Math.floor(Date.now() / 1000), model, echo, namespaces };
 }
 
 const hex = () => randomBytes(12).toString("hex");
@@ -36,14 +39,19 @@ const messageItem = (text: string | null, status = "completed"): Item => ({
   role: "assistant",
   content: text === null ? [] : [outputText(text)],
 });
-const callItem = (call: Pick<ToolCall, "id" | "name">, args: string, status = "completed"): Item => ({
-  type: "function_call",
-  id: `fc_${call.id}`,
-  call_id: openAIToolCallId(call),
-  name: call.name,
-  arguments: args,
-  status,
-});
+/** A function_call item; a namespace member's call names its namespace and its own name, as the client declared them. */
+const callItem = (call: Pick<ToolCall, "id" | "name">, args: string, namespaces: ReadonlyMap<string, NamespacedName>, status = "completed"): Item => {
+  const ns = namespaces.get(call.name);
+  return {
+    type: "function_call",
+    id: `fc_${call.id}`,
+    call_id: openAIToolCallId(call),
+    name: ns ? ns.name : call.name,
+    ...(ns ? { namespace: ns.namespace } : {}),
+    arguments: args,
+    status,
+  };
+};
 
 function usageOf(result: GenerateResult) {
   const { promptTokens, completionTokens } = result.usage;
@@ -87,7 +95,7 @@ export function responsesCompletion(result: GenerateResult, meta: ResponsesMeta)
   const output: Item[] = [];
   if (result.reasoning) output.push(reasoningItem(result.reasoning));
   if (result.content !== "" || result.toolCalls.length === 0) output.push(messageItem(result.content));
-  for (const call of result.toolCalls) output.push(callItem(call, call.arguments));
+  for (const call of result.toolCalls) output.push(callItem(call, call.arguments, meta.namespaces));
   return responseObject(meta, output, result);
 }
 
@@ -178,7 +186,7 @@ export class ResponsesStreamEncoder {
 
   #openCall(callIndex: number, call: Pick<ToolCall, "id" | "name">): SseFrame[] {
     const frames = this.#close();
-    const item = callItem(call, "", "in_progress");
+    const item = callItem(call, "", this.#meta.namespaces, "in_progress");
     this.#open = { item, index: this.#done.length, text: "", callIndex };
     frames.push(this.#frame("response.output_item.added", { output_index: this.#open.index, item }));
     return frames;

@@ -11,13 +11,14 @@ import { checkBodyDepth, checkDepthAfter, type Obj } from "./convert-util.js";
 import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions, type ServerRuntime } from "./defaults.js";
 import type { GenerateRequest, GenerateResult } from "../runtime/types.js";
 import { type RequestRecord, requestLogFields, ServerMetrics } from "./metrics.js";
-import { type DialectEncoder, type GenerationContext, serveGeneration, streamErrorFrames } from "./generation.js";
+import { type DialectEncoder, type GenerationContext, serveGeneration, type StreamInfo, streamErrorFrames } from "./generation.js";
 import { openAIToGenerate } from "./openai-request.js";
 import { OpenAIStreamEncoder, openAICompletion } from "./openai-response.js";
 import { newMeta } from "./response-common.js";
 import { responsesToGenerate } from "./responses-request.js";
 import { newResponsesMeta, responsesCompletion, ResponsesStreamEncoder } from "./responses-response.js";
 import { ANTHROPIC_COUNT_TOKENS_BODY, ANTHROPIC_MESSAGES_BODY, OPENAI_CHAT_BODY, OPENAI_COMPLETIONS_BODY, OPENAI_RESPONSES_BODY } from "./schemas.js";
+import { countTokens } from "./budget.js";
 import { completionsResponse, completionsStream, completionsToGenerate, newCompletionsMeta } from "./completions.js";
 import { applyServerLimits, bodyDeadline, fastifyLimitOptions } from "./limits.js";
 import { SlotPool } from "./slots.js";
@@ -48,14 +49,19 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const slots = new SlotPool(opts.parallel, opts.queueLimit);
   const onInternalError = opts.onInternalError ?? defaultInternalLog(app, opts.logger !== false);
   const results = new WeakMap<FastifyRequest, GenerateResult>();
-  const ctx: GenerationContext = { runtime: opts.runtime, slots, inFlight: new Map(), onInternalError, pingIntervalMs: opts.pingIntervalMs, results, defaultToolChoice: opts.defaultToolChoice };
+  const ctx: GenerationContext = {
+    runtime: opts.runtime,
+    slots,
+    inFlight: new Map(),
+    onInternalError,
+    pingIntervalMs: opts.pingIntervalMs,
+    results,
+    defaultToolChoice: opts.defaultToolChoice,
+    callPolicy: opts.callPolicy,
+    budgets: { defaultMaxTokens: opts.defaultMaxTokens, maxTokensLimit: opts.maxTokensLimit },
+  };
   const metrics = new ServerMetrics(() => slots.stats());
-  // One log line and one metrics record per request, streams included (onResponse runs once the socket is done).
-  app.addHook("onResponse", async (request, reply) => {
-    const record: RequestRecord = { method: request.method, route: request.routeOptions.url ?? "unmatched", status: reply.raw.statusCode, ms: reply.elapsedTime, result: results.get(request) };
-    metrics.record(record);
-    app.log.info(requestLogFields(record), "request");
-  });
+  const refuse = logRequests(app, metrics, results);
 
   app.setErrorHandler((error, request, reply) => {
     let apiError = toApiError(error);
@@ -67,12 +73,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
     if (apiError.status >= 500 && !(error instanceof ApiError)) onInternalError(error);
     // The rest of a body that timed out is still on the socket: close it rather than read on.
     if (apiError.code === "request_timeout") reply.header("connection", "close");
-    return sendError(reply, apiError, dialectOf(request));
+    return refuse(reply, apiError, dialectOf(request));
   });
   app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new ApiError(404, "not_found", `There is no ${request.method} ${request.url.split("?")[0]!.slice(0, 200)}. qtc serves POST /v1/chat/completions, POST /v1/completions, POST /v1/responses, POST /v1/messages, POST /v1/messages/count_tokens, GET /v1/models, GET /metrics and GET /health.`), dialectOf(request)),
+    refuse(reply, new ApiError(404, "not_found", `There is no ${request.method} ${request.url.split("?")[0]!.slice(0, 200)}. qtc serves POST /v1/chat/completions, POST /v1/completions, POST /v1/responses, POST /v1/messages, POST /v1/messages/count_tokens, GET /v1/models, GET /metrics and GET /health.`), dialectOf(request)),
   );
-  if (opts.apiKey) app.addHook("onRequest", apiKeyCheck(opts.apiKey));
+  if (opts.apiKey) app.addHook("onRequest", apiKeyCheck(opts.apiKey, refuse));
   app.addHook("preParsing", bodyDeadline(opts.bodyTimeout));
   // Every field of every body gets a depth limit before anything reads it (echoed fields included).
   app.addHook("preValidation", async (request) => checkBodyDepth(request.body, opts.maxNestingDepth));
@@ -82,7 +88,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   let closing = false;
   const shuttingDown = () => new ApiError(503, "shutting_down", "The server is shutting down; this answer was cut off and is not complete. Retry on another server, or once it is back.");
   app.addHook("onRequest", async (request, reply) => {
-    if (closing) return sendError(reply, shuttingDown(), dialectOf(request));
+    if (closing) return refuse(reply, shuttingDown(), dialectOf(request));
   });
   app.addHook("preClose", async () => {
     closing = true;
@@ -121,7 +127,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
         };
       },
     };
-    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params, stop: plan.stop });
+    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params, stop: plan.stop, budget: plan.budget });
   });
 
   app.post("/v1/completions", { schema: { body: OPENAI_COMPLETIONS_BODY } }, async (request, reply) => {
@@ -139,30 +145,32 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.post("/v1/responses", { schema: { body: OPENAI_RESPONSES_BODY } }, async (request, reply) => {
     const plan = responsesToGenerate(request.body as Obj, opts);
     checkDepthAfter(request.body, opts.maxNestingDepth);
-    const meta = newResponsesMeta(opts.modelId, plan.echo);
+    const meta = newResponsesMeta(opts.modelId, plan.echo, plan.namespaces);
+    const fitted = (info: StreamInfo) => ({ ...meta, echo: { ...meta.echo, max_output_tokens: info.maxTokens } });
     const encoder: DialectEncoder = {
       dialect: "openai",
-      complete: (result) => responsesCompletion(result, meta),
-      stream: () => new ResponsesStreamEncoder(meta),
+      // The echoed max_output_tokens is the budget the turn got (fitted to the context), not the placeholder.
+      complete: (result, info) => responsesCompletion(result, fitted(info)),
+      stream: (info) => new ResponsesStreamEncoder(fitted(info)),
     };
-    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params });
+    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params, budget: plan.budget, notices: plan.notices });
   });
 
   app.post("/v1/messages", { schema: { body: ANTHROPIC_MESSAGES_BODY } }, async (request, reply) => {
     const plan = anthropicToGenerate(request.body as Obj, opts);
     checkDepthAfter(request.body, opts.maxNestingDepth);
     const meta = newMeta("msg_", opts.modelId);
-    // message_start reports the prompt's tokens before any is generated: count them first (a tokenization, no decode).
-    const inputTokens = plan.stream ? await countTokens(opts.runtime, plan.request, plan.params) : 0;
     const encoder: DialectEncoder = {
       dialect: "anthropic",
       complete: (result) => anthropicMessage(result, meta),
-      stream: () => {
-        const s = new AnthropicStreamEncoder(meta, inputTokens ?? 0);
+      // message_start reports the prompt's tokens before any is generated: counted first (a tokenization, no decode).
+      stream: (info) => {
+        const s = new AnthropicStreamEncoder(meta, info.promptTokens ?? 0);
         return { start: () => s.start(), event: (event) => s.event(event), error: (error) => streamErrorFrames(error, "anthropic"), ping: () => s.ping() };
       },
     };
-    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params, stop: plan.stop });
+    const budget = { asked: plan.request.maxTokens, param: "max_tokens", dialect: "anthropic" as const };
+    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params, stop: plan.stop, budget, countPrompt: plan.stream, notices: plan.notices });
   });
 
   app.post(COUNT_TOKENS_ROUTE, { schema: { body: ANTHROPIC_COUNT_TOKENS_BODY }, bodyLimit: opts.countTokensBodyLimit }, async (request) => {
@@ -178,17 +186,32 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
 const COUNT_TOKENS_ROUTE = "/v1/messages/count_tokens";
 
+type Refuse = (reply: FastifyReply, error: ApiError, dialect: ApiDialect) => FastifyReply;
+
 /**
- * The prompt tokens of a request, when the runtime can count them (in slices that let the event loop run, where
- * the runtime can); its refusals are 400s like generate's.
+ * One log line and one metrics record per request, streams included (onResponse runs once the socket is done).
+ * Returns how the server answers a refusal: in the API's shape, remembered so that the log line names the error
+ * code and the field.
  */
-async function countTokens(runtime: ServerRuntime, request: GenerateRequest, params: ParamHints): Promise<number | undefined> {
-  if (!runtime.countTokens && !runtime.countTokensSliced) return undefined;
-  try {
-    return runtime.countTokensSliced ? await runtime.countTokensSliced(request) : runtime.countTokens!(request);
-  } catch (e) {
-    throw toApiError(e, params);
-  }
+function logRequests(app: FastifyInstance, metrics: ServerMetrics, results: WeakMap<FastifyRequest, GenerateResult>): Refuse {
+  const refusals = new WeakMap<FastifyRequest, ApiError>();
+  app.addHook("onResponse", async (request, reply) => {
+    const refusal = refusals.get(request);
+    const record: RequestRecord = {
+      method: request.method,
+      route: request.routeOptions.url ?? "unmatched",
+      status: reply.raw.statusCode,
+      ms: reply.elapsedTime,
+      result: results.get(request),
+      ...(refusal ? { error: { code: refusal.code, param: refusal.param } } : {}),
+    };
+    metrics.record(record);
+    app.log.info(requestLogFields(record), "request");
+  });
+  return (reply, error, dialect) => {
+    refusals.set(reply.request, error);
+    return sendError(reply, error, dialect);
+  };
 }
 
 /** Where unexpected errors go when the operator gave no `onInternalError`: the logger if on, else stderr. */
@@ -220,7 +243,7 @@ const OPEN_ROUTES: ReadonlySet<string> = new Set(["/health"]);
  * The API-key hook. It judges the route the router matched (so `/%761/models` is `/v1/models`), and every request
  * that did not match an open route needs the key, unknown routes included: no spelling of a path gets around it.
  */
-function apiKeyCheck(apiKey: string): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
+function apiKeyCheck(apiKey: string, refuse: (reply: FastifyReply, error: ApiError, dialect: ApiDialect) => FastifyReply): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
   const expected = Buffer.from(apiKey);
   return async (request, reply) => {
     const route = request.routeOptions.url;
@@ -230,7 +253,7 @@ function apiKeyCheck(apiKey: string): (request: FastifyRequest, reply: FastifyRe
     const message = given.length === 0
       ? "No API key. Send it as `Authorization: Bearer KEY` (OpenAI) or `x-api-key: KEY` (Anthropic)."
       : "Incorrect API key.";
-    return sendError(reply, new ApiError(401, "unauthorized", message), dialectOf(request));
+    return refuse(reply, new ApiError(401, "unauthorized", message), dialectOf(request));
   };
 }
 

@@ -101,7 +101,10 @@ describe("anthropicToGenerate", () => {
     expect(code(() => anthropicToGenerate({ ...base, max_tokens: 5000 }, ctx))).toBe("400 invalid_request max_tokens");
     expect(code(() => anthropicToGenerate({ ...base, stop_sequences: ["x".repeat(257)] }, ctx))).toBe("400 invalid_request stop_sequences[0]");
     expect(code(() => anthropicToGenerate({ ...base, tools: [tool, tool] }, ctx))).toBe("400 invalid_request tools[1]");
-    expect(code(() => anthropicToGenerate({ ...base, messages: [{ role: "user", content: [{ type: "document" }] }] }, ctx))).toBe(
+    expect(code(() => anthropicToGenerate({ ...base, messages: [{ role: "user", content: [{ type: "document", source: { type: "url", url: "x" } }] }] }, ctx))).toBe(
+      "400 unsupported_parameter messages[0].content[0].source.type",
+    );
+    expect(code(() => anthropicToGenerate({ ...base, messages: [{ role: "user", content: [{ type: "video" }] }] }, ctx))).toBe(
       "400 unsupported_parameter messages[0].content[0].type",
     );
     expect(code(() => anthropicToGenerate({ ...base, messages: [{ role: "assistant", content: [{ type: "tool_use", id: "t", name: "f", input: 3 }] }] }, ctx))).toBe(

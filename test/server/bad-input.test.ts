@@ -107,7 +107,7 @@ const ANTHROPIC_CASES: Array<[string, unknown, number, string]> = [
   ["max_tokens missing", { model: "m", messages: user }, 400, "invalid_request_error"],
   ["max_tokens a string", A({ max_tokens: "32" }), 400, "invalid_request_error"],
   ["temperature over 1", A({ temperature: 1.5 }), 400, "invalid_request_error"],
-  ["a system role inside messages", A({ messages: [{ role: "system", content: "x" }] }), 400, "invalid_request_error"],
+  ["a tool role inside messages", A({ messages: [{ role: "tool", content: "x" }] }), 400, "invalid_request_error"],
   ["content a number", A({ messages: [{ role: "user", content: 7 }] }), 400, "invalid_request_error"],
   ["an image block", A({ messages: [{ role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "AA==" } }] }] }), 400, "invalid_request_error"],
   ["tool_result without tool_use_id", A({ messages: [{ role: "user", content: [{ type: "tool_result", content: "x" }] }] }), 400, "invalid_request_error"],
@@ -116,7 +116,7 @@ const ANTHROPIC_CASES: Array<[string, unknown, number, string]> = [
   ["any without tools", A({ tool_choice: { type: "any" } }), 400, "invalid_request_error"],
   ["a tool schema that does not compile", A({ tools: [{ name: "f", input_schema: { type: "object", properties: { a: { type: "no-such-type" } } } }] }), 400, "invalid_request_error"],
   ["a tool without input_schema", A({ tools: [{ name: "f" }] }), 400, "invalid_request_error"],
-  ["a server tool", A({ tools: [{ type: "web_search_20250305", name: "web_search" }] }), 400, "invalid_request_error"],
+  ["a document with a PDF source", A({ messages: [{ role: "user", content: [{ type: "document", source: { type: "base64", media_type: "application/pdf", data: "AA==" } }] }] }), 400, "invalid_request_error"],
   ["stop_sequences too many", A({ stop_sequences: Array.from({ length: 17 }, (_, i) => `s${i}`) }), 400, "invalid_request_error"],
   ["thinking budget over max_tokens", A({ thinking: { type: "enabled", budget_tokens: 64 } }), 400, "invalid_request_error"],
 ];

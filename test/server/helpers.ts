@@ -18,7 +18,7 @@ export async function start(options: ServerOptions): Promise<Running> {
 }
 
 /** POST a raw body (string) or JSON (anything else). */
-export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string }> {
+export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string; headers: Record<string, string> }> {
   const res = await fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json", ...headers },
@@ -31,7 +31,7 @@ export async function post(url: string, body: unknown, headers: Record<string, s
   } catch {
     json = undefined;
   }
-  return { status: res.status, json, text };
+  return { status: res.status, json, text, headers: Object.fromEntries(res.headers.entries()) };
 }
 
 /** Expect OpenAI's error shape with this status and code. */

@@ -165,7 +165,8 @@ const ROWS: Array<[string, number, string, () => Promise<Outcome>, string?]> = [
   ["tool_choice required with max_tokens 1", 400, "budget_too_small", () => openai({ messages: user, tools: [oneArg(str)], tool_choice: "required", max_tokens: 1 }), "max_tokens"],
   ["Anthropic any with max_tokens 1", 400, "invalid_request_error", () => anthropic({ tools: [{ name: "f", input_schema: { type: "object", properties: { a: str }, required: ["a"] } }], tool_choice: { type: "any" }, max_tokens: 1 })],
   ["max_tokens over the server limit", 400, "invalid_request", () => openai({ messages: user, max_tokens: 10_000_000 }), "max_tokens"],
-  ["prompt plus max_tokens over the context", 400, "invalid_option", () => openai({ messages: user, max_tokens: 4000 }), "messages"],
+  // Issue 25: a max_tokens over what the context leaves is clamped on the OpenAI routes; a prompt over the context is refused.
+  ["a prompt over the context", 400, "context_length_exceeded", () => openai({ messages: [{ role: "user", content: "lorem ipsum dolor ".repeat(600) }], max_tokens: 8 }), "messages"],
   // Issue 30: Responses and count_tokens depth and size, required with a tiny budget on every route, grammar cost.
   ["Responses metadata nested 10,000 deep", 400, "invalid_request", () => responses(spliced({ model: "m", input: "hi", metadata: "__DEEP__" }, deepText(10_000))), "metadata"],
   ["Responses text nested 10,000 deep", 400, "invalid_request", () => responses(spliced({ model: "m", input: "hi", text: "__DEEP__" }, deepText(10_000))), "text"],

@@ -97,7 +97,7 @@ describe("POST /v1/responses", () => {
     const url = `${server!.url}/v1/responses`;
     expectOpenAIError(await post(url, { model: "m", input: "x", previous_response_id: "resp_1" }), 400, "unsupported_parameter", "previous_response_id");
     expectOpenAIError(await post(url, { model: "m", input: [{ role: "user", content: [{ type: "input_image", image_url: "x" }] }] }), 400, "unsupported_parameter", "input[0].content[0].type");
-    expectOpenAIError(await post(url, { model: "m", input: "x", tools: [{ type: "web_search" }] }), 400, "unsupported_parameter", "tools[0].type");
+    expectOpenAIError(await post(url, { model: "m", input: "x", tools: [{ type: "namespace", name: "crm", tools: "get" }] }), 400, "invalid_request", "tools[0].tools");
     expectOpenAIError(await post(url, { model: "m", input: "x", tools: [READ_FILE], tool_choice: { type: "function", name: "nope" } }), 400, "invalid_tool_choice", "tool_choice.name");
     expectOpenAIError(await post(url, { model: "m", input: [] }), 400, "invalid_request", "input");
   });

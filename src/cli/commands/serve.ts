@@ -10,6 +10,8 @@ import type { GenerationMode } from "../../runtime/types.js";
 import { SERVER_DEFAULTS } from "../../server/defaults.js";
 import { LOG_DEFAULTS, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel, serverLogger } from "../../server/log-format.js";
 import { serve } from "../../server/serve.js";
+import { CALL_POLICIES, type CallPolicy } from "../../tools/call-policy.js";
+import type { UnsupportedPolicy } from "../../grammar/index.js";
 import { choiceOption, intOption, MAX_CONTEXT_SIZE } from "../options.js";
 
 interface ServeFlags {
@@ -27,7 +29,9 @@ interface ServeFlags {
   gpu: GpuChoice;
   format?: FormatId;
   bodyLimit: number;
-  maxTokens: number;
+  maxTokens?: number;
+  callPolicy: CallPolicy;
+  unsupported: UnsupportedPolicy;
   headersTimeout: number;
   bodyTimeout: number;
   keepAliveTimeout: number;
@@ -39,6 +43,7 @@ interface ServeFlags {
 }
 
 const MODES = ["constrained", "unconstrained"] as const;
+const UNSUPPORTED_POLICIES = ["validate", "strict"] as const;
 
 export function registerServe(program: Command): Command {
   return program
@@ -57,7 +62,9 @@ export function registerServe(program: Command): Command {
     .addOption(new Option("--context <n>", "same as --context-size").argParser(intOption(64, MAX_CONTEXT_SIZE)).hideHelp())
     .option("--gpu <gpu>", GPU_CHOICES.join("|"), choiceOption(GPU_CHOICES), RUNTIME_DEFAULTS.gpu)
     .option("--format <format>", `tool-call format: ${FORMAT_IDS.join("|")} (default: from the model's chat template)`, choiceOption(FORMAT_IDS))
-    .option("--max-tokens <n>", "max_tokens when an OpenAI request gives none", intOption(1), SERVER_DEFAULTS.defaultMaxTokens)
+    .option("--max-tokens <n>", "max_tokens when a request gives none (default: what the context leaves after the prompt)", intOption(1))
+    .option("--call-policy <policy>", `${CALL_POLICIES.join("|")}: how requests with tools ask for a call (small models: required-first or finish-tool); the x-qtc-call-policy header overrides it`, choiceOption(CALL_POLICIES), SERVER_DEFAULTS.callPolicy)
+    .option("--unsupported <policy>", `${UNSUPPORTED_POLICIES.join("|")}: a tool schema keyword the grammar cannot hold is left to the validator, or refused naming the tool`, choiceOption(UNSUPPORTED_POLICIES), SERVER_DEFAULTS.unsupported)
     .option("--body-limit <bytes>", "largest request body; bigger ones get 413", intOption(1024), SERVER_DEFAULTS.bodyLimit)
     .option("--headers-timeout <ms>", "time a client has to send a request's headers", intOption(1), SERVER_DEFAULTS.headersTimeout)
     .option("--body-timeout <ms>", "time a request body has to arrive after its headers; later gets 408", intOption(1), SERVER_DEFAULTS.bodyTimeout)
@@ -85,7 +92,9 @@ export function registerServe(program: Command): Command {
         gpu: flags.gpu,
         format: flags.format,
         bodyLimit: flags.bodyLimit,
-        defaultMaxTokens: flags.maxTokens,
+        ...(flags.maxTokens !== undefined ? { defaultMaxTokens: flags.maxTokens } : {}),
+        callPolicy: flags.callPolicy,
+        unsupported: flags.unsupported,
         headersTimeout: flags.headersTimeout,
         bodyTimeout: flags.bodyTimeout,
         keepAliveTimeout: flags.keepAliveTimeout,
@@ -97,7 +106,8 @@ export function registerServe(program: Command): Command {
       const threads = server.runtime.settings.threads;
       process.stdout.write(
         `qtc serve: ${server.url}/v1 (model ${name}${synthetic ? ", synthetic: random weights" : ""}, ${flags.mode}, ` +
-          `parallel ${flags.parallel}, ${threads} ${threads === 1 ? "thread" : "threads"}, format ${server.runtime.format}${apiKey ? ", API key required" : ""})\n`,
+          `parallel ${flags.parallel}, ${threads} ${threads === 1 ? "thread" : "threads"}, format ${server.runtime.format}` +
+          `${flags.callPolicy !== "auto" ? `, call policy ${flags.callPolicy}` : ""}${apiKey ? ", API key required" : ""})\n`,
       );
       await untilSignal();
       await server.close();
