@@ -46,7 +46,7 @@ export interface Qtc {
  * Start `qtc serve --model synthetic:tiny --api-key …` (the library's serve(), which the command calls; `serve`
  * adds other flags' options) and a recording proxy in front.
  */
-export async function startQtc(options: { contextSize?: number; serve?: Partial<ServeOptions>; rewrite?: (path: string, body: any) => any } = {}): Promise<Qtc> {
+export async function startQtc(options: { contextSize?: number; serve?: Partial<ServeOptions> } = {}): Promise<Qtc> {
   const served: Serving = await serve({ ...options.serve, model: "synthetic:tiny", host: "127.0.0.1", port: 0, threads: 1, gpu: "cpu", contextSize: options.contextSize ?? CONTEXT_SIZE, apiKey: API_KEY });
   const exchanges: Exchange[] = [];
   const upstream = new URL(served.url);
@@ -54,15 +54,7 @@ export async function startQtc(options: { contextSize?: number; serve?: Partial<
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      let raw = Buffer.concat(chunks);
-      if (options.rewrite) {
-        try {
-          raw = Buffer.from(JSON.stringify(options.rewrite(req.url ?? "", JSON.parse(raw.toString("utf8")))));
-          delete req.headers["content-length"];
-        } catch {
-          // not JSON: forwarded as it came
-        }
-      }
+      const raw = Buffer.concat(chunks);
       const out = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host, "content-length": String(raw.length) } }, (up) => {
         res.writeHead(up.statusCode ?? 502, up.headers);
         const back: Buffer[] = [];
