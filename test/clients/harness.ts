@@ -37,7 +37,7 @@ export interface Exchange {
 export interface Qtc {
   /** The proxy's URL, `http://127.0.0.1:PORT` with no path: what clients are pointed at. */
   url: string;
-  /** Every exchange so far, in order of completion. */
+  /** Every exchange so far, in order of arrival; one still being answered has status 0. */
   exchanges: Exchange[];
   close(): Promise<void>;
 }
@@ -55,6 +55,15 @@ export async function startQtc(options: { contextSize?: number; serve?: Partial<
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const raw = Buffer.concat(chunks);
+      let body: unknown;
+      try {
+        body = JSON.parse(raw.toString("utf8"));
+      } catch {
+        body = undefined;
+      }
+      // Recorded as it arrives (status 0 until the answer ends), so a run cut off at its time bound still shows it.
+      const exchange: Exchange = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body, status: 0, response: "" };
+      exchanges.push(exchange);
       const out = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host, "content-length": String(raw.length) } }, (up) => {
         res.writeHead(up.statusCode ?? 502, up.headers);
         const back: Buffer[] = [];
@@ -64,13 +73,8 @@ export async function startQtc(options: { contextSize?: number; serve?: Partial<
         });
         up.on("end", () => {
           res.end();
-          let body: unknown;
-          try {
-            body = JSON.parse(raw.toString("utf8"));
-          } catch {
-            body = undefined;
-          }
-          exchanges.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body, status: up.statusCode ?? 0, response: Buffer.concat(back).toString("utf8") });
+          exchange.status = up.statusCode ?? 0;
+          exchange.response = Buffer.concat(back).toString("utf8");
         });
       });
       out.on("error", () => res.destroy());
@@ -210,7 +214,7 @@ export function generations(qtc: Qtc, route: string): Exchange[] {
 
 /** A one-line summary of each exchange, for assertion messages: what the client asked and what qtc answered. */
 export function describeExchanges(exchanges: readonly Exchange[]): string {
-  return exchanges.map((e) => `${e.method} ${e.path} → ${e.status} ${e.status >= 400 ? e.response.slice(0, 400) : ""}`).join("\n");
+  return exchanges.map((e) => `${e.method} ${e.path} → ${e.status === 0 ? "(no answer yet)" : e.status} ${e.status >= 400 ? e.response.slice(0, 400) : ""}`).join("\n");
 }
 
 /** Parse an SSE body into its data records (JSON-parsed; `[DONE]` and non-JSON records are skipped). */
