@@ -38,7 +38,9 @@ describe("Claude Code 2.1.197 on qtc serve", () => {
 
     // Every generation it asked for was answered; two turns ran (its turn limit, not an error, ended it).
     expect(t.requests.length, log).toBeGreaterThanOrEqual(2);
-    for (const e of t.requests) expect(e.status, log).toBe(200);
+    // Every request it waited for was answered (one it abandoned on exit, a background agent's, is not judged).
+    for (const e of t.requests) if (!e.abandoned) expect(e.status, log).toBe(200);
+    expect(t.requests.filter((e) => !e.abandoned).length, log).toBeGreaterThanOrEqual(2);
     expect(t.declared, log).toEqual(expect.arrayContaining(CORE_TOOLS));
     expect(t.declared.length, log).toBeGreaterThanOrEqual(20);
     // A structured call came back, naming a tool it declared.

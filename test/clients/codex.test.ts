@@ -53,7 +53,9 @@ describe("Codex 0.171.0 on qtc serve", () => {
     const t = agentTraffic(generations(qtc, "/v1/responses"), "responses");
 
     expect(t.requests.length, log).toBeGreaterThanOrEqual(2);
-    for (const e of t.requests) expect(e.status, log).toBe(200);
+    // Every request it waited for was answered (one it abandoned on exit, a background agent's, is not judged).
+    for (const e of t.requests) if (!e.abandoned) expect(e.status, log).toBe(200);
+    expect(t.requests.filter((e) => !e.abandoned).length, log).toBeGreaterThanOrEqual(2);
     expect(t.declared, log).toEqual(expect.arrayContaining(CORE_TOOLS));
     expect(t.declared.some((n) => n.startsWith("multi_agent_v1.")), log).toBe(true);
     expect(t.calls.length, log).toBeGreaterThanOrEqual(1);

@@ -32,6 +32,8 @@ export interface Exchange {
   status: number;
   /** The response body as text (a stream's whole SSE text). */
   response: string;
+  /** The client went away before the answer ended (it exited with the request in flight). */
+  abandoned: boolean;
 }
 
 export interface Qtc {
@@ -62,8 +64,14 @@ export async function startQtc(options: { contextSize?: number; serve?: Partial<
         body = undefined;
       }
       // Recorded as it arrives (status 0 until the answer ends), so a run cut off at its time bound still shows it.
-      const exchange: Exchange = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body, status: 0, response: "" };
+      const exchange: Exchange = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body, status: 0, response: "", abandoned: false };
       exchanges.push(exchange);
+      // A client that goes away mid-answer: qtc sees the disconnect too (and cancels the generation).
+      res.on("close", () => {
+        if (res.writableFinished) return;
+        exchange.abandoned = true;
+        out.destroy();
+      });
       const out = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host, "content-length": String(raw.length) } }, (up) => {
         res.writeHead(up.statusCode ?? 502, up.headers);
         const back: Buffer[] = [];
@@ -214,7 +222,7 @@ export function generations(qtc: Qtc, route: string): Exchange[] {
 
 /** A one-line summary of each exchange, for assertion messages: what the client asked and what qtc answered. */
 export function describeExchanges(exchanges: readonly Exchange[]): string {
-  return exchanges.map((e) => `${e.method} ${e.path} → ${e.status === 0 ? "(no answer yet)" : e.status} ${e.status >= 400 ? e.response.slice(0, 400) : ""}`).join("\n");
+  return exchanges.map((e) => `${e.method} ${e.path} → ${e.status === 0 ? "(no answer yet)" : e.status}${e.abandoned ? " (abandoned by the client)" : ""} ${e.status >= 400 ? e.response.slice(0, 400) : ""}`).join("\n");
 }
 
 /** Parse an SSE body into its data records (JSON-parsed; `[DONE]` and non-JSON records are skipped). */

@@ -43,7 +43,9 @@ describe("qwen-code 0.15.10 on qtc serve", () => {
     const t = agentTraffic(generations(qtc, "/v1/chat/completions"), "chat");
 
     expect(t.requests.length, log).toBeGreaterThanOrEqual(2);
-    for (const e of t.requests) expect(e.status, log).toBe(200);
+    // Every request it waited for was answered (one it abandoned on exit, a background agent's, is not judged).
+    for (const e of t.requests) if (!e.abandoned) expect(e.status, log).toBe(200);
+    expect(t.requests.filter((e) => !e.abandoned).length, log).toBeGreaterThanOrEqual(2);
     expect(t.declared, log).toEqual(expect.arrayContaining(CORE_TOOLS));
     expect(t.calls.length, log).toBeGreaterThanOrEqual(1);
     for (const c of t.calls) {
