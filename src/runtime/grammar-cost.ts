@@ -15,8 +15,9 @@ export const GRAMMAR_COST_LIMITS = Object.freeze({
   /** Rules one grammar may have. */
   maxRules: 40_000,
   /**
-   * Forced units (the `{m}` / `{m,n}` minimums of every repetition) times GBNF bytes: the order of the bytes a
-   * shortest-closing walk clones. 16 M allows a 64-unit minimum in a 256 KB grammar, or 128 in a 128 KB one.
+   * Forced units (the `{m}` / `{m,n}` minimums of the repetitions one call's rules reach; the most over the tools)
+   * times GBNF bytes: the order of the bytes a shortest-closing walk clones. 16 M allows a 64-unit minimum in a
+   * 256 KB grammar, or 128 in a 128 KB one.
    */
   maxForcedBytes: 16 * 1024 * 1024,
 });
@@ -37,9 +38,76 @@ export function grammarCost(gbnf: string): { bytes: number; rules: number; force
   return { bytes: Buffer.byteLength(gbnf, "utf8"), rules, forcedUnits };
 }
 
+/**
+ * The forced units a shortest-closing walk meets. It closes the one call the model opened, along the call's
+ * shortest form: a repetition's minimum counts (`unit{995}` is 995 clones), an alternative counts its cheapest
+ * branch, and the heaviest tool's call decides. Summing every minimum of every branch of every tool instead
+ * refused Claude Code's 24 tools (467 units in all, mostly the digit-count branches of integer rules, of which a
+ * walk takes one).
+ */
+export function callForcedUnits(grammar: GrammarShape): number {
+  const bodies = ruleBodies(grammar.gbnf);
+  const memo = new Map<string, number>();
+  const cost = (name: string): number => {
+    const known = memo.get(name);
+    if (known !== undefined) return known;
+    memo.set(name, 0); // a recursive reference adds nothing to the shortest form
+    const units = leastUnits(bodies.get(name) ?? "", cost);
+    memo.set(name, units);
+    return units;
+  };
+  const calls = [...bodies.keys()].filter((n) => /^tool-.+-call$/.test(n));
+  if (calls.length === 0) return bodies.has("root") ? cost("root") : grammarCost(grammar.gbnf).forcedUnits;
+  return Math.max(...calls.map(cost));
+}
+
+function ruleBodies(gbnf: string): Map<string, string> {
+  const bodies = new Map<string, string>();
+  for (const line of withoutLiterals(gbnf).split("\n")) {
+    const at = line.indexOf("::=");
+    if (at > 0) bodies.set(line.slice(0, at).trim(), line.slice(at + 3));
+  }
+  return bodies;
+}
+
+/** Least forced units of a rule body (literals blanked): sequences add, alternatives take the cheapest. */
+function leastUnits(body: string, ruleCost: (name: string) => number): number {
+  const tokens = body.match(/""|\{\d+(?:,\d*)?\}|[()|*+?]|[A-Za-z][\w-]*/g) ?? [];
+  let at = 0;
+  const alternatives = (): number => {
+    let best = sequence();
+    while (tokens[at] === "|") {
+      at++;
+      best = Math.min(best, sequence());
+    }
+    return best;
+  };
+  const sequence = (): number => {
+    let sum = 0;
+    while (at < tokens.length && tokens[at] !== "|" && tokens[at] !== ")") sum += item();
+    return sum;
+  };
+  const item = (): number => {
+    const token = tokens[at++]!;
+    let units = 0;
+    if (token === "(") {
+      units = alternatives();
+      if (tokens[at] === ")") at++;
+    } else if (/^[A-Za-z]/.test(token)) units = ruleCost(token);
+    const postfix = tokens[at];
+    if (postfix === "?" || postfix === "*") return at++, 0;
+    if (postfix === "+") return at++, units;
+    const repeat = postfix?.match(/^\{(\d+)/);
+    if (repeat) return at++, Number(repeat[1]) * Math.max(1, units);
+    return units;
+  };
+  return alternatives();
+}
+
 /** Throws `schema_too_large` (with the pointer of the tool at fault, when one can be told) for a grammar over a bound. */
 export function checkGrammarCost(grammar: GrammarShape, limits = GRAMMAR_COST_LIMITS): void {
-  const { bytes, rules, forcedUnits } = grammarCost(grammar.gbnf);
+  const { bytes, rules } = grammarCost(grammar.gbnf);
+  const forcedUnits = callForcedUnits(grammar);
   let why: string | undefined;
   if (bytes > limits.maxBytes) why = `its grammar is ${bytes} bytes, over ${limits.maxBytes}`;
   else if (rules > limits.maxRules) why = `its grammar has ${rules} rules, over ${limits.maxRules}`;

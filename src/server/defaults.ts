@@ -2,7 +2,7 @@
 
 import type { GenerateEvent, GenerateRequest, GenerateResult, GenerationMode } from "../runtime/types.js";
 import { GrammarCache, type UnsupportedPolicy } from "../grammar/index.js";
-import { CALL_POLICY_DEFAULTS, type CallPolicy } from "../tools/call-policy.js";
+import { CALL_POLICIES, CALL_POLICY_DEFAULTS, type CallPolicy } from "../tools/call-policy.js";
 import { ValidatorCache } from "../tools/index.js";
 
 /**
@@ -161,8 +161,8 @@ export function resolveServerOptions(options: ServerOptions): ResolvedServerOpti
     bodyLimit: options.bodyLimit ?? SERVER_DEFAULTS.bodyLimit,
     countTokensBodyLimit: Math.min(options.bodyLimit ?? SERVER_DEFAULTS.bodyLimit, positive(options.countTokensBodyLimit, SERVER_DEFAULTS.countTokensBodyLimit, "countTokensBodyLimit")),
     defaultMaxTokens: options.defaultMaxTokens,
-    unsupported: options.unsupported ?? SERVER_DEFAULTS.unsupported,
-    callPolicy: options.callPolicy ?? SERVER_DEFAULTS.callPolicy,
+    unsupported: oneOf(options.unsupported ?? SERVER_DEFAULTS.unsupported, ["validate", "strict"], "unsupported"),
+    callPolicy: oneOf(options.callPolicy ?? SERVER_DEFAULTS.callPolicy, CALL_POLICIES, "callPolicy") as CallPolicy,
     grammars: new GrammarCache(),
     maxTokensLimit: options.maxTokensLimit ?? SERVER_DEFAULTS.maxTokensLimit,
     maxNestingDepth: options.maxNestingDepth ?? SERVER_DEFAULTS.maxNestingDepth,
@@ -177,6 +177,12 @@ export function resolveServerOptions(options: ServerOptions): ResolvedServerOpti
     pingIntervalMs: positive(options.pingIntervalMs, SERVER_DEFAULTS.pingIntervalMs, "pingIntervalMs"),
     validators: options.validators ?? new ValidatorCache(),
   };
+}
+
+/** A value from a fixed list (a typo would otherwise silently mean the default). */
+function oneOf<T extends string>(value: T, allowed: readonly string[], name: string): T {
+  if (!allowed.includes(value)) throw new RangeError(`${name} must be one of ${allowed.join(", ")}, got ${String(value)}`);
+  return value;
 }
 
 /** A whole number ≥ 1 (a zero here would silently mean "no limit" to Node). */

@@ -47,6 +47,8 @@ describe("qtc serve", () => {
     [["serve", "--model", "x", "--mode", "loose"]],
     [["serve", "--model", "x", "--body-timeout", "0"]],
     [["serve", "--model", "x", "--max-connections", "-1"]],
+    [["serve", "--model", "x", "--call-policy", "always"]],
+    [["serve", "--model", "x", "--unsupported", "loose"]],
   ])("%j → one line on stderr, exit 2", async (args) => {
     const run = launch(...args);
     expect(await run.done).toBe(2);
@@ -129,4 +131,22 @@ describe("qtc serve", () => {
     expect(await run.done).toBe(0);
     await expect(fetch(baseURL.replace(/\/v1$/, "/health"))).rejects.toThrow();
   });
+
+  test("--call-policy and --unsupported reach the server", async () => {
+    const before = new Set(process.listeners("SIGINT"));
+    const run = launch("serve", "--model", await tinyModelPath(), "--port", "0", "--threads", "2", "--context-size", "1024", "--gpu", "cpu", "--call-policy", "required-first", "--unsupported", "strict");
+    await waitFor(() => run.output().stdout.includes("\n") || /^qtc: /m.test(run.output().stderr), 60_000);
+    const line = run.output().stdout;
+    expect(line).toMatch(/, call policy required-first\)\n$/);
+    const url = `${line.match(/(http:\/\/\S+\/v1)/)![1]!}/chat/completions`;
+    const ask = (parameters: unknown) =>
+      fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }], tools: [{ type: "function", function: { name: "f", parameters } }], tool_choice: "auto", max_tokens: 96 }) });
+    const strict = await ask({ type: "object", properties: { a: { type: "string", allOf: [{ pattern: "^a" }, { pattern: "b$" }] } } });
+    expect([strict.status, ((await strict.json()) as { error: { code: string } }).error.code]).toEqual([400, "unsupported_keyword"]);
+    const first = (await (await ask({ type: "object", properties: { a: { type: "string" } }, required: ["a"] })).json()) as { choices: Array<{ finish_reason: string }> };
+    expect(first.choices[0]!.finish_reason).toBe("tool_calls");
+    const added = process.listeners("SIGINT").filter((l) => !before.has(l));
+    (added[0] as () => void)();
+    expect(await run.done).toBe(0);
+  }, 90_000);
 });
