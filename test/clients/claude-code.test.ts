@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 describe("Claude Code 2.1.197 on qtc serve", () => {
-  it("claude -p --max-turns 2: its real tool list, a structured tool_use, the call executed, nothing off the machine", { timeout: 300_000 }, async () => {
+  it("claude -p --max-turns 2: its real tool list, a structured tool_use, the call executed, nothing off the machine", { timeout: 240_000 }, async () => {
     const s = scratch("claude");
     const env = clientEnv(s, {
       ANTHROPIC_BASE_URL: qtc.url,
@@ -32,7 +32,7 @@ describe("Claude Code 2.1.197 on qtc serve", () => {
       DISABLE_ERROR_REPORTING: "1",
       DISABLE_AUTOUPDATER: "1",
     });
-    const run = await runClient("claude", ["-p", "Read notes.txt and tell me what it says.", "--max-turns", "2", "--output-format", "json"], { cwd: s.work, env, timeoutMs: 240_000 });
+    const run = await runClient("claude", ["-p", "Read notes.txt and tell me what it says.", "--max-turns", "2", "--output-format", "json"], { cwd: s.work, env, timeoutMs: 180_000 });
     const log = `exit ${run.code}${run.killed ? " (killed at the time bound)" : ""}\n${describeExchanges(qtc.exchanges)}\nstdout: ${run.stdout.slice(0, 1500)}\nstderr: ${run.stderr.slice(-1500)}`;
     const t = agentTraffic(generations(qtc, "/v1/messages"), "anthropic");
 

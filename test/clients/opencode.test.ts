@@ -33,7 +33,7 @@ function configure(home: string, baseUrl: string): void {
 }
 
 describe("opencode 1.18.33 on qtc serve", () => {
-  it("opencode run: its real tool list, structured tool_calls, the call executed, nothing off the machine", { timeout: 300_000 }, async () => {
+  it("opencode run: its real tool list, structured tool_calls, the call executed, nothing off the machine", { timeout: 240_000 }, async () => {
     const s = scratch("opencode");
     configure(s.home, qtc.url);
     const env = clientEnv(s, {
@@ -44,7 +44,7 @@ describe("opencode 1.18.33 on qtc serve", () => {
       OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
       OPENCODE_DISABLE_SHARE: "1",
     });
-    const run = await runClient("opencode", ["run", "Read notes.txt and tell me what it says."], { cwd: s.work, env, timeoutMs: 240_000 });
+    const run = await runClient("opencode", ["run", "Read notes.txt and tell me what it says."], { cwd: s.work, env, timeoutMs: 180_000 });
     const log = `exit ${run.code}${run.killed ? " (killed at the time bound)" : ""}\n${describeExchanges(qtc.exchanges)}\nstdout: ${run.stdout.slice(-1500)}\nstderr: ${run.stderr.slice(-2500)}`;
     const t = agentTraffic(generations(qtc, "/v1/chat/completions"), "chat");
 
