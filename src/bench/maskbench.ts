@@ -10,6 +10,7 @@ import { compileSchema } from "../grammar/compile.js";
 import { GrammarChecker } from "../grammar/checker.js";
 import { canonicalJson, utf8Length } from "../grammar/canonical-json.js";
 import type { UnsupportedPolicy } from "../grammar/constraint-report.js";
+import type { BudgetSplit } from "../grammar/budget-share.js";
 import { compileValueValidator } from "../tools/validators.js";
 import type { JsonSchema } from "../tools/types.js";
 import { schemaOrdered } from "./maskbench-order.js";
@@ -19,6 +20,11 @@ export const MASKBENCH_DEFAULTS = Object.freeze({
   maxTokens: 8192 as number,
   /** Policy for keywords the grammar cannot hold (MaskBench judges the grammar alone). Default: "strict". */
   unsupported: "strict" as UnsupportedPolicy,
+  /**
+   * Budget split: "shared" (each part may use what the others leave; the runtime's guard bounds a whole call) or
+   * "worst-case" (static shares whose sum fits the budget). Default: "shared".
+   */
+  budgetSplit: "shared" as BudgetSplit,
   /** A schema whose compile plus checks take longer than this counts as a timeout, in ms. Default: 60000. */
   timeoutMs: 60_000 as number,
 });
@@ -76,7 +82,7 @@ export async function runSchemaFile(model: LlamaModel, dir: string, file: string
   const t0 = performance.now();
   let checker: GrammarChecker;
   try {
-    const compiled = compileSchema(doc.schema, { maxTokens: o.maxTokens, unsupported: o.unsupported });
+    const compiled = compileSchema(doc.schema, { maxTokens: o.maxTokens, unsupported: o.unsupported, budgetSplit: o.budgetSplit });
     if (!compiled.ok) return { ...base, status: "compile-error", code: compiled.error.code, message: `${compiled.error.path ?? ""}: ${compiled.error.message}`.slice(0, 300) };
     checker = await GrammarChecker.create(model, compiled.value);
   } catch (e) {

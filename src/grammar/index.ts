@@ -21,4 +21,5 @@ export { ASSERTED_FORMATS, FORMAT_PATTERNS } from "./string-formats.js";
 export { type CheckResult, GrammarChecker } from "./checker.js";
 export { TokenBytes, unsafeUtf8Tokens } from "./token-bytes.js";
 export { SCHEMA_LIMITS } from "./limits.js";
+export { type BudgetSplit } from "./budget-share.js";
 export { type LeastCallOptions, leastCallTokens } from "./least-tokens.js";
