@@ -23,7 +23,23 @@ const flags = readBenchFlags("bench:maskbench", {
   skip: { type: "string" },
   chunk: { type: "string" },
   raw: { type: "string" },
+  merge: { type: "string" },
 });
+
+/**
+ * A chunk whose child died (a crash outside a schema's own try, e.g. in llama.cpp): its schemas one per child, and
+ * one whose child dies is a crash.
+ */
+function runOneByOne(args: readonly string[], skip: number, size: number, raw: string): SchemaResult[] {
+  const out: SchemaResult[] = [];
+  for (let i = skip; i < skip + size; i++) {
+    const one = args.map((a, j) => (args[j - 1] === "--skip" ? String(i) : args[j - 1] === "--limit" ? "1" : a));
+    const child = spawnSync(process.execPath, one, { stdio: ["ignore", "ignore", "inherit"] });
+    if (child.status === 0) out.push(...(JSON.parse(readFileSync(raw, "utf8")) as SchemaResult[]));
+    else out.push({ file: `#${i}`, status: "crash", code: `exit ${child.status ?? child.signal}`, tests: 0, validRejected: 0, artefacts: {}, invalidAccepted: 0, labelDisputes: 0, maskUs: [] });
+  }
+  return out;
+}
 
 /**
  * Run the schemas in child processes of `size` schemas each: llama.cpp's grammars live outside the JS heap and
@@ -35,11 +51,14 @@ function runInChunks(count: number, size: number): SchemaResult[] {
   const passOn = process.argv.slice(2).filter((_, i, a) => !["--chunk", "--skip", "--limit", "--raw", "--out"].includes(a[i]!) && !["--chunk", "--skip", "--limit", "--raw", "--out"].includes(a[i - 1]!));
   try {
     for (let skip = 0; skip < count; skip += size) {
-      const raw = join(tmp, `${skip}.json`);
-      const args = ["--expose-gc", fileURLToPath(import.meta.url), ...passOn, "--skip", String(skip), "--limit", String(size), "--raw", raw, "--out", join(tmp, "out.json")];
+      const raw = join(tmp, "chunk.json");
+      // Children pick their schemas from the sampled list the parent's own --skip starts in.
+      const from = Number(flags.skip ?? 0) + skip;
+      const args = ["--expose-gc", fileURLToPath(import.meta.url), ...passOn, "--skip", String(from), "--limit", String(size), "--raw", raw, "--out", join(tmp, "out.json")];
       const child = spawnSync(process.execPath, args, { stdio: ["ignore", "ignore", "inherit"] });
-      if (child.status !== 0) throw new Error(`bench:maskbench: chunk from ${skip} exited with ${child.status}`);
-      results.push(...(JSON.parse(readFileSync(raw, "utf8")) as SchemaResult[]));
+      if (child.status === 0) results.push(...(JSON.parse(readFileSync(raw, "utf8")) as SchemaResult[]));
+      else results.push(...runOneByOne(args, from, Math.min(size, count - skip), raw));
+      if (flags.raw) writeFileSync(flags.raw, JSON.stringify(results));
       const s = summarize(results);
       process.stderr.write(`maskbench: ${results.length}/${count} schemas (chunks), ${s.passing} passing, ${s.compileErrors} compile errors, ${s.validationErrors} valid-rejected, ${s.invalidationErrors} invalid-accepted, ${s.crashes} crashes\n`);
     }
@@ -49,7 +68,24 @@ function runInChunks(count: number, size: number): SchemaResult[] {
   return results;
 }
 
+/** Write the JSON result and print the table for these results. */
+function report(results: readonly SchemaResult[], files: number, o: typeof MASKBENCH_DEFAULTS): void {
+  const summary = summarize(results);
+  const label = `qtc (compileSchema, ${o.unsupported}, budget ${o.maxTokens} ${o.budgetSplit})`;
+  const failures = results.filter((r) => r.status !== "passing").map((r) => ({ file: r.file, status: r.status, code: r.code, message: r.message, validRejected: r.validRejected, invalidAccepted: r.invalidAccepted }));
+  mkdirSync(dirname(flags.out!), { recursive: true });
+  writeFileSync(flags.out!, JSON.stringify({ bench: "maskbench", label, options: o, files, summary, failures }, null, 1) + "\n");
+  process.stdout.write(renderTable(summary, label) + "\n");
+}
+
 async function main(): Promise<void> {
+  if (flags.merge) {
+    // Results of runs over parts of the data (their --raw files), reported as one run.
+    const results = flags.merge.split(",").flatMap((f) => JSON.parse(readFileSync(f, "utf8")) as SchemaResult[]);
+    const budgetSplit = flags.split === "worst-case" ? "worst-case" : "shared";
+    report(results, results.length, { ...MASKBENCH_DEFAULTS, unsupported: flags.policy === "validate" ? "validate" : "strict", budgetSplit, maxTokens: Number(flags["max-tokens"]) });
+    return;
+  }
   let dir: string | undefined;
   try {
     dir = flags.data ? dataFolder(flags.data) : await ensureData();
@@ -74,16 +110,11 @@ async function main(): Promise<void> {
   const budgetSplit = flags.split === "worst-case" ? "worst-case" : "shared";
   const o = { ...MASKBENCH_DEFAULTS, unsupported: policy as "strict" | "validate", budgetSplit: budgetSplit as "shared" | "worst-case", maxTokens: Number(flags["max-tokens"]) };
   const results: SchemaResult[] = flags.chunk ? runInChunks(files.length, Number(flags.chunk)) : await runHere(dir, files, o);
-  if (flags.raw) {
+  if (flags.raw && !flags.chunk) {
     writeFileSync(flags.raw, JSON.stringify(results));
     return;
   }
-  const summary = summarize(results);
-  const label = `qtc (compileSchema, ${policy}, budget ${o.maxTokens} ${budgetSplit})`;
-  const failures = results.filter((r) => r.status !== "passing").map((r) => ({ file: r.file, status: r.status, code: r.code, message: r.message, validRejected: r.validRejected, invalidAccepted: r.invalidAccepted }));
-  mkdirSync(dirname(flags.out!), { recursive: true });
-  writeFileSync(flags.out!, JSON.stringify({ bench: "maskbench", label, options: o, files: files.length, summary, failures }, null, 1) + "\n");
-  process.stdout.write(renderTable(summary, label) + "\n");
+  report(results, files.length, o);
 }
 
 /** Run the schemas in this process (one model, checked one by one). */

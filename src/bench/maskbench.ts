@@ -91,7 +91,9 @@ export async function runSchemaFile(model: LlamaModel, dir: string, file: string
   base.ttfmMs = performance.now() - t0;
   let judge: ((v: unknown) => unknown) | undefined;
   try {
-    judge = compileValueValidator(doc.schema);
+    // `$async: true` makes ajv's validator return a promise that rejects (an unhandled rejection ended the run):
+    // judge the same schema synchronously.
+    judge = compileValueValidator(withoutAsync(doc.schema));
   } catch {
     judge = undefined;
   }
@@ -101,7 +103,9 @@ export async function runSchemaFile(model: LlamaModel, dir: string, file: string
     const result = checker.checkText(text);
     const tokens = Math.max(1, model.tokenize(text, false).length);
     base.maskUs.push(((performance.now() - c0) * 1000) / tokens);
-    const ajvValid = judge ? judge(t.data) === null : undefined;
+    const verdict = judge ? judge(t.data) : undefined;
+    if (verdict instanceof Promise) verdict.catch(() => undefined);
+    const ajvValid = judge && !(verdict instanceof Promise) ? verdict === null : undefined;
     if (t.valid && !result.accepted) {
       const why = classify(checker, t.data, text, o.maxTokens, ajvValid);
       if (why) base.artefacts[why] = (base.artefacts[why] ?? 0) + 1;
@@ -116,6 +120,13 @@ export async function runSchemaFile(model: LlamaModel, dir: string, file: string
   if (base.invalidAccepted > 0) return { ...base, status: "invalidation-error" };
   if (base.validRejected > 0) return { ...base, status: "validation-error" };
   return base;
+}
+
+/** The schema without `$async` at its root (ajv would compile an asynchronous validator). */
+function withoutAsync(schema: JsonSchema | boolean): JsonSchema | boolean {
+  if (typeof schema !== "object" || schema === null || !("$async" in schema)) return schema;
+  const { $async: _a, ...rest } = schema as Record<string, unknown>;
+  return rest as JsonSchema;
 }
 
 /**

@@ -152,6 +152,10 @@ function checkTags(root: Node, words: readonly string[], xmlParams: boolean): Qt
           const e = visit(p.node, false);
           if (e) return e;
         }
+        for (const x of n.patternKeys ?? []) {
+          const e = visit(x.value, false);
+          if (e) return e;
+        }
         return n.extra ? visit(n.extra, false) : undefined;
       default:
         return undefined;

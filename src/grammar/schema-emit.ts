@@ -217,16 +217,55 @@ export class ValueEmitter {
   }
 
   private emitObject(n: Node & { k: "object" }, budget: number): Emitted | undefined {
-    const extraOverhead = SEP + EXTRA_KEY_BYTES + 2 + KEY_SEP_BYTES;
     const extras = Math.min(this.shared ? SHARED_MAX_EXTRA : defaultExtras(budget), n.maxExtra ?? Infinity);
-    const members = this.planMembers(n, budget - 2, (name) => keyBytes(name) + SEP, extraOverhead, extras, false, SEP);
+    const members = this.planMembers(n, budget - 2, (name) => keyBytes(name) + SEP, this.jsonExtra(n, extras), false, SEP);
     if (!members) return undefined;
     if (n.nonEmpty && members.props.length === 0 && !members.extra) return undefined;
     const items: Member[] = members.props.map((m) => ({ expr: `${keyLiteral(m.name)} ${m.value.expr}`, optional: m.optional }));
-    const extra = members.extra && { expr: `"\\"" ${this.extraKey(n, true)} ${literal(`"${JSON_SPELLING.keySep}`)} ${members.extra.value.expr}`, count: members.extra.count };
+    const extra = members.extra && { expr: members.extra.value.expr, count: members.extra.count };
     const inner = this.members(n.hint, items, extra, literal(JSON_SPELLING.itemSep), n.nonEmpty === true);
     const body = inner ? `"{" ${inner} "}"` : '"{}"';
     return { expr: this.ctx.rules.add(n.hint, body), worst: 2 + members.worst };
+  }
+
+  /**
+   * Extra members of a JSON object: keys the trie spells (not listed names) with the `extra` value, and keys
+   * of each pattern (patternProperties) with that pattern's value. `emit` gives the whole member; every key is
+   * charged the longest key's bytes in `overhead`.
+   */
+  private jsonExtra(n: Node & { k: "object" }, count: number): ExtraSpec | undefined {
+    const patterns = n.patternKeys ?? [];
+    if (count <= 0 || (!n.extra && patterns.length === 0)) return undefined;
+    const keySep = literal(`"${JSON_SPELLING.keySep}`);
+    const valueNodes = [...(n.extra ? [n.extra] : []), ...patterns.map((x) => x.value)];
+    const costs = valueNodes.map((v) => this.cost(v));
+    const keyBytes = PATTERN_KEY_BYTES + 2;
+    const keyMost = Math.max(n.extra ? EXTRA_KEY_BYTES + 2 : 0, ...patterns.map(() => keyBytes));
+    return {
+      count,
+      overhead: SEP + keyMost + KEY_SEP_BYTES,
+      cost: { min: Math.min(...costs.map((c) => c.min)), max: Math.max(...costs.map((c) => c.max)) },
+      emit: (bytes) => {
+        const alts: string[] = [];
+        let worst = -1;
+        if (n.extra) {
+          const value = this.emit(n.extra, bytes);
+          if (value) {
+            alts.push(`"\\"" ${this.extraKey(n, true)} ${keySep} ${value.expr}`);
+            worst = Math.max(worst, value.worst);
+          }
+        }
+        for (const x of patterns) {
+          const key = this.emit(x.key, keyBytes);
+          const value = key && this.emit(x.value, bytes);
+          if (!key || !value) continue;
+          alts.push(`${key.expr} ${literal(JSON_SPELLING.keySep)} ${value.expr}`);
+          worst = Math.max(worst, value.worst);
+        }
+        if (alts.length === 0) return undefined;
+        return { expr: alts.length === 1 ? alts[0]! : this.ctx.rules.add(`${n.hint}-member`, alts.join(" | ")), worst };
+      },
+    };
   }
 
   /**
@@ -250,7 +289,12 @@ export class ValueEmitter {
     }
     if (node.k !== "object") return undefined;
     const fixed = utf8Length(p.open + p.end + p.close);
-    const members = this.planMembers(node, budget, (name) => fixed + utf8Length(name), fixed + EXTRA_KEY_BYTES, Math.min(1, node.maxExtra ?? 1), true, 0);
+    // Pattern keys (patternProperties) are not written as parameters: fewer members, never an invalid one.
+    const extra = node.extra;
+    const spec: ExtraSpec | undefined = extra && Math.min(1, node.maxExtra ?? 1) > 0
+      ? { count: 1, overhead: fixed + EXTRA_KEY_BYTES, cost: this.cost(extra, true), emit: (bytes) => this.emit(extra, bytes, true) }
+      : undefined;
+    const members = this.planMembers(node, budget, (name) => fixed + utf8Length(name), spec, true, 0);
     if (node.nonEmpty && members && members.props.length === 0 && !members.extra) return undefined;
     if (!members) return undefined;
     // minProperties 1 (nonEmpty): the first member is always written (a subset: never an empty list).
@@ -274,12 +318,11 @@ export class ValueEmitter {
     n: Node & { k: "object" },
     space: number,
     overhead: (name: string) => number,
-    extraOverhead: number,
-    maxExtra: number,
+    extraSpec: ExtraSpec | undefined,
     raw: boolean,
     firstDiscount: number,
   ): MemberPlan | undefined {
-    if (this.shared) return this.planMembersShared(n, space, overhead, extraOverhead, maxExtra, raw, firstDiscount);
+    if (this.shared) return this.planMembersShared(n, space, overhead, extraSpec, raw, firstDiscount);
     // Optional members no value satisfies are never written.
     const props = n.props
       .map((p) => ({ p, over: overhead(p.name), cost: this.cost(p.node, raw) }))
@@ -296,7 +339,7 @@ export class ValueEmitter {
     if (least() > space) return undefined;
     const kept = dropped.size === 0 ? props : props.filter((_, i) => !dropped.has(i));
     const discount = () => (kept.length > 0 ? firstDiscount : 0);
-    const extraCost = n.extra && maxExtra > 0 ? this.cost(n.extra, raw) : undefined;
+    const extraCost = extraSpec?.cost;
     const consumers: Cost[] = [...kept.map((x) => x.cost), ...(extraCost ? [{ min: 0, max: Infinity }] : [])];
     const shares = allocate(space - kept.reduce((s, x) => s + x.over, 0) + discount(), consumers);
     if (!shares) return undefined;
@@ -329,13 +372,13 @@ export class ValueEmitter {
     }
     if (out.length === 0) worst = 0;
     let extra: { value: Emitted; count: number } | undefined;
-    if (extraCost && n.extra) {
-      const plan = planRepeat(shares[kept.length]!, extraCost, extraOverhead, 0, maxExtra, maxExtra);
+    if (extraSpec) {
+      const plan = planRepeat(shares[kept.length]!, extraSpec.cost, extraSpec.overhead, 0, extraSpec.count, extraSpec.count);
       if (plan && plan.count > 0) {
-        const value = this.emit(n.extra, plan.itemBytes, raw);
+        const value = extraSpec.emit(plan.itemBytes);
         if (value) {
           extra = { value, count: plan.count };
-          worst += plan.count * (extraOverhead + value.worst);
+          worst += plan.count * (extraSpec.overhead + value.worst);
         }
       }
     }
@@ -350,8 +393,7 @@ export class ValueEmitter {
     n: Node & { k: "object" },
     space: number,
     overhead: (name: string) => number,
-    extraOverhead: number,
-    maxExtra: number,
+    extraSpec: ExtraSpec | undefined,
     raw: boolean,
     firstDiscount: number,
   ): MemberPlan | undefined {
@@ -377,12 +419,12 @@ export class ValueEmitter {
     }
     if (out.length > 0) worst -= firstDiscount;
     let extra: MemberPlan["extra"];
-    if (n.extra && maxExtra > 0) {
-      const plan = planRepeatShared(room - least, this.cost(n.extra, raw), extraOverhead, 0, maxExtra);
-      const value = plan && plan.count > 0 ? this.emit(n.extra, plan.itemBytes, raw) : undefined;
+    if (extraSpec) {
+      const plan = planRepeatShared(room - least, extraSpec.cost, extraSpec.overhead, 0, extraSpec.count);
+      const value = plan && plan.count > 0 ? extraSpec.emit(plan.itemBytes) : undefined;
       if (plan && value) {
         extra = { value, count: plan.count };
-        worst += plan.count * (extraOverhead + value.worst);
+        worst += plan.count * (extraSpec.overhead + value.worst);
       }
     }
     return { props: out, extra, worst };
@@ -456,6 +498,20 @@ export class ValueEmitter {
     };
     return node("")!;
   }
+}
+
+/** Pattern keys (patternProperties) get at most this many bytes between their quotes. */
+export const PATTERN_KEY_BYTES = 64;
+
+/**
+ * How an object's extra members are written: at most `count`, each charged `overhead` bytes (separator and
+ * key) plus its value's; `emit` gives the member (JSON) or the value (qwen3coder) within a value budget.
+ */
+interface ExtraSpec {
+  count: number;
+  overhead: number;
+  cost: Cost;
+  emit: (bytes: number) => Emitted | undefined;
 }
 
 /** An object's members as planned: each member's value, the extra members, the most bytes of them all. */

@@ -19,6 +19,7 @@ import {
 } from "./schema-keywords.js";
 import { ASSERTED_FORMATS, FORMAT_PATTERNS, isSupportedFormat, type StringFormat } from "./string-formats.js";
 import { shapeString } from "./string-plan.js";
+import { planPatterns } from "./pattern-properties.js";
 import { type Body, disjoint, type Node, type Prop, typeAccepts, valueKey } from "./schema-nodes.js";
 import { SCHEMA_LIMITS, tooLarge } from "./limits.js";
 
@@ -27,7 +28,7 @@ export { deref, disjoint, type Kind, type Node, type Prop } from "./schema-nodes
 const MAX_MERGE_DEPTH = 32;
 const JSON_TYPES = ["null", "boolean", "integer", "number", "string", "array", "object"];
 const FAMILIES: Record<string, readonly string[]> = {
-  object: ["properties", "required", "additionalProperties", "minProperties", "maxProperties"],
+  object: ["properties", "required", "additionalProperties", "minProperties", "maxProperties", "patternProperties"],
   array: ["items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems"],
   string: ["minLength", "maxLength", "pattern", "format"],
   number: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
@@ -387,8 +388,14 @@ class Lowerer {
       if (!r.ok) return r;
       extra = r.value;
     }
+    const patterned = isObject(s.patternProperties) && Object.keys(s.patternProperties).length > 0 ? this.lowerPatterns(s, path, hint, depth, Object.keys(listed), extra) : undefined;
+    if (patterned && !patterned.ok) return patterned;
+    const plan = patterned?.value;
+    if (plan) extra = plan.spelled;
     const props: Prop[] = [];
-    for (const [name, sub] of Object.entries(listed)) {
+    for (const [name, own] of Object.entries(listed)) {
+      const also = plan?.listed.get(name);
+      const sub = also ? { allOf: [own, ...also] } : own;
       const r = this.lower(sub, pointer(path, "properties", name), `${hint}-${name}`, depth + 1);
       if (!r.ok) return r;
       const isNever = r.value.k === "union" && r.value.options.length === 0;
@@ -400,7 +407,9 @@ class Lowerer {
     for (const name of required) {
       if (name in listed) continue;
       // Closed by policy, a required member no one listed is still written (the schema demands it).
-      const node = extra ?? (ap === undefined ? this.anyNode() : undefined);
+      const byPattern = plan ? this.lower(plan.required(name), pointer(path, "required"), `${hint}-${name}`, depth + 1) : undefined;
+      if (byPattern && !byPattern.ok) return byPattern;
+      const node = byPattern ? byPattern.value : (extra ?? (ap === undefined ? this.anyNode() : undefined));
       if (!node) return err(invalid(pointer(path, "required"), `required property "${name}" is not listed in properties and extra properties are not allowed`));
       props.push({ name, node, required: true });
     }
@@ -416,8 +425,44 @@ class Lowerer {
     let maxExtra: number | undefined;
     if (typeof s.maxProperties === "number") {
       if (s.maxProperties < count) return err(unsupported(pointer(path, "maxProperties"), "maxProperties below the number of listed properties is not supported"));
-      if (extra !== null) maxExtra = s.maxProperties - count;
+      if (extra !== null || plan?.keys.length) maxExtra = s.maxProperties - count;
     }
-    return ok(this.node(path, hint, { k: "object", props, extra: maxExtra === 0 ? null : extra, ...(maxExtra ? { maxExtra } : {}), ...(nonEmpty ? { nonEmpty } : {}) }));
+    const patternKeys = maxExtra === 0 || !plan?.keys.length ? {} : { patternKeys: plan.keys };
+    return ok(this.node(path, hint, { k: "object", props, extra: maxExtra === 0 ? null : extra, ...patternKeys, ...(maxExtra ? { maxExtra } : {}), ...(nonEmpty ? { nonEmpty } : {}) }));
+  }
+
+  /**
+   * patternProperties (see pattern-properties.ts): the listed members' extra schemas, the extra-key value
+   * (replacing `extra`: null when no spelled key is admitted), and each pattern's key and value nodes. A pattern
+   * key or value the grammar cannot hold is dropped when the extra-key rule covers its keys (a subset), else
+   * refused at the keyword.
+   */
+  private lowerPatterns(
+    s: JsonSchema,
+    path: string,
+    hint: string,
+    depth: number,
+    listed: readonly string[],
+    extra: Node | null,
+  ): Result<{ listed: Map<string, unknown[]>; spelled: Node | null; keys: { key: Node; value: Node }[]; required: (name: string) => unknown }> {
+    const ap = s.additionalProperties;
+    const closed = ap === false || (ap === undefined && extra === null);
+    const plan = planPatterns(s.patternProperties as Record<string, unknown>, listed, closed ? false : ap, path);
+    if ("code" in plan) return err(plan);
+    const at = pointer(path, "patternProperties");
+    let spelled: Node | null = null;
+    if (plan.spelled !== undefined) {
+      const r = this.lower(plan.spelled, at, `${hint}-extra`, depth + 1);
+      // A merge the grammar cannot hold leaves those keys out (fewer members, never an invalid one).
+      if (r.ok) spelled = r.value;
+    }
+    const keys: { key: Node; value: Node }[] = [];
+    for (const [i, k] of plan.keyed.entries()) {
+      const key = this.lower(k.key, pointer(at, k.pattern), `${hint}-key-${i + 1}`, depth + 1);
+      const value = key.ok ? this.lower(k.value, pointer(at, k.pattern), `${hint}-pattern-${i + 1}`, depth + 1) : key;
+      if (key.ok && value.ok) keys.push({ key: key.value, value: value.value });
+      else if (spelled === null) return key.ok && !value.ok ? value : err(unsupported(at, `patternProperties ${JSON.stringify(k.pattern)}: ${key.ok ? "" : key.error.message}`));
+    }
+    return ok({ listed: plan.listed, spelled, keys, required: plan.required });
   }
 }

@@ -12,9 +12,10 @@ import { formatsAjv, tinyModel } from "../grammar/helpers.js";
 
 const ajv = formatsAjv();
 let model: LlamaModel;
+// The model loads in seconds; a machine shared with other jobs may take longer.
 beforeAll(async () => {
   ({ model } = await tinyModel());
-});
+}, 120_000);
 
 const names = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"];
 const record: JsonSchema = { type: "object", properties: Object.fromEntries(names.map((n) => [n, { type: "string" }])), additionalProperties: false };
