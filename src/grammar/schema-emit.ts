@@ -239,7 +239,7 @@ export class ValueEmitter {
     const keySep = literal(`"${JSON_SPELLING.keySep}`);
     const valueNodes = [...(n.extra ? [n.extra] : []), ...patterns.map((x) => x.value)];
     const costs = valueNodes.map((v) => this.cost(v));
-    const keyBytes = PATTERN_KEY_BYTES + 2;
+    const keyBytes = PATTERN_KEY_BYTES[this.split] + 2;
     const keyMost = Math.max(n.extra ? EXTRA_KEY_BYTES + 2 : 0, ...patterns.map(() => keyBytes));
     return {
       count,
@@ -500,8 +500,11 @@ export class ValueEmitter {
   }
 }
 
-/** Pattern keys (patternProperties) get at most this many bytes between their quotes. */
-export const PATTERN_KEY_BYTES = 64;
+/**
+ * Bytes a pattern key (patternProperties) may take between its quotes: the pattern emitter charges a `.` the
+ * 4 bytes of the widest character, so 64 bytes are 16 free characters. More under the shared split.
+ */
+export const PATTERN_KEY_BYTES = { "worst-case": 64, shared: 256 } as const;
 
 /**
  * How an object's extra members are written: at most `count`, each charged `overhead` bytes (separator and
