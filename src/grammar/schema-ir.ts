@@ -400,9 +400,9 @@ class Lowerer {
       if (!r.ok) return r;
       const isNever = r.value.k === "union" && r.value.options.length === 0;
       // A required member no value satisfies makes the object unsatisfiable (the compile names it); an optional
-      // one is simply never written.
-      if (isNever && !required.has(name)) continue;
-      props.push({ name, node: r.value, required: required.has(name) });
+      // one is never written, but stays listed so that no extra key spells its name (`"a": false` beside
+      // additionalProperties would otherwise admit any "a").
+      props.push({ name, node: r.value, required: required.has(name), ...(isNever ? { never: true } : {}) });
     }
     for (const name of required) {
       if (name in listed) continue;
@@ -413,7 +413,7 @@ class Lowerer {
       if (!node) return err(invalid(pointer(path, "required"), `required property "${name}" is not listed in properties and extra properties are not allowed`));
       props.push({ name, node, required: true });
     }
-    const count = props.length;
+    const count = props.filter((p) => !p.never).length;
     const requiredCount = props.filter((p) => p.required).length;
     // minProperties 1 with no required member: the object is not empty (exact). Beyond that: refused.
     const nonEmpty = typeof s.minProperties === "number" && s.minProperties === 1 && requiredCount === 0;

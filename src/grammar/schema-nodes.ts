@@ -10,6 +10,8 @@ export interface Prop {
   name: string;
   node: Node;
   required: boolean;
+  /** An optional member no value satisfies: never written, listed only so that no extra key spells it. */
+  never?: boolean;
 }
 
 export interface Base {
