@@ -122,11 +122,17 @@ export async function runSchemaFile(model: LlamaModel, dir: string, file: string
   return base;
 }
 
-/** The schema without `$async` at its root (ajv would compile an asynchronous validator). */
+/**
+ * The schema as the judge compiles it: without `$async` at its root (ajv would compile an asynchronous validator)
+ * and without a draft-04/06 `$schema` (qtc's validator refuses those drafts; judged as draft-07, which reads
+ * their keywords alike, instead of leaving the instance unjudged — an unjudged invalid instance the grammar
+ * accepted counted as accepted-invalid, e.g. `12345.0`, which JSON.parse reads as the integer 12345).
+ */
 function withoutAsync(schema: JsonSchema | boolean): JsonSchema | boolean {
-  if (typeof schema !== "object" || schema === null || !("$async" in schema)) return schema;
-  const { $async: _a, ...rest } = schema as Record<string, unknown>;
-  return rest as JsonSchema;
+  if (typeof schema !== "object" || schema === null) return schema;
+  const { $async: _a, $schema, ...rest } = schema as Record<string, unknown>;
+  const oldDraft = typeof $schema === "string" && /draft-0[346]\/schema/.test($schema);
+  return (oldDraft || $schema === undefined ? rest : { $schema, ...rest }) as JsonSchema;
 }
 
 /**
