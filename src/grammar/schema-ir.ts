@@ -20,6 +20,7 @@ import {
 import { ASSERTED_FORMATS, FORMAT_PATTERNS, isSupportedFormat, type StringFormat } from "./string-formats.js";
 import { shapeString } from "./string-plan.js";
 import { planPatterns } from "./pattern-properties.js";
+import { expandDependencies, hasDependencies } from "./dependencies.js";
 import { type Body, disjoint, type Node, type Prop, typeAccepts, valueKey } from "./schema-nodes.js";
 import { SCHEMA_LIMITS, tooLarge } from "./limits.js";
 
@@ -28,7 +29,7 @@ export { deref, disjoint, type Kind, type Node, type Prop } from "./schema-nodes
 const MAX_MERGE_DEPTH = 32;
 const JSON_TYPES = ["null", "boolean", "integer", "number", "string", "array", "object"];
 const FAMILIES: Record<string, readonly string[]> = {
-  object: ["properties", "required", "additionalProperties", "minProperties", "maxProperties", "patternProperties"],
+  object: ["properties", "required", "additionalProperties", "minProperties", "maxProperties", "patternProperties", "dependencies", "dependentRequired", "dependentSchemas"],
   array: ["items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems"],
   string: ["minLength", "maxLength", "pattern", "format"],
   number: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
@@ -120,6 +121,7 @@ class Lowerer {
     if (!isObject(schema)) return err(invalid(path, "a schema must be an object or a boolean"));
     const keys = Object.keys(schema).filter((k) => !isAnnotation(k));
     if (keys.length === 0) return ok(this.anyNode());
+    if (hasDependencies(schema)) return this.lowerDependencies(schema, path, hint, depth);
 
     if (typeof schema.$ref === "string") {
       const target = resolveRef(this.root, schema.$ref, path);
@@ -177,6 +179,19 @@ class Lowerer {
     const options: Node[] = [];
     for (const family of families) {
       const r = this.lowerTyped(schema, family, path, families.length === 1 ? hint : `${hint}-${family}`, depth);
+      if (!r.ok) return r;
+      options.push(r.value);
+    }
+    return ok(options.length === 1 ? options[0]! : this.node(path, hint, { k: "union", options }));
+  }
+
+  /** Dependency keywords held exactly: the union of the schema's variants (see dependencies.ts). */
+  private lowerDependencies(schema: JsonSchema, path: string, hint: string, depth: number): Result<Node> {
+    const variants = expandDependencies(schema, path);
+    if (!Array.isArray(variants)) return err(variants);
+    const options: Node[] = [];
+    for (const [i, v] of variants.entries()) {
+      const r = this.lower(v, path, `${hint}-${i + 1}`, depth + 1);
       if (!r.ok) return r;
       options.push(r.value);
     }
