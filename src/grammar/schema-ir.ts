@@ -21,6 +21,7 @@ import { ASSERTED_FORMATS, FORMAT_PATTERNS, isSupportedFormat, type StringFormat
 import { shapeString } from "./string-plan.js";
 import { planPatterns } from "./pattern-properties.js";
 import { expandDependencies, hasDependencies } from "./dependencies.js";
+import { applyNot } from "./not.js";
 import { type Body, disjoint, type Node, type Prop, typeAccepts, valueKey } from "./schema-nodes.js";
 import { SCHEMA_LIMITS, tooLarge } from "./limits.js";
 
@@ -121,6 +122,7 @@ class Lowerer {
     if (!isObject(schema)) return err(invalid(path, "a schema must be an object or a boolean"));
     const keys = Object.keys(schema).filter((k) => !isAnnotation(k));
     if (keys.length === 0) return ok(this.anyNode());
+    if ("not" in schema) return this.lowerNot(schema, path, hint, depth);
     if (hasDependencies(schema)) return this.lowerDependencies(schema, path, hint, depth);
 
     if (typeof schema.$ref === "string") {
@@ -179,6 +181,21 @@ class Lowerer {
     const options: Node[] = [];
     for (const family of families) {
       const r = this.lowerTyped(schema, family, path, families.length === 1 ? hint : `${hint}-${family}`, depth);
+      if (!r.ok) return r;
+      options.push(r.value);
+    }
+    return ok(options.length === 1 ? options[0]! : this.node(path, hint, { k: "union", options }));
+  }
+
+  /** `not` held exactly where it can be (see not.ts): the union of the variants it leaves. */
+  private lowerNot(schema: JsonSchema, path: string, hint: string, depth: number): Result<Node> {
+    const { not: negated, ...rest } = schema;
+    const variants = applyNot(rest, negated, path);
+    if (!Array.isArray(variants)) return err(variants);
+    if (variants.length === 0) return ok(this.never(path, hint));
+    const options: Node[] = [];
+    for (const [i, v] of variants.entries()) {
+      const r = this.lower(v, path, variants.length === 1 ? hint : `${hint}-${i + 1}`, depth + 1);
       if (!r.ok) return r;
       options.push(r.value);
     }

@@ -40,7 +40,6 @@ export const ANNOTATION_KEYWORDS: ReadonlySet<string> = new Set([
  * the validator judges the call (reported in `constraint.relaxed`).
  */
 export const CONSTRAINING_UNSUPPORTED: ReadonlySet<string> = new Set([
-  "not",
   "if",
   "then",
   "else",
@@ -66,6 +65,7 @@ export const SUPPORTED_KEYWORDS: ReadonlySet<string> = new Set([
   "dependencies",
   "dependentRequired",
   "dependentSchemas",
+  "not",
   "minProperties",
   "maxProperties",
   "items",
