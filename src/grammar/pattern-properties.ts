@@ -8,7 +8,8 @@
 // matches, with `additionalProperties: false`, or for a pattern that matches every key (`.*`).
 
 import { type QtcError } from "../errors.js";
-import { invalid, pointer, unsupported } from "./schema-keywords.js";
+import { linearRegExp } from "../tools/linear-regexp.js";
+import { pointer, unsupported } from "./schema-keywords.js";
 
 /** Patterns that match every key the extra-key rule spells (printable ASCII, no newline, not empty). */
 const UNIVERSAL = new Set(["", ".*", "^.*$", ".+", "^.+$", "^.*", ".*$", "^.+", ".+$", "(.*)", "^(.*)$", "^(.+)$", "[\\s\\S]*", "^[\\s\\S]*$"]);
@@ -53,13 +54,15 @@ function disjointPatterns(a: string, b: string): boolean {
  */
 export function planPatterns(patterns: Record<string, unknown>, listedNames: readonly string[], extra: unknown, path: string): PatternPlan | QtcError {
   const at = pointer(path, "patternProperties");
-  const entries: { pattern: string; schema: unknown; re: RegExp; universal: boolean }[] = [];
+  const entries: { pattern: string; schema: unknown; re: { test(s: string): boolean }; universal: boolean }[] = [];
   for (const [pattern, schema] of Object.entries(patterns)) {
-    let re: RegExp;
+    // Listed names are matched as the validator matches keys: in linear time (a client's pattern cannot hang
+    // the compile), with ECMAScript's meaning.
+    let re: { test(s: string): boolean };
     try {
-      re = new RegExp(pattern, "u");
+      re = linearRegExp(pattern, "u");
     } catch {
-      return invalid(pointer(at, pattern), `patternProperties pattern ${JSON.stringify(pattern)} is not a valid regular expression`);
+      return unsupported(at, `patternProperties pattern ${JSON.stringify(pattern)} is not a regular expression the validator can run in linear time`);
     }
     entries.push({ pattern, schema, re, universal: UNIVERSAL.has(pattern) });
   }
