@@ -1,7 +1,9 @@
 // Owns: `not`, where it can be held exactly, as a rewrite of the schema it sits in: `not` of types (the other
-// types), of `required` (a member absent; `not` of required also rules out every non-object), of enum/const
-// beside an enum (the values left), of `anyOf` (each option negated in turn), and `not: {}` (nothing). Any other
-// `not` is refused by pointer (under `validate`, left to the validator).
+// types), of `required` (a member absent; `not` of required also rules out every non-object), of `properties`
+// (a member present that breaks its schema), of enum/const beside an enum (the values left), of several of
+// these (any one broken), of `anyOf` (each option negated in turn), and `not: {}` (nothing); and `if`/`then`/
+// `else` as (if and then) | (not if, and else). Any other `not` is refused by pointer (under `validate`, left to
+// the validator).
 
 import type { QtcError } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
@@ -51,6 +53,28 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string): Json
     const { const: _c, ...base } = rest;
     return [{ ...base, enum: values.filter((v) => !banned.some((b) => deepEqual(v, b))) }];
   }
+  if (only("properties") && isObject(negated.properties)) {
+    // not(every listed member, when present, fits) = some member present that does not; non-objects ruled out.
+    if (!typesOf(rest).includes("object")) return [];
+    const props = isObject(rest.properties) ? rest.properties : {};
+    const required = Array.isArray(rest.required) ? rest.required : [];
+    return Object.entries(negated.properties).map(([n, sub]) => ({
+      ...rest,
+      type: "object",
+      required: [...required, n],
+      properties: { ...props, [n]: n in props ? { allOf: [props[n], { not: sub }] } : { not: sub } },
+    }));
+  }
+  if (keys.length > 1 && keys.every((k) => ["type", "required", "properties", "enum", "const"].includes(k))) {
+    // not(a and b) = not a | not b: each keyword negated on its own.
+    const out: JsonSchema[] = [];
+    for (const k of keys) {
+      const r = applyNot(rest, { [k]: negated[k] }, path);
+      if (!Array.isArray(r)) return r;
+      out.push(...r);
+    }
+    return out.length > 16 ? unsupported(at, "not expands into more than 16 variants") : out;
+  }
   if (only("anyOf") && Array.isArray(negated.anyOf)) {
     let variants: JsonSchema[] = [rest];
     for (const option of negated.anyOf) {
@@ -66,4 +90,11 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string): Json
     return variants;
   }
   return unsupported(at, `not of ${keys.join(", ")} is not supported (supported: not of type, required, enum/const beside an enum, anyOf of those, {})`);
+}
+
+/** `if`/`then`/`else` as the union (rest, if, then) | (rest, not if, else); undefined when `if` is absent. */
+export function ifThenElse(s: JsonSchema): JsonSchema[] | undefined {
+  if (!("if" in s)) return undefined;
+  const { if: cond, then: yes, else: no, ...rest } = s;
+  return [{ allOf: [rest, cond as JsonSchema, (yes ?? true) as JsonSchema] }, { allOf: [{ ...rest, not: cond }, (no ?? true) as JsonSchema] }];
 }

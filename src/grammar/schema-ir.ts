@@ -21,7 +21,7 @@ import { ASSERTED_FORMATS, FORMAT_PATTERNS, isSupportedFormat, type StringFormat
 import { shapeString } from "./string-plan.js";
 import { planPatterns } from "./pattern-properties.js";
 import { expandDependencies, hasDependencies } from "./dependencies.js";
-import { applyNot } from "./not.js";
+import { applyNot, ifThenElse } from "./not.js";
 import { type Body, disjoint, type Node, type Prop, typeAccepts, valueKey } from "./schema-nodes.js";
 import { SCHEMA_LIMITS, tooLarge } from "./limits.js";
 
@@ -123,6 +123,8 @@ class Lowerer {
     const keys = Object.keys(schema).filter((k) => !isAnnotation(k));
     if (keys.length === 0) return ok(this.anyNode());
     if ("not" in schema) return this.lowerNot(schema, path, hint, depth);
+    const branches = ifThenElse(schema);
+    if (branches) return this.lowerIf(branches, path, hint, depth);
     if (hasDependencies(schema)) return this.lowerDependencies(schema, path, hint, depth);
 
     if (typeof schema.$ref === "string") {
@@ -200,6 +202,22 @@ class Lowerer {
       options.push(r.value);
     }
     return ok(options.length === 1 ? options[0]! : this.node(path, hint, { k: "union", options }));
+  }
+
+  /** if/then/else: the union of its two branches; a branch the grammar cannot hold is refused at `/if`. */
+  private lowerIf(branches: JsonSchema[], path: string, hint: string, depth: number): Result<Node> {
+    const options: Node[] = [];
+    for (const [i, b] of branches.entries()) {
+      const r = this.lower(b, path, `${hint}-${i === 0 ? "then" : "else"}`, depth + 1);
+      // The branches are merged copies (their pointers name no keyword of the document): a part the grammar
+      // cannot hold is refused at /if, which `validate` takes out (then and else then constrain nothing).
+      if (!r.ok && r.error.code === "unsupported_keyword") {
+        return err(unsupported(pointer(path, "if"), `if/then/else: the ${i === 0 ? "then" : "else"} branch cannot be held (${r.error.message})`));
+      }
+      if (!r.ok) return r;
+      options.push(r.value);
+    }
+    return ok(this.node(path, hint, { k: "union", options }));
   }
 
   /** Dependency keywords held exactly: the union of the schema's variants (see dependencies.ts). */

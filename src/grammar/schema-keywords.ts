@@ -40,9 +40,6 @@ export const ANNOTATION_KEYWORDS: ReadonlySet<string> = new Set([
  * the validator judges the call (reported in `constraint.relaxed`).
  */
 export const CONSTRAINING_UNSUPPORTED: ReadonlySet<string> = new Set([
-  "if",
-  "then",
-  "else",
   "propertyNames",
   "contains",
   "minContains",
@@ -66,6 +63,9 @@ export const SUPPORTED_KEYWORDS: ReadonlySet<string> = new Set([
   "dependentRequired",
   "dependentSchemas",
   "not",
+  "if",
+  "then",
+  "else",
   "minProperties",
   "maxProperties",
   "items",
