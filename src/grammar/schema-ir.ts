@@ -240,7 +240,12 @@ class Lowerer {
     const node = this.node(targetPath, `def-${last}`, { k: "ref", target: undefined }) as Node & { k: "ref" };
     this.refs.set(ref, node);
     const lowered = this.lower(target, targetPath, `def-${last}`, 0);
-    if (!lowered.ok) return lowered;
+    // A failed target leaves no half-made node behind: a caller that goes on without this part (a pattern key's
+    // value, a merge the grammar cannot hold) must not meet it again through another $ref with no target.
+    if (!lowered.ok) {
+      this.refs.delete(ref);
+      return lowered;
+    }
     if (lowered.value === node) return err(invalid(targetPath, `$ref "${ref}" refers only to itself`));
     node.target = lowered.value;
     return ok(node);
