@@ -132,7 +132,14 @@ function withoutAsync(schema: JsonSchema | boolean): JsonSchema | boolean {
   if (typeof schema !== "object" || schema === null) return schema;
   const { $async: _a, $schema, ...rest } = schema as Record<string, unknown>;
   const oldDraft = typeof $schema === "string" && /draft-0[346]\/schema/.test($schema);
-  return (oldDraft || $schema === undefined ? rest : { $schema, ...rest }) as JsonSchema;
+  return (oldDraft ? withoutIds(rest) : $schema === undefined ? rest : { $schema, ...rest }) as JsonSchema;
+}
+
+/** A draft-04 document without its string `id`s (ajv refuses the keyword; only `$ref` resolution reads it). */
+function withoutIds(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutIds);
+  if (typeof v !== "object" || v === null) return v;
+  return Object.fromEntries(Object.entries(v).filter(([k, x]) => !(k === "id" && typeof x === "string")).map(([k, x]) => [k, k === "enum" || k === "const" ? x : withoutIds(x)]));
 }
 
 /**
