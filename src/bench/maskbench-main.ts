@@ -1,8 +1,11 @@
 // Owns: `npm run bench:maskbench`: flags, the data (a local copy or the cached download), the run over every
 // schema with a progress line, the JSON result and MaskBench's table printed next to the published engines.
 
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createLlama, ensureSyntheticModel, loadModel } from "../model/index.js";
 import { dataFolder, DataError, ensureData } from "./maskbench-data.js";
 import { MASKBENCH_DEFAULTS, renderTable, runSchemaFile, type SchemaResult, summarize } from "./maskbench.js";
@@ -13,12 +16,76 @@ const flags = readBenchFlags("bench:maskbench", {
   limit: { type: "string" },
   sample: { type: "string" },
   policy: { type: "string", default: MASKBENCH_DEFAULTS.unsupported },
+  split: { type: "string", default: MASKBENCH_DEFAULTS.budgetSplit },
   "max-tokens": { type: "string", default: String(MASKBENCH_DEFAULTS.maxTokens) },
   out: { type: "string", default: "bench/results/maskbench.json" },
   only: { type: "string" },
+  skip: { type: "string" },
+  chunk: { type: "string" },
+  raw: { type: "string" },
+  merge: { type: "string" },
 });
 
+/**
+ * A chunk whose child died (a crash outside a schema's own try, e.g. in llama.cpp): its schemas one per child, and
+ * one whose child dies is a crash.
+ */
+function runOneByOne(args: readonly string[], skip: number, size: number, raw: string): SchemaResult[] {
+  const out: SchemaResult[] = [];
+  for (let i = skip; i < skip + size; i++) {
+    const one = args.map((a, j) => (args[j - 1] === "--skip" ? String(i) : args[j - 1] === "--limit" ? "1" : a));
+    const child = spawnSync(process.execPath, one, { stdio: ["ignore", "ignore", "inherit"] });
+    if (child.status === 0) out.push(...(JSON.parse(readFileSync(raw, "utf8")) as SchemaResult[]));
+    else out.push({ file: `#${i}`, status: "crash", code: `exit ${child.status ?? child.signal}`, tests: 0, validRejected: 0, artefacts: {}, invalidAccepted: 0, labelDisputes: 0, maskUs: [] });
+  }
+  return out;
+}
+
+/**
+ * Run the schemas in child processes of `size` schemas each: llama.cpp's grammars live outside the JS heap and
+ * the process grows with every schema (about 3-20 MB each), so a full run in one process outgrows the machine.
+ */
+function runInChunks(count: number, size: number): SchemaResult[] {
+  const tmp = mkdtempSync(join(tmpdir(), "qtc-maskbench-"));
+  const results: SchemaResult[] = [];
+  const passOn = process.argv.slice(2).filter((_, i, a) => !["--chunk", "--skip", "--limit", "--raw", "--out"].includes(a[i]!) && !["--chunk", "--skip", "--limit", "--raw", "--out"].includes(a[i - 1]!));
+  try {
+    for (let skip = 0; skip < count; skip += size) {
+      const raw = join(tmp, "chunk.json");
+      // Children pick their schemas from the sampled list the parent's own --skip starts in.
+      const from = Number(flags.skip ?? 0) + skip;
+      const args = ["--expose-gc", fileURLToPath(import.meta.url), ...passOn, "--skip", String(from), "--limit", String(size), "--raw", raw, "--out", join(tmp, "out.json")];
+      const child = spawnSync(process.execPath, args, { stdio: ["ignore", "ignore", "inherit"] });
+      if (child.status === 0) results.push(...(JSON.parse(readFileSync(raw, "utf8")) as SchemaResult[]));
+      else results.push(...runOneByOne(args, from, Math.min(size, count - skip), raw));
+      if (flags.raw) writeFileSync(flags.raw, JSON.stringify(results));
+      const s = summarize(results);
+      process.stderr.write(`maskbench: ${results.length}/${count} schemas (chunks), ${s.passing} passing, ${s.compileErrors} compile errors, ${s.validationErrors} valid-rejected, ${s.invalidationErrors} invalid-accepted, ${s.crashes} crashes\n`);
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  return results;
+}
+
+/** Write the JSON result and print the table for these results. */
+function report(results: readonly SchemaResult[], files: number, o: typeof MASKBENCH_DEFAULTS): void {
+  const summary = summarize(results);
+  const label = `qtc (compileSchema, ${o.unsupported}, budget ${o.maxTokens} ${o.budgetSplit})`;
+  const failures = results.filter((r) => r.status !== "passing").map((r) => ({ file: r.file, status: r.status, code: r.code, message: r.message, validRejected: r.validRejected, invalidAccepted: r.invalidAccepted }));
+  mkdirSync(dirname(flags.out!), { recursive: true });
+  writeFileSync(flags.out!, JSON.stringify({ bench: "maskbench", label, options: o, files, summary, failures }, null, 1) + "\n");
+  process.stdout.write(renderTable(summary, label) + "\n");
+}
+
 async function main(): Promise<void> {
+  if (flags.merge) {
+    // Results of runs over parts of the data (their --raw files), reported as one run.
+    const results = flags.merge.split(",").flatMap((f) => JSON.parse(readFileSync(f, "utf8")) as SchemaResult[]);
+    const budgetSplit = flags.split === "worst-case" ? "worst-case" : "shared";
+    report(results, results.length, { ...MASKBENCH_DEFAULTS, unsupported: flags.policy === "validate" ? "validate" : "strict", budgetSplit, maxTokens: Number(flags["max-tokens"]) });
+    return;
+  }
   let dir: string | undefined;
   try {
     dir = flags.data ? dataFolder(flags.data) : await ensureData();
@@ -37,9 +104,21 @@ async function main(): Promise<void> {
   if (flags.only) files = files.filter((f) => f.includes(flags.only!));
   const every = flags.sample ? Math.max(1, Math.round(files.length / Number(flags.sample))) : 1;
   files = files.filter((_, i) => i % every === 0);
+  if (flags.skip) files = files.slice(Number(flags.skip));
   if (flags.limit) files = files.slice(0, Number(flags.limit));
   const policy = flags.policy === "validate" ? "validate" : "strict";
-  const o = { ...MASKBENCH_DEFAULTS, unsupported: policy as "strict" | "validate", maxTokens: Number(flags["max-tokens"]) };
+  const budgetSplit = flags.split === "worst-case" ? "worst-case" : "shared";
+  const o = { ...MASKBENCH_DEFAULTS, unsupported: policy as "strict" | "validate", budgetSplit: budgetSplit as "shared" | "worst-case", maxTokens: Number(flags["max-tokens"]) };
+  const results: SchemaResult[] = flags.chunk ? runInChunks(files.length, Number(flags.chunk)) : await runHere(dir, files, o);
+  if (flags.raw && !flags.chunk) {
+    writeFileSync(flags.raw, JSON.stringify(results));
+    return;
+  }
+  report(results, files.length, o);
+}
+
+/** Run the schemas in this process (one model, checked one by one). */
+async function runHere(dir: string, files: readonly string[], o: typeof MASKBENCH_DEFAULTS): Promise<SchemaResult[]> {
   const llama = await createLlama({ gpu: "cpu" });
   const model = await loadModel(llama, { path: await ensureSyntheticModel("tiny") });
   const results: SchemaResult[] = [];
@@ -53,13 +132,8 @@ async function main(): Promise<void> {
       process.stderr.write(`maskbench: ${i + 1}/${files.length} schemas, ${s.passing} passing, ${s.compileErrors} compile errors, ${s.validationErrors} valid-rejected, ${s.invalidationErrors} invalid-accepted, ${s.crashes} crashes, ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
     }
   }
-  const summary = summarize(results);
-  const label = `qtc (compileSchema, ${policy}, budget ${o.maxTokens})`;
-  const failures = results.filter((r) => r.status !== "passing").map((r) => ({ file: r.file, status: r.status, code: r.code, message: r.message, validRejected: r.validRejected, invalidAccepted: r.invalidAccepted }));
-  mkdirSync(dirname(flags.out!), { recursive: true });
-  writeFileSync(flags.out!, JSON.stringify({ bench: "maskbench", label, options: o, files: files.length, summary, failures }, null, 1) + "\n");
-  process.stdout.write(renderTable(summary, label) + "\n");
   await model.dispose();
+  return results;
 }
 
 void main();

@@ -10,6 +10,7 @@ import { compileSchema } from "../grammar/compile.js";
 import { GrammarChecker } from "../grammar/checker.js";
 import { canonicalJson, utf8Length } from "../grammar/canonical-json.js";
 import type { UnsupportedPolicy } from "../grammar/constraint-report.js";
+import type { BudgetSplit } from "../grammar/budget-share.js";
 import { compileValueValidator } from "../tools/validators.js";
 import type { JsonSchema } from "../tools/types.js";
 import { schemaOrdered } from "./maskbench-order.js";
@@ -19,6 +20,11 @@ export const MASKBENCH_DEFAULTS = Object.freeze({
   maxTokens: 8192 as number,
   /** Policy for keywords the grammar cannot hold (MaskBench judges the grammar alone). Default: "strict". */
   unsupported: "strict" as UnsupportedPolicy,
+  /**
+   * Budget split: "shared" (each part may use what the others leave; the runtime's guard bounds a whole call) or
+   * "worst-case" (static shares whose sum fits the budget). Default: "shared".
+   */
+  budgetSplit: "shared" as BudgetSplit,
   /** A schema whose compile plus checks take longer than this counts as a timeout, in ms. Default: 60000. */
   timeoutMs: 60_000 as number,
 });
@@ -76,7 +82,7 @@ export async function runSchemaFile(model: LlamaModel, dir: string, file: string
   const t0 = performance.now();
   let checker: GrammarChecker;
   try {
-    const compiled = compileSchema(doc.schema, { maxTokens: o.maxTokens, unsupported: o.unsupported });
+    const compiled = compileSchema(doc.schema, { maxTokens: o.maxTokens, unsupported: o.unsupported, budgetSplit: o.budgetSplit });
     if (!compiled.ok) return { ...base, status: "compile-error", code: compiled.error.code, message: `${compiled.error.path ?? ""}: ${compiled.error.message}`.slice(0, 300) };
     checker = await GrammarChecker.create(model, compiled.value);
   } catch (e) {
@@ -85,7 +91,9 @@ export async function runSchemaFile(model: LlamaModel, dir: string, file: string
   base.ttfmMs = performance.now() - t0;
   let judge: ((v: unknown) => unknown) | undefined;
   try {
-    judge = compileValueValidator(doc.schema);
+    // `$async: true` makes ajv's validator return a promise that rejects (an unhandled rejection ended the run):
+    // judge the same schema synchronously.
+    judge = compileValueValidator(withoutAsync(doc.schema));
   } catch {
     judge = undefined;
   }
@@ -95,7 +103,9 @@ export async function runSchemaFile(model: LlamaModel, dir: string, file: string
     const result = checker.checkText(text);
     const tokens = Math.max(1, model.tokenize(text, false).length);
     base.maskUs.push(((performance.now() - c0) * 1000) / tokens);
-    const ajvValid = judge ? judge(t.data) === null : undefined;
+    const verdict = judge ? judge(t.data) : undefined;
+    if (verdict instanceof Promise) verdict.catch(() => undefined);
+    const ajvValid = judge && !(verdict instanceof Promise) ? verdict === null : undefined;
     if (t.valid && !result.accepted) {
       const why = classify(checker, t.data, text, o.maxTokens, ajvValid);
       if (why) base.artefacts[why] = (base.artefacts[why] ?? 0) + 1;
@@ -110,6 +120,26 @@ export async function runSchemaFile(model: LlamaModel, dir: string, file: string
   if (base.invalidAccepted > 0) return { ...base, status: "invalidation-error" };
   if (base.validRejected > 0) return { ...base, status: "validation-error" };
   return base;
+}
+
+/**
+ * The schema as the judge compiles it: without `$async` at its root (ajv would compile an asynchronous validator)
+ * and without a draft-04/06 `$schema` (qtc's validator refuses those drafts; judged as draft-07, which reads
+ * their keywords alike, instead of leaving the instance unjudged — an unjudged invalid instance the grammar
+ * accepted counted as accepted-invalid, e.g. `12345.0`, which JSON.parse reads as the integer 12345).
+ */
+function withoutAsync(schema: JsonSchema | boolean): JsonSchema | boolean {
+  if (typeof schema !== "object" || schema === null) return schema;
+  const { $async: _a, $schema, ...rest } = schema as Record<string, unknown>;
+  const oldDraft = typeof $schema === "string" && /draft-0[346]\/schema/.test($schema);
+  return (oldDraft ? withoutIds(rest) : $schema === undefined ? rest : { $schema, ...rest }) as JsonSchema;
+}
+
+/** A draft-04 document without its string `id`s (ajv refuses the keyword; only `$ref` resolution reads it). */
+function withoutIds(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutIds);
+  if (typeof v !== "object" || v === null) return v;
+  return Object.fromEntries(Object.entries(v).filter(([k, x]) => !(k === "id" && typeof x === "string")).map(([k, x]) => [k, k === "enum" || k === "const" ? x : withoutIds(x)]));
 }
 
 /**

@@ -15,6 +15,7 @@ import { lowerSchema } from "./schema-policy.js";
 import { constraintReport, type ConstraintSites, type ExtraMembersPolicy, newSites, type UnsupportedPolicy } from "./constraint-report.js";
 import { pointer, unsupported } from "./schema-keywords.js";
 import { type Emitted, EmitTooLarge, ValueEmitter } from "./schema-emit.js";
+import type { BudgetSplit } from "./budget-share.js";
 import { newSizeMeter, SCHEMA_LIMITS, type SizeMeter, tooLarge } from "./limits.js";
 import { unsatisfiable } from "./satisfiable.js";
 import { StringPlanner } from "./string-plan.js";
@@ -45,11 +46,18 @@ interface Resolved {
   answerSchema?: JsonSchema | boolean;
   unsupported: UnsupportedPolicy;
   extraMembers: ExtraMembersPolicy;
+  budgetSplit: BudgetSplit;
 }
 
 function policyOf(v: unknown, fallback: UnsupportedPolicy): UnsupportedPolicy {
   const p = v ?? fallback;
   if (p !== "strict" && p !== "validate") fail("invalid_option", `unsupported must be "strict" or "validate", got ${String(p)}`);
+  return p;
+}
+
+function splitOf(v: unknown, fallback: BudgetSplit): BudgetSplit {
+  const p = v ?? fallback;
+  if (p !== "worst-case" && p !== "shared") fail("invalid_option", `budgetSplit must be "worst-case" or "shared", got ${String(p)}`);
   return p;
 }
 
@@ -82,11 +90,12 @@ function resolveOptions(o: ToolGrammarOptions): Resolved {
   const answerSchema = phase === "start" ? o.answerSchema : undefined;
   const unsupported = policyOf(o.unsupported, GRAMMAR_DEFAULTS.unsupported);
   const extraMembers = extraOf(o.extraMembers, GRAMMAR_DEFAULTS.extraMembers);
-  return { format, toolChoice, parallel, maxCalls, maxTokens, thinkingBudget, prefaceShare, phase, answerSchema, unsupported, extraMembers };
+  const budgetSplit = splitOf(o.budgetSplit, GRAMMAR_DEFAULTS.budgetSplit);
+  return { format, toolChoice, parallel, maxCalls, maxTokens, thinkingBudget, prefaceShare, phase, answerSchema, unsupported, extraMembers, budgetSplit };
 }
 
 function optionsKey(r: Resolved): string {
-  return JSON.stringify([r.format.id, r.format, r.toolChoice, r.maxCalls, r.maxTokens, r.thinkingBudget ?? null, r.prefaceShare, r.phase, r.answerSchema ?? null, r.unsupported, r.extraMembers]);
+  return JSON.stringify([r.format.id, r.format, r.toolChoice, r.maxCalls, r.maxTokens, r.thinkingBudget ?? null, r.prefaceShare, r.phase, r.answerSchema ?? null, r.unsupported, r.extraMembers, r.budgetSplit]);
 }
 
 /** A body's leading text after the format's bare opener (the opener is already written). */
@@ -97,13 +106,13 @@ function bareRest(before: string, f: ToolCallFormat): string {
 }
 
 /** The parts one compile shares: rules, text chains, the emitter. */
-function workspace(format: ToolCallFormat) {
+function workspace(format: ToolCallFormat, split: BudgetSplit) {
   const rules = new RuleSet();
   const banned = bannedPrefixes(tagWords(format));
   const json = new TextChains(rules, "json", banned);
   const raw = new TextChains(rules, "raw", banned);
   const planner = new StringPlanner();
-  const emitter = new ValueEmitter({ rules, json, raw, planner });
+  const emitter = new ValueEmitter({ rules, json, raw, planner, uncounted: split === "shared" }, split);
   return { rules, json, raw, emitter };
 }
 
@@ -141,6 +150,10 @@ function checkTags(root: Node, words: readonly string[], xmlParams: boolean): Qt
             return unsupported(pointer(n.path, "properties", p.name), `property name "${p.name}" cannot be a qwen3coder parameter name (no spaces, "<" or ">")`);
           }
           const e = visit(p.node, false);
+          if (e) return e;
+        }
+        for (const x of n.patternKeys ?? []) {
+          const e = visit(x.value, false);
           if (e) return e;
         }
         return n.extra ? visit(n.extra, false) : undefined;
@@ -233,7 +246,7 @@ function compileResolved(tools: readonly ToolDefinition[], o: Resolved): Result<
 
 function compileWithin(tools: readonly ToolDefinition[], o: Resolved): Result<CompiledGrammar> {
   const f = o.format;
-  const { rules, raw, emitter } = workspace(f);
+  const { rules, raw, emitter } = workspace(f, o.budgetSplit);
   const words = tagWords(f);
   const normalized = normalizeToolChoice(tools, o.toolChoice);
   if (!normalized.ok) return err({ code: normalized.error.code, message: normalized.error.message });
@@ -325,6 +338,7 @@ function compileWithin(tools: readonly ToolDefinition[], o: Resolved): Result<Co
       valueClosers: Object.freeze([...f.valueClosers]),
       stats: Object.freeze({ rules: ruleCount, bytes: utf8Length(gbnf) }),
       constraint: constraintReport(gbnf, o.unsupported, o.extraMembers, sites),
+      budgetSplit: o.budgetSplit,
     }),
   );
 }
@@ -394,7 +408,8 @@ export function compileSchema(schema: JsonSchema | boolean, options: SchemaGramm
   if (!Number.isInteger(maxTokens) || maxTokens < 1) fail("invalid_option", `maxTokens must be a whole number ≥ 1, got ${maxTokens}`);
   const policy = policyOf(options.unsupported, SCHEMA_GRAMMAR_DEFAULTS.unsupported);
   const extraMembers = extraOf(options.extraMembers, SCHEMA_GRAMMAR_DEFAULTS.extraMembers);
-  const { rules, emitter } = workspace(format);
+  const budgetSplit = splitOf(options.budgetSplit, SCHEMA_GRAMMAR_DEFAULTS.budgetSplit);
+  const { rules, emitter } = workspace(format, budgetSplit);
   const budget = Math.min(maxTokens, SCHEMA_LIMITS.maxBudgetBytes);
   const sites = newSites();
   const emitted = boundedWork(() => emitSchemaValue(schema, budget, emitter, tagWords(format), "value", undefined, newSizeMeter(), policy, sites, extraMembers));
@@ -410,6 +425,7 @@ export function compileSchema(schema: JsonSchema | boolean, options: SchemaGramm
       worstCaseTokens: value.worst,
       stats: Object.freeze({ rules: ruleCount, bytes: utf8Length(gbnf) }),
       constraint: constraintReport(gbnf, policy, extraMembers, sites),
+      budgetSplit,
     }),
   );
 }

@@ -22,6 +22,8 @@ export interface ScalarContext {
   json: TextChains;
   raw: TextChains;
   planner: StringPlanner;
+  /** Strings without maxLength are not counted (budget split "shared"). Default: false. */
+  uncounted?: boolean;
 }
 
 /** A string value (quoted JSON, or raw text when `raw`) within `budget` bytes; undefined when it cannot fit. */
@@ -67,6 +69,11 @@ function stringContent(
   }
   const m = n.minLength;
   const max = n.maxLength;
+  if (ctx.uncounted && max === undefined && m * chains.requiredUnitBytes <= space) {
+    // Budget split "shared": a string the schema leaves unbounded is not counted (the caller's guard ends it).
+    const expr = m > 0 ? `${chains.requiredUnit()}{${m}} ${chains.unbounded()}` : chains.unbounded();
+    return { expr, worst: Infinity, name: m > 0 ? `min-${m}` : "any" };
+  }
   if (max !== undefined && 4 * max <= space) {
     // Few enough code points that every spelling fits: count code points exactly.
     const chain = chains.codePoints(max - m);

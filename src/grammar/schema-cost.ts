@@ -127,7 +127,7 @@ export class Costs {
       case "array":
         return arrayMax(n, (c) => this.max(c));
       case "object":
-        if (n.extra) return Infinity;
+        if (n.extra || n.patternKeys?.length) return Infinity;
         return 2 + n.props.reduce((sum, p) => sum + keyBytes(p.name) + this.max(p.node) + SEP, 0);
     }
   }

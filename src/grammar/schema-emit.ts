@@ -27,6 +27,7 @@ import {
 } from "./schema-cost.js";
 import { deref, type Node } from "./schema-nodes.js";
 import { SCHEMA_LIMITS } from "./limits.js";
+import { allocateShared, type BudgetSplit, deeper, ladder, planRepeatShared, SHARED_MAX_EXTRA } from "./budget-share.js";
 
 export type { Emitted };
 
@@ -65,10 +66,20 @@ export class ValueEmitter {
   readonly costs: Costs;
   private readonly memo = new Map<string, Emitted | undefined>();
   private readonly active = new Set<string>();
+  /** Shared split: the innermost budget each `$ref` node is being emitted at (recursion goes deeper() from it). */
+  private readonly refBudget = new Map<number, number>();
   private steps = 0;
 
-  constructor(private readonly ctx: ScalarContext) {
+  constructor(
+    private readonly ctx: ScalarContext,
+    /** How a value's budget is split among its parts (see budget-share.ts). Default: "worst-case". */
+    readonly split: BudgetSplit = "worst-case",
+  ) {
     this.costs = new Costs((n) => ctx.planner.plan(n));
+  }
+
+  private get shared(): boolean {
+    return this.split === "shared";
   }
 
   cost(node: Node, raw = false): Cost {
@@ -76,7 +87,8 @@ export class ValueEmitter {
   }
 
   /** The value within `budget` bytes; undefined when even its least spelling does not fit. */
-  emit(node: Node, budget: number, raw = false): Emitted | undefined {
+  emit(node: Node, budgetIn: number, raw = false): Emitted | undefined {
+    const budget = this.shared ? this.sharedBudget(node, budgetIn) : budgetIn;
     const key = `${node.id}:${budget}:${raw}`;
     if (this.memo.has(key)) return this.memo.get(key);
     // Past MAX_EMIT_DEPTH nested values the value is not admitted (recursion ends there, as where no budget is
@@ -86,10 +98,25 @@ export class ValueEmitter {
     this.steps += stepsOf(node);
     if (this.steps > SCHEMA_LIMITS.maxEmitSteps) throw new EmitTooLarge(node.path);
     this.active.add(key);
+    const outer = this.refBudget.get(node.id);
+    if (this.shared && node.k === "ref") this.refBudget.set(node.id, budget);
     const out = this.emitLocal(node, budget, raw);
+    if (this.shared && node.k === "ref") {
+      if (outer === undefined) this.refBudget.delete(node.id);
+      else this.refBudget.set(node.id, outer);
+    }
     this.active.delete(key);
     this.memo.set(key, out);
     return out;
+  }
+
+  /**
+   * Shared split: budgets on the ladder (siblings share rules), and a `$ref` reached again inside itself a
+   * quarter less than where it was entered, so recursion ends after a few dozen levels.
+   */
+  private sharedBudget(node: Node, budget: number): number {
+    const outer = node.k === "ref" ? this.refBudget.get(node.id) : undefined;
+    return ladder(outer === undefined ? budget : Math.min(budget, deeper(outer)));
   }
 
   private emitLocal(n: Node, budget: number, raw: boolean): Emitted | undefined {
@@ -144,7 +171,8 @@ export class ValueEmitter {
     if (least - credit(kept) > budget) return undefined;
     const useRest = restMax > 0 && kept === prefix.length;
     const consumers = [...costs.slice(0, kept), ...(useRest ? [restCost()] : [])];
-    const shares = allocate(budget - 2 - SEP * kept + (kept > 0 || useRest ? SEP : 0), consumers);
+    const split = this.shared ? allocateShared : allocate;
+    const shares = split(budget - 2 - SEP * kept + (kept > 0 || useRest ? SEP : 0), consumers);
     if (!shares) return undefined;
     const elems: Emitted[] = [];
     for (let i = 0; i < kept; i++) {
@@ -155,7 +183,9 @@ export class ValueEmitter {
     let count = 0;
     let item: Emitted | undefined;
     if (useRest) {
-      const plan = planRepeat(shares[kept]!, itemCost, SEP, restMin, Math.min(restMax, 1000), defaultItems(budget));
+      const plan = this.shared
+        ? planRepeatShared(shares[kept]!, itemCost, SEP, restMin, restMax)
+        : planRepeat(shares[kept]!, itemCost, SEP, restMin, Math.min(restMax, 1000), defaultItems(budget));
       if (!plan) return undefined;
       count = plan.count;
       if (count > 0) {
@@ -187,15 +217,55 @@ export class ValueEmitter {
   }
 
   private emitObject(n: Node & { k: "object" }, budget: number): Emitted | undefined {
-    const extraOverhead = SEP + EXTRA_KEY_BYTES + 2 + KEY_SEP_BYTES;
-    const members = this.planMembers(n, budget - 2, (name) => keyBytes(name) + SEP, extraOverhead, Math.min(defaultExtras(budget), n.maxExtra ?? Infinity), false, SEP);
+    const extras = Math.min(this.shared ? SHARED_MAX_EXTRA : defaultExtras(budget), n.maxExtra ?? Infinity);
+    const members = this.planMembers(n, budget - 2, (name) => keyBytes(name) + SEP, this.jsonExtra(n, extras), false, SEP);
     if (!members) return undefined;
     if (n.nonEmpty && members.props.length === 0 && !members.extra) return undefined;
     const items: Member[] = members.props.map((m) => ({ expr: `${keyLiteral(m.name)} ${m.value.expr}`, optional: m.optional }));
-    const extra = members.extra && { expr: `"\\"" ${this.extraKey(n, true)} ${literal(`"${JSON_SPELLING.keySep}`)} ${members.extra.value.expr}`, count: members.extra.count };
+    const extra = members.extra && { expr: members.extra.value.expr, count: members.extra.count };
     const inner = this.members(n.hint, items, extra, literal(JSON_SPELLING.itemSep), n.nonEmpty === true);
     const body = inner ? `"{" ${inner} "}"` : '"{}"';
     return { expr: this.ctx.rules.add(n.hint, body), worst: 2 + members.worst };
+  }
+
+  /**
+   * Extra members of a JSON object: keys the trie spells (not listed names) with the `extra` value, and keys
+   * of each pattern (patternProperties) with that pattern's value. `emit` gives the whole member; every key is
+   * charged the longest key's bytes in `overhead`.
+   */
+  private jsonExtra(n: Node & { k: "object" }, count: number): ExtraSpec | undefined {
+    const patterns = n.patternKeys ?? [];
+    if (count <= 0 || (!n.extra && patterns.length === 0)) return undefined;
+    const keySep = literal(`"${JSON_SPELLING.keySep}`);
+    const valueNodes = [...(n.extra ? [n.extra] : []), ...patterns.map((x) => x.value)];
+    const costs = valueNodes.map((v) => this.cost(v));
+    const keyBytes = PATTERN_KEY_BYTES[this.split] + 2;
+    const keyMost = Math.max(n.extra ? EXTRA_KEY_BYTES + 2 : 0, ...patterns.map(() => keyBytes));
+    return {
+      count,
+      overhead: SEP + keyMost + KEY_SEP_BYTES,
+      cost: { min: Math.min(...costs.map((c) => c.min)), max: Math.max(...costs.map((c) => c.max)) },
+      emit: (bytes) => {
+        const alts: string[] = [];
+        let worst = -1;
+        if (n.extra) {
+          const value = this.emit(n.extra, bytes);
+          if (value) {
+            alts.push(`"\\"" ${this.extraKey(n, true)} ${keySep} ${value.expr}`);
+            worst = Math.max(worst, value.worst);
+          }
+        }
+        for (const x of patterns) {
+          const key = this.emit(x.key, keyBytes);
+          const value = key && this.emit(x.value, bytes);
+          if (!key || !value) continue;
+          alts.push(`${key.expr} ${literal(JSON_SPELLING.keySep)} ${value.expr}`);
+          worst = Math.max(worst, value.worst);
+        }
+        if (alts.length === 0) return undefined;
+        return { expr: alts.length === 1 ? alts[0]! : this.ctx.rules.add(`${n.hint}-member`, alts.join(" | ")), worst };
+      },
+    };
   }
 
   /**
@@ -219,7 +289,12 @@ export class ValueEmitter {
     }
     if (node.k !== "object") return undefined;
     const fixed = utf8Length(p.open + p.end + p.close);
-    const members = this.planMembers(node, budget, (name) => fixed + utf8Length(name), fixed + EXTRA_KEY_BYTES, Math.min(1, node.maxExtra ?? 1), true, 0);
+    // Pattern keys (patternProperties) are not written as parameters: fewer members, never an invalid one.
+    const extra = node.extra;
+    const spec: ExtraSpec | undefined = extra && Math.min(1, node.maxExtra ?? 1) > 0
+      ? { count: 1, overhead: fixed + EXTRA_KEY_BYTES, cost: this.cost(extra, true), emit: (bytes) => this.emit(extra, bytes, true) }
+      : undefined;
+    const members = this.planMembers(node, budget, (name) => fixed + utf8Length(name), spec, true, 0);
     if (node.nonEmpty && members && members.props.length === 0 && !members.extra) return undefined;
     if (!members) return undefined;
     // minProperties 1 (nonEmpty): the first member is always written (a subset: never an empty list).
@@ -243,11 +318,11 @@ export class ValueEmitter {
     n: Node & { k: "object" },
     space: number,
     overhead: (name: string) => number,
-    extraOverhead: number,
-    maxExtra: number,
+    extraSpec: ExtraSpec | undefined,
     raw: boolean,
     firstDiscount: number,
-  ): { props: { name: string; value: Emitted; optional: boolean }[]; extra?: { value: Emitted; count: number }; worst: number } | undefined {
+  ): MemberPlan | undefined {
+    if (this.shared) return this.planMembersShared(n, space, overhead, extraSpec, raw, firstDiscount);
     // Optional members no value satisfies are never written.
     const props = n.props
       .map((p) => ({ p, over: overhead(p.name), cost: this.cost(p.node, raw) }))
@@ -264,11 +339,11 @@ export class ValueEmitter {
     if (least() > space) return undefined;
     const kept = dropped.size === 0 ? props : props.filter((_, i) => !dropped.has(i));
     const discount = () => (kept.length > 0 ? firstDiscount : 0);
-    const extraCost = n.extra && maxExtra > 0 ? this.cost(n.extra, raw) : undefined;
+    const extraCost = extraSpec?.cost;
     const consumers: Cost[] = [...kept.map((x) => x.cost), ...(extraCost ? [{ min: 0, max: Infinity }] : [])];
     const shares = allocate(space - kept.reduce((s, x) => s + x.over, 0) + discount(), consumers);
     if (!shares) return undefined;
-    const out: { name: string; value: Emitted; optional: boolean }[] = [];
+    const out: MemberPlan["props"] = [];
     let worst = -discount();
     const values: Emitted[] = [];
     for (const [i, x] of kept.entries()) {
@@ -297,14 +372,59 @@ export class ValueEmitter {
     }
     if (out.length === 0) worst = 0;
     let extra: { value: Emitted; count: number } | undefined;
-    if (extraCost && n.extra) {
-      const plan = planRepeat(shares[kept.length]!, extraCost, extraOverhead, 0, maxExtra, maxExtra);
+    if (extraSpec) {
+      const plan = planRepeat(shares[kept.length]!, extraSpec.cost, extraSpec.overhead, 0, extraSpec.count, extraSpec.count);
       if (plan && plan.count > 0) {
-        const value = this.emit(n.extra, plan.itemBytes, raw);
+        const value = extraSpec.emit(plan.itemBytes);
         if (value) {
           extra = { value, count: plan.count };
-          worst += plan.count * (extraOverhead + value.worst);
+          worst += plan.count * (extraSpec.overhead + value.worst);
         }
+      }
+    }
+    return { props: out, extra, worst };
+  }
+
+  /**
+   * The shared split of an object's members: each member's value may use what the required members around it
+   * leave at their least (an optional one that does not fit even so is left out), and so may each extra member.
+   */
+  private planMembersShared(
+    n: Node & { k: "object" },
+    space: number,
+    overhead: (name: string) => number,
+    extraSpec: ExtraSpec | undefined,
+    raw: boolean,
+    firstDiscount: number,
+  ): MemberPlan | undefined {
+    const props = n.props
+      .map((p) => ({ p, over: overhead(p.name), cost: this.cost(p.node, raw) }))
+      .filter((x) => x.p.required || Number.isFinite(x.cost.min));
+    const leastOf = (x: (typeof props)[number]) => x.over + x.cost.min;
+    const required = props.filter((x) => x.p.required);
+    const least = required.reduce((s, x) => s + leastOf(x), 0);
+    // The first member written spends no separator; with no required member, each one may be that first.
+    const room = space + firstDiscount;
+    if (required.length > 0 && least - firstDiscount > space) return undefined;
+    const out: MemberPlan["props"] = [];
+    let worst = 0;
+    for (const x of props) {
+      const others = least - (x.p.required ? leastOf(x) : 0);
+      const share = Math.min(x.cost.max, room - others - x.over);
+      const value = share >= x.cost.min ? this.emit(x.p.node, share, raw) : undefined;
+      if (!value && x.p.required) return undefined;
+      if (!value) continue;
+      out.push({ name: x.p.name, value, optional: !x.p.required });
+      worst += x.over + value.worst;
+    }
+    if (out.length > 0) worst -= firstDiscount;
+    let extra: MemberPlan["extra"];
+    if (extraSpec) {
+      const plan = planRepeatShared(room - least, extraSpec.cost, extraSpec.overhead, 0, extraSpec.count);
+      const value = plan && plan.count > 0 ? extraSpec.emit(plan.itemBytes) : undefined;
+      if (plan && value) {
+        extra = { value, count: plan.count };
+        worst += plan.count * (extraSpec.overhead + value.worst);
       }
     }
     return { props: out, extra, worst };
@@ -378,6 +498,30 @@ export class ValueEmitter {
     };
     return node("")!;
   }
+}
+
+/**
+ * Bytes a pattern key (patternProperties) may take between its quotes: the pattern emitter charges a `.` the
+ * 4 bytes of the widest character, so 64 bytes are 16 free characters. More under the shared split.
+ */
+export const PATTERN_KEY_BYTES = { "worst-case": 64, shared: 256 } as const;
+
+/**
+ * How an object's extra members are written: at most `count`, each charged `overhead` bytes (separator and
+ * key) plus its value's; `emit` gives the member (JSON) or the value (qwen3coder) within a value budget.
+ */
+interface ExtraSpec {
+  count: number;
+  overhead: number;
+  cost: Cost;
+  emit: (bytes: number) => Emitted | undefined;
+}
+
+/** An object's members as planned: each member's value, the extra members, the most bytes of them all. */
+interface MemberPlan {
+  props: { name: string; value: Emitted; optional: boolean }[];
+  extra?: { value: Emitted; count: number };
+  worst: number;
 }
 
 /** Characters of an extra JSON key: printable ASCII but `"`, `<` and `\\`. */

@@ -19,6 +19,9 @@ import {
 } from "./schema-keywords.js";
 import { ASSERTED_FORMATS, FORMAT_PATTERNS, isSupportedFormat, type StringFormat } from "./string-formats.js";
 import { shapeString } from "./string-plan.js";
+import { planPatterns } from "./pattern-properties.js";
+import { expandDependencies, hasDependencies } from "./dependencies.js";
+import { applyNot, ifThenElse } from "./not.js";
 import { type Body, disjoint, type Node, type Prop, typeAccepts, valueKey } from "./schema-nodes.js";
 import { SCHEMA_LIMITS, tooLarge } from "./limits.js";
 
@@ -27,7 +30,7 @@ export { deref, disjoint, type Kind, type Node, type Prop } from "./schema-nodes
 const MAX_MERGE_DEPTH = 32;
 const JSON_TYPES = ["null", "boolean", "integer", "number", "string", "array", "object"];
 const FAMILIES: Record<string, readonly string[]> = {
-  object: ["properties", "required", "additionalProperties", "minProperties", "maxProperties"],
+  object: ["properties", "required", "additionalProperties", "minProperties", "maxProperties", "patternProperties", "dependencies", "dependentRequired", "dependentSchemas"],
   array: ["items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems"],
   string: ["minLength", "maxLength", "pattern", "format"],
   number: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
@@ -119,6 +122,10 @@ class Lowerer {
     if (!isObject(schema)) return err(invalid(path, "a schema must be an object or a boolean"));
     const keys = Object.keys(schema).filter((k) => !isAnnotation(k));
     if (keys.length === 0) return ok(this.anyNode());
+    if ("not" in schema) return this.lowerNot(schema, path, hint, depth);
+    const branches = ifThenElse(schema);
+    if (branches) return this.lowerIf(branches, path, hint, depth);
+    if (hasDependencies(schema)) return this.lowerDependencies(schema, path, hint, depth);
 
     if (typeof schema.$ref === "string") {
       const target = resolveRef(this.root, schema.$ref, path);
@@ -182,6 +189,50 @@ class Lowerer {
     return ok(options.length === 1 ? options[0]! : this.node(path, hint, { k: "union", options }));
   }
 
+  /** `not` held exactly where it can be (see not.ts): the union of the variants it leaves. */
+  private lowerNot(schema: JsonSchema, path: string, hint: string, depth: number): Result<Node> {
+    const { not: negated, ...rest } = schema;
+    const variants = applyNot(rest, negated, path);
+    if (!Array.isArray(variants)) return err(variants);
+    if (variants.length === 0) return ok(this.never(path, hint));
+    const options: Node[] = [];
+    for (const [i, v] of variants.entries()) {
+      const r = this.lower(v, path, variants.length === 1 ? hint : `${hint}-${i + 1}`, depth + 1);
+      if (!r.ok) return r;
+      options.push(r.value);
+    }
+    return ok(options.length === 1 ? options[0]! : this.node(path, hint, { k: "union", options }));
+  }
+
+  /** if/then/else: the union of its two branches; a branch the grammar cannot hold is refused at `/if`. */
+  private lowerIf(branches: JsonSchema[], path: string, hint: string, depth: number): Result<Node> {
+    const options: Node[] = [];
+    for (const [i, b] of branches.entries()) {
+      const r = this.lower(b, path, `${hint}-${i === 0 ? "then" : "else"}`, depth + 1);
+      // The branches are merged copies (their pointers name no keyword of the document): a part the grammar
+      // cannot hold is refused at /if, which `validate` takes out (then and else then constrain nothing).
+      if (!r.ok && r.error.code === "unsupported_keyword") {
+        return err(unsupported(pointer(path, "if"), `if/then/else: the ${i === 0 ? "then" : "else"} branch cannot be held (${r.error.message})`));
+      }
+      if (!r.ok) return r;
+      options.push(r.value);
+    }
+    return ok(this.node(path, hint, { k: "union", options }));
+  }
+
+  /** Dependency keywords held exactly: the union of the schema's variants (see dependencies.ts). */
+  private lowerDependencies(schema: JsonSchema, path: string, hint: string, depth: number): Result<Node> {
+    const variants = expandDependencies(schema, path);
+    if (!Array.isArray(variants)) return err(variants);
+    const options: Node[] = [];
+    for (const [i, v] of variants.entries()) {
+      const r = this.lower(v, path, `${hint}-${i + 1}`, depth + 1);
+      if (!r.ok) return r;
+      options.push(r.value);
+    }
+    return ok(options.length === 1 ? options[0]! : this.node(path, hint, { k: "union", options }));
+  }
+
   private refNode(ref: string, target: unknown, targetPath: string): Result<Node> {
     const existing = this.refs.get(ref);
     if (existing) return ok(existing);
@@ -189,7 +240,12 @@ class Lowerer {
     const node = this.node(targetPath, `def-${last}`, { k: "ref", target: undefined }) as Node & { k: "ref" };
     this.refs.set(ref, node);
     const lowered = this.lower(target, targetPath, `def-${last}`, 0);
-    if (!lowered.ok) return lowered;
+    // A failed target leaves no half-made node behind: a caller that goes on without this part (a pattern key's
+    // value, a merge the grammar cannot hold) must not meet it again through another $ref with no target.
+    if (!lowered.ok) {
+      this.refs.delete(ref);
+      return lowered;
+    }
     if (lowered.value === node) return err(invalid(targetPath, `$ref "${ref}" refers only to itself`));
     node.target = lowered.value;
     return ok(node);
@@ -387,24 +443,32 @@ class Lowerer {
       if (!r.ok) return r;
       extra = r.value;
     }
+    const patterned = isObject(s.patternProperties) && Object.keys(s.patternProperties).length > 0 ? this.lowerPatterns(s, path, hint, depth, Object.keys(listed), extra) : undefined;
+    if (patterned && !patterned.ok) return patterned;
+    const plan = patterned?.value;
+    if (plan) extra = plan.spelled;
     const props: Prop[] = [];
-    for (const [name, sub] of Object.entries(listed)) {
+    for (const [name, own] of Object.entries(listed)) {
+      const also = plan?.listed.get(name);
+      const sub = also ? { allOf: [own, ...also] } : own;
       const r = this.lower(sub, pointer(path, "properties", name), `${hint}-${name}`, depth + 1);
       if (!r.ok) return r;
       const isNever = r.value.k === "union" && r.value.options.length === 0;
       // A required member no value satisfies makes the object unsatisfiable (the compile names it); an optional
-      // one is simply never written.
-      if (isNever && !required.has(name)) continue;
-      props.push({ name, node: r.value, required: required.has(name) });
+      // one is never written, but stays listed so that no extra key spells its name (`"a": false` beside
+      // additionalProperties would otherwise admit any "a").
+      props.push({ name, node: r.value, required: required.has(name), ...(isNever ? { never: true } : {}) });
     }
     for (const name of required) {
       if (name in listed) continue;
       // Closed by policy, a required member no one listed is still written (the schema demands it).
-      const node = extra ?? (ap === undefined ? this.anyNode() : undefined);
+      const byPattern = plan ? this.lower(plan.required(name), pointer(path, "required"), `${hint}-${name}`, depth + 1) : undefined;
+      if (byPattern && !byPattern.ok) return byPattern;
+      const node = byPattern ? byPattern.value : (extra ?? (ap === undefined ? this.anyNode() : undefined));
       if (!node) return err(invalid(pointer(path, "required"), `required property "${name}" is not listed in properties and extra properties are not allowed`));
       props.push({ name, node, required: true });
     }
-    const count = props.length;
+    const count = props.filter((p) => !p.never).length;
     const requiredCount = props.filter((p) => p.required).length;
     // minProperties 1 with no required member: the object is not empty (exact). Beyond that: refused.
     const nonEmpty = typeof s.minProperties === "number" && s.minProperties === 1 && requiredCount === 0;
@@ -416,8 +480,44 @@ class Lowerer {
     let maxExtra: number | undefined;
     if (typeof s.maxProperties === "number") {
       if (s.maxProperties < count) return err(unsupported(pointer(path, "maxProperties"), "maxProperties below the number of listed properties is not supported"));
-      if (extra !== null) maxExtra = s.maxProperties - count;
+      if (extra !== null || plan?.keys.length) maxExtra = s.maxProperties - count;
     }
-    return ok(this.node(path, hint, { k: "object", props, extra: maxExtra === 0 ? null : extra, ...(maxExtra ? { maxExtra } : {}), ...(nonEmpty ? { nonEmpty } : {}) }));
+    const patternKeys = maxExtra === 0 || !plan?.keys.length ? {} : { patternKeys: plan.keys };
+    return ok(this.node(path, hint, { k: "object", props, extra: maxExtra === 0 ? null : extra, ...patternKeys, ...(maxExtra ? { maxExtra } : {}), ...(nonEmpty ? { nonEmpty } : {}) }));
+  }
+
+  /**
+   * patternProperties (see pattern-properties.ts): the listed members' extra schemas, the extra-key value
+   * (replacing `extra`: null when no spelled key is admitted), and each pattern's key and value nodes. A pattern
+   * key or value the grammar cannot hold is dropped when the extra-key rule covers its keys (a subset), else
+   * refused at the keyword.
+   */
+  private lowerPatterns(
+    s: JsonSchema,
+    path: string,
+    hint: string,
+    depth: number,
+    listed: readonly string[],
+    extra: Node | null,
+  ): Result<{ listed: Map<string, unknown[]>; spelled: Node | null; keys: { key: Node; value: Node }[]; required: (name: string) => unknown }> {
+    const ap = s.additionalProperties;
+    const closed = ap === false || (ap === undefined && extra === null);
+    const plan = planPatterns(s.patternProperties as Record<string, unknown>, listed, closed ? false : ap, path);
+    if ("code" in plan) return err(plan);
+    const at = pointer(path, "patternProperties");
+    let spelled: Node | null = null;
+    if (plan.spelled !== undefined) {
+      const r = this.lower(plan.spelled, at, `${hint}-extra`, depth + 1);
+      // A merge the grammar cannot hold leaves those keys out (fewer members, never an invalid one).
+      if (r.ok) spelled = r.value;
+    }
+    const keys: { key: Node; value: Node }[] = [];
+    for (const [i, k] of plan.keyed.entries()) {
+      const key = this.lower(k.key, pointer(at, k.pattern), `${hint}-key-${i + 1}`, depth + 1);
+      const value = key.ok ? this.lower(k.value, pointer(at, k.pattern), `${hint}-pattern-${i + 1}`, depth + 1) : key;
+      if (key.ok && value.ok) keys.push({ key: key.value, value: value.value });
+      else if (spelled === null) return key.ok && !value.ok ? value : err(unsupported(at, `patternProperties ${JSON.stringify(k.pattern)}: ${key.ok ? "" : key.error.message}`));
+    }
+    return ok({ listed: plan.listed, spelled, keys, required: plan.required });
   }
 }

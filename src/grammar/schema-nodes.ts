@@ -10,6 +10,8 @@ export interface Prop {
   name: string;
   node: Node;
   required: boolean;
+  /** An optional member no value satisfies: never written, listed only so that no extra key spells it. */
+  never?: boolean;
 }
 
 export interface Base {
@@ -29,7 +31,16 @@ export type Node = Base &
     | { k: "number"; lo?: Bound; hi?: Bound }
     | ({ k: "string" } & StringShape)
     | { k: "array"; prefix: Node[]; items: Node | null; minItems: number; maxItems?: number }
-    | { k: "object"; props: Prop[]; extra: Node | null; maxExtra?: number; nonEmpty?: boolean }
+    | {
+        k: "object";
+        props: Prop[];
+        /** Value of an extra member whose key the extra-key rule spells (not a listed name); null: none. */
+        extra: Node | null;
+        /** Extra members whose key is spelled by a string node (patternProperties, propertyNames). */
+        patternKeys?: { key: Node; value: Node }[];
+        maxExtra?: number;
+        nonEmpty?: boolean;
+      }
     | { k: "union"; options: Node[] }
     | { k: "ref"; target: Node | undefined }
   );
@@ -75,12 +86,14 @@ export function disjoint(a: Node, b: Node, depth = 0): boolean {
   const ky = kindOf(y);
   if (kx !== ky) return true;
   if (x.k === "object" && y.k === "object") {
+    // An object with pattern keys may hold a member of any name: only a listed-or-nothing object is closed.
+    const closed = (o: Node & { k: "object" }) => o.extra === null && !o.patternKeys?.length;
     for (const p of x.props) {
       const q = y.props.find((r) => r.name === p.name);
-      if (p.required && !q && y.extra === null) return true;
+      if (p.required && !q && closed(y)) return true;
       if (q && p.required && q.required && disjoint(p.node, q.node, depth + 1)) return true;
     }
-    for (const q of y.props) if (q.required && !x.props.some((p) => p.name === q.name) && x.extra === null) return true;
+    for (const q of y.props) if (q.required && !x.props.some((p) => p.name === q.name) && closed(x)) return true;
   }
   return false;
 }

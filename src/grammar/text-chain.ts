@@ -124,6 +124,21 @@ export class TextChains {
     return this.cpsName(n, false);
   }
 
+  /**
+   * Rule for text of any length (no count: the budget split "shared" leaves an unbounded string to the caller's
+   * guard), with the same ban on tag prefixes as the counted chains. Two rules instead of two per byte.
+   */
+  unbounded(): string {
+    this.makeUnits();
+    const p = this.prefix;
+    if (!this.rules.has(`${p}free`)) {
+      const { finalBytes: fb } = this.lt;
+      this.rules.addNamed(`${p}free`, `"" | ${p}1 ${p}free | ${p}2 ${p}free | ${p}3 ${p}free | ${p}4 ${p}free | "<" ${p}freel`);
+      this.rules.addNamed(`${p}freel`, `""${fb > 0 ? ` | ${p}final` : ""} | ${p}exit ${p}free | ${p}stay ${p}freel`);
+    }
+    return `${p}free`;
+  }
+
   /** One character that returns to the normal state: any character, or `<` with a safe continuation. */
   requiredUnit(): string {
     this.makeUnits();

@@ -4,6 +4,7 @@ import type { FormatId, ToolCallFormat } from "../formats/types.js";
 import type { JsonSchema, ToolChoice } from "../tools/types.js";
 import { SHARED_DEFAULTS } from "../defaults.js";
 import type { ConstraintReport, ExtraMembersPolicy, UnsupportedPolicy } from "./constraint-report.js";
+import type { BudgetSplit } from "./budget-share.js";
 
 /** Where the grammar starts. */
 /** Where a grammar starts; see ToolGrammarOptions.phase. */
@@ -62,6 +63,15 @@ export interface ToolGrammarOptions {
    * always follows JSON Schema. Default: "closed".
    */
   extraMembers?: ExtraMembersPolicy;
+  /**
+   * How the budget is split among the parts of a call. "worst-case": every part gets a static share and the
+   * shares' sum fits `maxTokens`, so the grammar alone keeps every call inside the budget (what an engine that
+   * does not watch the tokens needs: the unguarded local turn, llama-server). "shared": each part may use what
+   * the others leave at their least; one part never spells more than the budget but a whole call may
+   * (`worstCaseCallTokens` says how much), so the caller must close the call in time (the runtime's budget
+   * guard). Default: "worst-case".
+   */
+  budgetSplit?: BudgetSplit;
 }
 
 /** Defaults of compileToolGrammar (docs and the CLI read them here). */
@@ -88,6 +98,8 @@ export const GRAMMAR_DEFAULTS = Object.freeze({
   unsupported: "validate" as UnsupportedPolicy,
   /** Default: "closed". */
   extraMembers: "closed" as ExtraMembersPolicy,
+  /** Default: "worst-case". */
+  budgetSplit: "worst-case" as BudgetSplit,
 });
 
 /** Defaults of compileSchema (one JSON value: JSON Schema's own semantics, nothing left to a validator). */
@@ -96,6 +108,8 @@ export const SCHEMA_GRAMMAR_DEFAULTS = Object.freeze({
   unsupported: "strict" as UnsupportedPolicy,
   /** Default: "schema". */
   extraMembers: "schema" as ExtraMembersPolicy,
+  /** Default: "worst-case". */
+  budgetSplit: "worst-case" as BudgetSplit,
 });
 
 /** One tool's place in a compiled grammar. */
@@ -143,6 +157,8 @@ export interface CompiledGrammar {
   readonly stats: { readonly rules: number; readonly bytes: number };
   /** What the grammar constrains: its hash, the keywords ignored, the ones left to the validator. */
   readonly constraint: ConstraintReport;
+  /** How the budget was split (under "shared" a call may exceed maxTokens: see ToolGrammarOptions.budgetSplit). */
+  readonly budgetSplit: BudgetSplit;
 }
 
 /** A single JSON value compiled from a schema (e.g. a response format). */
@@ -150,8 +166,10 @@ export interface CompiledSchema {
   readonly gbnf: string;
   readonly rootRule: "root";
   readonly maxTokens: number;
-  /** Worst-case tokens of the value. */
+  /** Worst-case tokens of the value (beyond maxTokens only under budgetSplit "shared"). */
   readonly worstCaseTokens: number;
+  /** How the budget was split among the value's parts. */
+  readonly budgetSplit: BudgetSplit;
   readonly stats: { readonly rules: number; readonly bytes: number };
   /** What the grammar constrains (see CompiledGrammar.constraint). */
   readonly constraint: ConstraintReport;
@@ -166,4 +184,6 @@ export interface SchemaGrammarOptions {
   unsupported?: UnsupportedPolicy;
   /** See ToolGrammarOptions.extraMembers. Default: "schema". */
   extraMembers?: ExtraMembersPolicy;
+  /** See ToolGrammarOptions.budgetSplit. Default: "worst-case". */
+  budgetSplit?: BudgetSplit;
 }

@@ -140,7 +140,7 @@ describe("answer schema (a JSON answer instead of free text)", () => {
   }
 
   it("an answer schema it cannot honour, or cannot fit, is an error naming the response schema", () => {
-    const bad = compileToolGrammar([], { toolChoice: "none", unsupported: "strict", answerSchema: { type: "object", patternProperties: { x: {} } } });
+    const bad = compileToolGrammar([], { toolChoice: "none", unsupported: "strict", answerSchema: { type: "object", propertyNames: { maxLength: 3 } } });
     expect(bad.ok ? undefined : [bad.error.code, bad.error.message.startsWith("response schema:")]).toEqual(["unsupported_keyword", true]);
     const big = { type: "object", properties: { a: { type: "string", minLength: 400 } }, required: ["a"] };
     const small = compileToolGrammar([], { toolChoice: "none", answerSchema: big, maxTokens: 64 });

@@ -1,0 +1,100 @@
+// Owns: `not`, where it can be held exactly, as a rewrite of the schema it sits in: `not` of types (the other
+// types), of `required` (a member absent; `not` of required also rules out every non-object), of `properties`
+// (a member present that breaks its schema), of enum/const beside an enum (the values left), of several of
+// these (any one broken), of `anyOf` (each option negated in turn), and `not: {}` (nothing); and `if`/`then`/
+// `else` as (if and then) | (not if, and else). Any other `not` is refused by pointer (under `validate`, left to
+// the validator).
+
+import type { QtcError } from "../errors.js";
+import type { JsonSchema } from "../tools/types.js";
+import { deepEqual, isAnnotation, isObject, pointer, unsupported } from "./schema-keywords.js";
+
+const TYPES = ["null", "boolean", "object", "array", "number", "string", "integer"];
+
+/** The keywords of a schema other than annotations. */
+function words(s: Record<string, unknown>): string[] {
+  return Object.keys(s).filter((k) => !isAnnotation(k));
+}
+
+/** The types a schema allows (its `type`, or all). */
+function typesOf(s: JsonSchema): string[] {
+  const t = s.type;
+  return typeof t === "string" ? [t] : Array.isArray(t) ? t.filter((x): x is string => typeof x === "string") : TYPES;
+}
+
+/**
+ * `rest` (the schema without its `not`) and not `negated`, as variants whose union is exact; a QtcError when the
+ * grammar cannot hold this `not`.
+ */
+export function applyNot(rest: JsonSchema, negated: unknown, path: string): JsonSchema[] | QtcError {
+  const at = pointer(path, "not");
+  if (negated === false) return [rest];
+  if (negated === true || (isObject(negated) && words(negated).length === 0)) return [];
+  if (!isObject(negated)) return unsupported(at, "not must be a schema");
+  const keys = words(negated);
+  const only = (k: string) => keys.length === 1 && keys[0] === k;
+  if (only("type")) {
+    const out = typesOf({ type: negated.type } as JsonSchema);
+    // No number that is not an integer can be spelled apart from the integers.
+    if (out.includes("integer") && !out.includes("number") && typesOf(rest).some((t) => t === "number")) return unsupported(at, "not of integer beside number is not supported");
+    const left = typesOf(rest).filter((t) => !out.includes(t) && !(t === "integer" && out.includes("number")));
+    return left.length === 0 ? [] : [{ ...rest, type: left }];
+  }
+  if (only("required") && Array.isArray(negated.required)) {
+    // not(A and B ...) = A absent | B absent | ...; `required` holds for every non-object, so those are ruled out.
+    const props = isObject(rest.properties) ? rest.properties : {};
+    const types = typesOf(rest).filter((t) => t === "object");
+    if (types.length === 0) return [];
+    return (negated.required as unknown[]).filter((n): n is string => typeof n === "string").map((n) => ({ ...rest, type: "object", properties: { ...props, [n]: false } }));
+  }
+  if ((only("enum") || only("const")) && (Array.isArray(rest.enum) || "const" in rest)) {
+    const banned: unknown[] = only("enum") ? (Array.isArray(negated.enum) ? negated.enum : []) : [negated.const];
+    const values: unknown[] = Array.isArray(rest.enum) ? rest.enum : [rest.const];
+    const { const: _c, ...base } = rest;
+    return [{ ...base, enum: values.filter((v) => !banned.some((b) => deepEqual(v, b))) }];
+  }
+  if (only("properties") && isObject(negated.properties)) {
+    // not(every listed member, when present, fits) = some member present that does not; non-objects ruled out.
+    if (!typesOf(rest).includes("object")) return [];
+    const props = isObject(rest.properties) ? rest.properties : {};
+    const required = Array.isArray(rest.required) ? rest.required : [];
+    return Object.entries(negated.properties).map(([n, sub]) => ({
+      ...rest,
+      type: "object",
+      required: [...required, n],
+      properties: { ...props, [n]: n in props ? { allOf: [props[n], { not: sub }] } : { not: sub } },
+    }));
+  }
+  if (keys.length > 1 && keys.every((k) => ["type", "required", "properties", "enum", "const"].includes(k))) {
+    // not(a and b) = not a | not b: each keyword negated on its own.
+    const out: JsonSchema[] = [];
+    for (const k of keys) {
+      const r = applyNot(rest, { [k]: negated[k] }, path);
+      if (!Array.isArray(r)) return r;
+      out.push(...r);
+    }
+    return out.length > 16 ? unsupported(at, "not expands into more than 16 variants") : out;
+  }
+  if (only("anyOf") && Array.isArray(negated.anyOf)) {
+    let variants: JsonSchema[] = [rest];
+    for (const option of negated.anyOf) {
+      const next: JsonSchema[] = [];
+      for (const v of variants) {
+        const r = applyNot(v, option, path);
+        if (!Array.isArray(r)) return r;
+        next.push(...r);
+      }
+      variants = next;
+      if (variants.length > 16) return unsupported(at, "not of anyOf expands into more than 16 variants");
+    }
+    return variants;
+  }
+  return unsupported(at, `not of ${keys.join(", ")} is not supported (supported: not of type, required, enum/const beside an enum, anyOf of those, {})`);
+}
+
+/** `if`/`then`/`else` as the union (rest, if, then) | (rest, not if, else); undefined when `if` is absent. */
+export function ifThenElse(s: JsonSchema): JsonSchema[] | undefined {
+  if (!("if" in s)) return undefined;
+  const { if: cond, then: yes, else: no, ...rest } = s;
+  return [{ allOf: [rest, cond as JsonSchema, (yes ?? true) as JsonSchema] }, { allOf: [{ ...rest, not: cond }, (no ?? true) as JsonSchema] }];
+}

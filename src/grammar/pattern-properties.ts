@@ -1,0 +1,98 @@
+// Owns: the plan for `patternProperties`: which schemas each listed member must also satisfy, the value each
+// pattern's keys get, and the value of keys the extra-key rule spells — all as plain schemas for the lowerer.
+//
+// The grammar cannot spell "a key that matches none of these patterns" (no regex complement), so the plan is a
+// subset where it must be, never a superset: a key the extra-key rule spells may match any pattern, so its value
+// satisfies `additionalProperties` and every pattern's schema at once; a pattern key that may match another
+// pattern satisfies both schemas. It is exact for one pattern (or disjoint ones) whose keys no listed name
+// matches, with `additionalProperties: false`, or for a pattern that matches every key (`.*`).
+
+import { type QtcError } from "../errors.js";
+import { linearRegExp } from "../tools/linear-regexp.js";
+import { pointer, unsupported } from "./schema-keywords.js";
+
+/** Patterns that match every key the extra-key rule spells (printable ASCII, no newline, not empty). */
+const UNIVERSAL = new Set(["", ".*", "^.*$", ".+", "^.+$", "^.*", ".*$", "^.+", ".+$", "(.*)", "^(.*)$", "^(.+)$", "[\\s\\S]*", "^[\\s\\S]*$"]);
+
+export interface PatternPlan {
+  /** For each listed member whose name matches patterns: the schemas it must also satisfy. */
+  listed: Map<string, unknown[]>;
+  /** Extra members keyed by a pattern: the key's string schema and the value's schema. */
+  keyed: { pattern: string; key: unknown; value: unknown }[];
+  /** The value of a key the extra-key rule spells (undefined: no such key). */
+  spelled: unknown | undefined;
+  /** Schemas a required but unlisted name must satisfy (its matching patterns; else additionalProperties). */
+  required: (name: string) => unknown;
+}
+
+/** A literal prefix every match of an anchored pattern starts with ("" when none can be told). */
+function literalPrefix(p: string): string {
+  if (!p.startsWith("^")) return "";
+  let out = "";
+  for (let i = 1; i < p.length; i++) {
+    const c = p[i]!;
+    if ("\\[](){}.*+?|^$".includes(c)) {
+      // A quantifier after the last literal makes it optional: drop it.
+      return "*+?{".includes(c) ? out.slice(0, -1) : out;
+    }
+    out += c;
+  }
+  return out;
+}
+
+/** Whether no key matches both patterns (conservative: false when unsure). */
+function disjointPatterns(a: string, b: string): boolean {
+  const x = literalPrefix(a);
+  const y = literalPrefix(b);
+  const n = Math.min(x.length, y.length);
+  return n > 0 && x.slice(0, n) !== y.slice(0, n);
+}
+
+/**
+ * The plan for one object schema's `patternProperties`. `extra`: additionalProperties (undefined when absent and
+ * extra members follow JSON Schema, false when they are closed).
+ */
+export function planPatterns(patterns: Record<string, unknown>, listedNames: readonly string[], extra: unknown, path: string): PatternPlan | QtcError {
+  const at = pointer(path, "patternProperties");
+  const entries: { pattern: string; schema: unknown; re: { test(s: string): boolean }; universal: boolean }[] = [];
+  for (const [pattern, schema] of Object.entries(patterns)) {
+    // Listed names are matched as the validator matches keys: in linear time (a client's pattern cannot hang
+    // the compile), with ECMAScript's meaning.
+    let re: { test(s: string): boolean };
+    try {
+      re = linearRegExp(pattern, "u");
+    } catch {
+      return unsupported(at, `patternProperties pattern ${JSON.stringify(pattern)} is not a regular expression the validator can run in linear time`);
+    }
+    entries.push({ pattern, schema, re, universal: UNIVERSAL.has(pattern) });
+  }
+  const listed = new Map<string, unknown[]>();
+  const matchedByListed = new Set<string>();
+  for (const name of listedNames) {
+    const hits = entries.filter((e) => e.re.test(name));
+    for (const e of hits) matchedByListed.add(e.pattern);
+    if (hits.length > 0) listed.set(name, hits.map((e) => e.schema));
+  }
+  const all = entries.map((e) => e.schema);
+  const anyUniversal = entries.some((e) => e.universal);
+  // Keys the extra-key rule spells: they match a universal pattern (so additionalProperties never applies), or
+  // they may match any pattern and must satisfy additionalProperties too.
+  const open = extra !== false;
+  const spelled = anyUniversal ? { allOf: all } : open ? { allOf: [extra ?? true, ...all] } : undefined;
+  const keyed: PatternPlan["keyed"] = [];
+  for (const e of entries) {
+    if (e.universal) continue;
+    if (matchedByListed.has(e.pattern)) {
+      // Its keys could repeat a listed name; the extra-key rule (which never does) covers them, if it is on.
+      if (spelled !== undefined) continue;
+      return unsupported(at, `a listed property matches the patternProperties pattern ${JSON.stringify(e.pattern)}, which is not supported with additionalProperties false`);
+    }
+    const overlapping = entries.filter((o) => o !== e && !disjointPatterns(e.pattern, o.pattern)).map((o) => o.schema);
+    keyed.push({ pattern: e.pattern, key: { type: "string", pattern: e.pattern }, value: overlapping.length > 0 ? { allOf: [e.schema, ...overlapping] } : e.schema });
+  }
+  const required = (name: string) => {
+    const hits = entries.filter((e) => e.re.test(name)).map((e) => e.schema);
+    return hits.length > 0 ? { allOf: hits } : open ? (extra ?? true) : false;
+  };
+  return { listed, keyed, spelled, required };
+}
