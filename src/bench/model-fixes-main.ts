@@ -1,6 +1,6 @@
 // Owns: the entry point of `npm run bench:model-fixes`: builds the trainer, makes the stand-ins, runs the
 // comparison and prints the table (flags: --out DIR, --train to add the train half,
-// --seeds N, --turns N, --max-tokens N, --policies a,b, --bfcl-limit N, --bfcl-data DIR, --no-bfcl).
+// --seeds N, --turns N, --max-tokens N, --policies a,b, --bfcl-limit N, --bfcl-data DIR, --no-bfcl, --no-lora).
 
 import path from "node:path";
 import { CALL_POLICIES, type CallPolicy } from "../harness/call-policy.js";
@@ -33,6 +33,7 @@ const report = await runModelFixes({
   maxTurns: positive("--turns"),
   maxTokens: positive("--max-tokens"),
   policies: policies as CallPolicy[] | undefined,
+  lora: !args.includes("--no-lora"),
   bfcl: args.includes("--no-bfcl") ? false : { limit: positive("--bfcl-limit") ?? 10, dataDir: flag("--bfcl-data") },
   onEvent: (e) => {
     // One line per epoch: the stand-ins take minutes to train on 2 cores.
