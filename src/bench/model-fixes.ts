@@ -8,6 +8,7 @@ import { CALL_POLICIES, type CallPolicy } from "../harness/call-policy.js";
 import { ensureLoraStandIn, ensureStandIn, LORA_STAND_IN, LORA_STAND_IN_RECIPE, STAND_IN_LABEL, STAND_INS } from "../training/stand-ins.js";
 import { splitTasks, type TaskHalf } from "../training/split.js";
 import type { TrainProgress } from "../training/finetune.js";
+import { fail } from "../errors.js";
 import { modelsDir } from "../model/paths.js";
 import { renderFixesChartSvg } from "./model-fixes-chart.js";
 import { runBfclBench, type BfclRow } from "./bfcl.js";
@@ -39,12 +40,15 @@ export interface ModelFixesOptions {
    * `dataDir` (else the user cache, downloaded at first use); false leaves them out. Default: { limit: 10 }.
    */
   bfcl?: { limit: number; dataDir?: string } | false;
-  /** The LoRA-tuned stand-in's rows (synthetic:tiny-lora, trained on first use). Default: true. */
-  lora?: boolean;
+  /**
+   * Which of MODEL_FIXES_MODELS get rows (a shorter run trains only the stand-ins it names; the LoRA-tuned
+   * synthetic:tiny-lora is trained on first use like the others). Default: all of them.
+   */
+  models?: readonly string[];
   onEvent?: (e: BenchEvent | { type: "stand-in"; name: string; ms: number } | { type: "train"; name: string; progress: TrainProgress }) => void;
 }
 
-export const MODEL_FIXES_DEFAULTS = Object.freeze({ tasksDir: "bench/tasks", halves: ["test"] as TaskHalf[], policies: [...CALL_POLICIES], seeds: 1, maxTurns: 4, maxTokens: 256, threads: 2, bfcl: { limit: 10 } as { limit: number; dataDir?: string } | false, lora: true });
+export const MODEL_FIXES_DEFAULTS = Object.freeze({ tasksDir: "bench/tasks", halves: ["test"] as TaskHalf[], policies: [...CALL_POLICIES], seeds: 1, maxTurns: 4, maxTokens: 256, threads: 2, bfcl: { limit: 10 } as { limit: number; dataDir?: string } | false, models: [] as readonly string[] });
 
 /** The models, in row order: the random base, the two stand-ins trained from it, and the LoRA-tuned one. */
 export const MODEL_FIXES_MODELS = ["synthetic:tiny", ...STAND_INS.map((s) => `synthetic:${s}`), `synthetic:${LORA_STAND_IN}`] as const;
@@ -151,14 +155,19 @@ export async function runModelFixes(opts: ModelFixesOptions): Promise<ModelFixes
   const o = { ...MODEL_FIXES_DEFAULTS, ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) } as Required<ModelFixesOptions>;
   const started = Date.now();
   const standIns: { name: string; ms: number }[] = [];
-  for (const name of STAND_INS) {
+  const wanted = o.models.length ? o.models : MODEL_FIXES_MODELS;
+  const unknown = wanted.filter((m) => !(MODEL_FIXES_MODELS as readonly string[]).includes(m));
+  if (unknown.length) fail("invalid_option", `bench:model-fixes has no model ${unknown.join(", ")}; choose from ${MODEL_FIXES_MODELS.join(", ")}`);
+  for (const name of STAND_INS.filter((s) => wanted.includes(`synthetic:${s}`))) {
     const t = Date.now();
     await ensureStandIn(name, { modelsDir: modelsDir(), tasksDir: path.resolve(o.tasksDir), onProgress: (progress) => o.onEvent?.({ type: "train", name, progress }) });
     standIns.push({ name, ms: Date.now() - t });
     o.onEvent?.({ type: "stand-in", name, ms: Date.now() - t });
   }
-  const models: FixModel[] = MODEL_FIXES_MODELS.filter((m) => m !== `synthetic:${LORA_STAND_IN}`).map((spec) => ({ label: spec, spec, lora: null }));
-  if (o.lora) models.push(await loraModel(o, standIns));
+  const models: FixModel[] = [];
+  for (const spec of MODEL_FIXES_MODELS.filter((m) => wanted.includes(m))) {
+    models.push(spec === `synthetic:${LORA_STAND_IN}` ? await loraModel(o, standIns) : { label: spec, spec, lora: null });
+  }
   const split = await splitTasks(o.tasksDir);
   const rows: FixRow[] = [];
   for (const half of o.halves) {

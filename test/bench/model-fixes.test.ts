@@ -2,8 +2,9 @@
 // numbers, and the table labels the stand-ins and the train half.
 
 import { describe, expect, it } from "vitest";
+import { qtcFailure } from "../helpers/errors.js";
 import { fixesChartOption, renderFixesChartSvg } from "../../src/bench/model-fixes-chart.js";
-import { loraVsTuned, MODEL_FIXES_MODELS, renderFixesMarkdown, whatEachFixBuys, type FixRow } from "../../src/bench/model-fixes.js";
+import { loraVsTuned, MODEL_FIXES_MODELS, renderFixesMarkdown, runModelFixes, whatEachFixBuys, type FixRow } from "../../src/bench/model-fixes.js";
 
 const row = (model: string, mode: string, callRate: number, validityRate: number | null, over: Partial<FixRow> = {}): FixRow => ({
   half: "test",
@@ -64,6 +65,11 @@ describe("the LoRA stand-in against the tuned one", () => {
 
   it("is a row of the report, after the three models it shares the base with", () => {
     expect([...MODEL_FIXES_MODELS]).toEqual(["synthetic:tiny", "synthetic:tiny-tuned", "synthetic:tiny-weak", "synthetic:tiny-lora"]);
+  });
+
+  it("a run narrowed to models it does not have fails before training anything", async () => {
+    const e = await qtcFailure(runModelFixes({ out: "unused", models: ["synthetic:tiny", "synthetic:tiny-qlora"] }));
+    expect([e.code, e.message]).toEqual(["invalid_option", expect.stringContaining("synthetic:tiny-qlora")]);
   });
 
   it("compares unconstrained validity on the test half under auto, against the 80% mark", () => {
