@@ -45,10 +45,16 @@ export interface ModelFixesOptions {
    * synthetic:tiny-lora is trained on first use like the others). Default: all of them.
    */
   models?: readonly string[];
+  /** Modes of every row (task and BFCL). Default: both, unconstrained first. */
+  modes?: readonly FixMode[];
+  /** The task rows (the halves × policies); false runs only BFCL's. Default: true. */
+  tasks?: boolean;
   onEvent?: (e: BenchEvent | { type: "stand-in"; name: string; ms: number } | { type: "train"; name: string; progress: TrainProgress }) => void;
 }
 
-export const MODEL_FIXES_DEFAULTS = Object.freeze({ tasksDir: "bench/tasks", halves: ["test"] as TaskHalf[], policies: [...CALL_POLICIES], seeds: 1, maxTurns: 4, maxTokens: 256, threads: 2, bfcl: { limit: 10 } as { limit: number; dataDir?: string } | false, models: [] as readonly string[] });
+export const MODEL_FIXES_DEFAULTS = Object.freeze({ tasksDir: "bench/tasks", halves: ["test"] as TaskHalf[], policies: [...CALL_POLICIES], seeds: 1, maxTurns: 4, maxTokens: 256, threads: 2, bfcl: { limit: 10 } as { limit: number; dataDir?: string } | false, models: [] as readonly string[], modes: ["unconstrained", "constrained"] as readonly FixMode[], tasks: true });
+
+export type FixMode = "unconstrained" | "constrained";
 
 /** The models, in row order: the random base, the two stand-ins trained from it, and the LoRA-tuned one. */
 export const MODEL_FIXES_MODELS = ["synthetic:tiny", ...STAND_INS.map((s) => `synthetic:${s}`), `synthetic:${LORA_STAND_IN}`] as const;
@@ -170,12 +176,12 @@ export async function runModelFixes(opts: ModelFixesOptions): Promise<ModelFixes
   }
   const split = await splitTasks(o.tasksDir);
   const rows: FixRow[] = [];
-  for (const half of o.halves) {
+  for (const half of o.tasks ? o.halves : []) {
     const ids = split[half].map((d) => path.basename(d));
     for (const policy of o.policies) {
       const outcome = await runBench({
         models: models.map(({ spec, lora }) => ({ spec, lora })),
-        modes: ["unconstrained", "constrained"],
+        modes: [...o.modes],
         tasks: ids.join(","),
         tasksRoot: path.resolve(o.tasksDir),
         seeds: o.seeds,
@@ -187,14 +193,14 @@ export async function runModelFixes(opts: ModelFixesOptions): Promise<ModelFixes
         out: path.join(o.out, `${half}-${policy}`),
         onEvent: o.onEvent,
       });
-      outcome.report.rows.forEach((r, i) => rows.push(rowOf(r, models[Math.floor(i / 2)]!.label, half, policy)));
+      outcome.report.rows.forEach((r, i) => rows.push(rowOf(r, models[Math.floor(i / o.modes.length)]!.label, half, policy)));
     }
   }
   let bfclRows: BfclRow[] | undefined;
   if (o.bfcl) {
     const bfcl = await runBfclBench({
       models: models.map(({ spec, lora }) => ({ spec, lora })),
-      modes: ["unconstrained", "constrained"],
+      modes: [...o.modes],
       limit: o.bfcl.limit,
       dataDir: o.bfcl.dataDir,
       maxTokens: o.maxTokens,
