@@ -1,10 +1,11 @@
 // Owns: the entry point of `npm run bench:model-fixes`: builds the trainer, makes the stand-ins, runs the
 // comparison and prints the table (flags: --out DIR, --train to add the train half,
-// --seeds N, --turns N, --max-tokens N, --policies a,b, --bfcl-limit N, --bfcl-data DIR, --no-bfcl).
+// --seeds N, --turns N, --max-tokens N, --policies a,b, --bfcl-limit N, --bfcl-data DIR, --no-bfcl,
+// --modes unconstrained,constrained, --no-tasks for BFCL's rows only, --models a,b to measure only some of MODEL_FIXES_MODELS, --no-lora to leave out the LoRA stand-in).
 
 import path from "node:path";
 import { CALL_POLICIES, type CallPolicy } from "../harness/call-policy.js";
-import { runModelFixes, renderFixesMarkdown } from "./model-fixes.js";
+import { MODEL_FIXES_MODELS, runModelFixes, renderFixesMarkdown, type FixMode } from "./model-fixes.js";
 
 const args = process.argv.slice(2);
 const flag = (name: string): string | undefined => {
@@ -25,6 +26,19 @@ const positive = (name: string): number | undefined => {
 const policies = flag("--policies")?.split(",");
 const unknown = policies?.filter((p) => !(CALL_POLICIES as readonly string[]).includes(p));
 if (unknown?.length) bad(`unknown call policy ${unknown.join(", ")}; choose from ${CALL_POLICIES.join(", ")}`);
+/** --models narrows the rows (and the training); --no-lora drops the LoRA stand-in from whatever is left. */
+function modelsToRun(): string[] {
+  const asked = flag("--models")?.split(",") ?? [...MODEL_FIXES_MODELS];
+  const unknownModels = asked.filter((m) => !(MODEL_FIXES_MODELS as readonly string[]).includes(m));
+  if (unknownModels.length) bad(`unknown model ${unknownModels.join(", ")}; choose from ${MODEL_FIXES_MODELS.join(", ")}`);
+  return args.includes("--no-lora") ? asked.filter((m) => m !== "synthetic:tiny-lora") : asked;
+}
+function modesToRun(): FixMode[] | undefined {
+  const modes = flag("--modes")?.split(",");
+  const unknownModes = modes?.filter((m) => m !== "unconstrained" && m !== "constrained");
+  if (unknownModes?.length) bad(`unknown mode ${unknownModes.join(", ")}; choose from unconstrained, constrained`);
+  return modes as FixMode[] | undefined;
+}
 const out = path.resolve(flag("--out") ?? path.join("bench", "results", `model-fixes-${new Date().toISOString().replace(/[:.]/g, "-")}`));
 const report = await runModelFixes({
   out,
@@ -33,6 +47,9 @@ const report = await runModelFixes({
   maxTurns: positive("--turns"),
   maxTokens: positive("--max-tokens"),
   policies: policies as CallPolicy[] | undefined,
+  models: modelsToRun(),
+  modes: modesToRun(),
+  tasks: !args.includes("--no-tasks"),
   bfcl: args.includes("--no-bfcl") ? false : { limit: positive("--bfcl-limit") ?? 10, dataDir: flag("--bfcl-data") },
   onEvent: (e) => {
     // One line per epoch: the stand-ins take minutes to train on 2 cores.

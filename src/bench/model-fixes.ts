@@ -1,13 +1,14 @@
-// Owns: the model-level × sampler-level comparison (`npm run bench:model-fixes`): base, weak and tuned tiny
-// models × unconstrained / constrained × call policies, on the test half (the train half labelled when asked),
+// Owns: the model-level × sampler-level comparison (`npm run bench:model-fixes`): base, weak, tuned and
+// LoRA-tuned tiny models × unconstrained / constrained × call policies, on the test half (the train half labelled when asked),
 // and the "what each fix buys" paragraph generated from its numbers.
 
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { CALL_POLICIES, type CallPolicy } from "../harness/call-policy.js";
-import { ensureStandIn, STAND_IN_LABEL, STAND_INS } from "../training/stand-ins.js";
+import { ensureLoraStandIn, ensureStandIn, LORA_STAND_IN, LORA_STAND_IN_RECIPE, STAND_IN_LABEL, STAND_INS } from "../training/stand-ins.js";
 import { splitTasks, type TaskHalf } from "../training/split.js";
 import type { TrainProgress } from "../training/finetune.js";
+import { fail } from "../errors.js";
 import { modelsDir } from "../model/paths.js";
 import { renderFixesChartSvg } from "./model-fixes-chart.js";
 import { runBfclBench, type BfclRow } from "./bfcl.js";
@@ -39,18 +40,51 @@ export interface ModelFixesOptions {
    * `dataDir` (else the user cache, downloaded at first use); false leaves them out. Default: { limit: 10 }.
    */
   bfcl?: { limit: number; dataDir?: string } | false;
+  /**
+   * Which of MODEL_FIXES_MODELS get rows (a shorter run trains only the stand-ins it names; the LoRA-tuned
+   * synthetic:tiny-lora is trained on first use like the others). Default: all of them.
+   */
+  models?: readonly string[];
+  /** Modes of every row (task and BFCL). Default: both, unconstrained first. */
+  modes?: readonly FixMode[];
+  /** The task rows (the halves × policies); false runs only BFCL's. Default: true. */
+  tasks?: boolean;
   onEvent?: (e: BenchEvent | { type: "stand-in"; name: string; ms: number } | { type: "train"; name: string; progress: TrainProgress }) => void;
 }
 
-export const MODEL_FIXES_DEFAULTS = Object.freeze({ tasksDir: "bench/tasks", halves: ["test"] as TaskHalf[], policies: [...CALL_POLICIES], seeds: 1, maxTurns: 4, maxTokens: 256, threads: 2, bfcl: { limit: 10 } as { limit: number; dataDir?: string } | false });
+export const MODEL_FIXES_DEFAULTS = Object.freeze({ tasksDir: "bench/tasks", halves: ["test"] as TaskHalf[], policies: [...CALL_POLICIES], seeds: 1, maxTurns: 4, maxTokens: 256, threads: 2, bfcl: { limit: 10 } as { limit: number; dataDir?: string } | false, models: [] as readonly string[], modes: ["unconstrained", "constrained"] as readonly FixMode[], tasks: true });
 
-/** The three models, in row order: the random base and the two stand-ins trained from it. */
-export const MODEL_FIXES_MODELS = ["synthetic:tiny", ...STAND_INS.map((s) => `synthetic:${s}`)] as const;
+export type FixMode = "unconstrained" | "constrained";
+
+/** The models, in row order: the random base, the two stand-ins trained from it, and the LoRA-tuned one. */
+export const MODEL_FIXES_MODELS = ["synthetic:tiny", ...STAND_INS.map((s) => `synthetic:${s}`), `synthetic:${LORA_STAND_IN}`] as const;
+
+/** What the bench loads for a row's model: a spec, plus an adapter for the LoRA stand-in. */
+interface FixModel {
+  label: string;
+  spec: string;
+  lora: string | null;
+}
+
+const LORA_KIND = `${STAND_IN_LABEL} (LoRA rank ${LORA_STAND_IN_RECIPE.lora.rank})`;
+
+/** The LoRA-tuned stand-in reaches at least this share of the fully tuned one's unconstrained validity (issue 29). */
+export const LORA_VALIDITY_SHARE = 0.8;
+
+export interface LoraVsTuned {
+  lora: number | null;
+  tuned: number | null;
+  /** lora / tuned; null when either is n/a or tuned is 0. */
+  share: number | null;
+  meets: boolean;
+}
 
 export interface ModelFixesReport {
   rows: FixRow[];
   /** BFCL's rows (per category and overall) for the same models × modes, tool choice auto; absent without them. */
   bfclRows?: BfclRow[];
+  /** The LoRA stand-in's unconstrained validity against the tuned one's (test half, auto); absent without LoRA rows. */
+  loraVsTuned?: LoraVsTuned;
   paragraph: string;
   standIns: { name: string; ms: number }[];
   wallMs: number;
@@ -63,7 +97,7 @@ function rowOf(r: BenchRow, spec: string, half: TaskHalf, policy: CallPolicy): F
     half,
     policy,
     model: spec,
-    kind: spec === "synthetic:tiny" ? "random weights" : STAND_IN_LABEL,
+    kind: spec === "synthetic:tiny" ? "random weights" : spec === `synthetic:${LORA_STAND_IN}` ? LORA_KIND : STAND_IN_LABEL,
     mode: r.mode,
     runs: r.runs,
     callRate: r.callRate,
@@ -72,6 +106,15 @@ function rowOf(r: BenchRow, spec: string, half: TaskHalf, policy: CallPolicy): F
     decodeTokensPerSecond: r.decodeTokensPerSecond,
     cutOff: r.invalidByReason.truncated ?? 0,
   };
+}
+
+/** The Done-when check of issue 29: LoRA's unconstrained validity as a share of full fine-tuning's. */
+export function loraVsTuned(rows: readonly FixRow[]): LoraVsTuned | undefined {
+  const find = (model: string): FixRow | undefined => rows.find((r) => r.half === "test" && r.policy === "auto" && r.mode === "unconstrained" && r.model === model);
+  const [l, t] = [find(`synthetic:${LORA_STAND_IN}`), find("synthetic:tiny-tuned")];
+  if (!l || !t) return undefined;
+  const share = l.validityRate !== null && t.validityRate ? l.validityRate / t.validityRate : null;
+  return { lora: l.validityRate, tuned: t.validityRate, share, meets: share !== null && share >= LORA_VALIDITY_SHARE };
 }
 
 /** "What each fix buys", from the test half's numbers: grammar alone, fine-tuning alone, both, and the policies. */
@@ -86,6 +129,8 @@ export function whatEachFixBuys(rows: readonly FixRow[]): string {
   if (base && baseC) parts.push(`The grammar alone took the random base's validity from ${pct(base.validityRate)} to ${pct(baseC.validityRate)} (call rate ${pct(base.callRate)} → ${pct(baseC.callRate)}): it fixes calls once they open, not calls that never happen.`);
   if (base && tuned) parts.push(`Fine-tuning alone took the call rate from ${pct(base.callRate)} to ${pct(tuned.callRate)} and validity to ${pct(tuned.validityRate)}; task success ${pct(base.taskSuccessRate)} → ${pct(tuned.taskSuccessRate)}.`);
   if (both) parts.push(`Together (tuned + grammar): call rate ${pct(both.callRate)}, validity ${pct(both.validityRate)}, task success ${pct(both.taskSuccessRate)}.`);
+  const lv = loraVsTuned(rows);
+  if (lv) parts.push(`LoRA (rank ${LORA_STAND_IN_RECIPE.lora.rank}, base frozen) reached ${pct(lv.lora)} validity unconstrained against full fine-tuning's ${pct(lv.tuned)}: ${lv.share === null ? "no share to compare" : `${pct(lv.share)} of it`}, ${lv.meets ? "at or above" : "below"} the ${pct(LORA_VALIDITY_SHARE)} mark.`);
   const policies: { p: CallPolicy; r: FixRow }[] = [];
   for (const p of CALL_POLICIES) {
     const r = p === "auto" ? undefined : find("synthetic:tiny", "constrained", p);
@@ -116,20 +161,27 @@ export async function runModelFixes(opts: ModelFixesOptions): Promise<ModelFixes
   const o = { ...MODEL_FIXES_DEFAULTS, ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) } as Required<ModelFixesOptions>;
   const started = Date.now();
   const standIns: { name: string; ms: number }[] = [];
-  for (const name of STAND_INS) {
+  const wanted = o.models.length ? o.models : MODEL_FIXES_MODELS;
+  const unknown = wanted.filter((m) => !(MODEL_FIXES_MODELS as readonly string[]).includes(m));
+  if (unknown.length) fail("invalid_option", `bench:model-fixes has no model ${unknown.join(", ")}; choose from ${MODEL_FIXES_MODELS.join(", ")}`);
+  for (const name of STAND_INS.filter((s) => wanted.includes(`synthetic:${s}`))) {
     const t = Date.now();
     await ensureStandIn(name, { modelsDir: modelsDir(), tasksDir: path.resolve(o.tasksDir), onProgress: (progress) => o.onEvent?.({ type: "train", name, progress }) });
     standIns.push({ name, ms: Date.now() - t });
     o.onEvent?.({ type: "stand-in", name, ms: Date.now() - t });
   }
+  const models: FixModel[] = [];
+  for (const spec of MODEL_FIXES_MODELS.filter((m) => wanted.includes(m))) {
+    models.push(spec === `synthetic:${LORA_STAND_IN}` ? await loraModel(o, standIns) : { label: spec, spec, lora: null });
+  }
   const split = await splitTasks(o.tasksDir);
   const rows: FixRow[] = [];
-  for (const half of o.halves) {
+  for (const half of o.tasks ? o.halves : []) {
     const ids = split[half].map((d) => path.basename(d));
     for (const policy of o.policies) {
       const outcome = await runBench({
-        models: MODEL_FIXES_MODELS.map((spec) => ({ spec, lora: null })),
-        modes: ["unconstrained", "constrained"],
+        models: models.map(({ spec, lora }) => ({ spec, lora })),
+        modes: [...o.modes],
         tasks: ids.join(","),
         tasksRoot: path.resolve(o.tasksDir),
         seeds: o.seeds,
@@ -141,14 +193,14 @@ export async function runModelFixes(opts: ModelFixesOptions): Promise<ModelFixes
         out: path.join(o.out, `${half}-${policy}`),
         onEvent: o.onEvent,
       });
-      outcome.report.rows.forEach((r, i) => rows.push(rowOf(r, MODEL_FIXES_MODELS[Math.floor(i / 2)]!, half, policy)));
+      outcome.report.rows.forEach((r, i) => rows.push(rowOf(r, models[Math.floor(i / o.modes.length)]!.label, half, policy)));
     }
   }
   let bfclRows: BfclRow[] | undefined;
   if (o.bfcl) {
     const bfcl = await runBfclBench({
-      models: MODEL_FIXES_MODELS.map((spec) => ({ spec, lora: null })),
-      modes: ["unconstrained", "constrained"],
+      models: models.map(({ spec, lora }) => ({ spec, lora })),
+      modes: [...o.modes],
       limit: o.bfcl.limit,
       dataDir: o.bfcl.dataDir,
       maxTokens: o.maxTokens,
@@ -158,10 +210,21 @@ export async function runModelFixes(opts: ModelFixesOptions): Promise<ModelFixes
     });
     bfclRows = bfcl.report.rows;
   }
-  const report: ModelFixesReport = { rows, ...(bfclRows ? { bfclRows } : {}), paragraph: whatEachFixBuys(rows), standIns, wallMs: Date.now() - started };
+  const lv = loraVsTuned(rows);
+  const report: ModelFixesReport = { rows, ...(bfclRows ? { bfclRows } : {}), ...(lv ? { loraVsTuned: lv } : {}), paragraph: whatEachFixBuys(rows), standIns, wallMs: Date.now() - started };
   await fs.mkdir(o.out, { recursive: true });
   await fs.writeFile(path.join(o.out, "model-fixes.json"), JSON.stringify(report, null, 2) + "\n");
   await fs.writeFile(path.join(o.out, "model-fixes.md"), renderFixesMarkdown(report));
   await fs.writeFile(path.join(o.out, "model-fixes.svg"), renderFixesChartSvg(rows));
   return report;
+}
+
+/** Train (or find) the LoRA stand-in; the bench loads it as its F32 base plus the adapter. */
+async function loraModel(o: Required<ModelFixesOptions>, standIns: { name: string; ms: number }[]): Promise<FixModel> {
+  const t = Date.now();
+  const onProgress = (progress: TrainProgress) => o.onEvent?.({ type: "train", name: LORA_STAND_IN, progress });
+  const { base, adapter } = await ensureLoraStandIn({ modelsDir: modelsDir(), tasksDir: path.resolve(o.tasksDir), onProgress });
+  standIns.push({ name: LORA_STAND_IN, ms: Date.now() - t });
+  o.onEvent?.({ type: "stand-in", name: LORA_STAND_IN, ms: Date.now() - t });
+  return { label: `synthetic:${LORA_STAND_IN}`, spec: base, lora: adapter };
 }

@@ -39,9 +39,10 @@ export interface FinetuneOptions {
   onProgress?: (p: TrainProgress) => void;
   /**
    * Train a LoRA adapter (rank, alpha: see LoraOptions) beside the frozen base instead of every weight; `out` is
-   * then the adapter GGUF, which `--lora` loads. The base must still be F32. Default: none (full fine-tune).
+   * then the adapter GGUF, which `--lora` loads. The base must still be F32. `from` continues training an adapter
+   * already trained on this base (a later stage; rank and alpha are then its own). Default: none (full fine-tune).
    */
-  lora?: LoraOptions;
+  lora?: LoraOptions & { from?: string };
 }
 
 export const FINETUNE_DEFAULTS = Object.freeze({ epochs: 1, lr: 1e-3, seed: 0, contextSize: 1024, threads: 2, maxSteps: 0 });
@@ -97,8 +98,8 @@ export async function finetune(opts: FinetuneOptions): Promise<FinetuneResult> {
       "--seed", String(o.seed), "--ctx", String(o.contextSize), "--threads", String(o.threads), "--max-steps", String(o.maxSteps)];
     if (opts.lrEnd !== undefined) args.push("--lr-end", String(opts.lrEnd));
     if (opts.lora) {
-      const init = path.join(dir, "lora-init.gguf");
-      await writeLoraInit(model, init, opts.lora);
+      const init = opts.lora.from ?? path.join(dir, "lora-init.gguf");
+      if (!opts.lora.from) await writeLoraInit(model, init, opts.lora);
       args.push("--lora-init", init);
     }
     const r = await runTrainer(trainer, args, o.onProgress);

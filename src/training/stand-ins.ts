@@ -13,6 +13,7 @@ import type { StandInMaker } from "../model/resolve.js";
 import { writeSyntheticModel } from "../model/synthetic.js";
 import { demonstrate, type DemonstrationPlan } from "./demonstrations.js";
 import { finetune, type FinetuneResult, type TrainProgress } from "./finetune.js";
+import type { LoraOptions } from "./lora.js";
 import { splitTasks } from "./split.js";
 import { TRAINER_SOURCE } from "./trainer-build.js";
 
@@ -57,6 +58,24 @@ export const STAND_IN_RECIPES: Readonly<Record<StandInName, StandInRecipe>> = Ob
   "tiny-weak": { plan: "probe", stages: [{ ...LEARN_THE_CALL, epochs: 1, maxSteps: 24 }] },
 });
 
+/**
+ * The LoRA-tuned stand-in: tuned's base, data and stage shapes, but only a rank-8 adapter trains (every
+ * attention and FFN projection; the base, its head included, stays frozen) and the bench applies it with
+ * `--lora`. Not a `synthetic:` spec: it is a base plus an adapter, which the bench takes as such. LoRA's rates
+ * are 10x full fine-tuning's (its B starts at zero and alpha/rank scales its update; 1e-2 against 1e-3 learned
+ * the same sentence in half the epochs, docs/training.md), and the stages are shorter (see docs/training.md for
+ * what this recipe reached and on what machine).
+ */
+export const LORA_STAND_IN = "tiny-lora";
+export const LORA_STAND_IN_RECIPE: Readonly<StandInRecipe & { lora: LoraOptions }> = Object.freeze({
+  plan: "probe",
+  lora: { rank: 8, alpha: 16 },
+  stages: [
+    { ...LEARN_THE_CALL, epochs: 6, lr: 5e-3, lrEnd: 5e-4 },
+    { ...KEEP_IT_ON_FULL_PROMPTS, epochs: 1, lr: 2e-3, lrEnd: 2e-3 },
+  ],
+});
+
 export interface StandInOptions {
   modelsDir: string;
   /** The bench tasks (the train half makes the data). Default: bench/tasks of the package. */
@@ -72,9 +91,9 @@ export const standInSidecar = (file: string): string => `${file}.stand-in.json`;
 
 export const isStandInName = (s: string): s is StandInName => (STAND_INS as readonly string[]).includes(s);
 
-async function recipeKey(name: StandInName, tasksDir: string): Promise<string> {
+async function recipeKey(recipe: StandInRecipe, tasksDir: string): Promise<string> {
   const split = await splitTasks(tasksDir);
-  const h = createHash("sha256").update(JSON.stringify(STAND_IN_RECIPES[name])).update(TRAINING_BASE_FILE).update(readFileSync(TRAINER_SOURCE)).update(readFileSync(LLAMA_PATCH));
+  const h = createHash("sha256").update(JSON.stringify(recipe)).update(TRAINING_BASE_FILE).update(readFileSync(TRAINER_SOURCE)).update(readFileSync(LLAMA_PATCH));
   for (const d of split.train) h.update(d.slice(d.lastIndexOf(path.sep)));
   return h.digest("hex").slice(0, 16);
 }
@@ -113,29 +132,47 @@ export const makeStandIn: StandInMaker = (name, opts) => {
 
 /** The path of a stand-in, training it first when it is missing or its recipe changed (minutes on 2 cores). */
 export async function ensureStandIn(name: StandInName, opts: StandInOptions): Promise<string> {
-  const tasksDir = opts.tasksDir ?? PACKAGE_TASKS;
   const file = path.join(opts.modelsDir, standInFileName(name));
-  const key = await recipeKey(name, tasksDir);
+  await ensureTrained(name, STAND_IN_RECIPES[name], file, opts);
+  return file;
+}
+
+/** The LoRA stand-in's file name (an adapter GGUF, applied to TRAINING_BASE_FILE). */
+export const loraStandInFileName = (): string => `synthetic-${LORA_STAND_IN}.gguf`;
+
+/** The LoRA stand-in: its base (the F32 training base) and its adapter, trained first when missing or stale. */
+export async function ensureLoraStandIn(opts: StandInOptions): Promise<{ base: string; adapter: string }> {
+  const adapter = path.join(opts.modelsDir, loraStandInFileName());
+  await ensureTrained(LORA_STAND_IN, LORA_STAND_IN_RECIPE, adapter, opts, LORA_STAND_IN_RECIPE.lora);
+  return { base: await ensureTrainingBase(opts.modelsDir), adapter };
+}
+
+/**
+ * Train `recipe` into `file` unless its sidecar names the same recipe key. Each stage starts from the one
+ * before: a full fine-tune from its weights, a LoRA one from its adapter (on the same frozen base).
+ */
+async function ensureTrained(name: string, recipe: StandInRecipe, file: string, opts: StandInOptions, lora?: LoraOptions): Promise<void> {
+  const tasksDir = opts.tasksDir ?? PACKAGE_TASKS;
+  const key = await recipeKey(recipe, tasksDir);
   const side = await fs.readFile(standInSidecar(file), "utf8").then((t) => JSON.parse(t) as { key?: string }).catch(() => null);
-  if (existsSync(file) && side?.key === key) return file;
+  if (existsSync(file) && side?.key === key) return;
   const split = await splitTasks(tasksDir);
   const sandbox = await resolveSandbox("bwrap");
   const data = [];
-  const r = STAND_IN_RECIPES[name];
-  for (const dir of split.train) data.push(await demonstrate(dir, { sandbox, plan: r.plan }));
+  for (const dir of split.train) data.push(await demonstrate(dir, { sandbox, plan: recipe.plan }));
   const base = await ensureTrainingBase(opts.modelsDir);
-  let model = base;
+  let prev = base;
   const stages: { contextSize: number; epochs: FinetuneResult["epochs"]; seconds: number }[] = [];
-  for (const [i, stage] of r.stages.entries()) {
-    const out = i === r.stages.length - 1 ? file : `${file}.stage${i + 1}.tmp`;
-    const stageNo = `${i + 1}/${r.stages.length}`;
+  for (const [i, stage] of recipe.stages.entries()) {
+    const out = i === recipe.stages.length - 1 ? file : `${file}.stage${i + 1}.tmp`;
+    const stageNo = `${i + 1}/${recipe.stages.length}`;
     const onProgress = opts.onProgress && ((p: TrainProgress) => opts.onProgress!({ ...p, fields: { ...p.fields, stage: stageNo } }));
-    const result = await finetune({ model, data, out, ...stage, onProgress });
-    if (model !== base) await fs.rm(model, { force: true }); // the stage before's output, now trained on
+    const from = lora ? { model: base, lora: { ...lora, ...(prev !== base ? { from: prev } : {}) } } : { model: prev };
+    const result = await finetune({ ...from, data, out, ...stage, onProgress });
+    if (prev !== base) await fs.rm(prev, { force: true }); // the stage before's output, now trained on
     stages.push({ contextSize: stage.contextSize, epochs: result.epochs, seconds: result.seconds });
-    model = out;
+    prev = out;
   }
   const seconds = stages.reduce((t, s) => t + s.seconds, 0);
-  await fs.writeFile(standInSidecar(file), JSON.stringify({ name, label: STAND_IN_LABEL, key, recipe: r, stages, seconds }, null, 2) + "\n");
-  return file;
+  await fs.writeFile(standInSidecar(file), JSON.stringify({ name, label: STAND_IN_LABEL, key, recipe, stages, seconds }, null, 2) + "\n");
 }

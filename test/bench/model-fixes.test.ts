@@ -2,8 +2,9 @@
 // numbers, and the table labels the stand-ins and the train half.
 
 import { describe, expect, it } from "vitest";
+import { qtcFailure } from "../helpers/errors.js";
 import { fixesChartOption, renderFixesChartSvg } from "../../src/bench/model-fixes-chart.js";
-import { renderFixesMarkdown, whatEachFixBuys, type FixRow } from "../../src/bench/model-fixes.js";
+import { loraVsTuned, MODEL_FIXES_MODELS, renderFixesMarkdown, runModelFixes, whatEachFixBuys, type FixRow } from "../../src/bench/model-fixes.js";
 
 const row = (model: string, mode: string, callRate: number, validityRate: number | null, over: Partial<FixRow> = {}): FixRow => ({
   half: "test",
@@ -56,6 +57,36 @@ describe("what each fix buys", () => {
     const md = renderFixesMarkdown({ rows: ROWS, bfclRows: [bfcl], paragraph: "P", standIns: [], wallMs: 60000 });
     expect(md).toContain("## BFCL (tool choice auto)");
     expect(md).toContain("| qtc-trained-stand-in-tiny-tuned | constrained | simple_python | 10 | 30% | 100% | 100% | 250 |");
+  });
+});
+
+describe("the LoRA stand-in against the tuned one", () => {
+  const lora = (validityRate: number | null, over: Partial<FixRow> = {}): FixRow => row("synthetic:tiny-lora", "unconstrained", 1, validityRate, { kind: "trained stand-in (LoRA rank 8)", ...over });
+
+  it("is a row of the report, after the three models it shares the base with", () => {
+    expect([...MODEL_FIXES_MODELS]).toEqual(["synthetic:tiny", "synthetic:tiny-tuned", "synthetic:tiny-weak", "synthetic:tiny-lora"]);
+  });
+
+  it("a run narrowed to models it does not have fails before training anything", async () => {
+    const e = await qtcFailure(runModelFixes({ out: "unused", models: ["synthetic:tiny", "synthetic:tiny-qlora"] }));
+    expect([e.code, e.message]).toEqual(["invalid_option", expect.stringContaining("synthetic:tiny-qlora")]);
+  });
+
+  it("compares unconstrained validity on the test half under auto, against the 80% mark", () => {
+    // tuned 85% (ROWS); 0.68 / 0.85 = 80% exactly meets it, 0.67 / 0.85 = 79% does not
+    expect(loraVsTuned([...ROWS, lora(0.68)])).toMatchObject({ lora: 0.68, tuned: 0.85, meets: true });
+    expect(loraVsTuned([...ROWS, lora(0.68)])!.share).toBeCloseTo(0.8, 10);
+    expect(loraVsTuned([...ROWS, lora(0.67)])).toMatchObject({ meets: false });
+    // other halves, policies and modes never stand in for the test half's auto unconstrained row
+    expect(loraVsTuned([...ROWS, lora(1, { half: "train" }), lora(1, { policy: "finish-tool" }), lora(1, { mode: "constrained" })])).toBeUndefined();
+    expect(loraVsTuned([...ROWS, lora(null)])).toEqual({ lora: null, tuned: 0.85, share: null, meets: false });
+  });
+
+  it("the paragraph and the table say what LoRA reached", () => {
+    const rows = [...ROWS, lora(0.5)];
+    expect(whatEachFixBuys(rows)).toContain("LoRA (rank 8, base frozen) reached 50% validity unconstrained against full fine-tuning's 85%: 59% of it, below the 80% mark.");
+    expect(renderFixesMarkdown({ rows, paragraph: "P", standIns: [], wallMs: 0 })).toContain("| test | auto | synthetic:tiny-lora | trained stand-in (LoRA rank 8) | unconstrained | 20 | 100% | 50% |");
+    expect(whatEachFixBuys(ROWS)).not.toContain("LoRA");
   });
 });
 

@@ -62,6 +62,21 @@ describe("qtc finetune --lora", () => {
     expect(readF32(adapter, "blk.1.ffn_down.weight.lora_b").some((x) => x !== 0)).toBe(true);
   }, 240_000);
 
+  // The LoRA stand-in trains in stages, each from the adapter the one before wrote (lora.from). One step at a
+  // negligible rate from the trained adapter keeps its B; the same step from a fresh init leaves B near zero.
+  it("continues from a trained adapter (lora.from): its B carries over, a fresh init starts B at zero", async () => {
+    const trainedB = readF32(adapter, "blk.1.ffn_down.weight.lora_b");
+    const [cont, fresh] = [path.join(dir, "continued.gguf"), path.join(dir, "fresh.gguf")];
+    const step = { model: "synthetic:tiny", data, contextSize: 256, maxSteps: 1, epochs: 1, lr: 1e-9 };
+    await finetune({ ...step, out: cont, lora: { rank: 8, alpha: 16, from: adapter } });
+    await finetune({ ...step, out: fresh, lora: { rank: 8, alpha: 16 } });
+    const maxAbs = (xs: Float32Array | number[]) => Math.max(...Array.from(xs, Math.abs));
+    const continued = readF32(cont, "blk.1.ffn_down.weight.lora_b");
+    expect(maxAbs(Array.from(continued, (x, i) => x - trainedB[i]!))).toBeLessThan(1e-6);
+    expect(maxAbs(trainedB)).toBeGreaterThan(1e-4);
+    expect(maxAbs(readF32(fresh, "blk.1.ffn_down.weight.lora_b"))).toBeLessThan(1e-6);
+  }, 240_000);
+
   it("refuses a quantized base with unsupported_model (llama.cpp's backward through it aborts)", async () => {
     const e = await qtcFailure(finetune({ model: await tinyModelPath(), data, out: path.join(dir, "q.gguf"), contextSize: 256, maxSteps: 1, lora: { rank: 4 } }));
     expect(e.code).toBe("unsupported_model");

@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveModel, STAND_IN_SPECS } from "../../src/model/resolve.js";
-import { STAND_IN_RECIPES, STAND_INS, standInOf, standInSidecar } from "../../src/training/stand-ins.js";
+import { LORA_STAND_IN_RECIPE, STAND_IN_RECIPES, STAND_INS, standInOf, standInSidecar } from "../../src/training/stand-ins.js";
 import { demonstrate } from "../../src/training/demonstrations.js";
 import { tinyModelPath } from "../helpers/models.js";
 
@@ -24,6 +24,14 @@ describe("trained stand-ins", () => {
     expect(maxSteps! * epochs).toBeLessThan(40 * tunedEpochs);
     // the last stage's windows hold a whole first-turn bench prompt (~650 tokens)
     expect(tuned.stages.at(-1)!.contextSize).toBeGreaterThanOrEqual(768);
+  });
+
+  it("the LoRA stand-in learns tuned's data at rank 8, its last stage on whole first-turn prompts", () => {
+    const [lora, tuned] = [LORA_STAND_IN_RECIPE, STAND_IN_RECIPES["tiny-tuned"]];
+    expect(lora.plan).toBe(tuned.plan);
+    expect(lora.lora).toEqual({ rank: 8, alpha: 16 });
+    expect(lora.stages.map((s) => s.contextSize)).toEqual([tuned.stages[0]!.contextSize, tuned.stages.at(-1)!.contextSize]);
+    expect(lora.stages.map((s) => s.seed)).toEqual([tuned.stages[0]!.seed, tuned.stages.at(-1)!.seed]);
   });
 
   it("learn from probe demonstrations: one run_tests call with its real result, then the answer", async () => {
