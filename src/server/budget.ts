@@ -34,6 +34,8 @@ export interface BudgetDefaults {
   /** The operator's max_tokens for a request that gives none (`--max-tokens`); undefined: what the context leaves. */
   defaultMaxTokens: number | undefined;
   maxTokensLimit: number;
+  /** The operator's cap on every turn's output tokens (`--max-tokens-cap`); an ask above it is clamped, said in the response. */
+  maxTokensCap?: number;
 }
 
 /**
@@ -41,6 +43,16 @@ export interface BudgetDefaults {
  * (and the prompt is counted only when `count` asks for it: a streamed Anthropic answer reports it first).
  */
 export async function fitBudget(runtime: ServerRuntime, request: GenerateRequest, ask: BudgetAsk, defaults: BudgetDefaults, params: ParamHints, count = false): Promise<FittedBudget> {
+  const cap = defaults.maxTokensCap;
+  if (cap === undefined) return fitToContext(runtime, request, ask, defaults, params, count);
+  const over = ask.asked !== undefined && ask.asked > cap;
+  const fit = await fitToContext(runtime, request, over ? { ...ask, asked: cap } : ask, { ...defaults, maxTokensLimit: Math.min(defaults.maxTokensLimit, cap) }, params, count);
+  if (!over) return fit;
+  const capped = `${ask.param} ${ask.asked} is more than this server's cap of ${cap} (--max-tokens-cap); this turn may use ${fit.maxTokens}`;
+  return { ...fit, notice: fit.notice ? `${capped}; ${fit.notice}` : capped };
+}
+
+async function fitToContext(runtime: ServerRuntime, request: GenerateRequest, ask: BudgetAsk, defaults: BudgetDefaults, params: ParamHints, count: boolean): Promise<FittedBudget> {
   const context = runtime.settings?.contextSize;
   const fallback = ask.asked ?? Math.min(defaults.defaultMaxTokens ?? SERVER_DEFAULTS.defaultMaxTokens, defaults.maxTokensLimit);
   const known = context !== undefined && context >= 1;

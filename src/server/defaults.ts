@@ -58,6 +58,11 @@ export interface ServerOptions {
   /** Largest `max_tokens` a request may ask for. Default: 32768. */
   maxTokensLimit?: number;
   /**
+   * The most output tokens one turn may take, whatever a request asks: a larger ask is clamped and the response
+   * says so (like llama-server's `-n`). For agents that ask for 32,000 on a small local model. Default: none.
+   */
+  maxTokensCap?: number;
+  /**
    * Deepest nesting of objects and arrays in a history tool call's arguments (OpenAI `tool_calls[].function.arguments`,
    * Anthropic `tool_use.input`); deeper ones get 400 before anything renders them. Default: 64.
    */
@@ -137,7 +142,9 @@ export const SERVER_DEFAULTS = Object.freeze({
 });
 
 /** Options with every default filled in. */
-export type ResolvedServerOptions = Required<Omit<ServerOptions, "apiKey" | "modelId" | "onInternalError" | "defaultMaxTokens">> & {
+export type ResolvedServerOptions = Required<Omit<ServerOptions, "apiKey" | "modelId" | "onInternalError" | "defaultMaxTokens" | "maxTokensCap">> & {
+  /** Undefined: no cap (see ServerOptions.maxTokensCap). */
+  maxTokensCap: number | undefined;
   /** Undefined: what the context leaves (see ServerOptions.defaultMaxTokens). */
   defaultMaxTokens: number | undefined;
   /** Where the strict policy's grammar checks are cached (bounded, owned by the server). */
@@ -161,6 +168,7 @@ export function resolveServerOptions(options: ServerOptions): ResolvedServerOpti
     bodyLimit: options.bodyLimit ?? SERVER_DEFAULTS.bodyLimit,
     countTokensBodyLimit: Math.min(options.bodyLimit ?? SERVER_DEFAULTS.bodyLimit, positive(options.countTokensBodyLimit, SERVER_DEFAULTS.countTokensBodyLimit, "countTokensBodyLimit")),
     defaultMaxTokens: options.defaultMaxTokens,
+    maxTokensCap: options.maxTokensCap,
     unsupported: oneOf(options.unsupported ?? SERVER_DEFAULTS.unsupported, ["validate", "strict"], "unsupported"),
     callPolicy: oneOf(options.callPolicy ?? SERVER_DEFAULTS.callPolicy, CALL_POLICIES, "callPolicy") as CallPolicy,
     grammars: new GrammarCache(),

@@ -58,7 +58,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     results,
     defaultToolChoice: opts.defaultToolChoice,
     callPolicy: opts.callPolicy,
-    budgets: { defaultMaxTokens: opts.defaultMaxTokens, maxTokensLimit: opts.maxTokensLimit },
+    budgets: { defaultMaxTokens: opts.defaultMaxTokens, maxTokensLimit: opts.maxTokensLimit, ...(opts.maxTokensCap !== undefined ? { maxTokensCap: opts.maxTokensCap } : {}) },
   };
   const metrics = new ServerMetrics(() => slots.stats());
   const refuse = logRequests(app, metrics, results);

@@ -13,7 +13,7 @@ const NOT_RUN = /No such tool available|InputValidationError/;
 
 let qtc: Qtc;
 beforeAll(async () => {
-  qtc = await startQtc();
+  qtc = await startQtc({ serve: { maxTokensCap: 512 } }); // it asks for 32,000 tokens; random weights would spend them all (qtc serve --max-tokens-cap 512)
 }, 120_000);
 afterAll(async () => {
   await qtc?.close();

@@ -30,6 +30,7 @@ interface ServeFlags {
   format?: FormatId;
   bodyLimit: number;
   maxTokens?: number;
+  maxTokensCap?: number;
   callPolicy: CallPolicy;
   unsupported: UnsupportedPolicy;
   headersTimeout: number;
@@ -63,6 +64,7 @@ export function registerServe(program: Command): Command {
     .option("--gpu <gpu>", GPU_CHOICES.join("|"), choiceOption(GPU_CHOICES), RUNTIME_DEFAULTS.gpu)
     .option("--format <format>", `tool-call format: ${FORMAT_IDS.join("|")} (default: from the model's chat template)`, choiceOption(FORMAT_IDS))
     .option("--max-tokens <n>", "max_tokens when a request gives none (default: what the context leaves after the prompt)", intOption(1))
+    .option("--max-tokens-cap <n>", "the most output tokens one turn may take; a larger max_tokens is clamped, said in the response (default: none)", intOption(1))
     .option("--call-policy <policy>", `${CALL_POLICIES.join("|")}: how requests with tools ask for a call (small models: required-first or finish-tool); the x-qtc-call-policy header overrides it`, choiceOption(CALL_POLICIES), SERVER_DEFAULTS.callPolicy)
     .option("--unsupported <policy>", `${UNSUPPORTED_POLICIES.join("|")}: a tool schema keyword the grammar cannot hold is left to the validator, or refused naming the tool`, choiceOption(UNSUPPORTED_POLICIES), SERVER_DEFAULTS.unsupported)
     .option("--body-limit <bytes>", "largest request body; bigger ones get 413", intOption(1024), SERVER_DEFAULTS.bodyLimit)
@@ -93,6 +95,7 @@ export function registerServe(program: Command): Command {
         format: flags.format,
         bodyLimit: flags.bodyLimit,
         ...(flags.maxTokens !== undefined ? { defaultMaxTokens: flags.maxTokens } : {}),
+        ...(flags.maxTokensCap !== undefined ? { maxTokensCap: flags.maxTokensCap } : {}),
         callPolicy: flags.callPolicy,
         unsupported: flags.unsupported,
         headersTimeout: flags.headersTimeout,
