@@ -52,19 +52,8 @@ export function registerGrammar(program: Command): Command {
     .action(async (flags: GrammarFlags) => {
       const tools = loadToolsFile(flags.tools);
       if (flags.dialect === "xgrammar") return xgrammarAction(tools.tools, flags);
-      const compiled = compileToolGrammar(tools.tools, {
-        format: flags.format,
-        toolChoice: toolChoiceFlag(flags.toolChoice),
-        parallel: flags.parallel,
-        maxCalls: flags.maxCalls,
-        maxTokens: flags.maxTokens,
-        thinking: flags.thinking === true,
-        phase: flags.phase,
-      });
-      if (!compiled.ok) {
-        const where = compiled.error.path !== undefined ? ` (at ${compiled.error.path || "/"})` : "";
-        fail(compiled.error.code, `${compiled.error.message}${where}`, { path: compiled.error.path });
-      }
+      const compiled = compileToolGrammar(tools.tools, compileOptions(flags));
+      if (!compiled.ok) failCompile(compiled.error);
       const warnings = budgetWarnings(compiled.value);
       for (const warning of warnings) process.stderr.write(`qtc: warning: ${warning.message}\n`);
       if (flags.check === undefined) {
@@ -87,19 +76,8 @@ export function registerGrammar(program: Command): Command {
 
 /** `--dialect xgrammar`: print xgrammar's EBNF, or check a text with xgrammar itself (web-xgrammar, WASM). */
 async function xgrammarAction(tools: Parameters<typeof compileXgrammar>[0], flags: GrammarFlags): Promise<void> {
-  const compiled = compileXgrammar(tools, {
-    format: flags.format,
-    toolChoice: toolChoiceFlag(flags.toolChoice),
-    parallel: flags.parallel,
-    maxCalls: flags.maxCalls,
-    maxTokens: flags.maxTokens,
-    thinking: flags.thinking === true,
-    phase: flags.phase,
-  });
-  if (!compiled.ok) {
-    const where = compiled.error.path !== undefined ? ` (at ${compiled.error.path || "/"})` : "";
-    fail(compiled.error.code, `${compiled.error.message}${where}`, { path: compiled.error.path });
-  }
+  const compiled = compileXgrammar(tools, compileOptions(flags));
+  if (!compiled.ok) failCompile(compiled.error);
   const g = compiled.value;
   if (flags.check === undefined) {
     process.stdout.write(flags.json ? JSON.stringify({ ebnf: g.ebnf, format: g.format, toolChoice: g.toolChoice, dispatch: g.dispatch, maxCalls: g.maxCalls ?? null, leftToValidator: g.leftToValidator }, null, 2) + "\n" : g.ebnf);
@@ -153,4 +131,23 @@ function describe(r: CheckResult, text: string): string {
   const line = before.split("\n").length;
   const column = r.stoppedAt.offset - before.lastIndexOf("\n");
   return `rejected: stops matching at line ${line}, column ${column} (offset ${r.stoppedAt.offset}): ${JSON.stringify(r.stoppedAt.text)}`;
+}
+
+/** The compile options both dialects take from the flags. */
+function compileOptions(flags: GrammarFlags) {
+  return {
+    format: flags.format,
+    toolChoice: toolChoiceFlag(flags.toolChoice),
+    parallel: flags.parallel,
+    maxCalls: flags.maxCalls,
+    maxTokens: flags.maxTokens,
+    thinking: flags.thinking === true,
+    phase: flags.phase,
+  };
+}
+
+/** A compile refusal as the CLI's error, naming the schema pointer at fault. */
+function failCompile(error: { code: Parameters<typeof fail>[0]; message: string; path?: string }): never {
+  const where = error.path !== undefined ? ` (at ${error.path || "/"})` : "";
+  return fail(error.code, `${error.message}${where}`, { path: error.path });
 }
