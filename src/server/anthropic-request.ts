@@ -33,7 +33,7 @@ export interface AnthropicPlan {
   notices: string[];
 }
 
-type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth">> & SchemaCheck;
+type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth" | "maxTokensCap">> & SchemaCheck;
 
 /** Convert a body that passed ANTHROPIC_MESSAGES_BODY; throws ApiError (400) for anything qtc cannot honour. */
 export function anthropicToGenerate(body: Obj, ctx: Ctx): AnthropicPlan {
@@ -50,7 +50,7 @@ export function anthropicToGenerate(body: Obj, ctx: Ctx): AnthropicPlan {
   const request: GenerateRequest = {
     messages: system !== undefined ? [{ role: "system", content: system }, ...messages] : messages,
     mode: ctx.mode,
-    maxTokens: checkMaxTokens(body.max_tokens as number, ctx.maxTokensLimit, "max_tokens"),
+    maxTokens: checkMaxTokens(body.max_tokens as number, ctx, "max_tokens"),
     ...(tools.length ? { tools } : {}),
     ...(toolChoice !== undefined ? { toolChoice } : {}),
     ...(parallel !== undefined ? { parallel } : {}),

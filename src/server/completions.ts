@@ -20,7 +20,7 @@ export interface CompletionsPlan {
   stop: string[];
 }
 
-type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit">;
+type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxTokensCap">>;
 
 /** Convert a body that passed COMPLETIONS_BODY; throws ApiError (400) for what qtc cannot honour. */
 export function completionsToGenerate(body: Obj, ctx: Ctx): CompletionsPlan {
@@ -30,7 +30,7 @@ export function completionsToGenerate(body: Obj, ctx: Ctx): CompletionsPlan {
     messages: [],
     prompt,
     mode: ctx.mode,
-    maxTokens: checkMaxTokens((body.max_tokens ?? COMPLETIONS_DEFAULT_MAX_TOKENS) as number, ctx.maxTokensLimit, "max_tokens"),
+    maxTokens: checkMaxTokens((body.max_tokens ?? COMPLETIONS_DEFAULT_MAX_TOKENS) as number, ctx, "max_tokens"),
     ...(typeof body.temperature === "number" ? { temperature: body.temperature } : {}),
     ...(typeof body.top_p === "number" ? { topP: body.top_p } : {}),
     ...(seedOf(body.seed) !== undefined ? { seed: seedOf(body.seed) } : {}),

@@ -87,8 +87,20 @@ export function seedOf(seed: unknown): number | undefined {
   return Number(BigInt.asUintN(32, BigInt(Math.trunc(seed))));
 }
 
-export function checkMaxTokens(value: number, limit: number, param: string): number {
-  if (value > limit) throw badRequest(`${param} is ${value}; this server allows at most ${limit}.`, param);
+/** The operator's bounds on a request's output-token ask (`--max-tokens-limit`, `--max-tokens-cap`). */
+export interface AskBounds {
+  maxTokensLimit: number;
+  maxTokensCap?: number | undefined;
+}
+
+/**
+ * A request's output-token ask, refused above the server's limit, unless the operator set a cap: then every ask
+ * stands here and the budget clamps it to the cap, said in the response (agents ask for more than a local server
+ * allows: Claude Code sends 64,000 on some turns).
+ */
+export function checkMaxTokens(value: number, bounds: AskBounds, param: string): number {
+  const limit = bounds.maxTokensLimit;
+  if (bounds.maxTokensCap === undefined && value > limit) throw badRequest(`${param} is ${value}; this server allows at most ${limit}.`, param);
   return value;
 }
 

@@ -42,7 +42,7 @@ export interface OpenAIPlan {
   budget: BudgetAsk;
 }
 
-type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth" | "defaultMaxTokens">> & SchemaCheck;
+type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth" | "defaultMaxTokens" | "maxTokensCap">> & SchemaCheck;
 
 /** Convert a body that passed OPENAI_CHAT_BODY; throws ApiError (400) for anything qtc cannot honour. */
 export function openAIToGenerate(body: Obj, ctx: Ctx): OpenAIPlan {
@@ -51,7 +51,7 @@ export function openAIToGenerate(body: Obj, ctx: Ctx): OpenAIPlan {
   const toolChoice = convertToolChoice(body.tool_choice, names);
   const maxTokensParam = body.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens";
   const given = body.max_completion_tokens ?? body.max_tokens;
-  const asked = given === undefined || given === null ? undefined : checkMaxTokens(given as number, ctx.maxTokensLimit, maxTokensParam);
+  const asked = given === undefined || given === null ? undefined : checkMaxTokens(given as number, ctx, maxTokensParam);
   // A placeholder until the route fits the budget to the context (a missing ask is what the context leaves).
   const maxTokens = asked ?? ctx.defaultMaxTokens ?? SERVER_DEFAULTS.defaultMaxTokens;
   const request: GenerateRequest = {

@@ -52,7 +52,7 @@ export interface ResponsesEcho {
   metadata: unknown;
 }
 
-type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth" | "defaultMaxTokens">> & SchemaCheck;
+type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth" | "defaultMaxTokens" | "maxTokensCap">> & SchemaCheck;
 
 /** Convert a body that passed RESPONSES_BODY; throws ApiError (400) for anything qtc cannot honour. */
 export function responsesToGenerate(body: Obj, ctx: Ctx): ResponsesPlan {
@@ -63,7 +63,7 @@ export function responsesToGenerate(body: Obj, ctx: Ctx): ResponsesPlan {
   if (chosen !== undefined) input.loaded.add(isObject(body.tool_choice) && typeof body.tool_choice.namespace === "string" ? flatName(body.tool_choice.namespace, chosen) : chosen);
   const { tools, names, notices, namespaces } = offerTools(declared, input.loaded, ctx);
   const toolChoice = convertToolChoice(body.tool_choice, names);
-  const asked = body.max_output_tokens === undefined || body.max_output_tokens === null ? undefined : checkMaxTokens(body.max_output_tokens as number, ctx.maxTokensLimit, "max_output_tokens");
+  const asked = body.max_output_tokens === undefined || body.max_output_tokens === null ? undefined : checkMaxTokens(body.max_output_tokens as number, ctx, "max_output_tokens");
   // A placeholder until the route fits the budget to the context (a missing ask is what the context leaves).
   const maxTokens = asked ?? ctx.defaultMaxTokens ?? SERVER_DEFAULTS.defaultMaxTokens;
   const instructions = optionalString(body.instructions ?? undefined, "instructions");
