@@ -310,6 +310,13 @@ export class ValueEmitter {
     return { expr: this.ctx.rules.add(n.hint, parts.join(" ")), worst: members.worst };
   }
 
+  /** An object's members with their overhead and value cost; optional members no value satisfies are never written. */
+  private writableMembers(n: Node & { k: "object" }, overhead: (name: string) => number, raw: boolean) {
+    return n.props
+      .map((p) => ({ p, over: overhead(p.name), cost: this.cost(p.node, raw) }))
+      .filter((x) => x.p.required || Number.isFinite(x.cost.min));
+  }
+
   /**
    * Budget split for an object's members (and its extra keys), and each member's value. `overhead` includes a
    * separator, which the first member does not write: `firstDiscount` gives it back.
@@ -323,10 +330,7 @@ export class ValueEmitter {
     firstDiscount: number,
   ): MemberPlan | undefined {
     if (this.shared) return this.planMembersShared(n, space, overhead, extraSpec, raw, firstDiscount);
-    // Optional members no value satisfies are never written.
-    const props = n.props
-      .map((p) => ({ p, over: overhead(p.name), cost: this.cost(p.node, raw) }))
-      .filter((x) => x.p.required || Number.isFinite(x.cost.min));
+    const props = this.writableMembers(n, overhead, raw);
     // Drop optional members from the last while the least spelling does not fit (one pass, not one per drop).
     const dropped = new Set<number>();
     let sum = props.reduce((s, x) => s + x.over + x.cost.min, 0);
@@ -397,9 +401,7 @@ export class ValueEmitter {
     raw: boolean,
     firstDiscount: number,
   ): MemberPlan | undefined {
-    const props = n.props
-      .map((p) => ({ p, over: overhead(p.name), cost: this.cost(p.node, raw) }))
-      .filter((x) => x.p.required || Number.isFinite(x.cost.min));
+    const props = this.writableMembers(n, overhead, raw);
     const leastOf = (x: (typeof props)[number]) => x.over + x.cost.min;
     const required = props.filter((x) => x.p.required);
     const least = required.reduce((s, x) => s + leastOf(x), 0);
