@@ -4,6 +4,7 @@
 // --modes unconstrained,constrained, --no-tasks for BFCL's rows only, --models a,b to measure only some of MODEL_FIXES_MODELS, --no-lora to leave out the LoRA stand-in).
 
 import path from "node:path";
+import { QtcException } from "../errors.js";
 import { CALL_POLICIES, type CallPolicy } from "../harness/call-policy.js";
 import { MODEL_FIXES_MODELS, runModelFixes, renderFixesMarkdown, type FixMode } from "./model-fixes.js";
 
@@ -16,6 +17,12 @@ const flag = (name: string): string | undefined => {
 function bad(message: string): never {
   process.stderr.write(`bench:model-fixes: ${message}\n`);
   process.exit(2);
+}
+/** An operation that failed on the user's setup (no llama.cpp build, a model it cannot train) is its message, not a stack. */
+function failed(error: unknown): never {
+  if (!(error instanceof QtcException)) throw error;
+  process.stderr.write(`\nbench:model-fixes: ${error.message}\n`);
+  process.exit(error.exitCode);
 }
 const positive = (name: string): number | undefined => {
   const v = flag(name);
@@ -61,5 +68,5 @@ const report = await runModelFixes({
     if (e.type === "stand-in") process.stderr.write(`stand-in ${e.name} ready in ${(e.ms / 1000).toFixed(0)} s\n`);
     if (e.type === "run") process.stderr.write(`\r${e.done}/${e.planned} runs`);
   },
-});
+}).catch(failed);
 process.stdout.write(`\n${renderFixesMarkdown(report)}\nwrote ${out}\n`);
