@@ -98,7 +98,9 @@ export class XgValuePrinter {
       const block = `${xgLiteral(p.open + m.name + p.end)} ${this.value(m.node, true)} ${xgLiteral(p.close)}`;
       return m.required ? block : `(${block})?`;
     });
-    if (d.extra) {
+    // Pattern keys (patternProperties) are not written as parameters, as in the GBNF: fewer members, never an
+    // invalid one. An extra parameter's name may repeat a listed one (never members too): the validator's.
+    if (d.extra && !admitsNothing(d.extra)) {
       this.left("additionalProperties", d.path);
       const key = this.rules.add("xg-param-name", "[^ \\t\\n<>=]+");
       parts.push(`(${xgLiteral(p.open)} ${key} ${xgLiteral(p.end)} ${this.value(d.extra, true)} ${xgLiteral(p.close)})*`);
@@ -175,23 +177,32 @@ export class XgValuePrinter {
   }
 
   /**
-   * The rest of a JSON string after its opening quote whose content is none of `names` (canonical spelling; an
-   * escaped spelling of a listed name goes to the validator): a trie over the names, one rule per proper prefix.
+   * The rest of an extra key after its opening quote: printable ASCII but `"` and `\\` (no escapes), not empty, and
+   * none of `names` (a trie over them, one rule per proper prefix). The GBNF's extra keys have this shape (less
+   * `<`, at most EXTRA_KEY_BYTES), and pattern-properties.ts relies on it: such a key matches every pattern it
+   * calls universal (`.+`: not empty; `.`: no line terminator), so the value it plans for these keys holds only
+   * for them.
    */
   private keyNotIn(names: readonly string[], hint: string): string {
-    const rest = this.jsonStringRest();
-    if (names.length === 0) return rest;
+    const rest = this.keyRest();
+    const spellable = names.filter((name) => name !== "" && [...name].every((c) => inRanges(KEY_CHARS, c.codePointAt(0)!)));
     const trie = (prefix: string): string => {
-      const next = new Set<string>();
-      for (const name of names) if (name.length > prefix.length && name.startsWith(prefix)) next.add(String.fromCodePoint(name.slice(prefix.length).codePointAt(0)!));
-      const ends = names.includes(prefix);
-      const others = xgClass(escapedOut([[0, 0x10ffff]], false).flatMap((r) => minus(r, [...next].map((c) => c.codePointAt(0)!))));
-      const alts = [`${others} ${rest}`, `"\\\\" xg-escape ${rest}`];
-      if (!ends) alts.unshift('"\\""');
-      for (const c of next) alts.push(`${xgLiteral(c)} ${trie(prefix + c)}`);
+      const next = new Set<number>();
+      for (const name of spellable) if (name.length > prefix.length && name.startsWith(prefix)) next.add(name.charCodeAt(prefix.length));
+      const others = KEY_CHARS.flatMap((r) => minus(r, [...next]));
+      const alts: string[] = [];
+      if (prefix !== "" && !spellable.includes(prefix)) alts.push('"\\""');
+      if (others.length > 0) alts.push(`${xgClass(others)} ${rest}`);
+      for (const c of next) alts.push(`${xgLiteral(String.fromCharCode(c))} ${trie(prefix + String.fromCharCode(c))}`);
       return this.rules.add(`${hint}-key${prefix.length}`, alts.join(" | "));
     };
     return trie("");
+  }
+
+  /** Key characters after the first, closing quote included (right-recursive, like xg-string-rest). */
+  private keyRest(): string {
+    if (!this.rules.has("xg-key-rest")) this.rules.addNamed("xg-key-rest", `"\\"" | ${xgClass(KEY_CHARS)} xg-key-rest`);
+    return "xg-key-rest";
   }
 
   /** A string without format, pattern or character class: spelled by the shared right-recursive rule. */
@@ -275,11 +286,12 @@ export class XgValuePrinter {
   private object(n: Node & { k: "object" }): string {
     if (n.nonEmpty) this.left("minProperties", n.path);
     if (n.maxExtra !== undefined) this.left("maxProperties", n.path);
+    // Every listed name, never members included: no extra key may spell one (`"a": false` forbids "a").
+    const names = n.props.map((p) => p.name);
     // Optional members no value satisfies are never written (the GBNF drops them too); required ones were refused.
     n = { ...n, props: n.props.filter((p) => p.required || !admitsNothing(p.node)) };
     const member = (i: number) => `${xgLiteral(jsonString(n.props[i]!.name) + ": ")} ${this.value(n.props[i]!.node)}`;
-    // An extra member's key is any JSON string but a listed name (JSON Schema: listed names take their own schema).
-    const extra = n.extra ? `"\\"" ${this.keyNotIn(n.props.map((p) => p.name), n.hint)} ": " ${this.value(n.extra)}` : undefined;
+    const extra = this.extraMember(n, names);
     // rest(i, first): members i.. in schema order, optional ones left out or not, `, ` before all but the first.
     const made = new Map<string, string>();
     const rest = (i: number, first: boolean): string => {
@@ -294,6 +306,21 @@ export class XgValuePrinter {
       return name;
     };
     return this.rules.add(`${n.hint}-object`, `"{" ${rest(0, true)} "}"`);
+  }
+
+  /**
+   * One extra member, as the GBNF writes them (schema-emit.ts jsonExtra): a key the extra-key rule spells with the
+   * `extra` value, or a key of one pattern (patternProperties) with that pattern's value. Undefined: none.
+   */
+  private extraMember(n: Node & { k: "object" }, names: readonly string[]): string | undefined {
+    const alts: string[] = [];
+    if (n.extra && !admitsNothing(n.extra)) alts.push(`"\\"" ${this.keyNotIn(names, n.hint)} ": " ${this.value(n.extra)}`);
+    for (const x of n.patternKeys ?? []) {
+      if (admitsNothing(x.key) || admitsNothing(x.value)) continue;
+      alts.push(`${this.value(x.key)} ": " ${this.value(x.value)}`);
+    }
+    if (alts.length <= 1) return alts[0];
+    return this.rules.add(`${n.hint}-member`, alts.join(" | "));
   }
 
   private json(kind: "any"): string {
@@ -334,6 +361,17 @@ export function admitsNothing(n: Node, depth = 0): boolean {
   if (d.k === "union") return d.options.every((o) => admitsNothing(o, depth + 1));
   if (d.k === "object") return d.props.some((p) => p.required && admitsNothing(p.node, depth + 1));
   return false;
+}
+
+/** Characters of an extra JSON key: printable ASCII but `"` and `\\` (JSON writes those escaped). */
+const KEY_CHARS: readonly CodeRange[] = [
+  [0x20, 0x21],
+  [0x23, 0x5b],
+  [0x5d, 0x7e],
+];
+
+function inRanges(ranges: readonly CodeRange[], cp: number): boolean {
+  return ranges.some(([lo, hi]) => cp >= lo && cp <= hi);
 }
 
 /** A range without some code points. */

@@ -12,12 +12,14 @@ import { join } from "node:path";
 import type { LlamaContext, LlamaModel } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { schemaOrdered } from "../../src/bench/maskbench-order.js";
+import { canonicalJson } from "../../src/grammar/canonical-json.js";
 import { compileSchema, compileToolGrammar, compileXgrammar, compileXgrammarSchema, GrammarChecker, XgrammarSession } from "../../src/grammar/index.js";
 import { parse } from "../../src/parse/index.js";
 import { normalizeTools } from "../../src/tools/normalize.js";
 import type { ToolDefinition } from "../../src/tools/types.js";
 import { Generator } from "./generate.js";
-import { loadCorpus, renderCall, tinyModel } from "./helpers.js";
+import { formatsAjv, loadCorpus, renderCall, tinyModel } from "./helpers.js";
+import type { JsonSchema } from "../../src/tools/types.js";
 
 const SCHEMAS = ["harness-read-file", "harness-grep", "enum-weather", "nested-object", "array-of-objects", "optional-params", "numeric-bounds", "recursive-tree", "formats", "additional-schema"];
 const FORMATS = ["hermes", "qwen3coder"] as const;
@@ -38,6 +40,66 @@ const entries = SCHEMAS.map((n) => corpus.get(n)!);
 const validCount = entries.reduce((n, e) => n + e.valid.length, 0) * FORMATS.length;
 const invalidCount = entries.reduce((n, e) => n + e.invalid.length, 0) * FORMATS.length;
 const generatedCount = SCHEMAS.length * FORMATS.length * SEEDS + FORMATS.length * HARNESS_SEEDS;
+const ajv = formatsAjv();
+/** Issue 31's keywords: what, schema, valid values, invalid values (canonical spelling, members in schema order). */
+const ISSUE_31: [string, JsonSchema, unknown[], unknown[]][] = [
+  [
+    "one pattern, additionalProperties false",
+    { type: "object", patternProperties: { "^x-": { type: "string" } }, additionalProperties: false },
+    [{}, { "x-a": "s" }, { "x-a": "s", "x-long-vendor-extension-name": "" }],
+    [{ "x-a": 1 }, { y: "s" }, { "x-a": "s", y: "s" }],
+  ],
+  [
+    "two disjoint patterns beside a listed member, additionalProperties false",
+    { type: "object", properties: { id: { type: "integer" } }, patternProperties: { "^a[0-9]+$": { type: "integer" }, "^b[0-9]+$": { type: "string" } }, additionalProperties: false },
+    [{ id: 1 }, { id: 1, a1: 2, b22: "s" }, { b1: "x" }],
+    [{ a1: "s" }, { b1: 1 }, { c: 1 }, { a: 1 }, { id: "1" }],
+  ],
+  [
+    "a pattern beside an additionalProperties schema",
+    { type: "object", properties: { id: { type: "integer" } }, patternProperties: { "^n_": { type: "integer" } }, additionalProperties: { type: "integer", minimum: 0 } },
+    [{ id: 1, n_a: -5 }, { z: 3 }, { n_a: -1, n_b: 2 }],
+    [{ n_a: "s" }, { z: -1 }, { z: "s" }, { id: "1" }],
+  ],
+  [
+    "a pattern that matches every non-empty key, additionalProperties false",
+    { type: "object", patternProperties: { ".+": { type: "integer" } }, additionalProperties: false },
+    [{}, { a: 1 }, { "a b": 2, c: 3 }],
+    [{ a: "s" }, { "": 1 }, { "\n": 1 }],
+  ],
+  [
+    "a member that is false beside extra members",
+    { type: "object", properties: { a: false, b: { type: "integer" } } },
+    [{ b: 1 }, { c: 1 }, { b: 1, c: "x" }],
+    [{ a: 1 }, { b: 1, a: "x" }],
+  ],
+  [
+    "dependentRequired beside extra members",
+    { type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } }, dependentRequired: { a: ["b"] } },
+    [{}, { b: 1 }, { a: 1, b: 2 }, { c: 1 }],
+    [{ a: 1 }, { a: 1, c: 2 }, { a: "s", b: 1 }],
+  ],
+  [
+    "not required",
+    { type: "object", properties: { a: { type: "integer" } }, not: { required: ["a"] } },
+    [{}, { b: 1 }],
+    [{ a: 1 }, { b: 1, a: 2 }],
+  ],
+  [
+    "if/then/else on a member",
+    {
+      type: "object",
+      properties: { kind: { enum: ["n", "s"] }, v: {} },
+      required: ["kind", "v"],
+      additionalProperties: false,
+      if: { properties: { kind: { const: "n" } } },
+      then: { properties: { v: { type: "integer" } } },
+      else: { properties: { v: { type: "string" } } },
+    },
+    [{ kind: "n", v: 1 }, { kind: "s", v: "x" }],
+    [{ kind: "n", v: "x" }, { kind: "s", v: 1 }, { kind: "n" }],
+  ],
+];
 const seen = { valid: 0, generated: 0, invalidByXgrammar: 0, invalidByValidator: 0 };
 
 let session: XgrammarSession;
@@ -141,6 +203,26 @@ describe("xgrammar dialect in xgrammar 0.1.27, beside llama.cpp on the GBNF", ()
         const text = schemaOrdered(t.data, fixture.schema);
         expect(await session.accepts(compiled, text), `xgrammar on ${text}`).toBe(checker.checkText(text).accepted);
       }
+    }, 60_000);
+  }
+
+  // Keywords issue 31 made the value tree hold exactly (patternKeys, members listed as never, the variants of
+  // dependencies and not): both engines must give ajv's verdict on every instance (none is left to the validator).
+  for (const [what, schema, valid, invalid] of ISSUE_31) {
+    it(`issue 31, ${what}: ${valid.length} valid accepted and ${invalid.length} invalid rejected by llama.cpp, xgrammar and ajv`, async () => {
+      const options = { maxTokens: 1024, budgetSplit: "shared" as const };
+      const gbnf = okOf(compileSchema(schema, options));
+      const xg = okOf(compileXgrammarSchema(schema, options));
+      const compiled = await session.compile(xg.ebnf);
+      const checker = await GrammarChecker.create(model, gbnf);
+      const validate = ajv.compile(schema as object);
+      for (const [value, expected] of [...valid.map((v) => [v, true] as const), ...invalid.map((v) => [v, false] as const)]) {
+        const text = canonicalJson(value);
+        expect(validate(value), `ajv on ${text}`).toBe(expected);
+        expect(checker.checkText(text).accepted, `llama.cpp on ${text}`).toBe(expected);
+        expect(await session.accepts(compiled, text), `xgrammar on ${text}`).toBe(expected);
+      }
+      compiled.dispose();
     }, 60_000);
   }
 
