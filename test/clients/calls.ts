@@ -121,7 +121,10 @@ export function responsesResults(e: Exchange): SentResult[] {
 export interface AgentTraffic {
   /** The generation requests in order. */
   requests: Exchange[];
-  /** Tool names the first request declared. */
+  /**
+   * Tool names the first request with tools declared: a client's side request comes first in some (opencode asks
+   * for a session title, with no tools, before the agent's turn).
+   */
   declared: string[];
   /** Calls qtc returned, over all responses. */
   calls: ReturnedCall[];
@@ -142,5 +145,6 @@ export function agentTraffic(requests: Exchange[], api: keyof typeof READERS): A
   const ids = new Set(calls.map((c) => c.id));
   const seen = new Set<string>();
   const results = requests.flatMap(read.results).filter((r) => ids.has(r.id) && !seen.has(r.id) && seen.add(r.id));
-  return { requests, declared: requests[0] ? declaredTools(requests[0]) : [], calls, results };
+  const first = requests.map(declaredTools).find((names) => names.length > 0) ?? [];
+  return { requests, declared: first, calls, results };
 }
