@@ -86,7 +86,7 @@ async function openEngine(spec: BenchModelSpec, engine: EngineSpec): Promise<Ben
       if (modes.includes("reference")) fail("invalid_option", `${spec.spec} is a remote engine: it has no reference row (drop --reference or this model)`);
     },
     async forRun(_mode, label) {
-      return { name: label, synthetic: rt.modelInfo.synthetic, generate: (req) => rt.generate(req) };
+      return { name: label, synthetic: rt.modelInfo.synthetic, format: rt.format, generate: (req) => rt.generate(req) };
     },
     close: () => rt.close(),
   };
@@ -129,7 +129,7 @@ class GgufHandle implements BenchModelHandle {
       });
     }
     const rt = await (this.runtime ??= this.openRuntime());
-    return { name: label, synthetic: this.info.synthetic, generate: (req) => rt.generate(req) };
+    return { name: label, synthetic: this.info.synthetic, format: rt.format, generate: (req) => rt.generate(req) };
   }
 
   private async openRuntime(): Promise<Runtime> {

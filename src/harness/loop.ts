@@ -98,7 +98,7 @@ export async function runAgent(opts: AgentOptions): Promise<AgentRun> {
         break;
       }
       const t0 = performance.now();
-      const plan = planTurn(policy, index, o.toolChoice);
+      const plan = planTurn(policy, index, o.toolChoice, o.model.format);
       let result: GenerateResult;
       try {
         result = await o.model.generate({

@@ -28,6 +28,7 @@ export async function resolveAgentModel(spec: string, opts: ModelLoadOptions = {
   return {
     name: rt.modelInfo.name,
     synthetic: rt.modelInfo.synthetic,
+    format: rt.format,
     generate: (req) => rt.generate(req),
     close: () => rt.close(),
   };

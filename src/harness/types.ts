@@ -12,6 +12,11 @@ export interface AgentModel {
   name: string;
   /** True when the model has random weights (or is a replay): its figures test qtc, not model quality. */
   synthetic: boolean;
+  /**
+   * The tool-call format its requests use (a runtime's, from the model's chat template); call policies read it,
+   * e.g. `open-bias` biases this format's open tag. Default: DEFAULT_FORMAT (hermes), e.g. for a replay.
+   */
+  format?: FormatId;
   generate(req: GenerateRequest): Promise<GenerateResult>;
   close?(): Promise<void>;
 }

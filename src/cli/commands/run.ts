@@ -2,7 +2,7 @@
 
 import type { Command } from "commander";
 import { fail } from "../../errors.js";
-import { FORMAT_IDS, type FormatId } from "../../formats/index.js";
+import { FORMAT_IDS, type FormatId, type ToolCallFormat } from "../../formats/index.js";
 import { GPU_CHOICES, MODEL_SPEC_HELP, type GpuChoice } from "../../model/index.js";
 import type { ChatMessage } from "../../prompt/index.js";
 import { GENERATE_DEFAULTS, RUNTIME_DEFAULTS } from "../../runtime/defaults.js";
@@ -68,7 +68,10 @@ export function registerRun(program: Command): Command {
       const tools = flags.tools === undefined ? undefined : loadToolsFile(flags.tools);
       // The synthetic-model rule is about calls; with no tools there is nothing to require.
       const toolChoice = tools ? await toolChoiceFor(flags.toolChoice, flags.model) : toolChoiceFlag(flags.toolChoice ?? GENERATE_DEFAULTS.toolChoice);
-      const policy = planRequest(flags.callPolicy, tools?.tools, toolChoice);
+      // The tools and tool choice do not depend on the format; open-bias's token does, so it is planned again
+      // once the model is loaded and its format known (Qwen3.5's `<tool_call>` id is not Qwen3's).
+      const plan = (format?: FormatId | ToolCallFormat) => planRequest(flags.callPolicy, tools?.tools, toolChoice, format);
+      const policy = plan(flags.format);
       const request: GenerateRequest = {
         messages: readMessages(flags),
         tools: policy.tools as GenerateRequest["tools"],
@@ -86,9 +89,16 @@ export function registerRun(program: Command): Command {
       const out = await generateOnce(
         { model: flags.model, threads: flags.threads, contextSize: flags.contextSize, gpu: flags.gpu, format: flags.format, standIns: makeStandIn, ...(flags.lora === undefined ? {} : { lora: flags.lora }) },
         request,
+        (req, format) => withBias(req, plan(format).logitBias),
       );
       process.stdout.write(flags.json ? JSON.stringify(toJson(out), null, 2) + "\n" : summary(out, request));
     });
+}
+
+/** The request with the policy's logit bias (planned for the model's format) in place of the one planned before. */
+function withBias(request: GenerateRequest, logitBias: Record<number, number> | undefined): GenerateRequest {
+  const { logitBias: _planned, ...rest } = request;
+  return logitBias ? { ...rest, logitBias } : rest;
 }
 
 function readMessages(flags: RunFlags): ChatMessage[] {
