@@ -95,8 +95,9 @@ export class ValueEmitter {
     // left): a deeper emit would overflow the stack.
     if (this.active.has(key) || budget < this.costs.min(node, raw) || this.active.size >= MAX_EMIT_DEPTH) return undefined;
     // Every distinct (node, budget) pair is work; a schema whose plan needs too many is refused, not run.
+    // Pattern cap searches are work too (a URL pattern with 1,000 outer repetitions took seconds per budget).
     this.steps += stepsOf(node);
-    if (this.steps > SCHEMA_LIMITS.maxEmitSteps) throw new EmitTooLarge(node.path);
+    if (this.steps + this.ctx.planner.patternSteps > SCHEMA_LIMITS.maxEmitSteps) throw new EmitTooLarge(node.path);
     this.active.add(key);
     const outer = this.refBudget.get(node.id);
     if (this.shared && node.k === "ref") this.refBudget.set(node.id, budget);
