@@ -3,7 +3,7 @@
 // - extra keys longer than 24 bytes (`deletionGracePeriodSeconds`, `ingressclass.kubernetes.io/is-default-class`):
 //   under the shared split an extra key is a string the schema leaves unbounded, so it is not counted;
 // - a member whose longest spelling fits its share was rounded below it (a 30-character name got 120 of its 122
-//   bytes, then was counted in bytes: 9 characters);
+//   bytes, then was counted in bytes: 9 characters; a required 64-character id got 64 of its 66: budget_too_small);
 // - patternProperties `^/` and `^[^/]` were taken to overlap (no common literal prefix), so a `/` key had to
 //   satisfy both schemas; patterns whose first characters differ are disjoint.
 // Judged by llama.cpp's grammar engine and by ajv.
@@ -43,6 +43,12 @@ const cases: [string, JsonSchema, unknown[], unknown[]][] = [
     { type: "array", items: { type: "object", properties: { kind: { enum: ["Peer"] }, metadata: { type: "object", properties: { name: { type: "string", minLength: 3, maxLength: 30 } }, required: ["name"] } }, required: ["kind", "metadata"] } },
     [[{ kind: "Peer", metadata: { name: "example-peer" } }], [{ kind: "Peer", metadata: { name: name30 } }]],
     [[{ kind: "Peer", metadata: { name: `${name30}n` } }], [{ kind: "Peer", metadata: { name: "ab" } }]],
+  ],
+  [
+    "a required fixed-length pattern gets its whole length (was budget_too_small: 66 bytes rounded to 64)",
+    { type: "object", properties: { id: { type: "string", pattern: "^[0-9a-f]{64}$" }, msg: { type: "string", maxLength: 254 } }, required: ["id"] },
+    [{ id: "ab".repeat(32) }, { id: "0".repeat(64), msg: "m".repeat(254) }],
+    [{ id: "ab".repeat(31) }, { id: "0".repeat(64), msg: "m".repeat(255) }],
   ],
   [
     "patternProperties told apart by their first character",
