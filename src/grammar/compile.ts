@@ -236,7 +236,7 @@ function boundedWork<T>(run: () => Result<T>): Result<T> {
     return run();
   } catch (e) {
     if (!(e instanceof EmitTooLarge)) throw e;
-    return err(tooLarge(e.path, `the schema needs more than ${SCHEMA_LIMITS.maxEmitSteps} steps to compile; simplify it (fewer alternatives, less nesting)`));
+    return err(tooLarge(e.path, `the schema needs more than ${SCHEMA_LIMITS.maxEmitSteps} steps to compile; simplify it (fewer alternatives, less nesting, shorter patterns)`));
   }
 }
 

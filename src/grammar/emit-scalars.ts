@@ -64,8 +64,10 @@ function stringContent(
   if (n.pattern) {
     const prepared = ctx.planner.pattern(n.pattern, charset);
     if (!prepared) return undefined;
-    const r = emitPattern(ctx.rules, prepared, n.hint, space, n.maxLength ?? Infinity);
-    return r ? { expr: ctx.rules.add(`${n.hint}-pattern`, r.expr), worst: r.maxBytes, name: n.hint } : undefined;
+    const caps = ctx.planner.patternCaps(prepared, space, n.maxLength ?? Infinity);
+    if (!caps) return undefined;
+    const r = emitPattern(ctx.rules, prepared, caps, n.hint);
+    return { expr: ctx.rules.add(`${n.hint}-pattern`, r.expr), worst: r.maxBytes, name: n.hint };
   }
   const m = n.minLength;
   const max = n.maxLength;

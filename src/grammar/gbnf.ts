@@ -73,6 +73,11 @@ export class RuleSet {
   private readonly byBody = new Map<string, string>();
   private readonly order: string[] = [];
   private readonly deferred: (() => { text: string; rules: number })[] = [];
+  /**
+   * The next numeric suffix to try per base name. Names are never freed, so every suffix below it is taken: a
+   * scan from 2 each time was quadratic (JsonSchemaStore's meta.schema.json: 58,400 rules, 50 s in freshName).
+   */
+  private readonly nextSuffix = new Map<string, number>();
 
   /** Add a rule (or reuse the one with the same body); returns its name. */
   add(hint: string, body: string): string {
@@ -135,9 +140,12 @@ export class RuleSet {
   private freshName(hint: string): string {
     const base = ruleName(hint);
     if (base !== "root" && !this.bodies.has(base)) return base;
-    for (let i = 2; ; i++) {
+    for (let i = this.nextSuffix.get(base) ?? 2; ; i++) {
       const name = `${base}-${i}`;
-      if (!this.bodies.has(name)) return name;
+      if (!this.bodies.has(name)) {
+        this.nextSuffix.set(base, i + 1);
+        return name;
+      }
     }
   }
 }

@@ -9,6 +9,7 @@
 
 import { type QtcError } from "../errors.js";
 import { linearRegExp } from "../tools/linear-regexp.js";
+import { disjointByFirst } from "./regex-first.js";
 import { pointer, unsupported } from "./schema-keywords.js";
 
 /** Patterns that match every key the extra-key rule spells (printable ASCII, no newline, not empty). */
@@ -40,12 +41,12 @@ function literalPrefix(p: string): string {
   return out;
 }
 
-/** Whether no key matches both patterns (conservative: false when unsure). */
+/** Whether no key matches both patterns: distinct literal prefixes or first characters (false when unsure). */
 function disjointPatterns(a: string, b: string): boolean {
   const x = literalPrefix(a);
   const y = literalPrefix(b);
   const n = Math.min(x.length, y.length);
-  return n > 0 && x.slice(0, n) !== y.slice(0, n);
+  return (n > 0 && x.slice(0, n) !== y.slice(0, n)) || disjointByFirst(a, b);
 }
 
 /**

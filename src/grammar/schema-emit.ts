@@ -88,15 +88,16 @@ export class ValueEmitter {
 
   /** The value within `budget` bytes; undefined when even its least spelling does not fit. */
   emit(node: Node, budgetIn: number, raw = false): Emitted | undefined {
-    const budget = this.shared ? this.sharedBudget(node, budgetIn) : budgetIn;
+    const budget = this.shared ? this.sharedBudget(node, budgetIn, raw) : budgetIn;
     const key = `${node.id}:${budget}:${raw}`;
     if (this.memo.has(key)) return this.memo.get(key);
     // Past MAX_EMIT_DEPTH nested values the value is not admitted (recursion ends there, as where no budget is
     // left): a deeper emit would overflow the stack.
     if (this.active.has(key) || budget < this.costs.min(node, raw) || this.active.size >= MAX_EMIT_DEPTH) return undefined;
     // Every distinct (node, budget) pair is work; a schema whose plan needs too many is refused, not run.
+    // Pattern cap searches are work too (a URL pattern with 1,000 outer repetitions took seconds per budget).
     this.steps += stepsOf(node);
-    if (this.steps > SCHEMA_LIMITS.maxEmitSteps) throw new EmitTooLarge(node.path);
+    if (this.steps + this.ctx.planner.patternSteps > SCHEMA_LIMITS.maxEmitSteps) throw new EmitTooLarge(node.path);
     this.active.add(key);
     const outer = this.refBudget.get(node.id);
     if (this.shared && node.k === "ref") this.refBudget.set(node.id, budget);
@@ -112,11 +113,15 @@ export class ValueEmitter {
 
   /**
    * Shared split: budgets on the ladder (siblings share rules), and a `$ref` reached again inside itself a
-   * quarter less than where it was entered, so recursion ends after a few dozen levels.
+   * quarter less than where it was entered, so recursion ends after a few dozen levels. A budget that holds
+   * the value's longest spelling is that spelling's size, never rounded below it (a 30-character name given 122
+   * bytes was rounded to 120 and then held 9 characters, counted in bytes instead of code points).
    */
-  private sharedBudget(node: Node, budget: number): number {
+  private sharedBudget(node: Node, budget: number, raw: boolean): number {
     const outer = node.k === "ref" ? this.refBudget.get(node.id) : undefined;
-    return ladder(outer === undefined ? budget : Math.min(budget, deeper(outer)));
+    const b = outer === undefined ? budget : Math.min(budget, deeper(outer));
+    const most = this.costs.max(node, raw);
+    return b >= most ? most : ladder(b);
   }
 
   private emitLocal(n: Node, budget: number, raw: boolean): Emitted | undefined {
@@ -240,7 +245,10 @@ export class ValueEmitter {
     const valueNodes = [...(n.extra ? [n.extra] : []), ...patterns.map((x) => x.value)];
     const costs = valueNodes.map((v) => this.cost(v));
     const keyBytes = PATTERN_KEY_BYTES[this.split] + 2;
-    const keyMost = Math.max(n.extra ? EXTRA_KEY_BYTES + 2 : 0, ...patterns.map(() => keyBytes));
+    // Shared split: an extra key is a string the schema leaves unbounded, so it is not counted (its least, one
+    // character, is): 24 bytes refused real keys (`deletionGracePeriodSeconds`, `ingressclass.kubernetes.io/…`).
+    const extraKeyLeast = this.shared ? 3 : EXTRA_KEY_BYTES + 2;
+    const keyMost = Math.max(n.extra ? extraKeyLeast : 0, ...patterns.map(() => keyBytes));
     return {
       count,
       overhead: SEP + keyMost + KEY_SEP_BYTES,
@@ -251,8 +259,8 @@ export class ValueEmitter {
         if (n.extra) {
           const value = this.emit(n.extra, bytes);
           if (value) {
-            alts.push(`"\\"" ${this.extraKey(n, true)} ${keySep} ${value.expr}`);
-            worst = Math.max(worst, value.worst);
+            alts.push(`"\\"" ${this.extraKey(n, true, this.shared ? Infinity : EXTRA_KEY_BYTES)} ${keySep} ${value.expr}`);
+            worst = this.shared ? Infinity : Math.max(worst, value.worst);
           }
         }
         for (const x of patterns) {
@@ -469,18 +477,19 @@ export class ValueEmitter {
   }
 
   /**
-   * An extra key, never one of the listed names, at most EXTRA_KEY_BYTES. A JSON key (`wide`): printable ASCII
-   * other than `"`, `\\` and `<` (no escapes, no tag). A qwen3coder parameter name: letters, digits and `_`.
+   * An extra key, never one of the listed names, at most `most` bytes (Infinity: unbounded). A JSON key (`wide`):
+   * printable ASCII other than `"`, `\\` and `<` (no escapes, no tag). A qwen3coder parameter name: letters,
+   * digits and `_`.
    */
-  private extraKey(n: Node & { k: "object" }, wide = false): string {
+  private extraKey(n: Node & { k: "object" }, wide = false, most: number = EXTRA_KEY_BYTES): string {
     const first: [number, number][] = wide ? KEY_CHARS : [[0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
     const next: [number, number][] = wide ? KEY_CHARS : [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
     const inSet = (set: [number, number][], ch: string) => set.some(([lo, hi]) => ch.charCodeAt(0) >= lo && ch.charCodeAt(0) <= hi);
-    const spellable = (w: string) => w.length > 0 && w.length <= EXTRA_KEY_BYTES && inSet(first, w[0]!) && [...w.slice(1)].every((c) => inSet(next, c));
+    const spellable = (w: string) => w.length > 0 && w.length <= most && inSet(first, w[0]!) && [...w.slice(1)].every((c) => inSet(next, c));
     const words = new Set(n.props.map((p) => p.name).filter(spellable));
     const r = this.ctx.rules;
     const rest = charClass(next);
-    const tailRule = (left: number) => (left <= 0 ? "" : `${rest}{0,${left}}`);
+    const tailRule = (left: number) => (left === Infinity ? `${rest}*` : left <= 0 ? "" : `${rest}{0,${left}}`);
     // A trie over the listed names; a node with no way on (a listed name as long as the longest extra key) is
     // left out, never written as an empty rule (llama.cpp refuses one).
     const node = (prefix: string): string | undefined => {
@@ -491,9 +500,9 @@ export class ValueEmitter {
         const sub = node(prefix + c);
         if (sub) alts.push(`${literal(c)} ${sub}`);
       }
-      if (prefix.length < EXTRA_KEY_BYTES) {
+      if (prefix.length < most) {
         const cls = classMinus(prefix === "" ? first : next, children);
-        if (cls) alts.push(`${cls} ${tailRule(EXTRA_KEY_BYTES - prefix.length - 1)}`.trim());
+        if (cls) alts.push(`${cls} ${tailRule(most - prefix.length - 1)}`.trim());
       }
       if (alts.length === 0) return undefined;
       return r.add(prefix === "" ? (wide ? "key" : "extra-key") : `${wide ? "key" : "extra-key"}-${prefix}`, alts.join(" | "));

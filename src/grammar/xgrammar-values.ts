@@ -179,7 +179,7 @@ export class XgValuePrinter {
   /**
    * The rest of an extra key after its opening quote: printable ASCII but `"` and `\\` (no escapes), not empty, and
    * none of `names` (a trie over them, one rule per proper prefix). The GBNF's extra keys have this shape (less
-   * `<`, at most EXTRA_KEY_BYTES), and pattern-properties.ts relies on it: such a key matches every pattern it
+   * `<`, at most EXTRA_KEY_BYTES under the worst-case split), and pattern-properties.ts relies on it: such a key matches every pattern it
    * calls universal (`.+`: not empty; `.`: no line terminator), so the value it plans for these keys holds only
    * for them.
    */
