@@ -1,76 +1,21 @@
 // Owns: opencode (`opencode run`, a custom OpenAI-compatible provider, Chat Completions, streamed) against qtc
-// serve, configured as its docs say for a local provider (base URL, key, model name in opencode.json; auto-update,
-// the models.dev catalog fetch, default plugins, LSP downloads and sharing off): it sends its real tool list, gets
+// serve, configured as its docs say for a local provider (see opencode-family.ts): it sends its real tool list, gets
 // structured tool_calls and executes one.
 
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentTraffic } from "./calls.js";
-import { API_KEY, CAN_TRACE, clientEnv, describeExchanges, generations, MODEL_NAME, type Qtc, runClient, scratch, startQtc } from "./harness.js";
-
-const CORE_TOOLS = ["bash", "read", "edit", "write", "glob", "grep"];
-// opencode's own answers when it does not run a call: arguments its schema refuses, an unknown tool (the AI SDK's
-// message, and opencode's `invalid` stand-in tool), a permission `opencode run` auto-rejects.
-const NOT_RUN = /was called with invalid arguments|tried to call unavailable tool|arguments provided to the tool are invalid|rejected permission/;
+import { afterAll, beforeAll, describe, it } from "vitest";
+import type { Qtc } from "./harness.js";
+import { expectFamilyRunExecutesACall, startFamilyQtc } from "./opencode-family.js";
 
 let qtc: Qtc;
 beforeAll(async () => {
-  // opencode asks for 32,000 tokens a turn (its title request too), and random weights seldom end a turn sooner
-  // (qtc serve --max-tokens-cap 512). It sends `tool_choice: "auto"` explicitly, so the synthetic model's `required`
-  // default (for a request that names none) does not apply: --call-policy required-first, as for Codex, makes turn
-  // 1 call a tool.
-  qtc = await startQtc({ contextSize: 16_384, serve: { maxTokensCap: 512, callPolicy: "required-first" } });
+  qtc = await startFamilyQtc();
 }, 120_000);
 afterAll(async () => {
   await qtc?.close();
 });
 
-function configure(home: string, baseUrl: string): void {
-  const dir = join(home, ".config", "opencode");
-  mkdirSync(dir, { recursive: true });
-  const config = {
-    $schema: "https://opencode.ai/config.json",
-    provider: { qtc: { npm: "@ai-sdk/openai-compatible", name: "qtc", options: { baseURL: `${baseUrl}/v1`, apiKey: "{env:QTC_API_KEY}" }, models: { [MODEL_NAME]: { name: MODEL_NAME } } } },
-    model: `qtc/${MODEL_NAME}`,
-    autoupdate: false,
-    share: "disabled",
-  };
-  writeFileSync(join(dir, "opencode.json"), JSON.stringify(config, null, 2));
-}
-
 describe("opencode 1.18.33 on qtc serve", () => {
   it("opencode run: its real tool list, structured tool_calls, the call executed, nothing off the machine", { timeout: 240_000 }, async () => {
-    const s = scratch("opencode");
-    configure(s.home, qtc.url);
-    const env = clientEnv(s, {
-      QTC_API_KEY: API_KEY,
-      OPENCODE_DISABLE_AUTOUPDATE: "1",
-      OPENCODE_DISABLE_MODELS_FETCH: "1",
-      OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
-      OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
-      OPENCODE_DISABLE_SHARE: "1",
-    });
-    const run = await runClient("opencode", ["run", "Read notes.txt and tell me what it says."], { cwd: s.work, env, timeoutMs: 180_000 });
-    const log = `exit ${run.code}${run.killed ? " (killed at the time bound)" : ""}\n${describeExchanges(qtc.exchanges)}\nstdout: ${run.stdout.slice(-1500)}\nstderr: ${run.stderr.slice(-2500)}`;
-    const t = agentTraffic(generations(qtc, "/v1/chat/completions"), "chat");
-
-    // Its first request is its title generator's (no tools); the agent's turns follow on the same route.
-    expect(t.requests.length, log).toBeGreaterThanOrEqual(2);
-    // Every request it waited for was answered (one it abandoned on exit, a background agent's, is not judged).
-    for (const e of t.requests) if (!e.abandoned) expect(e.status, log).toBe(200);
-    expect(t.requests.filter((e) => !e.abandoned).length, log).toBeGreaterThanOrEqual(2);
-    expect(t.declared, log).toEqual(expect.arrayContaining(CORE_TOOLS));
-    // A structured call came back, naming a tool it declared.
-    expect(t.calls.length, log).toBeGreaterThanOrEqual(1);
-    for (const c of t.calls) expect(t.declared, log).toContain(c.name);
-    // It ran the call and sent the tool's own answer back in the next turn.
-    expect(t.results.length, log).toBeGreaterThanOrEqual(1);
-    for (const r of t.results) {
-      expect(r.text.length, log).toBeGreaterThan(0);
-      expect(r.text, log).not.toMatch(NOT_RUN);
-    }
-    expect(run.killed, log).toBe(false);
-    if (CAN_TRACE) expect(run.egress, log).toEqual([]);
+    await expectFamilyRunExecutesACall({ bin: "opencode", configSchema: "https://opencode.ai/config.json", envPrefix: "OPENCODE" }, qtc);
   });
 });
