@@ -6,6 +6,7 @@ import type { GenerateEvent, GenerateRequest, GenerateResult } from "../runtime/
 import { badRequest, type ParamHints, unsupported } from "./api-error.js";
 import { checkMaxTokens, isObject, type Obj, seedOf } from "./convert-util.js";
 import type { ResolvedServerOptions } from "./defaults.js";
+import type { BudgetAsk } from "./budget.js";
 import type { SseFrame } from "./sse.js";
 import { readStopSequences } from "./stop-sequences.js";
 
@@ -18,6 +19,8 @@ export interface CompletionsPlan {
   includeUsage: boolean;
   params: ParamHints;
   stop: string[];
+  /** Only the operator's cap changes a raw prompt's ask (it is not fitted to the context: the client owns the text). */
+  budget: BudgetAsk;
 }
 
 type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxTokensCap">>;
@@ -38,7 +41,8 @@ export function completionsToGenerate(body: Obj, ctx: Ctx): CompletionsPlan {
   const stream = body.stream === true;
   if (body.stream_options != null && !stream) throw badRequest("stream_options is only allowed with stream: true.", "stream_options");
   const includeUsage = stream && isObject(body.stream_options) && body.stream_options.include_usage === true;
-  return { request, stream, includeUsage, params: { maxTokens: "max_tokens" }, stop: readStopSequences(body.stop, "stop", true) };
+  const budget: BudgetAsk = { asked: request.maxTokens, param: "max_tokens", dialect: "openai" };
+  return { request, stream, includeUsage, params: { maxTokens: "max_tokens" }, stop: readStopSequences(body.stop, "stop", true), budget };
 }
 
 function refuseUnsupported(body: Obj): void {

@@ -139,9 +139,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
       complete: (result) => completionsResponse(result, meta),
       stream: () => ({ ...completionsStream(meta, plan.includeUsage), error: (error) => streamErrorFrames(error, "openai") }),
     };
-    // Only the operator's cap can change a raw prompt's ask (it is not fitted to the context: the client owns the text).
-    const budget = { asked: plan.request.maxTokens, param: "max_tokens", dialect: "openai" as const };
-    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params, stop: plan.stop, rawText: true, budget });
+    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params, stop: plan.stop, rawText: true, budget: plan.budget });
   });
 
   app.post("/v1/responses", { schema: { body: OPENAI_RESPONSES_BODY } }, async (request, reply) => {
