@@ -7,7 +7,7 @@ import { CHART_COLORS, MIN_BAR_PX } from "./chart.js";
 import { pct } from "./format.js";
 import type { FixRow } from "./model-fixes-rows.js";
 
-const SHORT: Record<string, string> = { "synthetic:tiny": "base (random)", "synthetic:tiny-weak": "weak (stand-in)", "synthetic:tiny-tuned": "tuned (stand-in)" };
+const SHORT: Record<string, string> = { "synthetic:tiny": "base (random)", "synthetic:tiny-weak": "weak (stand-in)", "synthetic:tiny-tuned": "tuned (stand-in)", "synthetic:tiny-distilled": "distilled (stand-in)" };
 
 const category = (r: FixRow): string => `${SHORT[r.model] ?? r.model}\n${r.mode}`;
 

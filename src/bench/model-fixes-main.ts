@@ -1,12 +1,13 @@
 // Owns: the entry point of `npm run bench:model-fixes`: builds the trainer, makes the stand-ins, runs the
 // comparison and prints the table (flags: --out DIR, --train to add the train half,
 // --seeds N, --turns N, --max-tokens N, --policies a,b, --bfcl-limit N, --bfcl-data DIR, --no-bfcl,
-// --modes unconstrained,constrained, --no-tasks for BFCL's rows only, --models a,b to measure only some of MODEL_FIXES_MODELS, --no-lora to leave out the LoRA stand-in).
+// --modes unconstrained,constrained, --no-tasks for BFCL's rows only, --models a,b to measure only some of MODEL_FIXES_MODELS, --no-lora to leave out the LoRA stand-in,
+// --distilled to add the grammar-distilled stand-in to the default models).
 
 import path from "node:path";
 import { QtcException } from "../errors.js";
 import { CALL_POLICIES, type CallPolicy } from "../harness/call-policy.js";
-import { MODEL_FIXES_MODELS, runModelFixes, renderFixesMarkdown, type FixMode } from "./model-fixes.js";
+import { MODEL_FIXES_DEFAULT_MODELS, MODEL_FIXES_MODELS, runModelFixes, renderFixesMarkdown, type FixMode } from "./model-fixes.js";
 
 const args = process.argv.slice(2);
 const flag = (name: string): string | undefined => {
@@ -33,9 +34,13 @@ const positive = (name: string): number | undefined => {
 const policies = flag("--policies")?.split(",");
 const unknown = policies?.filter((p) => !(CALL_POLICIES as readonly string[]).includes(p));
 if (unknown?.length) bad(`unknown call policy ${unknown.join(", ")}; choose from ${CALL_POLICIES.join(", ")}`);
-/** --models narrows the rows (and the training); --no-lora drops the LoRA stand-in from whatever is left. */
+/**
+ * --models narrows the rows (and the training); --distilled adds the distilled stand-in (opt-in: see
+ * MODEL_FIXES_DEFAULT_MODELS); --no-lora drops the LoRA stand-in from whatever is left.
+ */
 function modelsToRun(): string[] {
-  const asked = flag("--models")?.split(",") ?? [...MODEL_FIXES_MODELS];
+  const asked = flag("--models")?.split(",") ?? [...MODEL_FIXES_DEFAULT_MODELS];
+  if (args.includes("--distilled") && !asked.includes("synthetic:tiny-distilled")) asked.push("synthetic:tiny-distilled");
   const unknownModels = asked.filter((m) => !(MODEL_FIXES_MODELS as readonly string[]).includes(m));
   if (unknownModels.length) bad(`unknown model ${unknownModels.join(", ")}; choose from ${MODEL_FIXES_MODELS.join(", ")}`);
   return args.includes("--no-lora") ? asked.filter((m) => m !== "synthetic:tiny-lora") : asked;
@@ -65,6 +70,7 @@ const report = await runModelFixes({
       const stage = f.stage ? `stage ${f.stage}, ` : "";
       process.stderr.write(`training ${e.name}: ${stage}epoch ${f.epoch} loss ${f.loss} accuracy ${f.acc} (${f.seconds} s, ETA ${f.eta_s} s)\n`);
     }
+    if (e.type === "data-run") process.stderr.write(`\r${e.name} data: ${e.done}/${e.planned} constrained runs of the base${e.done === e.planned ? "\n" : ""}`);
     if (e.type === "stand-in") process.stderr.write(`stand-in ${e.name} ready in ${(e.ms / 1000).toFixed(0)} s\n`);
     if (e.type === "run") process.stderr.write(`\r${e.done}/${e.planned} runs`);
   },

@@ -7,9 +7,9 @@ import type { TaskHalf } from "../training/split.js";
 export interface FixRow {
   half: TaskHalf;
   policy: CallPolicy;
-  /** The `--model` spec (synthetic:tiny, synthetic:tiny-weak, synthetic:tiny-tuned). */
+  /** The `--model` spec (synthetic:tiny, synthetic:tiny-weak, synthetic:tiny-tuned, synthetic:tiny-distilled, synthetic:tiny-lora). */
   model: string;
-  /** "random weights" or "trained stand-in". */
+  /** "random weights", "trained stand-in", its distilled variant or its LoRA one (see model-fixes.ts). */
   kind: string;
   mode: string;
   runs: number;

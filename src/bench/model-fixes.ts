@@ -1,11 +1,11 @@
-// Owns: the model-level × sampler-level comparison (`npm run bench:model-fixes`): base, weak, tuned and
-// LoRA-tuned tiny models × unconstrained / constrained × call policies, on the test half (the train half labelled when asked),
+// Owns: the model-level × sampler-level comparison (`npm run bench:model-fixes`): base, weak, tuned, distilled
+// and LoRA-tuned tiny models × unconstrained / constrained × call policies, on the test half (the train half labelled when asked),
 // and the "what each fix buys" paragraph generated from its numbers.
 
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { CALL_POLICIES, type CallPolicy } from "../harness/call-policy.js";
-import { ensureLoraStandIn, ensureStandIn, LORA_STAND_IN, LORA_STAND_IN_RECIPE, STAND_IN_LABEL, STAND_INS } from "../training/stand-ins.js";
+import { DISTILLED_STAND_IN, ensureLoraStandIn, ensureStandIn, LORA_STAND_IN, LORA_STAND_IN_RECIPE, STAND_IN_LABEL, STAND_INS } from "../training/stand-ins.js";
 import { splitTasks, type TaskHalf } from "../training/split.js";
 import type { TrainProgress } from "../training/finetune.js";
 import { fail } from "../errors.js";
@@ -42,22 +42,33 @@ export interface ModelFixesOptions {
   bfcl?: { limit: number; dataDir?: string } | false;
   /**
    * Which of MODEL_FIXES_MODELS get rows (a shorter run trains only the stand-ins it names; the LoRA-tuned
-   * synthetic:tiny-lora is trained on first use like the others). Default: all of them.
+   * synthetic:tiny-lora and the distilled synthetic:tiny-distilled are trained on first use like the others).
+   * Default: MODEL_FIXES_DEFAULT_MODELS (all but the distilled stand-in).
    */
   models?: readonly string[];
   /** Modes of every row (task and BFCL). Default: both, unconstrained first. */
   modes?: readonly FixMode[];
   /** The task rows (the halves × policies); false runs only BFCL's. Default: true. */
   tasks?: boolean;
-  onEvent?: (e: BenchEvent | { type: "stand-in"; name: string; ms: number } | { type: "train"; name: string; progress: TrainProgress }) => void;
+  onEvent?: (e: BenchEvent | { type: "stand-in"; name: string; ms: number } | { type: "train"; name: string; progress: TrainProgress } | { type: "data-run"; name: string; done: number; planned: number }) => void;
 }
 
 export const MODEL_FIXES_DEFAULTS = Object.freeze({ tasksDir: "bench/tasks", halves: ["test"] as TaskHalf[], policies: [...CALL_POLICIES], seeds: 1, maxTurns: 4, maxTokens: 256, threads: 2, bfcl: { limit: 10 } as { limit: number; dataDir?: string } | false, models: [] as readonly string[], modes: ["unconstrained", "constrained"] as readonly FixMode[], tasks: true });
 
 export type FixMode = "unconstrained" | "constrained";
 
-/** The models, in row order: the random base, the two stand-ins trained from it, and the LoRA-tuned one. */
+/**
+ * The models, in row order: the random base, the stand-ins trained from it (weak and tuned on demonstrations,
+ * distilled on its own constrained runs), and the LoRA-tuned one.
+ */
 export const MODEL_FIXES_MODELS = ["synthetic:tiny", ...STAND_INS.map((s) => `synthetic:${s}`), `synthetic:${LORA_STAND_IN}`] as const;
+
+/**
+ * The models a run measures unless told (ModelFixesOptions.models): all but the distilled stand-in, which is
+ * opt-in (`--distilled`, or `--models` naming it). Its data runs, training and rows add about a quarter to the
+ * full bench (docs/training.md has the measurement), which would take the full run past its hour on this machine.
+ */
+export const MODEL_FIXES_DEFAULT_MODELS: readonly string[] = MODEL_FIXES_MODELS.filter((m) => m !== `synthetic:${DISTILLED_STAND_IN}`);
 
 /** What the bench loads for a row's model: a spec, plus an adapter for the LoRA stand-in. */
 interface FixModel {
@@ -67,6 +78,15 @@ interface FixModel {
 }
 
 const LORA_KIND = `${STAND_IN_LABEL} (LoRA rank ${LORA_STAND_IN_RECIPE.lora.rank})`;
+/** The distilled stand-in's kind: what it learned from is the point of its row. */
+export const DISTILLED_KIND = `${STAND_IN_LABEL} (distilled: its own constrained calls)`;
+
+/** A row's kind, from its model spec. */
+export function kindOf(spec: string): string {
+  if (spec === "synthetic:tiny") return "random weights";
+  if (spec === `synthetic:${LORA_STAND_IN}`) return LORA_KIND;
+  return spec === `synthetic:${DISTILLED_STAND_IN}` ? DISTILLED_KIND : STAND_IN_LABEL;
+}
 
 /** The LoRA-tuned stand-in reaches at least this share of the fully tuned one's unconstrained validity (issue 29). */
 export const LORA_VALIDITY_SHARE = 0.8;
@@ -97,7 +117,7 @@ function rowOf(r: BenchRow, spec: string, half: TaskHalf, policy: CallPolicy): F
     half,
     policy,
     model: spec,
-    kind: spec === "synthetic:tiny" ? "random weights" : spec === `synthetic:${LORA_STAND_IN}` ? LORA_KIND : STAND_IN_LABEL,
+    kind: kindOf(spec),
     mode: r.mode,
     runs: r.runs,
     callRate: r.callRate,
@@ -130,6 +150,8 @@ export function whatEachFixBuys(rows: readonly FixRow[]): string {
   if (base && tuned) parts.push(`Fine-tuning alone took the call rate from ${pct(base.callRate)} to ${pct(tuned.callRate)} and validity to ${pct(tuned.validityRate)}; task success ${pct(base.taskSuccessRate)} → ${pct(tuned.taskSuccessRate)}.`);
   if (both) parts.push(`Together (tuned + grammar): call rate ${pct(both.callRate)}, validity ${pct(both.validityRate)}, task success ${pct(both.taskSuccessRate)}.`);
   const lv = loraVsTuned(rows);
+  const distilled = find(`synthetic:${DISTILLED_STAND_IN}`, "unconstrained");
+  if (distilled) parts.push(distilledSentence(distilled, tuned));
   if (lv) parts.push(`LoRA (rank ${LORA_STAND_IN_RECIPE.lora.rank}, base frozen) reached ${pct(lv.lora)} validity unconstrained against full fine-tuning's ${pct(lv.tuned)}: ${lv.share === null ? "no share to compare" : `${pct(lv.share)} of it`}, ${lv.meets ? "at or above" : "below"} the ${pct(LORA_VALIDITY_SHARE)} mark.`);
   const policies: { p: CallPolicy; r: FixRow }[] = [];
   for (const p of CALL_POLICIES) {
@@ -138,6 +160,13 @@ export function whatEachFixBuys(rows: readonly FixRow[]): string {
   }
   if (policies.length) parts.push(`On the base model under the grammar, the call policies gave call rates of ${policies.map((x) => `${pct(x.r.callRate)} (${x.p})`).join(", ")} against ${pct(baseC?.callRate ?? null)} under auto.`);
   return parts.join(" ") || "No rows to compare.";
+}
+
+/** Grammar distillation (issue 29): trained only on the calls the grammar made for the base, measured without it. */
+function distilledSentence(distilled: FixRow, tuned: FixRow | undefined): string {
+  const against = tuned ? ` against the tuned stand-in's ${pct(tuned.validityRate)} (call rate ${pct(tuned.callRate)})` : "";
+  const wrote = distilled.validityRate === null ? "opened no call" : `wrote ${pct(distilled.validityRate)} valid calls`;
+  return `Trained only on the base's own constrained calls, the distilled stand-in ${wrote} without the grammar (call rate ${pct(distilled.callRate)})${against}.`;
 }
 
 /** The table of the report, in Markdown. */
@@ -161,12 +190,13 @@ export async function runModelFixes(opts: ModelFixesOptions): Promise<ModelFixes
   const o = { ...MODEL_FIXES_DEFAULTS, ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) } as Required<ModelFixesOptions>;
   const started = Date.now();
   const standIns: { name: string; ms: number }[] = [];
-  const wanted = o.models.length ? o.models : MODEL_FIXES_MODELS;
+  const wanted = o.models.length ? o.models : MODEL_FIXES_DEFAULT_MODELS;
   const unknown = wanted.filter((m) => !(MODEL_FIXES_MODELS as readonly string[]).includes(m));
   if (unknown.length) fail("invalid_option", `bench:model-fixes has no model ${unknown.join(", ")}; choose from ${MODEL_FIXES_MODELS.join(", ")}`);
   for (const name of STAND_INS.filter((s) => wanted.includes(`synthetic:${s}`))) {
     const t = Date.now();
-    await ensureStandIn(name, { modelsDir: modelsDir(), tasksDir: path.resolve(o.tasksDir), onProgress: (progress) => o.onEvent?.({ type: "train", name, progress }) });
+    const onDataRun = (done: number, planned: number) => o.onEvent?.({ type: "data-run", name, done, planned });
+    await ensureStandIn(name, { modelsDir: modelsDir(), tasksDir: path.resolve(o.tasksDir), onProgress: (progress) => o.onEvent?.({ type: "train", name, progress }), onDataRun });
     standIns.push({ name, ms: Date.now() - t });
     o.onEvent?.({ type: "stand-in", name, ms: Date.now() - t });
   }

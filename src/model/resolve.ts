@@ -49,10 +49,10 @@ const SYNTHETIC_SPECS: readonly string[] = [...SHAPES.map((s) => `synthetic:${s}
 /** The `--model` forms, for help texts and error messages. */
 export const MODEL_SPEC_HELP =
   `a GGUF file path, an hf:<user>/<repo>/<file>.gguf URI, an http(s) URL, a registry name ` +
-  `(${MODEL_REGISTRY.map((m) => m.name).join(", ")}; aliases such as ${MODEL_REGISTRY[0]!.aliases.join(" and ")} work too), ${SYNTHETIC_SPECS.join(" / ")}, or a trained stand-in (synthetic:tiny-tuned / synthetic:tiny-weak)`;
+  `(${MODEL_REGISTRY.map((m) => m.name).join(", ")}; aliases such as ${MODEL_REGISTRY[0]!.aliases.join(" and ")} work too), ${SYNTHETIC_SPECS.join(" / ")}, or a trained stand-in (synthetic:tiny-tuned / synthetic:tiny-weak / synthetic:tiny-distilled)`;
 
 /** The trained stand-ins (src/training/stand-ins.ts makes them): `synthetic:<name>`. */
-export const STAND_IN_SPECS: readonly string[] = ["tiny-tuned", "tiny-weak"];
+export const STAND_IN_SPECS: readonly string[] = ["tiny-tuned", "tiny-weak", "tiny-distilled"];
 
 /** What reports show for a stand-in: it says "trained stand-in", never plain "synthetic". */
 export const standInModelName = (name: string): string => `qtc-trained-stand-in-${name}`;

@@ -9,4 +9,5 @@ export type { Conversation, ConversationSource, RenderedSample, TrainingPiece } 
 export { FINETUNE_DEFAULTS, finetune, parseProgressFields, type FinetuneOptions, type FinetuneResult, type TrainProgress } from "./finetune.js";
 export { buildTrainer, TRAINER_BINARY, TRAINER_SOURCE, type TrainerBuildOptions } from "./trainer-build.js";
 export { encodeTrainerInput, readConversations, writeTrainerInput } from "./trainer-input.js";
-export { ensureStandIn, isStandInName, makeStandIn, standInFileName, standInOf, standInSidecar, STAND_IN_LABEL, STAND_IN_RECIPES, STAND_INS, type StandInName, type StandInOptions } from "./stand-ins.js";
+export { DISTILLED_STAND_IN, ensureStandIn, isStandInName, makeStandIn, recipeKey, standInFileName, standInOf, standInSidecar, STAND_IN_LABEL, STAND_IN_RECIPES, STAND_INS, type DemonstrationRecipe, type DistilledRecipe, type StandInName, type StandInOptions, type StandInRecipe } from "./stand-ins.js";
+export { distilledData, planDistillRuns, type DistillDataOptions, type DistillRun, type DistillSettings, type DistillSummary } from "./distill.js";

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { qtcFailure } from "../helpers/errors.js";
 import { fixesChartOption, renderFixesChartSvg } from "../../src/bench/model-fixes-chart.js";
-import { loraVsTuned, MODEL_FIXES_MODELS, renderFixesMarkdown, runModelFixes, whatEachFixBuys, type FixRow } from "../../src/bench/model-fixes.js";
+import { DISTILLED_KIND, kindOf, loraVsTuned, MODEL_FIXES_DEFAULT_MODELS, MODEL_FIXES_MODELS, renderFixesMarkdown, runModelFixes, whatEachFixBuys, type FixRow } from "../../src/bench/model-fixes.js";
 
 const row = (model: string, mode: string, callRate: number, validityRate: number | null, over: Partial<FixRow> = {}): FixRow => ({
   half: "test",
@@ -63,8 +63,8 @@ describe("what each fix buys", () => {
 describe("the LoRA stand-in against the tuned one", () => {
   const lora = (validityRate: number | null, over: Partial<FixRow> = {}): FixRow => row("synthetic:tiny-lora", "unconstrained", 1, validityRate, { kind: "trained stand-in (LoRA rank 8)", ...over });
 
-  it("is a row of the report, after the three models it shares the base with", () => {
-    expect([...MODEL_FIXES_MODELS]).toEqual(["synthetic:tiny", "synthetic:tiny-tuned", "synthetic:tiny-weak", "synthetic:tiny-lora"]);
+  it("is a row of the report, after the models it shares the base with", () => {
+    expect([...MODEL_FIXES_MODELS]).toEqual(["synthetic:tiny", "synthetic:tiny-tuned", "synthetic:tiny-weak", "synthetic:tiny-distilled", "synthetic:tiny-lora"]);
   });
 
   it("a run narrowed to models it does not have fails before training anything", async () => {
@@ -87,6 +87,34 @@ describe("the LoRA stand-in against the tuned one", () => {
     expect(whatEachFixBuys(rows)).toContain("LoRA (rank 8, base frozen) reached 50% validity unconstrained against full fine-tuning's 85%: 59% of it, below the 80% mark.");
     expect(renderFixesMarkdown({ rows, paragraph: "P", standIns: [], wallMs: 0 })).toContain("| test | auto | synthetic:tiny-lora | trained stand-in (LoRA rank 8) | unconstrained | 20 | 100% | 50% |");
     expect(whatEachFixBuys(ROWS)).not.toContain("LoRA");
+  });
+});
+
+describe("the distilled stand-in", () => {
+  const distilled = (mode: string, callRate: number, validityRate: number | null, over: Partial<FixRow> = {}): FixRow =>
+    row("synthetic:tiny-distilled", mode, callRate, validityRate, { kind: DISTILLED_KIND, ...over });
+
+  it("is a model of the report, opt-in: a default run leaves it out", () => {
+    expect(MODEL_FIXES_MODELS).toContain("synthetic:tiny-distilled");
+    expect(MODEL_FIXES_DEFAULT_MODELS).toEqual(MODEL_FIXES_MODELS.filter((m) => m !== "synthetic:tiny-distilled"));
+  });
+
+  it("its rows say what it learned from", () => {
+    expect(kindOf("synthetic:tiny-distilled")).toBe("trained stand-in (distilled: its own constrained calls)");
+    expect([kindOf("synthetic:tiny"), kindOf("synthetic:tiny-tuned"), kindOf("synthetic:tiny-lora")]).toEqual(["random weights", "trained stand-in", "trained stand-in (LoRA rank 8)"]);
+    const rows = [...ROWS, distilled("unconstrained", 0.95, 0.4), distilled("constrained", 1, 1)];
+    const md = renderFixesMarkdown({ rows, paragraph: "P", standIns: [{ name: "tiny-distilled", ms: 300000 }], wallMs: 0 });
+    expect(md).toContain("| test | auto | synthetic:tiny-distilled | trained stand-in (distilled: its own constrained calls) | unconstrained | 20 | 95% | 40% |");
+    expect(md).toContain("| test | auto | synthetic:tiny-distilled | trained stand-in (distilled: its own constrained calls) | constrained | 20 | 100% | 100% |");
+    expect(md).toContain("tiny-distilled 300 s");
+  });
+
+  it("the paragraph compares its unconstrained validity with the tuned stand-in's, test half under auto", () => {
+    const rows = [...ROWS, distilled("unconstrained", 0.95, 0.4), distilled("unconstrained", 1, 1, { half: "train" }), distilled("unconstrained", 1, 1, { policy: "finish-tool" })];
+    expect(whatEachFixBuys(rows)).toContain("Trained only on the base's own constrained calls, the distilled stand-in wrote 40% valid calls without the grammar (call rate 95%) against the tuned stand-in's 85% (call rate 60%).");
+    const alone = [distilled("unconstrained", 0, null)];
+    expect(whatEachFixBuys(alone)).toBe("Trained only on the base's own constrained calls, the distilled stand-in opened no call without the grammar (call rate 0%).");
+    expect(whatEachFixBuys(ROWS)).not.toContain("distilled");
   });
 });
 

@@ -28,4 +28,12 @@ describe("trained stand-ins in resolveModel", () => {
     expect(asked).toEqual([["tiny-weak", dir]]);
     expect(r).toEqual({ path: file, name: "qtc-trained-stand-in-tiny-weak", synthetic: true, source: "synthetic", format: "hermes" });
   });
+
+  it("the distilled stand-in is one too: made by the maker, reported as a trained stand-in", async () => {
+    const file = path.join(dir, "distilled.gguf");
+    await writeFile(file, "");
+    const asked: string[] = [];
+    const r = await resolveModel("synthetic:tiny-distilled", { modelsDir: dir, standIns: async (name) => (asked.push(name), file) });
+    expect([asked, r.name, r.path]).toEqual([["tiny-distilled"], "qtc-trained-stand-in-tiny-distilled", file]);
+  });
 });

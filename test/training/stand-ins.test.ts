@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveModel, STAND_IN_SPECS } from "../../src/model/resolve.js";
-import { LORA_STAND_IN_RECIPE, STAND_IN_RECIPES, STAND_INS, standInOf, standInSidecar } from "../../src/training/stand-ins.js";
+import { DISTILLED_STAND_IN, LORA_STAND_IN_RECIPE, recipeKey, STAND_IN_RECIPES, STAND_INS, standInFileName, standInOf, standInSidecar } from "../../src/training/stand-ins.js";
 import { demonstrate } from "../../src/training/demonstrations.js";
 import { tinyModelPath } from "../helpers/models.js";
 
@@ -32,6 +32,30 @@ describe("trained stand-ins", () => {
     expect(lora.lora).toEqual({ rank: 8, alpha: 16 });
     expect(lora.stages.map((s) => s.contextSize)).toEqual([tuned.stages[0]!.contextSize, tuned.stages.at(-1)!.contextSize]);
     expect(lora.stages.map((s) => s.seed)).toEqual([tuned.stages[0]!.seed, tuned.stages.at(-1)!.seed]);
+  });
+
+  it("the distilled stand-in learns from the base's constrained runs, on tuned's first and last stages", () => {
+    const [distilled, tuned] = [STAND_IN_RECIPES[DISTILLED_STAND_IN], STAND_IN_RECIPES["tiny-tuned"]];
+    expect("plan" in distilled).toBe(false); // no demonstration: its own runs are its only data
+    // the random base calls only when made to (0% under auto): the grammar forces turn 1's call
+    expect(distilled.distill.callPolicy).toBe("required-first");
+    expect(distilled.distill.seeds).toEqual([0, 1]);
+    const shape = ({ epochs: _e, ...s }: (typeof tuned.stages)[number]) => s;
+    expect(distilled.stages.map(shape)).toEqual([shape(tuned.stages[0]!), shape(tuned.stages.at(-1)!)]);
+    expect(distilled.stages.at(-1)!.contextSize).toBeGreaterThanOrEqual(768);
+    expect(standInFileName(DISTILLED_STAND_IN)).toBe("synthetic-tiny-distilled.gguf");
+  });
+
+  it("a recipe's cache key follows its data-generation settings and stages", async () => {
+    const tasks = path.resolve("bench/tasks");
+    const distilled = STAND_IN_RECIPES[DISTILLED_STAND_IN];
+    const key = await recipeKey(distilled, tasks);
+    expect(await recipeKey(structuredClone(distilled), tasks)).toBe(key);
+    expect(await recipeKey({ ...distilled, distill: { ...distilled.distill, seeds: [0] } }, tasks)).not.toBe(key);
+    expect(await recipeKey({ ...distilled, distill: { ...distilled.distill, maxTokens: 128 } }, tasks)).not.toBe(key);
+    expect(await recipeKey({ ...distilled, distill: { ...distilled.distill, callPolicy: "finish-tool" } }, tasks)).not.toBe(key);
+    expect(await recipeKey({ ...distilled, stages: distilled.stages.slice(1) }, tasks)).not.toBe(key);
+    expect(await recipeKey(STAND_IN_RECIPES["tiny-tuned"], tasks)).not.toBe(key);
   });
 
   it("learn from probe demonstrations: one run_tests call with its real result, then the answer", async () => {
