@@ -11,7 +11,8 @@ import type { TrainProgress } from "../training/finetune.js";
 import { fail } from "../errors.js";
 import { modelsDir } from "../model/paths.js";
 import { renderFixesChartSvg } from "./model-fixes-chart.js";
-import { runBfclBench, type BfclRow } from "./bfcl.js";
+import { BFCL_BENCH_DEFAULTS, runBfclBench, type BfclRow } from "./bfcl.js";
+import { ensureBfclData } from "./bfcl-data.js";
 import type { FixRow } from "./model-fixes-rows.js";
 import { runBench, type BenchEvent } from "./run-bench.js";
 import type { BenchRow } from "./types.js";
@@ -193,6 +194,8 @@ export async function runModelFixes(opts: ModelFixesOptions): Promise<ModelFixes
   const wanted = o.models.length ? o.models : MODEL_FIXES_DEFAULT_MODELS;
   const unknown = wanted.filter((m) => !(MODEL_FIXES_MODELS as readonly string[]).includes(m));
   if (unknown.length) fail("invalid_option", `bench:model-fixes has no model ${unknown.join(", ")}; choose from ${MODEL_FIXES_MODELS.join(", ")}`);
+  // BFCL's data first: offline without a copy, the run fails here, not after the training and the task runs.
+  const bfclData = o.bfcl ? await ensureBfclData(BFCL_BENCH_DEFAULTS.categories, { ...(o.bfcl.dataDir !== undefined ? { dataDir: o.bfcl.dataDir } : {}) }) : undefined;
   for (const name of STAND_INS.filter((s) => wanted.includes(`synthetic:${s}`))) {
     const t = Date.now();
     const onDataRun = (done: number, planned: number) => o.onEvent?.({ type: "data-run", name, done, planned });
@@ -232,7 +235,7 @@ export async function runModelFixes(opts: ModelFixesOptions): Promise<ModelFixes
       models: models.map(({ spec, lora }) => ({ spec, lora })),
       modes: [...o.modes],
       limit: o.bfcl.limit,
-      dataDir: o.bfcl.dataDir,
+      dataDir: bfclData,
       maxTokens: o.maxTokens,
       toolChoice: "auto",
       threads: o.threads,

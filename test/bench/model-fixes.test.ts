@@ -1,6 +1,9 @@
 // Owns: tests for the model-fixes report (src/bench/model-fixes.ts): the generated paragraph quotes the rows'
 // numbers, and the table labels the stand-ins and the train half.
 
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { qtcFailure } from "../helpers/errors.js";
 import { fixesChartOption, renderFixesChartSvg } from "../../src/bench/model-fixes-chart.js";
@@ -70,6 +73,16 @@ describe("the LoRA stand-in against the tuned one", () => {
   it("a run narrowed to models it does not have fails before training anything", async () => {
     const e = await qtcFailure(runModelFixes({ out: "unused", models: ["synthetic:tiny", "synthetic:tiny-qlora"] }));
     expect([e.code, e.message]).toEqual(["invalid_option", expect.stringContaining("synthetic:tiny-qlora")]);
+  });
+
+  it("without BFCL's data it fails before training or running anything (not after an hour of runs)", async () => {
+    // The first event of a task run stops the run (so the test cannot wait on the runs it guards against).
+    const started = () => {
+      throw new Error("a task run started before BFCL's data was checked");
+    };
+    const out = mkdtempSync(path.join(tmpdir(), "qtc-fixes-"));
+    const e = await qtcFailure(runModelFixes({ out, models: ["synthetic:tiny"], bfcl: { limit: 1, dataDir: "/nonexistent/bfcl" }, onEvent: started }));
+    expect([e.code, e.message]).toEqual(["file_not_found", expect.stringContaining("/nonexistent/bfcl")]);
   });
 
   it("compares unconstrained validity on the test half under auto, against the 80% mark", () => {
