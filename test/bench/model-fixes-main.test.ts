@@ -25,7 +25,7 @@ describe("bench:model-fixes entry point", () => {
   it("without a llama.cpp build: one line naming npm run llama:build, exit 1, no stack", async () => {
     const empty = mkdtempSync(path.join(tmpdir(), "qtc-no-llama-"));
     const out = path.join(empty, "out");
-    const r = await bench(["--models", "synthetic:tiny-tuned", "--out", out], { QTC_LLAMA_DIR: empty });
+    const r = await bench(["--models", "synthetic:tiny-tuned", "--no-bfcl", "--out", out], { QTC_LLAMA_DIR: empty });
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toMatch(/^bench:model-fixes: llama\.cpp's shared libraries are not in .*; run npm run llama:build first$/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
