@@ -8,13 +8,25 @@ import path from "node:path";
 import { QtcException } from "../errors.js";
 import { CALL_POLICIES, type CallPolicy } from "../harness/call-policy.js";
 import { MODEL_FIXES_DEFAULT_MODELS, MODEL_FIXES_MODELS, runModelFixes, renderFixesMarkdown, type FixMode } from "./model-fixes.js";
+import { readBenchFlags } from "./script-args.js";
 
-const args = process.argv.slice(2);
-const flag = (name: string): string | undefined => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
-/** A bad flag is a one-line error and exit 2, never a stack trace. */
+const flags = readBenchFlags("bench:model-fixes", {
+  out: { type: "string" },
+  train: { type: "boolean" },
+  seeds: { type: "string" },
+  turns: { type: "string" },
+  "max-tokens": { type: "string" },
+  policies: { type: "string" },
+  models: { type: "string" },
+  modes: { type: "string" },
+  distilled: { type: "boolean" },
+  "no-lora": { type: "boolean" },
+  "no-tasks": { type: "boolean" },
+  "no-bfcl": { type: "boolean" },
+  "bfcl-limit": { type: "string" },
+  "bfcl-data": { type: "string" },
+});
+/** A bad flag value is a one-line error and exit 2, never a stack trace. */
 function bad(message: string): never {
   process.stderr.write(`bench:model-fixes: ${message}\n`);
   process.exit(2);
@@ -25,13 +37,13 @@ function failed(error: unknown): never {
   process.stderr.write(`\nbench:model-fixes: ${error.message}\n`);
   process.exit(error.exitCode);
 }
-const positive = (name: string): number | undefined => {
-  const v = flag(name);
+function positive(name: "seeds" | "turns" | "max-tokens" | "bfcl-limit"): number | undefined {
+  const v = flags[name];
   if (v === undefined) return undefined;
   const n = Number(v);
-  return Number.isInteger(n) && n > 0 ? n : bad(`${name} takes a positive integer, got ${JSON.stringify(v)}`);
-};
-const policies = flag("--policies")?.split(",");
+  return Number.isInteger(n) && n > 0 ? n : bad(`--${name} takes a positive integer, got ${JSON.stringify(v)}`);
+}
+const policies = flags.policies?.split(",");
 const unknown = policies?.filter((p) => !(CALL_POLICIES as readonly string[]).includes(p));
 if (unknown?.length) bad(`unknown call policy ${unknown.join(", ")}; choose from ${CALL_POLICIES.join(", ")}`);
 /**
@@ -39,30 +51,30 @@ if (unknown?.length) bad(`unknown call policy ${unknown.join(", ")}; choose from
  * MODEL_FIXES_DEFAULT_MODELS); --no-lora drops the LoRA stand-in from whatever is left.
  */
 function modelsToRun(): string[] {
-  const asked = flag("--models")?.split(",") ?? [...MODEL_FIXES_DEFAULT_MODELS];
-  if (args.includes("--distilled") && !asked.includes("synthetic:tiny-distilled")) asked.push("synthetic:tiny-distilled");
+  const asked = flags.models?.split(",") ?? [...MODEL_FIXES_DEFAULT_MODELS];
+  if (flags.distilled && !asked.includes("synthetic:tiny-distilled")) asked.push("synthetic:tiny-distilled");
   const unknownModels = asked.filter((m) => !(MODEL_FIXES_MODELS as readonly string[]).includes(m));
   if (unknownModels.length) bad(`unknown model ${unknownModels.join(", ")}; choose from ${MODEL_FIXES_MODELS.join(", ")}`);
-  return args.includes("--no-lora") ? asked.filter((m) => m !== "synthetic:tiny-lora") : asked;
+  return flags["no-lora"] ? asked.filter((m) => m !== "synthetic:tiny-lora") : asked;
 }
 function modesToRun(): FixMode[] | undefined {
-  const modes = flag("--modes")?.split(",");
+  const modes = flags.modes?.split(",");
   const unknownModes = modes?.filter((m) => m !== "unconstrained" && m !== "constrained");
   if (unknownModes?.length) bad(`unknown mode ${unknownModes.join(", ")}; choose from unconstrained, constrained`);
   return modes as FixMode[] | undefined;
 }
-const out = path.resolve(flag("--out") ?? path.join("bench", "results", `model-fixes-${new Date().toISOString().replace(/[:.]/g, "-")}`));
+const out = path.resolve(flags.out ?? path.join("bench", "results", `model-fixes-${new Date().toISOString().replace(/[:.]/g, "-")}`));
 const report = await runModelFixes({
   out,
-  halves: args.includes("--train") ? ["test", "train"] : ["test"],
-  seeds: positive("--seeds"),
-  maxTurns: positive("--turns"),
-  maxTokens: positive("--max-tokens"),
+  halves: flags.train ? ["test", "train"] : ["test"],
+  seeds: positive("seeds"),
+  maxTurns: positive("turns"),
+  maxTokens: positive("max-tokens"),
   policies: policies as CallPolicy[] | undefined,
   models: modelsToRun(),
   modes: modesToRun(),
-  tasks: !args.includes("--no-tasks"),
-  bfcl: args.includes("--no-bfcl") ? false : { limit: positive("--bfcl-limit") ?? 10, dataDir: flag("--bfcl-data") },
+  tasks: !flags["no-tasks"],
+  bfcl: flags["no-bfcl"] ? false : { limit: positive("bfcl-limit") ?? 10, dataDir: flags["bfcl-data"] },
   onEvent: (e) => {
     // One line per epoch: the stand-ins take minutes to train on 2 cores.
     if (e.type === "train" && e.progress.kind === "epoch") {

@@ -36,4 +36,12 @@ describe("bench:model-fixes entry point", () => {
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toMatch(/^bench:model-fixes: unknown model synthetic:nope; choose from synthetic:tiny/);
   });
+
+  it("an unknown flag (a typo of --bfcl-data): one line naming the flags, exit 2, before any training", async () => {
+    const r = await bench(["--bfcl-dat", "/nowhere"], {});
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n")[0]).toMatch(/^bench:model-fixes: Unknown option '--bfcl-dat'/);
+    expect(r.stderr).toMatch(/--bfcl-data VALUE/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
 });
