@@ -2,6 +2,7 @@
 // the schema's order (listed properties first, in the order lowering merges them; other keys after, as given).
 
 import { canonicalJson, jsonString, JSON_SPELLING } from "../grammar/canonical-json.js";
+import { linearRegExp } from "../tools/linear-regexp.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -44,12 +45,52 @@ function members(root: unknown, schema: unknown, value: Obj, depth: number): Map
   return out;
 }
 
-function itemSchema(root: unknown, schema: unknown, i: number): unknown {
+/**
+ * The schema that describes arrays: `schema` itself, or the first allOf part or anyOf/oneOf option (through
+ * `$ref`s) that has `items`/`prefixItems` — an array reached through a union is ordered by the option it fits.
+ */
+function arrayBranch(root: unknown, schema: unknown, depth = 0): Obj | undefined {
   const s = follow(root, schema);
-  if (!isObj(s)) return undefined;
+  if (!isObj(s) || depth > 16) return undefined;
+  if ("items" in s || "prefixItems" in s) return s;
+  const parts = [s.allOf, s.anyOf, s.oneOf].flatMap((list) => (Array.isArray(list) ? list : []));
+  for (const part of parts) {
+    const found = arrayBranch(root, part, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function itemSchema(root: unknown, schema: unknown, i: number): unknown {
+  const s = arrayBranch(root, schema);
+  if (!s) return undefined;
   if (Array.isArray(s.prefixItems)) return i < s.prefixItems.length ? s.prefixItems[i] : s.items;
   if (Array.isArray(s.items)) return i < s.items.length ? s.items[i] : s.additionalItems;
   return s.items;
+}
+
+const compiledPatterns = new Map<string, { test(s: string): boolean } | null>();
+function keyPattern(pattern: string): { test(s: string): boolean } | null {
+  if (!compiledPatterns.has(pattern)) {
+    try {
+      compiledPatterns.set(pattern, linearRegExp(pattern, "u"));
+    } catch {
+      // A pattern the linear engine cannot run orders nothing (the compiler refuses it too).
+      compiledPatterns.set(pattern, null);
+    }
+  }
+  return compiledPatterns.get(pattern)!;
+}
+
+/** The schema of a key no listed property names: its first matching patternProperties schema, else additionalProperties. */
+function unlistedSchema(s: unknown, key: string): unknown {
+  if (!isObj(s)) return undefined;
+  if (isObj(s.patternProperties)) {
+    for (const [pattern, sub] of Object.entries(s.patternProperties)) {
+      if (keyPattern(pattern)?.test(key)) return sub;
+    }
+  }
+  return s.additionalProperties;
 }
 
 /** Canonical JSON of `value` with object keys in `schema`'s order (`root` resolves `$ref`s). */
@@ -60,7 +101,6 @@ export function schemaOrdered(value: unknown, schema: unknown, root: unknown = s
   if (!isObj(value)) return canonicalJson(value);
   const m = members(root, schema, value, 0);
   const s = follow(root, schema);
-  const extra = isObj(s) ? s.additionalProperties : undefined;
   const keys = [...[...m.keys()].filter((k) => k in value), ...Object.keys(value).filter((k) => !m.has(k))];
-  return "{" + keys.map((k) => jsonString(k) + keySep + schemaOrdered(value[k], m.get(k)?.[0] ?? extra, root, depth + 1)).join(itemSep) + "}";
+  return "{" + keys.map((k) => jsonString(k) + keySep + schemaOrdered(value[k], m.get(k)?.[0] ?? unlistedSchema(s, k), root, depth + 1)).join(itemSep) + "}";
 }

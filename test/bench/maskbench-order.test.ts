@@ -1,0 +1,31 @@
+// The bench's canonical spelling of a MaskBench instance: object keys in the order qtc's grammar writes them, so a
+// valid instance the grammar rejects is the grammar's fault, not a key order only the instance has.
+
+import { describe, expect, it } from "vitest";
+import { schemaOrdered } from "../../src/bench/maskbench-order.js";
+
+const from = { type: "object", properties: { alias: { type: "string" }, baseImage: { type: "string" } } };
+
+describe("schemaOrdered", () => {
+  it("puts listed members first, in the schema's order, and other keys after as given", () => {
+    const schema = { type: "object", properties: { b: {}, a: {} } };
+    expect(schemaOrdered({ z: 1, a: 2, b: 3 }, schema)).toBe('{"b": 3, "a": 2, "z": 1}');
+  });
+
+  it("orders a member reached through $ref by its target", () => {
+    const schema = { definitions: { from }, type: "object", properties: { from: { $ref: "#/definitions/from" } } };
+    expect(schemaOrdered({ from: { baseImage: "u", alias: "x" } }, schema)).toBe('{"from": {"alias": "x", "baseImage": "u"}}');
+  });
+
+  it("orders a key's value by the patternProperties schema its name matches", () => {
+    const schema = { definitions: { from }, type: "object", patternProperties: { "^from": { $ref: "#/definitions/from" } }, additionalProperties: { type: "object", properties: { y: {}, x: {} } } };
+    expect(schemaOrdered({ from_a: { baseImage: "u", alias: "x" }, other: { x: 1, y: 2 } }, schema)).toBe('{"from_a": {"alias": "x", "baseImage": "u"}, "other": {"y": 2, "x": 1}}');
+  });
+
+  it("orders an array's items by the anyOf/oneOf option that describes arrays", () => {
+    const ref = { type: "object", properties: { "@type": {}, "@id": {} } };
+    const schema = { definitions: { ref }, type: "object", additionalProperties: { oneOf: [{ $ref: "#/definitions/ref" }, { type: "string" }, { type: "array", items: { $ref: "#/definitions/ref" } }] } };
+    const value = { friend: { "@id": "2", "@type": "P" }, hobbies: [{ "@id": "3", "@type": "H" }] };
+    expect(schemaOrdered(value, schema)).toBe('{"friend": {"@type": "P", "@id": "2"}, "hobbies": [{"@type": "H", "@id": "3"}]}');
+  });
+});
