@@ -54,10 +54,12 @@ function runInChunks(count: number, size: number): SchemaResult[] {
       const raw = join(tmp, "chunk.json");
       // Children pick their schemas from the sampled list the parent's own --skip starts in.
       const from = Number(flags.skip ?? 0) + skip;
-      const args = ["--expose-gc", fileURLToPath(import.meta.url), ...passOn, "--skip", String(from), "--limit", String(size), "--raw", raw, "--out", join(tmp, "out.json")];
+      // The last chunk stops at the parent's own end (it ran into the schemas after them, counted twice).
+      const take = Math.min(size, count - skip);
+      const args = ["--expose-gc", fileURLToPath(import.meta.url), ...passOn, "--skip", String(from), "--limit", String(take), "--raw", raw, "--out", join(tmp, "out.json")];
       const child = spawnSync(process.execPath, args, { stdio: ["ignore", "ignore", "inherit"] });
       if (child.status === 0) results.push(...(JSON.parse(readFileSync(raw, "utf8")) as SchemaResult[]));
-      else results.push(...runOneByOne(args, from, Math.min(size, count - skip), raw));
+      else results.push(...runOneByOne(args, from, take, raw));
       if (flags.raw) writeFileSync(flags.raw, JSON.stringify(results));
       const s = summarize(results);
       process.stderr.write(`maskbench: ${results.length}/${count} schemas (chunks), ${s.passing} passing, ${s.compileErrors} compile errors, ${s.validationErrors} valid-rejected, ${s.invalidationErrors} invalid-accepted, ${s.crashes} crashes\n`);

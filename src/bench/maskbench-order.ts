@@ -2,6 +2,7 @@
 // the schema's order (listed properties first, in the order lowering merges them; other keys after, as given).
 
 import { canonicalJson, jsonString, JSON_SPELLING } from "../grammar/canonical-json.js";
+import { typeAccepts } from "../grammar/schema-nodes.js";
 import { linearRegExp } from "../tools/linear-regexp.js";
 
 type Obj = Record<string, unknown>;
@@ -21,6 +22,16 @@ function follow(root: unknown, schema: unknown): unknown {
   return s;
 }
 
+/** Whether a schema's `const`, `enum` or `type` alone refuses the value (nothing deeper is judged). */
+function refuses(schema: unknown, v: unknown): boolean {
+  if (!isObj(schema)) return schema === false;
+  const same = (x: unknown) => canonicalJson(x) === canonicalJson(v);
+  if ("const" in schema && !same(schema.const)) return true;
+  if (Array.isArray(schema.enum) && !schema.enum.some(same)) return true;
+  const types = typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? schema.type : undefined;
+  return types !== undefined && !types.some((t) => typeof t === "string" && typeAccepts(t, v));
+}
+
 /** Property names in lowering's order and each one's schema (allOf parts and `$ref` targets merged). */
 function members(root: unknown, schema: unknown, value: Obj, depth: number): Map<string, unknown[]> {
   const out = new Map<string, unknown[]>();
@@ -38,7 +49,9 @@ function members(root: unknown, schema: unknown, value: Obj, depth: number): Map
   let bestScore = -1;
   for (const o of options) {
     const m = members(root, o, value, depth + 1);
-    const score = Object.keys(value).filter((k) => m.has(k)).length;
+    // An option whose const/enum/type refuses one of the value's members (a discriminator) does not describe it.
+    const refused = Object.keys(value).some((k) => m.get(k)?.some((sub) => refuses(follow(root, sub), value[k])));
+    const score = refused ? -1 : Object.keys(value).filter((k) => m.has(k)).length;
     if (score > bestScore) [best, bestScore] = [m, score];
   }
   if (best) for (const [k, v] of best) for (const x of v) add(k, x);
@@ -82,15 +95,16 @@ function keyPattern(pattern: string): { test(s: string): boolean } | null {
   return compiledPatterns.get(pattern)!;
 }
 
-/** The schema of a key no listed property names: its first matching patternProperties schema, else additionalProperties. */
+/**
+ * The schema of a key no listed property names: every patternProperties schema it matches, merged in the order
+ * they are listed (as the compiler merges a key's value when the key may match several), else
+ * additionalProperties.
+ */
 function unlistedSchema(s: unknown, key: string): unknown {
   if (!isObj(s)) return undefined;
-  if (isObj(s.patternProperties)) {
-    for (const [pattern, sub] of Object.entries(s.patternProperties)) {
-      if (keyPattern(pattern)?.test(key)) return sub;
-    }
-  }
-  return s.additionalProperties;
+  const matching = isObj(s.patternProperties) ? Object.entries(s.patternProperties).filter(([pattern]) => keyPattern(pattern)?.test(key)).map(([, sub]) => sub) : [];
+  if (matching.length > 1) return { allOf: matching };
+  return matching.length === 1 ? matching[0] : s.additionalProperties;
 }
 
 /** Canonical JSON of `value` with object keys in `schema`'s order (`root` resolves `$ref`s). */

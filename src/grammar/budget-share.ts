@@ -15,8 +15,8 @@ export type BudgetSplit = "worst-case" | "shared";
 
 /** Most items a shared repetition admits (a `{0,n}` repetition costs llama.cpp n rules). */
 export const SHARED_MAX_ITEMS = 1000;
-/** Most extra members a shared open object admits. */
-export const SHARED_MAX_EXTRA = 64;
+/** Most extra members a shared open object admits: as many as items (an ESLint config lists 160 rules). */
+export const SHARED_MAX_EXTRA = SHARED_MAX_ITEMS;
 
 /**
  * Each consumer gets what the others leave at their least (never beyond its own most): the shares overlap, so

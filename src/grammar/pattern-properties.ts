@@ -1,15 +1,20 @@
 // Owns: the plan for `patternProperties`: which schemas each listed member must also satisfy, the value each
 // pattern's keys get, and the value of keys the extra-key rule spells — all as plain schemas for the lowerer.
 //
-// The grammar cannot spell "a key that matches none of these patterns" (no regex complement), so the plan is a
-// subset where it must be, never a superset: a key the extra-key rule spells may match any pattern, so its value
-// satisfies `additionalProperties` and every pattern's schema at once; a pattern key that may match another
-// pattern satisfies both schemas. It is exact for one pattern (or disjoint ones) whose keys no listed name
-// matches, with `additionalProperties: false`, or for a pattern that matches every key (`.*`).
+// The grammar cannot spell "a key that matches none of these patterns" in general (no regex complement), so the
+// plan is a subset where it must be, never a superset. Where every pattern but the universal ones (`.*`) can be
+// avoided by a key's first character (`^/`) or by a character it never spells (`^[a-z0-9]+$`), the extra-key rule
+// spells only keys that avoid them, and their value is additionalProperties (or the universal patterns' schemas):
+// exact. Otherwise a key the extra-key rule spells may match any pattern, so its value satisfies
+// `additionalProperties` and every pattern's schema at once. A pattern key that may match another pattern
+// satisfies both schemas.
 
 import { type QtcError } from "../errors.js";
 import { linearRegExp } from "../tools/linear-regexp.js";
-import { disjointByFirst } from "./regex-first.js";
+import { type KeyAvoid, KEY_CHARS } from "./extra-key.js";
+import type { CodeRange } from "./gbnf.js";
+import { disjointByFirst, patternAlphabet, patternFirst } from "./regex-first.js";
+import { complement, intersect, normalizeRanges } from "./regex.js";
 import { pointer, unsupported } from "./schema-keywords.js";
 
 /** Patterns that match every key the extra-key rule spells (printable ASCII, no newline, not empty). */
@@ -22,13 +27,16 @@ export interface PatternPlan {
   keyed: { pattern: string; key: unknown; value: unknown }[];
   /** The value of a key the extra-key rule spells (undefined: no such key). */
   spelled: unknown | undefined;
+  /** What a key the extra-key rule spells avoids, so that it matches no pattern but the universal ones. */
+  avoid: KeyAvoid;
   /** Schemas a required but unlisted name must satisfy (its matching patterns; else additionalProperties). */
   required: (name: string) => unknown;
 }
 
 /** A literal prefix every match of an anchored pattern starts with ("" when none can be told). */
 function literalPrefix(p: string): string {
-  if (!p.startsWith("^")) return "";
+  // An alternative (`^x-|^y-`) starts matches of its own: no prefix holds for them all.
+  if (!p.startsWith("^") || hasAlternation(p)) return "";
   let out = "";
   for (let i = 1; i < p.length; i++) {
     const c = p[i]!;
@@ -41,6 +49,19 @@ function literalPrefix(p: string): string {
   return out;
 }
 
+/** Whether a pattern has a `|` outside a character class (escaped ones are literals). */
+function hasAlternation(p: string): boolean {
+  let inClass = false;
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i]!;
+    if (c === "\\") i++;
+    else if (c === "[") inClass = true;
+    else if (c === "]") inClass = false;
+    else if (c === "|" && !inClass) return true;
+  }
+  return false;
+}
+
 /** Whether no key matches both patterns: distinct literal prefixes or first characters (false when unsure). */
 function disjointPatterns(a: string, b: string): boolean {
   const x = literalPrefix(a);
@@ -51,9 +72,10 @@ function disjointPatterns(a: string, b: string): boolean {
 
 /**
  * The plan for one object schema's `patternProperties`. `extra`: additionalProperties (undefined when absent and
- * extra members follow JSON Schema, false when they are closed).
+ * extra members follow JSON Schema, false when they are closed). `avoidPatterns`: let extra keys avoid the
+ * patterns where they can (false: they may match any pattern). Default: true.
  */
-export function planPatterns(patterns: Record<string, unknown>, listedNames: readonly string[], extra: unknown, path: string): PatternPlan | QtcError {
+export function planPatterns(patterns: Record<string, unknown>, listedNames: readonly string[], extra: unknown, path: string, avoidPatterns = true): PatternPlan | QtcError {
   const at = pointer(path, "patternProperties");
   const entries: { pattern: string; schema: unknown; re: { test(s: string): boolean }; universal: boolean }[] = [];
   for (const [pattern, schema] of Object.entries(patterns)) {
@@ -79,7 +101,13 @@ export function planPatterns(patterns: Record<string, unknown>, listedNames: rea
   // Keys the extra-key rule spells: they match a universal pattern (so additionalProperties never applies), or
   // they may match any pattern and must satisfy additionalProperties too.
   const open = extra !== false;
-  const spelled = anyUniversal ? { allOf: all } : open ? { allOf: [extra ?? true, ...all] } : undefined;
+  const avoid = avoidPatterns && matchedByListed.size === 0 ? avoidance(entries.filter((e) => !e.universal).map((e) => e.pattern)) : undefined;
+  const universal = entries.filter((e) => e.universal).map((e) => e.schema);
+  // Keys that avoid every other pattern get only what applies to them: the universal patterns' schemas, else
+  // additionalProperties (exact); keys that may match any pattern must satisfy them all (a subset).
+  const spelled = avoid
+    ? (anyUniversal ? { allOf: universal } : open ? (extra ?? true) : undefined)
+    : anyUniversal ? { allOf: all } : open ? { allOf: [extra ?? true, ...all] } : undefined;
   const keyed: PatternPlan["keyed"] = [];
   for (const e of entries) {
     if (e.universal) continue;
@@ -95,5 +123,31 @@ export function planPatterns(patterns: Record<string, unknown>, listedNames: rea
     const hits = entries.filter((e) => e.re.test(name)).map((e) => e.schema);
     return hits.length > 0 ? { allOf: hits } : open ? (extra ?? true) : false;
   };
-  return { listed, keyed, spelled, required };
+  return { listed, keyed, spelled, avoid: avoid ?? { first: [] }, required };
+}
+
+/**
+ * How an extra key can match none of these patterns: by its first character (`^/`, `^x-`: every match starts
+ * with one of a few characters), or by holding a character a pattern anchored at both ends never spells
+ * (`^[a-z0-9]+$`). Undefined when a pattern allows neither, or when no one-character key is left (the extra key
+ * is charged one character at least).
+ */
+function avoidance(patterns: readonly string[]): KeyAvoid | undefined {
+  const first: CodeRange[] = [];
+  const leave: CodeRange[] = [];
+  let mustLeave = false;
+  for (const p of patterns) {
+    const chars = patternAlphabet(p);
+    if (chars && intersect(complement(chars), KEY_CHARS).length > 0) {
+      leave.push(...chars);
+      mustLeave = true;
+      continue;
+    }
+    const starts = patternFirst(p);
+    if (!starts || intersect(complement(starts.ranges), KEY_CHARS).length === 0) return undefined;
+    first.push(...starts.ranges);
+  }
+  const avoid: KeyAvoid = { first: normalizeRanges(first), ...(mustLeave ? { leave: normalizeRanges(leave) } : {}) };
+  const oneChar = intersect(complement([...avoid.first, ...(avoid.leave ?? [])]), KEY_CHARS);
+  return oneChar.length > 0 ? avoid : undefined;
 }

@@ -1,5 +1,6 @@
-// Owns: which characters the strings a pattern matches can start with, and whether it matches the empty string:
-// enough to tell two patternProperties patterns apart by their first character (`^/` and `^[^/]`).
+// Owns: which characters the strings a pattern matches can start with, whether it matches the empty string, and
+// which characters they can hold at all: enough to tell two patternProperties patterns apart by their first
+// character (`^/` and `^[^/]`), and to spell keys no pattern matches (see pattern-properties.ts).
 
 import type { CodeRange } from "./gbnf.js";
 import { intersect, normalizeRanges, parsePattern, type Re } from "./regex.js";
@@ -55,4 +56,28 @@ export function disjointByFirst(a: string, b: string): boolean {
   const x = patternFirst(a);
   const y = patternFirst(b);
   return x !== undefined && y !== undefined && !(x.empty && y.empty) && intersect(x.ranges, y.ranges).length === 0;
+}
+
+/** Every character `re` can spell anywhere. */
+function alphabet(re: Re): CodeRange[] {
+  switch (re.t) {
+    case "set":
+      return re.ranges;
+    case "rep":
+      return re.max === 0 ? [] : alphabet(re.item);
+    case "alt":
+    case "seq":
+      return normalizeRanges(re.items.flatMap(alphabet));
+  }
+}
+
+/**
+ * The characters of every key a pattern matches, when it is anchored at both ends in every branch (`^[a-z0-9]+$`):
+ * a key holding any other character matches it not. Undefined when a match may hold any character (a branch
+ * that is searched, not anchored) or the pattern is outside the parsed subset.
+ */
+export function patternAlphabet(pattern: string): CodeRange[] | undefined {
+  const parsed = parsePattern(pattern);
+  if (!parsed.ok || parsed.value.branches.some((b) => !b.start || !b.end)) return undefined;
+  return normalizeRanges(parsed.value.branches.flatMap((b) => alphabet(b.re)));
 }

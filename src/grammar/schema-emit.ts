@@ -14,7 +14,8 @@ import {
   literalText,
   type ScalarContext,
 } from "./emit-scalars.js";
-import { charClass, literal } from "./gbnf.js";
+import { literal } from "./gbnf.js";
+import { extraKeyRule } from "./extra-key.js";
 import {
   allocate,
   type Cost,
@@ -256,10 +257,11 @@ export class ValueEmitter {
       emit: (bytes) => {
         const alts: string[] = [];
         let worst = -1;
-        if (n.extra) {
+        const key = n.extra ? this.extraKey(n, true, this.shared ? Infinity : EXTRA_KEY_BYTES) : undefined;
+        if (n.extra && key) {
           const value = this.emit(n.extra, bytes);
           if (value) {
-            alts.push(`"\\"" ${this.extraKey(n, true, this.shared ? Infinity : EXTRA_KEY_BYTES)} ${keySep} ${value.expr}`);
+            alts.push(`"\\"" ${key} ${keySep} ${value.expr}`);
             worst = this.shared ? Infinity : Math.max(worst, value.worst);
           }
         }
@@ -310,10 +312,11 @@ export class ValueEmitter {
       const block = `${literal(p.open + m.name + p.end)} ${m.value.expr} ${literal(p.close)}`;
       return m.optional && !(node.nonEmpty && i === 0) ? `(${block})?` : block;
     });
-    if (members.extra) {
-      const block = `${literal(p.open)} ${this.extraKey(node)} ${literal(p.end)} ${members.extra.value.expr} ${literal(p.close)}`;
+    const key = members.extra && this.extraKey(node);
+    if (members.extra && key) {
+      const block = `${literal(p.open)} ${key} ${literal(p.end)} ${members.extra.value.expr} ${literal(p.close)}`;
       parts.push(node.nonEmpty && members.props.length === 0 ? block : `(${block})?`);
-    }
+    } else if (node.nonEmpty && members.props.length === 0) return undefined;
     if (parts.length === 0) return { expr: '""', worst: 0 };
     return { expr: this.ctx.rules.add(n.hint, parts.join(" ")), worst: members.worst };
   }
@@ -477,37 +480,12 @@ export class ValueEmitter {
   }
 
   /**
-   * An extra key, never one of the listed names, at most `most` bytes (Infinity: unbounded). A JSON key (`wide`):
-   * printable ASCII other than `"`, `\\` and `<` (no escapes, no tag). A qwen3coder parameter name: letters,
-   * digits and `_`.
+   * An extra key (see extra-key.ts): JSON keys of any character where unbounded and no pattern shaped the object;
+   * avoiding the patterns where it did. Undefined when no key is left.
    */
-  private extraKey(n: Node & { k: "object" }, wide = false, most: number = EXTRA_KEY_BYTES): string {
-    const first: [number, number][] = wide ? KEY_CHARS : [[0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
-    const next: [number, number][] = wide ? KEY_CHARS : [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
-    const inSet = (set: [number, number][], ch: string) => set.some(([lo, hi]) => ch.charCodeAt(0) >= lo && ch.charCodeAt(0) <= hi);
-    const spellable = (w: string) => w.length > 0 && w.length <= most && inSet(first, w[0]!) && [...w.slice(1)].every((c) => inSet(next, c));
-    const words = new Set(n.props.map((p) => p.name).filter(spellable));
-    const r = this.ctx.rules;
-    const rest = charClass(next);
-    const tailRule = (left: number) => (left === Infinity ? `${rest}*` : left <= 0 ? "" : `${rest}{0,${left}}`);
-    // A trie over the listed names; a node with no way on (a listed name as long as the longest extra key) is
-    // left out, never written as an empty rule (llama.cpp refuses one).
-    const node = (prefix: string): string | undefined => {
-      const children = new Set([...words].filter((w) => w.length > prefix.length && w.startsWith(prefix)).map((w) => w[prefix.length]!));
-      const alts: string[] = [];
-      if (prefix !== "" && !words.has(prefix)) alts.push('""');
-      for (const c of [...children].sort()) {
-        const sub = node(prefix + c);
-        if (sub) alts.push(`${literal(c)} ${sub}`);
-      }
-      if (prefix.length < most) {
-        const cls = classMinus(prefix === "" ? first : next, children);
-        if (cls) alts.push(`${cls} ${tailRule(most - prefix.length - 1)}`.trim());
-      }
-      if (alts.length === 0) return undefined;
-      return r.add(prefix === "" ? (wide ? "key" : "extra-key") : `${wide ? "key" : "extra-key"}-${prefix}`, alts.join(" | "));
-    };
-    return node("")!;
+  private extraKey(n: Node & { k: "object" }, json = false, most: number = EXTRA_KEY_BYTES): string | undefined {
+    const names = n.props.map((p) => p.name);
+    return extraKeyRule(this.ctx.rules, names, { kind: json ? "json" : "name", most, wide: !n.keyAvoid, ...(n.keyAvoid ? { avoid: n.keyAvoid } : {}) });
   }
 }
 
@@ -535,13 +513,6 @@ interface MemberPlan {
   worst: number;
 }
 
-/** Characters of an extra JSON key: printable ASCII but `"`, `<` and `\\`. */
-const KEY_CHARS: [number, number][] = [
-  [0x20, 0x21],
-  [0x23, 0x3b],
-  [0x3d, 0x5b],
-  [0x5d, 0x7e],
-];
 
 /**
  * Items an unbounded array gets: DEFAULT_ARRAY_ITEMS, more as the budget grows (one per 256 bytes, at most 64), so
@@ -561,16 +532,3 @@ function repeat(rule: string, min: number, max: number): string {
   return min === max ? `${rule}{${min}}` : `${rule}{${min},${max}}`;
 }
 
-function classMinus(base: readonly [number, number][], remove: ReadonlySet<string>): string | undefined {
-  const cps: number[] = [];
-  for (const [lo, hi] of base) for (let c = lo; c <= hi; c++) if (!remove.has(String.fromCharCode(c))) cps.push(c);
-  if (cps.length === 0) return undefined;
-  cps.sort((a, b) => a - b);
-  const ranges: [number, number][] = [];
-  for (const c of cps) {
-    const last = ranges[ranges.length - 1];
-    if (last && last[1] === c - 1) last[1] = c;
-    else ranges.push([c, c]);
-  }
-  return charClass(ranges);
-}

@@ -19,6 +19,7 @@ import {
 } from "./schema-keywords.js";
 import { ASSERTED_FORMATS, FORMAT_PATTERNS, isSupportedFormat, type StringFormat } from "./string-formats.js";
 import { shapeString } from "./string-plan.js";
+import { avoidsAny, type KeyAvoid } from "./extra-key.js";
 import { planPatterns } from "./pattern-properties.js";
 import { expandDependencies, hasDependencies } from "./dependencies.js";
 import { applyNot, ifThenElse } from "./not.js";
@@ -97,7 +98,7 @@ class Lowerer {
   }
 
   /** The "any JSON value" node (recursive through arrays and objects). */
-  anyNode(): Node {
+  anyNode(): Node & { k: "ref" } {
     if (this.any) return this.any;
     const ref = this.node("", "any", { k: "ref", target: undefined }) as Node & { k: "ref" };
     this.any = ref;
@@ -146,21 +147,9 @@ class Lowerer {
     }
     if (Array.isArray(schema.allOf)) {
       const { allOf, ...base } = schema;
-      let merged: JsonSchema | false = base;
-      for (const [i, part] of (allOf as unknown[]).entries()) {
-        const at = pointer(path, "allOf", i);
-        const resolved = this.resolvePart(part, at);
-        if (!resolved.ok) return resolved;
-        if (resolved.value === true) continue;
-        if (resolved.value === false || merged === false) {
-          merged = false;
-          continue;
-        }
-        const next = mergeSchemas(merged, resolved.value, at);
-        if (!next.ok) return next;
-        merged = next.value;
-      }
-      return this.lower(merged, path, hint, depth + 1);
+      const merged = this.mergeParts(base, allOf as unknown[], pointer(path, "allOf"), depth);
+      if (!merged.ok) return merged;
+      return this.lower(merged.value, path, hint, depth + 1);
     }
     if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf)) return this.lowerUnion(schema, path, hint, depth);
     if (Array.isArray(schema.type)) {
@@ -182,11 +171,19 @@ class Lowerer {
     if (families.length === 0) return ok(this.anyNode());
     const options: Node[] = [];
     for (const family of families) {
-      const r = this.lowerTyped(schema, family, path, families.length === 1 ? hint : `${hint}-${family}`, depth);
+      const r = this.lowerTyped(schema, family, path, `${hint}-${family}`, depth);
       if (!r.ok) return r;
       options.push(r.value);
     }
-    return ok(options.length === 1 ? options[0]! : this.node(path, hint, { k: "union", options }));
+    // A keyword constrains only values of its own type: every other type stays open (`{"properties": …}` holds an
+    // array as JSON Schema says, `{"format": …}` a number).
+    return ok(this.node(path, hint, { k: "union", options: [...options, ...this.anyValuesBut(families)] }));
+  }
+
+  /** The "any value" node's options of every kind but these (families are named as node kinds). */
+  private anyValuesBut(kinds: readonly string[]): Node[] {
+    const any = this.anyNode().target as Node & { k: "union" };
+    return any.options.filter((o) => !kinds.includes(o.k));
   }
 
   /** `not` held exactly where it can be (see not.ts): the union of the variants it leaves. */
@@ -249,6 +246,35 @@ class Lowerer {
     if (lowered.value === node) return err(invalid(targetPath, `$ref "${ref}" refers only to itself`));
     node.target = lowered.value;
     return ok(node);
+  }
+
+  /**
+   * `base` with every allOf part merged in, in order; a part's own allOf is merged where the part stands (depth
+   * first), so members keep the order a reader sees (nested parts came after the later siblings).
+   */
+  private mergeParts(base: JsonSchema | false, parts: readonly unknown[], at: string, depth: number): Result<JsonSchema | false> {
+    if (depth > MAX_MERGE_DEPTH) return err(invalid(at, "schema nests $ref/allOf too deeply"));
+    let merged = base;
+    for (const [i, part] of parts.entries()) {
+      const resolved = this.resolvePart(part, pointer(at, i));
+      if (!resolved.ok) return resolved;
+      if (resolved.value === true) continue;
+      if (resolved.value === false || merged === false) {
+        merged = false;
+        continue;
+      }
+      const { allOf: inner, ...own } = resolved.value;
+      const next = mergeSchemas(merged, Array.isArray(inner) ? own : resolved.value, pointer(at, i));
+      if (!next.ok) return next;
+      if (!Array.isArray(inner)) {
+        merged = next.value;
+        continue;
+      }
+      const deeper = this.mergeParts(next.value, inner, pointer(pointer(at, i), "allOf"), depth + 1);
+      if (!deeper.ok) return deeper;
+      merged = deeper.value;
+    }
+    return ok(merged);
   }
 
   private resolvePart(part: unknown, at: string): Result<JsonSchema | boolean> {
@@ -483,7 +509,8 @@ class Lowerer {
       if (extra !== null || plan?.keys.length) maxExtra = s.maxProperties - count;
     }
     const patternKeys = maxExtra === 0 || !plan?.keys.length ? {} : { patternKeys: plan.keys };
-    return ok(this.node(path, hint, { k: "object", props, extra: maxExtra === 0 ? null : extra, ...patternKeys, ...(maxExtra ? { maxExtra } : {}), ...(nonEmpty ? { nonEmpty } : {}) }));
+    const keyAvoid = plan ? { keyAvoid: plan.avoid } : {};
+    return ok(this.node(path, hint, { k: "object", props, extra: maxExtra === 0 ? null : extra, ...patternKeys, ...keyAvoid, ...(maxExtra ? { maxExtra } : {}), ...(nonEmpty ? { nonEmpty } : {}) }));
   }
 
   /**
@@ -499,10 +526,11 @@ class Lowerer {
     depth: number,
     listed: readonly string[],
     extra: Node | null,
-  ): Result<{ listed: Map<string, unknown[]>; spelled: Node | null; keys: { key: Node; value: Node }[]; required: (name: string) => unknown }> {
+    avoidPatterns = true,
+  ): Result<{ listed: Map<string, unknown[]>; spelled: Node | null; avoid: KeyAvoid; keys: { key: Node; value: Node }[]; required: (name: string) => unknown }> {
     const ap = s.additionalProperties;
     const closed = ap === false || (ap === undefined && extra === null);
-    const plan = planPatterns(s.patternProperties as Record<string, unknown>, listed, closed ? false : ap, path);
+    const plan = planPatterns(s.patternProperties as Record<string, unknown>, listed, closed ? false : ap, path, avoidPatterns);
     if ("code" in plan) return err(plan);
     const at = pointer(path, "patternProperties");
     let spelled: Node | null = null;
@@ -516,8 +544,10 @@ class Lowerer {
       const key = this.lower(k.key, pointer(at, k.pattern), `${hint}-key-${i + 1}`, depth + 1);
       const value = key.ok ? this.lower(k.value, pointer(at, k.pattern), `${hint}-pattern-${i + 1}`, depth + 1) : key;
       if (key.ok && value.ok) keys.push({ key: key.value, value: value.value });
+      // Extra keys that avoid the patterns do not cover this one's keys: plan again with keys that may match it.
+      else if (avoidsAny(plan.avoid)) return this.lowerPatterns(s, path, hint, depth, listed, extra, false);
       else if (spelled === null) return key.ok && !value.ok ? value : err(unsupported(at, `patternProperties ${JSON.stringify(k.pattern)}: ${key.ok ? "" : key.error.message}`));
     }
-    return ok({ listed: plan.listed, spelled, keys, required: plan.required });
+    return ok({ listed: plan.listed, spelled, avoid: plan.avoid, keys, required: plan.required });
   }
 }

@@ -1,6 +1,7 @@
 // Owns: the compiler's value tree (one node kind per kind of JSON value): its types, following refs, and the
 // disjointness test that decides whether a oneOf can be a plain union.
 
+import type { KeyAvoid } from "./extra-key.js";
 import type { Bound } from "./numbers.js";
 import { canonicalJson } from "./canonical-json.js";
 import { deepEqual } from "./schema-keywords.js";
@@ -38,6 +39,8 @@ export type Node = Base &
         extra: Node | null;
         /** Extra members whose key is spelled by a string node (patternProperties, propertyNames). */
         patternKeys?: { key: Node; value: Node }[];
+        /** What extra keys avoid so that they match no pattern (present when patternProperties shaped the object). */
+        keyAvoid?: KeyAvoid;
         maxExtra?: number;
         nonEmpty?: boolean;
       }

@@ -5,9 +5,10 @@
 import type { ParameterTags } from "../formats/types.js";
 import { internal } from "../errors.js";
 import { canonicalJson, jsonString } from "./canonical-json.js";
+import { avoidsAny, type KeyAvoid } from "./extra-key.js";
 import type { CodeRange, RuleSet } from "./gbnf.js";
 import { integerRule, numberRule } from "./numbers.js";
-import { normalizeRanges, type ParsedPattern, type Re } from "./regex.js";
+import { complement, intersect, normalizeRanges, type ParsedPattern, type Re } from "./regex.js";
 import { deref, type Node } from "./schema-nodes.js";
 import { formatRule } from "./string-formats.js";
 
@@ -102,6 +103,7 @@ export class XgValuePrinter {
     // invalid one. An extra parameter's name may repeat a listed one (never members too): the validator's.
     if (d.extra && !admitsNothing(d.extra)) {
       this.left("additionalProperties", d.path);
+      if (avoidsAny(d.keyAvoid)) this.left("patternProperties", d.path);
       const key = this.rules.add("xg-param-name", "[^ \\t\\n<>=]+");
       parts.push(`(${xgLiteral(p.open)} ${key} ${xgLiteral(p.end)} ${this.value(d.extra, true)} ${xgLiteral(p.close)})*`);
     }
@@ -178,25 +180,43 @@ export class XgValuePrinter {
 
   /**
    * The rest of an extra key after its opening quote: printable ASCII but `"` and `\\` (no escapes), not empty, and
-   * none of `names` (a trie over them, one rule per proper prefix). The GBNF's extra keys have this shape (less
-   * `<`, at most EXTRA_KEY_BYTES under the worst-case split), and pattern-properties.ts relies on it: such a key matches every pattern it
-   * calls universal (`.+`: not empty; `.`: no line terminator), so the value it plans for these keys holds only
-   * for them.
+   * none of `names` (a trie over them, one rule per proper prefix), avoiding what `avoid` says (patternProperties:
+   * a first character, or a character the key must hold outside a pattern's own). The GBNF's extra keys beside
+   * patterns have this shape (less `<`, at most EXTRA_KEY_BYTES under the worst-case split; without patterns the
+   * GBNF's keys are wider: these are a subset), and pattern-properties.ts relies on it: such a key matches every
+   * pattern it calls universal (`.+`: not empty; `.`: no line terminator), so the value it plans for these keys
+   * holds only for them.
    */
-  private keyNotIn(names: readonly string[], hint: string): string {
+  private keyNotIn(names: readonly string[], hint: string, avoid?: KeyAvoid): string {
     const rest = this.keyRest();
-    const spellable = names.filter((name) => name !== "" && [...name].every((c) => inRanges(KEY_CHARS, c.codePointAt(0)!)));
-    const trie = (prefix: string): string => {
+    const first = avoid ? intersect(KEY_CHARS, complement(avoid.first)) : KEY_CHARS;
+    const leave = avoid?.leave;
+    const need = leave ? this.keyLeaving(leave) : "";
+    const spellable = names.filter((name) => name !== "" && inRanges(first, name.codePointAt(0)!) && [...name].every((c) => inRanges(KEY_CHARS, c.codePointAt(0)!)));
+    // `gone`: a character outside `leave` was spelled already (always, when nothing must be left).
+    const trie = (prefix: string, gone: boolean): string => {
       const next = new Set<number>();
       for (const name of spellable) if (name.length > prefix.length && name.startsWith(prefix)) next.add(name.charCodeAt(prefix.length));
-      const others = KEY_CHARS.flatMap((r) => minus(r, [...next]));
+      const others = (prefix === "" ? first : KEY_CHARS).flatMap((r) => minus(r, [...next]));
       const alts: string[] = [];
-      if (prefix !== "" && !spellable.includes(prefix)) alts.push('"\\""');
-      if (others.length > 0) alts.push(`${xgClass(others)} ${rest}`);
-      for (const c of next) alts.push(`${xgLiteral(String.fromCharCode(c))} ${trie(prefix + String.fromCharCode(c))}`);
-      return this.rules.add(`${hint}-key${prefix.length}`, alts.join(" | "));
+      if (prefix !== "" && !spellable.includes(prefix) && gone) alts.push('"\\""');
+      const outside = gone || !leave ? others : intersect(others, complement(leave));
+      const inside = gone || !leave ? [] : intersect(others, leave);
+      if (outside.length > 0) alts.push(`${xgClass(outside)} ${rest}`);
+      if (inside.length > 0) alts.push(`${xgClass(inside)} ${need}`);
+      for (const c of next) alts.push(`${xgLiteral(String.fromCharCode(c))} ${trie(prefix + String.fromCharCode(c), gone || !inRanges(leave ?? [], c))}`);
+      return this.rules.add(`${hint}-key${prefix.length}${gone ? "" : "-need"}`, alts.join(" | "));
     };
-    return trie("");
+    return trie("", !leave);
+  }
+
+  /** Key characters until one outside `leave`, then the rest with the closing quote. */
+  private keyLeaving(leave: readonly CodeRange[]): string {
+    const inside = intersect(KEY_CHARS, leave);
+    const outside = intersect(KEY_CHARS, complement(leave));
+    const name = this.rules.reserve("xg-key-leave");
+    this.rules.define(name, `${inside.length > 0 ? `${xgClass(inside)} ${name} | ` : ""}${xgClass(outside)} ${this.keyRest()}`);
+    return name;
   }
 
   /** Key characters after the first, closing quote included (right-recursive, like xg-string-rest). */
@@ -314,7 +334,7 @@ export class XgValuePrinter {
    */
   private extraMember(n: Node & { k: "object" }, names: readonly string[]): string | undefined {
     const alts: string[] = [];
-    if (n.extra && !admitsNothing(n.extra)) alts.push(`"\\"" ${this.keyNotIn(names, n.hint)} ": " ${this.value(n.extra)}`);
+    if (n.extra && !admitsNothing(n.extra)) alts.push(`"\\"" ${this.keyNotIn(names, n.hint, n.keyAvoid)} ": " ${this.value(n.extra)}`);
     for (const x of n.patternKeys ?? []) {
       if (admitsNothing(x.key) || admitsNothing(x.value)) continue;
       alts.push(`${this.value(x.key)} ": " ${this.value(x.value)}`);

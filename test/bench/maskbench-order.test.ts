@@ -28,4 +28,12 @@ describe("schemaOrdered", () => {
     const value = { friend: { "@id": "2", "@type": "P" }, hobbies: [{ "@id": "3", "@type": "H" }] };
     expect(schemaOrdered(value, schema)).toBe('{"friend": {"@type": "P", "@id": "2"}, "hobbies": [{"@type": "H", "@id": "3"}]}');
   });
+
+  it("orders an object by the oneOf option whose discriminator admits it, not the first with as many members", () => {
+    const summary = (props: object) => ({ type: "object", properties: { status: {}, summary: props } });
+    const failed = { ...summary({ type: "object" }), properties: { status: { enum: ["error"] }, summary: { type: "object" } } };
+    const ok = { ...summary({}), properties: { status: { const: "success" }, summary: { type: "object", properties: { all: {}, sure: {} } } } };
+    const value = { status: "success", summary: { sure: ["MIT"], all: 3 } };
+    expect(schemaOrdered(value, { oneOf: [failed, ok] })).toBe('{"status": "success", "summary": {"all": 3, "sure": ["MIT"]}}');
+  });
 });

@@ -62,6 +62,12 @@ const ISSUE_31: [string, JsonSchema, unknown[], unknown[]][] = [
     [{ n_a: "s" }, { z: -1 }, { z: "s" }, { id: "1" }],
   ],
   [
+    "extra keys that avoid the patterns (a character outside `^[a-z0-9]+$`, a first character other than `/`)",
+    { type: "object", properties: { Id: { type: "integer" } }, patternProperties: { "^[a-z0-9]+$": { type: "integer" }, "^/": { type: "string" } }, additionalProperties: { type: "boolean" } },
+    [{ ab: 1, "/x": "s", Ab: true }, { Id: 1, "x.y": true, "a-b": false }, { "/": "/" }],
+    [{ ab: true }, { Ab: 1 }, { "/x": true }, { "a-b": "s" }, { Id: true }],
+  ],
+  [
     "a pattern that matches every non-empty key, additionalProperties false",
     { type: "object", patternProperties: { ".+": { type: "integer" } }, additionalProperties: false },
     [{}, { a: 1 }, { "a b": 2, c: 3 }],

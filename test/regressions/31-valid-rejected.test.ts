@@ -21,12 +21,24 @@ beforeAll(async () => {
   ({ model } = await tinyModel());
 }, 120_000);
 
-async function verdicts(schema: JsonSchema, values: unknown[]): Promise<{ grammar: boolean[]; ajv: boolean[] }> {
-  const r = compileSchema(schema, { maxTokens: 8192, budgetSplit: "shared" });
+async function verdicts(schema: JsonSchema, values: unknown[], budgetSplit: "shared" | "worst-case" = "shared"): Promise<{ grammar: boolean[]; ajv: boolean[] }> {
+  const r = compileSchema(schema, { maxTokens: 8192, budgetSplit });
   if (!r.ok) throw new Error(`${r.error.code} ${r.error.path}: ${r.error.message}`);
   const c = await GrammarChecker.create(model, r.value);
   const validate = ajv.compile(schema as object);
   return { grammar: values.map((v) => c.checkText(canonicalJson(v)).accepted), ajv: values.map((v) => validate(v) as boolean) };
+}
+
+/** One test per case: its valid values accepted and its invalid ones rejected, by the grammar as by ajv. */
+function itJudgesAsAjv(list: [string, JsonSchema, unknown[], unknown[]][]): void {
+  for (const [what, schema, valid, invalid] of list) {
+    it(`${what}: valid values accepted, invalid ones rejected, as ajv says`, async () => {
+      const v = await verdicts(schema, [...valid, ...invalid]);
+      const expected = [...valid.map(() => true), ...invalid.map(() => false)];
+      expect(v.ajv).toEqual(expected);
+      expect(v.grammar).toEqual(expected);
+    });
+  }
 }
 
 const long = "a_listed_member_name_of_40_characters_xx";
@@ -65,12 +77,71 @@ const cases: [string, JsonSchema, unknown[], unknown[]][] = [
 ];
 
 describe("valid instances the shared split rejected (issue 31)", () => {
-  for (const [what, schema, valid, invalid] of cases) {
-    it(`${what}: valid values accepted, invalid ones rejected, as ajv says`, async () => {
-      const v = await verdicts(schema, [...valid, ...invalid]);
-      const expected = [...valid.map(() => true), ...invalid.map(() => false)];
-      expect(v.ajv).toEqual(expected);
-      expect(v.grammar).toEqual(expected);
-    });
-  }
+  itJudgesAsAjv(cases);
+});
+
+// The full run (session 11) found more, each in a schema of our own:
+// - an untyped schema was held to the type its keywords belong to (Github_easy---o24467: `{"properties": …}`
+//   refused an array; o63378: `{"format": …}` a number): a keyword constrains only values of its own type;
+// - extra keys were printable ASCII only (Github_medium---o83253 `orange curaçao`, Github_easy---o57232 a key
+//   with `\"`): under the shared split an extra key holds any character a JSON key may, escapes too, unless a
+//   listed name needs an escape (then no extra key could be told apart from it);
+// - at most 64 extra members (Github_ultra---o9981, an ESLint config of 160 rules): as many as the budget holds;
+// - an extra key beside patternProperties had to satisfy every pattern's schema, since it might match one
+//   (Github_hard---o48094 `^[a-zA-Z0-9]*$`, o62015 `^/`, Github_medium---o11975 `^[0-9a-z]+$`): extra keys now
+//   avoid the patterns by a first character or by a character a pattern anchored at both ends never spells, and
+//   take additionalProperties alone (under both splits: the worst-case one counts the key's characters);
+// - nested allOf parts were merged after their later siblings, so members came in an order no reader expects
+//   (Github_hard---o67450, o90832): a part's own allOf is merged where the part stands.
+const rules = Object.fromEntries(Array.from({ length: 160 }, (_, i) => [`rule-${i}`, "error"]));
+const fullRun: [string, JsonSchema, unknown[], unknown[]][] = [
+  [
+    "an untyped schema holds every type its keywords do not constrain",
+    { type: "object", properties: { e: { properties: { a: { type: "string" } } }, f: { format: "date", maxLength: 10 } } },
+    [{ e: [1, "x"] }, { e: "s" }, { e: { a: "x" } }, { f: 3 }, { f: "2024-01-02" }, { e: null, f: true }],
+    [{ e: { a: 1 } }, { f: "not a date" }, { f: "2024-01-021" }],
+  ],
+  [
+    "extra keys with non-ASCII characters and escapes",
+    { type: "object", properties: { rum: { type: "string" } }, additionalProperties: { type: "string" } },
+    [{ "orange curaçao": "0.5 oz" }, { 'say "hi"': "x", "back\\slash": "y", "tab\tkey": "z" }, { "日本": "x", "🍹": "y" }, { rum: "1 oz", "rum ": "2" }],
+    [{ "orange curaçao": 1 }, { 'say "hi"': 2 }, { rum: 1 }],
+  ],
+  [
+    "a listed name that needs an escape is never spelled as an extra key",
+    { type: "object", properties: { 'a"b': { type: "integer" } }, additionalProperties: { type: "string" } },
+    [{ 'a"b': 1 }, { "curaçao": "x" }],
+    [{ 'a"b': "s" }],
+  ],
+  [
+    "extra keys avoid the patterns: additionalProperties alone applies to them",
+    { type: "object", properties: { Id: { type: "integer" } }, patternProperties: { "^[a-z0-9]*$": { type: "object" }, "^/": { type: "string", pattern: "^/" } }, additionalProperties: { type: "string" } },
+    [{ "example-with": "value", abc: {} }, { "/a": "/b", "x.y": "z" }, { Id: 1, "I-d": "s" }],
+    [{ "example-with": {} }, { abc: "s" }, { "/a": {} }, { Id: "s" }],
+  ],
+  [
+    "a nested allOf keeps its members where it stands",
+    { allOf: [{ allOf: [{ properties: { a: { type: "string" } } }, { properties: { b: { type: "string" } } }] }, { properties: { c: { type: "string" } } }], type: "object" },
+    [{ a: "1", b: "2", c: "3" }, { b: "2", c: "3" }],
+    [{ a: 1 }, { c: 3 }],
+  ],
+  [
+    "160 extra members",
+    { type: "object", additionalProperties: { enum: ["off", "warn", "error"] } },
+    [rules, { a: "off" }],
+    [{ ...rules, extra: "on" }],
+  ],
+];
+
+describe("valid instances the full MaskBench run found rejected (issue 31)", () => {
+  itJudgesAsAjv(fullRun);
+
+  it("under the worst-case split too, extra keys avoid the patterns within their 24 characters", async () => {
+    const schema: JsonSchema = { type: "object", patternProperties: { "^[a-z0-9]+$": { type: "integer" }, "^/": { type: "string" } }, additionalProperties: { type: "boolean" } };
+    const valid = [{ ab: 1, "/x": "s", Ab: true }, { "abcdefghijklmnopqrstuvw-": false }];
+    const invalid = [{ ab: true }, { Ab: 1 }, { "/x": true }];
+    const v = await verdicts(schema, [...valid, ...invalid], "worst-case");
+    expect(v.ajv).toEqual([true, true, false, false, false]);
+    expect(v.grammar).toEqual([true, true, false, false, false]);
+  });
 });
