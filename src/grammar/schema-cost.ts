@@ -88,7 +88,9 @@ export class Costs {
           // At least one member: the cheapest listed one (an extra key costs at least `"a": ` and its value).
           const listed = n.props.map((p) => keyBytes(p.name) + child(p.node));
           const extra = n.extra ? 3 + KEY_SEP_BYTES + child(n.extra) : Infinity;
-          return 2 + Math.min(extra, ...listed);
+          // A pattern key counts too (JSON only: qwen3coder writes no pattern keys as parameters).
+          const keyed = raw ? [] : (n.patternKeys ?? []).map((x) => child(x.key) + KEY_SEP_BYTES + child(x.value));
+          return 2 + Math.min(extra, ...listed, ...keyed);
         }
         return 2 + required.reduce((sum, p) => sum + keyBytes(p.name) + child(p.node) + SEP, 0) - (required.length > 0 ? SEP : 0);
       }

@@ -141,7 +141,11 @@ export class ValueEmitter {
       case "string":
         return emitString(this.ctx, n, budget, raw);
       case "union": {
-        const parts = n.options.map((o) => this.emit(o, budget, raw)).filter((e): e is Emitted => e !== undefined);
+        const emitted = n.options.map((o) => this.emit(o, budget, raw));
+        // An essential option some value satisfies but the grammar could not spell fails the union (one no value
+        // satisfies is left out: that is exact).
+        if (emitted.slice(0, n.essential ?? 0).some((e, i) => e === undefined && Number.isFinite(this.costs.min(n.options[i]!)))) return undefined;
+        const parts = emitted.filter((e): e is Emitted => e !== undefined);
         if (parts.length === 0) return undefined;
         const alts = [...new Set(parts.map((p) => p.expr))];
         const expr = alts.length === 1 ? alts[0]! : this.ctx.rules.add(n.hint, alts.join(" | "));

@@ -29,6 +29,15 @@ import { SCHEMA_LIMITS, tooLarge } from "./limits.js";
 export { deref, disjoint, type Kind, type Node, type Prop } from "./schema-nodes.js";
 
 const MAX_MERGE_DEPTH = 32;
+/** Most options an allOf's unions are distributed into (their product); past it the union stays after the rest. */
+const MAX_DISTRIBUTED = 16;
+
+/** One allOf part to merge: the schema, its JSON pointer and how deeply allOf/$ref nest above it. */
+interface Part {
+  part: unknown;
+  at: string;
+  depth: number;
+}
 const JSON_TYPES = ["null", "boolean", "integer", "number", "string", "array", "object"];
 const FAMILIES: Record<string, readonly string[]> = {
   object: ["properties", "required", "additionalProperties", "minProperties", "maxProperties", "patternProperties", "dependencies", "dependentRequired", "dependentSchemas"],
@@ -147,7 +156,7 @@ class Lowerer {
     }
     if (Array.isArray(schema.allOf)) {
       const { allOf, ...base } = schema;
-      const merged = this.mergeParts(base, allOf as unknown[], pointer(path, "allOf"), depth);
+      const merged = this.mergeParts(base, (allOf as unknown[]).map((part, i) => ({ part, at: pointer(path, "allOf", i), depth })));
       if (!merged.ok) return merged;
       return this.lower(merged.value, path, hint, depth + 1);
     }
@@ -177,7 +186,7 @@ class Lowerer {
     }
     // A keyword constrains only values of its own type: every other type stays open (`{"properties": …}` holds an
     // array as JSON Schema says, `{"format": …}` a number).
-    return ok(this.node(path, hint, { k: "union", options: [...options, ...this.anyValuesBut(families)] }));
+    return ok(this.node(path, hint, { k: "union", options: [...options, ...this.anyValuesBut(families)], essential: options.length }));
   }
 
   /** The "any value" node's options of every kind but these (families are named as node kinds). */
@@ -250,13 +259,17 @@ class Lowerer {
 
   /**
    * `base` with every allOf part merged in, in order; a part's own allOf is merged where the part stands (depth
-   * first), so members keep the order a reader sees (nested parts came after the later siblings).
+   * first), so members keep the order a reader sees (nested parts came after the later siblings). A part that is
+   * a union (`anyOf`/`oneOf`) followed by more parts is distributed: each option merged with what came before and
+   * what comes after (`A, anyOf[X, Y], B` is `anyOf[A X B, A Y B]`, exact), at most MAX_DISTRIBUTED options in all.
    */
-  private mergeParts(base: JsonSchema | false, parts: readonly unknown[], at: string, depth: number): Result<JsonSchema | false> {
-    if (depth > MAX_MERGE_DEPTH) return err(invalid(at, "schema nests $ref/allOf too deeply"));
+  private mergeParts(base: JsonSchema | false, parts: readonly Part[], width = 1): Result<JsonSchema | false> {
     let merged = base;
-    for (const [i, part] of parts.entries()) {
-      const resolved = this.resolvePart(part, pointer(at, i));
+    const queue = [...parts];
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const { part, at, depth } = next;
+      if (depth > MAX_MERGE_DEPTH) return err(invalid(at, "schema nests $ref/allOf too deeply"));
+      const resolved = this.resolvePart(part, at);
       if (!resolved.ok) return resolved;
       if (resolved.value === true) continue;
       if (resolved.value === false || merged === false) {
@@ -264,15 +277,32 @@ class Lowerer {
         continue;
       }
       const { allOf: inner, ...own } = resolved.value;
-      const next = mergeSchemas(merged, Array.isArray(inner) ? own : resolved.value, pointer(at, i));
-      if (!next.ok) return next;
-      if (!Array.isArray(inner)) {
-        merged = next.value;
+      const key = Array.isArray(own.anyOf) === Array.isArray(own.oneOf) ? undefined : Array.isArray(own.anyOf) ? "anyOf" : "oneOf";
+      const { [key ?? "anyOf"]: union, ...plain } = own;
+      if (Array.isArray(inner)) {
+        // Its own members, then its allOf, then its union (as the part reads), before the parts after it.
+        const later = inner.map((p, j) => ({ part: p, at: pointer(at, "allOf", j), depth: depth + 1 }));
+        queue.unshift(...later, ...(key ? [{ part: { [key]: union }, at, depth }] : []));
+        const joined = mergeSchemas(merged, key ? plain : own, at);
+        if (!joined.ok) return joined;
+        merged = joined.value;
         continue;
       }
-      const deeper = this.mergeParts(next.value, inner, pointer(pointer(at, i), "allOf"), depth + 1);
-      if (!deeper.ok) return deeper;
-      merged = deeper.value;
+      const options = key ? (union as unknown[]) : [];
+      if (key && (queue.length > 0 || key in merged) && width * options.length <= MAX_DISTRIBUTED) {
+        const head = mergeSchemas(merged, plain, at);
+        if (!head.ok) return head;
+        const branches: (JsonSchema | false)[] = [];
+        for (const [j, option] of options.entries()) {
+          const branch = this.mergeParts(head.value, [{ part: option, at: pointer(at, key, j), depth: depth + 1 }, ...queue], width * options.length);
+          if (!branch.ok) return branch;
+          branches.push(branch.value);
+        }
+        return ok({ [key]: branches });
+      }
+      const joined = mergeSchemas(merged, resolved.value, at);
+      if (!joined.ok) return joined;
+      merged = joined.value;
     }
     return ok(merged);
   }

@@ -44,7 +44,16 @@ export type Node = Base &
         maxExtra?: number;
         nonEmpty?: boolean;
       }
-    | { k: "union"; options: Node[] }
+    | {
+        k: "union";
+        options: Node[];
+        /**
+         * The first this many options must each be spelled where some value satisfies them, or the union is not
+         * (an untyped schema's own keywords: the other types beside them never stand in for a keyword the grammar
+         * could not spell). Default: 0.
+         */
+        essential?: number;
+      }
     | { k: "ref"; target: Node | undefined }
   );
 

@@ -92,7 +92,8 @@ describe("valid instances the shared split rejected (issue 31)", () => {
 //   avoid the patterns by a first character or by a character a pattern anchored at both ends never spells, and
 //   take additionalProperties alone (under both splits: the worst-case one counts the key's characters);
 // - nested allOf parts were merged after their later siblings, so members came in an order no reader expects
-//   (Github_hard---o67450, o90832): a part's own allOf is merged where the part stands.
+//   (Github_hard---o67450, o90832): a part's own allOf is merged where the part stands, and a union part is
+//   distributed over the parts after it (its members come where it stands).
 const rules = Object.fromEntries(Array.from({ length: 160 }, (_, i) => [`rule-${i}`, "error"]));
 const fullRun: [string, JsonSchema, unknown[], unknown[]][] = [
   [
@@ -126,6 +127,18 @@ const fullRun: [string, JsonSchema, unknown[], unknown[]][] = [
     [{ a: 1 }, { c: 3 }],
   ],
   [
+    "an allOf whose first part is a union keeps the union's members before the later parts' (Github_trivial---o64859, Github_medium---o60846)",
+    { allOf: [{ oneOf: [{ properties: { state: { const: "stopped" } }, required: ["state"] }, { properties: { current: { type: "number" }, state: { const: "running" } }, required: ["state"] }], type: "object" }, { properties: { builder: { type: "object" }, id: { type: "number" } }, required: ["builder", "id"], type: "object" }], type: "object" },
+    [{ current: 50, state: "running", builder: {}, id: 1 }, { state: "stopped", builder: { name: "b" }, id: 2 }],
+    [{ state: "running", builder: {} }, { state: "paused", builder: {}, id: 1 }, { current: "50", state: "running", builder: {}, id: 1 }],
+  ],
+  [
+    "a non-empty object whose members are all pattern keys (Github_trivial---o88608 was unsatisfiable_schema: the least cost left them out)",
+    { minProperties: 1, patternProperties: { "^[a-z]{2}(-[A-Z]{2})?$": { type: "string", minLength: 1 } }, additionalProperties: false },
+    [{ "en-US": "Hello", fr: "Bonjour" }, "not an object", 3],
+    [{}, { "en-US": "" }, { "en-us": "x" }],
+  ],
+  [
     "160 extra members",
     { type: "object", additionalProperties: { enum: ["off", "warn", "error"] } },
     [rules, { a: "off" }],
@@ -135,6 +148,15 @@ const fullRun: [string, JsonSchema, unknown[], unknown[]][] = [
 
 describe("valid instances the full MaskBench run found rejected (issue 31)", () => {
   itJudgesAsAjv(fullRun);
+
+  it("an untyped schema whose own keywords the budget cannot spell is refused, never left to the other types", () => {
+    const schema: JsonSchema = { properties: { a: { type: "string", minLength: 300 } }, required: ["a"] };
+    const r = compileSchema(schema, { maxTokens: 256, budgetSplit: "shared" });
+    expect(r.ok ? "compiled" : r.error.code).toBe("budget_too_small");
+    // A keyword part no value satisfies is left out: the other types are exactly what the schema admits.
+    const never = compileSchema({ minimum: 5, maximum: 1 }, { maxTokens: 256, budgetSplit: "shared" });
+    expect(never.ok).toBe(true);
+  });
 
   it("under the worst-case split too, extra keys avoid the patterns within their 24 characters", async () => {
     const schema: JsonSchema = { type: "object", patternProperties: { "^[a-z0-9]+$": { type: "integer" }, "^/": { type: "string" } }, additionalProperties: { type: "boolean" } };
