@@ -38,11 +38,13 @@ export interface KeyAvoid {
   first: readonly CodeRange[];
   /** An extra key holds at least one character outside these (absent: no such need). */
   leave?: readonly CodeRange[];
+  /** Keys an extra key is never, as it is never a listed name (patterns of one key: `^billing_id$`). */
+  words?: readonly string[];
 }
 
 /** Whether extra keys must avoid something (else they may match any pattern, or there is none). */
 export function avoidsAny(avoid: KeyAvoid | undefined): boolean {
-  return avoid !== undefined && (avoid.first.length > 0 || avoid.leave !== undefined);
+  return avoid !== undefined && (avoid.first.length > 0 || avoid.leave !== undefined || (avoid.words?.length ?? 0) > 0);
 }
 
 export interface ExtraKeyOptions {
@@ -73,7 +75,7 @@ export function extraKeyRule(rules: RuleSet, names: readonly string[], o: ExtraK
   const escapes = wide && !names.some((w) => ESCAPED.test(w) && !NEVER_SPELLED.test(w));
   const inSet = (set: readonly CodeRange[], cp: number) => set.some(([lo, hi]) => cp >= lo && cp <= hi);
   const words = new Map<string, number[]>();
-  for (const name of names) {
+  for (const name of [...names, ...(o.avoid?.words ?? [])]) {
     const cps = [...name].map((c) => c.codePointAt(0)!);
     if (cps.length > 0 && cps.length <= o.most && inSet(first, cps[0]!) && cps.slice(1).every((c) => inSet(chars, c))) words.set(name, cps);
   }

@@ -49,6 +49,11 @@ function literalPrefix(p: string): string {
   return out;
 }
 
+/** The word a pattern of letters, digits, `_` and `-` alone spells (it matches every key holding it). */
+function plainWord(p: string): string | undefined {
+  return /^[A-Za-z0-9_-]+$/.test(p) ? p : undefined;
+}
+
 /** Whether a pattern has a `|` outside a character class (escaped ones are literals). */
 function hasAlternation(p: string): boolean {
   let inClass = false;
@@ -118,6 +123,13 @@ export function planPatterns(patterns: Record<string, unknown>, listedNames: rea
     }
     const overlapping = entries.filter((o) => o !== e && !disjointPatterns(e.pattern, o.pattern)).map((o) => o.schema);
     keyed.push({ pattern: e.pattern, key: { type: "string", pattern: e.pattern }, value: overlapping.length > 0 ? { allOf: [e.schema, ...overlapping] } : e.schema });
+    // A pattern that is a plain word (`hipchat`) also gets that very key, with the schemas of exactly the patterns
+    // that match it: exact where the pattern's other keys (`xhipchat-github`) must satisfy every overlapping one.
+    const word = plainWord(e.pattern);
+    if (word !== undefined && overlapping.length > 0) {
+      const hits = entries.filter((o) => o.re.test(word)).map((o) => o.schema);
+      keyed.push({ pattern: e.pattern, key: { const: word }, value: hits.length > 1 ? { allOf: hits } : hits[0] });
+    }
   }
   const required = (name: string) => {
     const hits = entries.filter((e) => e.re.test(name)).map((e) => e.schema);
@@ -127,16 +139,23 @@ export function planPatterns(patterns: Record<string, unknown>, listedNames: rea
 }
 
 /**
- * How an extra key can match none of these patterns: by its first character (`^/`, `^x-`: every match starts
- * with one of a few characters), or by holding a character a pattern anchored at both ends never spells
- * (`^[a-z0-9]+$`). Undefined when a pattern allows neither, or when no one-character key is left (the extra key
+ * How an extra key can match none of these patterns: by not being the one key a pattern names (`^billing_id$`), by
+ * its first character (`^/`, `^x-`: every match starts with one of a few characters), or by holding a character a
+ * pattern anchored at both ends never spells (`^[a-z0-9]+$`). Undefined when a pattern allows neither, or when no one-character key is left (the extra key
  * is charged one character at least).
  */
 function avoidance(patterns: readonly string[]): KeyAvoid | undefined {
   const first: CodeRange[] = [];
   const leave: CodeRange[] = [];
+  const words: string[] = [];
   let mustLeave = false;
   for (const p of patterns) {
+    // A pattern of one key (`^billing_id$`) is avoided as a listed name is: that key is never spelled.
+    const only = /^\^([A-Za-z0-9_-]+)\$$/.exec(p)?.[1];
+    if (only !== undefined) {
+      words.push(only);
+      continue;
+    }
     const chars = patternAlphabet(p);
     if (chars && intersect(complement(chars), KEY_CHARS).length > 0) {
       leave.push(...chars);
@@ -147,7 +166,7 @@ function avoidance(patterns: readonly string[]): KeyAvoid | undefined {
     if (!starts || intersect(complement(starts.ranges), KEY_CHARS).length === 0) return undefined;
     first.push(...starts.ranges);
   }
-  const avoid: KeyAvoid = { first: normalizeRanges(first), ...(mustLeave ? { leave: normalizeRanges(leave) } : {}) };
+  const avoid: KeyAvoid = { first: normalizeRanges(first), ...(mustLeave ? { leave: normalizeRanges(leave) } : {}), ...(words.length > 0 ? { words } : {}) };
   const oneChar = intersect(complement([...avoid.first, ...(avoid.leave ?? [])]), KEY_CHARS);
   return oneChar.length > 0 ? avoid : undefined;
 }

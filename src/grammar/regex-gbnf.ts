@@ -2,7 +2,7 @@
 // bounded so the content fits a byte budget and the schema's maxLength. Unanchored ends become bounded "any".
 
 import { type CodeRange, charClass, literal, type RuleSet } from "./gbnf.js";
-import { complement, intersect, type ParsedPattern, type Re } from "./regex.js";
+import { complement, intersect, onlySpace, type ParsedPattern, type Re } from "./regex.js";
 import type { Charset } from "./text-chain.js";
 
 /** Largest repetition count the grammar spells (llama.cpp refuses counts of 2000 and more). */
@@ -96,10 +96,18 @@ export interface Caps {
   outer: number;
 }
 
-const capOf = (re: Re & { t: "rep" }, caps: Caps) => (hasRepeat(re.item) ? caps.outer : caps.leaf);
+/**
+ * Most characters a run of whitespace between repeated words gets (`\s+` in `(?:\S+\s+){0,19}`): such runs are a
+ * space or two in real text, and charging them a word's cap left room for five words in 200 characters.
+ */
+const SEPARATOR_CAP = 2;
+
+/** The cap of a repetition; `inner`: it sits inside a repetition of repetitions (a word or its separator). */
+const capOf = (re: Re & { t: "rep" }, caps: Caps, inner: boolean) =>
+  hasRepeat(re.item) ? caps.outer : inner && re.item.t === "set" && onlySpace(re.item.ranges) ? Math.min(caps.leaf, SEPARATOR_CAP) : caps.leaf;
 
 /** Costs with every repetition capped (never below its minimum). */
-function measure(re: Re, cap: Caps | number, charset: Charset): Measure {
+function measure(re: Re, cap: Caps | number, charset: Charset, inner = false): Measure {
   if (typeof cap === "number") cap = { leaf: cap, outer: cap };
   switch (re.t) {
     case "set": {
@@ -109,7 +117,7 @@ function measure(re: Re, cap: Caps | number, charset: Charset): Measure {
     case "seq":
       return re.items.reduce(
         (acc, item) => {
-          const m = measure(item, cap, charset);
+          const m = measure(item, cap, charset, inner);
           return {
             minBytes: acc.minBytes + m.minBytes,
             maxBytes: acc.maxBytes + m.maxBytes,
@@ -120,7 +128,7 @@ function measure(re: Re, cap: Caps | number, charset: Charset): Measure {
         { minBytes: 0, maxBytes: 0, minCps: 0, maxCps: 0 },
       );
     case "alt": {
-      const ms = re.items.map((i) => measure(i, cap, charset));
+      const ms = re.items.map((i) => measure(i, cap, charset, inner));
       return {
         minBytes: Math.min(...ms.map((m) => m.minBytes)),
         maxBytes: Math.max(...ms.map((m) => m.maxBytes)),
@@ -129,8 +137,8 @@ function measure(re: Re, cap: Caps | number, charset: Charset): Measure {
       };
     }
     case "rep": {
-      const m = measure(re.item, cap, charset);
-      const n = capCount(re, capOf(re, cap));
+      const m = measure(re.item, cap, charset, inner || hasRepeat(re.item));
+      const n = capCount(re, capOf(re, cap, inner));
       return { minBytes: re.min * m.minBytes, maxBytes: n * m.maxBytes, minCps: re.min * m.minCps, maxCps: n * m.maxCps };
     }
   }
@@ -146,7 +154,7 @@ interface Max {
  * pattern about a hundred times per budget, and measure itself re-derives every set's bytes and every
  * repetition's kind (a walk of the item) on each call.
  */
-function maxMeasurer(re: Re, charset: Charset): (cap: Caps) => Max {
+function maxMeasurer(re: Re, charset: Charset, inner = false): (cap: Caps) => Max {
   switch (re.t) {
     case "set": {
       const v = { bytes: setBytes(re.ranges, charset)[1], cps: 1 };
@@ -154,7 +162,7 @@ function maxMeasurer(re: Re, charset: Charset): (cap: Caps) => Max {
     }
     case "seq":
     case "alt": {
-      const parts = re.items.map((i) => maxMeasurer(i, charset));
+      const parts = re.items.map((i) => maxMeasurer(i, charset, inner));
       const join = re.t === "seq" ? (a: number, b: number) => a + b : Math.max;
       return (cap) => {
         let bytes = 0;
@@ -168,11 +176,10 @@ function maxMeasurer(re: Re, charset: Charset): (cap: Caps) => Max {
       };
     }
     case "rep": {
-      const item = maxMeasurer(re.item, charset);
-      const outer = hasRepeat(re.item);
+      const item = maxMeasurer(re.item, charset, inner || hasRepeat(re.item));
       return (cap) => {
         const m = item(cap);
-        const n = capCount(re, outer ? cap.outer : cap.leaf);
+        const n = capCount(re, capOf(re, cap, inner));
         return { bytes: n * m.bytes, cps: n * m.cps };
       };
     }
@@ -295,20 +302,20 @@ function outerMax(re: Re): number {
   return Math.max(0, ...re.items.map(outerMax));
 }
 
-function emit(rules: RuleSet, re: Re, cap: Caps, charset: Charset, hint: string): string {
+function emit(rules: RuleSet, re: Re, cap: Caps, charset: Charset, hint: string, inner = false): string {
   switch (re.t) {
     case "set":
       return setExpr(re.ranges, charset);
     case "seq":
-      return re.items.length === 0 ? '""' : re.items.map((i) => emit(rules, i, cap, charset, hint)).join(" ");
+      return re.items.length === 0 ? '""' : re.items.map((i) => emit(rules, i, cap, charset, hint, inner)).join(" ");
     case "alt":
-      return `(${re.items.map((i) => emit(rules, i, cap, charset, hint)).join(" | ")})`;
+      return `(${re.items.map((i) => emit(rules, i, cap, charset, hint, inner)).join(" | ")})`;
     case "rep": {
-      const n = capCount(re, capOf(re, cap));
+      const n = capCount(re, capOf(re, cap, inner));
       if (n === 0) return '""';
       if (n > MAX_REPEAT) throw new Error(`internal: repetition ${n} above ${MAX_REPEAT}`);
-      const inner = emit(rules, re.item, cap, charset, hint);
-      const item = /^\[[^\]]*\]$|^"[^"]*"$/.test(inner) ? inner : rules.add(`${hint}-part`, inner);
+      const body = emit(rules, re.item, cap, charset, hint, inner || hasRepeat(re.item));
+      const item = /^\[[^\]]*\]$|^"[^"]*"$/.test(body) ? body : rules.add(`${hint}-part`, body);
       return re.min === n ? `${item}{${n}}` : `${item}{${re.min},${n}}`;
     }
   }

@@ -47,6 +47,11 @@ const LINE_TERMINATORS: CodeRange[] = [
   [0x2028, 0x2029],
 ];
 
+/** Whether every character of a set is whitespace (`\s`): a separator between words. */
+export function onlySpace(ranges: readonly CodeRange[]): boolean {
+  return ranges.length > 0 && intersect(ranges, complement(SPACE)).length === 0;
+}
+
 /** Sorted, merged ranges. */
 export function normalizeRanges(ranges: readonly CodeRange[]): CodeRange[] {
   const sorted = [...ranges].sort((a, b) => a[0] - b[0]);

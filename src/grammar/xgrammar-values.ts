@@ -192,7 +192,7 @@ export class XgValuePrinter {
     const first = avoid ? intersect(KEY_CHARS, complement(avoid.first)) : KEY_CHARS;
     const leave = avoid?.leave;
     const need = leave ? this.keyLeaving(leave) : "";
-    const spellable = names.filter((name) => name !== "" && inRanges(first, name.codePointAt(0)!) && [...name].every((c) => inRanges(KEY_CHARS, c.codePointAt(0)!)));
+    const spellable = [...names, ...(avoid?.words ?? [])].filter((name) => name !== "" && inRanges(first, name.codePointAt(0)!) && [...name].every((c) => inRanges(KEY_CHARS, c.codePointAt(0)!)));
     // `gone`: a character outside `leave` was spelled already (always, when nothing must be left).
     const trie = (prefix: string, gone: boolean): string => {
       const next = new Set<number>();

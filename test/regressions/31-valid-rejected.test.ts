@@ -133,6 +133,37 @@ const fullRun: [string, JsonSchema, unknown[], unknown[]][] = [
     [{ state: "running", builder: {} }, { state: "paused", builder: {}, id: 1 }, { current: "50", state: "running", builder: {}, id: 1 }],
   ],
   [
+    "word-count patterns under maxLength: a run of whitespace is a separator, not a word (Github_hard---o62065, Github_medium---o21115)",
+    {
+      type: "object",
+      properties: {
+        hours: { type: "string", maxLength: 200, minLength: 1, pattern: "^(?:\\S+\\s+){0,19}\\S+$" },
+        transport: { type: "string", maxLength: 500, minLength: 1, pattern: "^(?:\\S+\\s+){0,49}\\S+$" },
+      },
+    },
+    [{ hours: "Monday to Friday, 9am to 5pm" }, { transport: "The lab is near a bus stop and a train station." }, { hours: "Two  spaces" }],
+    [{ hours: "x".repeat(201) }, { hours: " leading" }, { transport: "trailing " }, { hours: "" }],
+  ],
+  [
+    "a plain-word pattern's own key gets only the patterns that match it (Github_hard---o82144: `hipchat` beside `github` and `.*`)",
+    {
+      type: "object",
+      patternProperties: {
+        ".*": { type: "object", properties: { enabled: { type: "boolean" } } },
+        github: { type: "object", properties: { enabled: {}, token: { type: "string" } }, additionalProperties: false },
+        hipchat: { type: "object", properties: { enabled: {}, colors: { type: "object" } }, additionalProperties: false },
+      },
+    },
+    [{ hipchat: { enabled: true, colors: {} } }, { github: { token: "t" } }, { other: { enabled: false } }],
+    [{ hipchat: { token: "t" } }, { hipchat: { enabled: 1 } }, { github: { colors: {} } }],
+  ],
+  [
+    "patterns of one key are avoided as listed names are (strmprivacy DataConnector: `^billing_id$`, `^project_id$`)",
+    { type: "object", properties: { billingId: { type: "string" } }, patternProperties: { "^billing_id$": { type: "string" }, "^project_id$": { type: "string" } }, additionalProperties: { type: "integer" } },
+    [{ billingId: "b", id: 3 }, { billing_id: "s", project_id: "p", billing_id_x: 1 }, { d: 1 }],
+    [{ billing_id: 3 }, { id: "x" }, { project_id: 1 }],
+  ],
+  [
     "a non-empty object whose members are all pattern keys (Github_trivial---o88608 was unsatisfiable_schema: the least cost left them out)",
     { minProperties: 1, patternProperties: { "^[a-z]{2}(-[A-Z]{2})?$": { type: "string", minLength: 1 } }, additionalProperties: false },
     [{ "en-US": "Hello", fr: "Bonjour" }, "not an object", 3],
