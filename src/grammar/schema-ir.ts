@@ -23,7 +23,7 @@ import { avoidsAny, type KeyAvoid } from "./extra-key.js";
 import { planPatterns } from "./pattern-properties.js";
 import { expandDependencies, hasDependencies } from "./dependencies.js";
 import { applyNot, ifThenElse } from "./not.js";
-import { type Body, disjoint, type Node, type Prop, typeAccepts, valueKey } from "./schema-nodes.js";
+import { type Body, deref, disjoint, type Node, type Prop, typeAccepts, valueKey } from "./schema-nodes.js";
 import { SCHEMA_LIMITS, tooLarge } from "./limits.js";
 
 export { deref, disjoint, type Kind, type Node, type Prop } from "./schema-nodes.js";
@@ -344,8 +344,26 @@ class Lowerer {
       if (!r.ok) return r;
       options.push(r.value);
     }
-    if (key === "oneOf" && options.length > 1) this.oneOfs.push({ path, options });
-    return ok(options.length === 1 ? options[0]! : this.node(path, hint, { k: "union", options }));
+    const exclusive = key === "oneOf" && options.length > 1 ? this.withoutSharedKinds(options) : options;
+    if (key === "oneOf" && options.length > 1) this.oneOfs.push({ path, options: exclusive });
+    return ok(exclusive.length === 1 ? exclusive[0]! : this.node(path, hint, { k: "union", options: exclusive }));
+  }
+
+  /**
+   * oneOf options that are untyped schemas (see lower: their keywords' types, then every other type whole) without
+   * the whole types two of them hold: a value of such a type matches both, so oneOf admits none of it. Exact, and
+   * what lets `oneOf: [{properties: …, required: ["a"]}, {properties: …, required: ["b"]}]` be told apart.
+   */
+  private withoutSharedKinds(options: readonly Node[]): Node[] {
+    const fillers = (n: Node) => (n.k === "union" && n.essential !== undefined ? n.options.slice(n.essential) : []);
+    const count = new Map<string, number>();
+    for (const o of options) for (const f of fillers(deref(o))) count.set(f.k, (count.get(f.k) ?? 0) + 1);
+    return options.map((option) => {
+      const o = deref(option);
+      if (o.k !== "union" || o.essential === undefined || !fillers(o).some((f) => count.get(f.k)! > 1)) return option;
+      const kept = [...o.options.slice(0, o.essential), ...fillers(o).filter((f) => count.get(f.k)! === 1)];
+      return this.node(o.path, o.hint, { k: "union", options: kept, essential: o.essential });
+    });
   }
 
   private lowerTyped(s: JsonSchema, type: string | undefined, path: string, hint: string, depth: number): Result<Node> {

@@ -103,6 +103,12 @@ const fullRun: [string, JsonSchema, unknown[], unknown[]][] = [
     [{ e: { a: 1 } }, { f: "not a date" }, { f: "2024-01-021" }],
   ],
   [
+    "a oneOf of untyped objects: a value of another type matches every option, so oneOf admits none (Github_trivial---o51159 stays compiled)",
+    { type: "object", properties: { card: { oneOf: [{ additionalProperties: false, properties: { provider: { enum: ["mc"] } }, required: ["provider"] }, { additionalProperties: false, properties: { provider: { enum: ["visa"] }, code: { type: "integer" } }, required: ["provider", "code"] }] } } },
+    [{ card: { provider: "mc" } }, { card: { provider: "visa", code: 1 } }],
+    [{ card: "x" }, { card: 3 }, { card: { provider: "visa" } }, { card: { provider: "mc", code: 1 } }],
+  ],
+  [
     "extra keys with non-ASCII characters and escapes",
     { type: "object", properties: { rum: { type: "string" } }, additionalProperties: { type: "string" } },
     [{ "orange curaçao": "0.5 oz" }, { 'say "hi"': "x", "back\\slash": "y", "tab\tkey": "z" }, { "日本": "x", "🍹": "y" }, { rum: "1 oz", "rum ": "2" }],
