@@ -119,12 +119,15 @@ function workspace(format: ToolCallFormat, split: BudgetSplit) {
 /** Refuse names and literals that would spell a tag of the format (the parser would cut the call there). */
 function checkTags(root: Node, words: readonly string[], xmlParams: boolean): QtcError | undefined {
   const hasTag = (s: string) => words.some((w) => s.includes(w));
-  const seen = new Set<number>();
+  // Each node once at the top and once below it: a union that is its own option (`anyOf: [{$ref: "#"}, …]`) stays
+  // at the top, and recursed there without end.
+  const seen = new Set<string>();
   const deepStrings = (v: unknown): string[] =>
     typeof v === "string" ? [v] : Array.isArray(v) ? v.flatMap(deepStrings) : v && typeof v === "object" ? Object.entries(v).flatMap(([k, x]) => [k, ...deepStrings(x)]) : [];
   const visit = (n: Node, top: boolean): QtcError | undefined => {
-    if (seen.has(n.id) && !top) return undefined;
-    seen.add(n.id);
+    const key = `${n.id}:${top}`;
+    if (seen.has(key)) return undefined;
+    seen.add(key);
     switch (n.k) {
       case "ref":
         return visit(n.target!, top);
@@ -164,34 +167,39 @@ function checkTags(root: Node, words: readonly string[], xmlParams: boolean): Qt
   return visit(root, true);
 }
 
+/**
+ * The part of a node that `part` keeps of each non-union node it stands for, through unions (kept options in
+ * order, the essential ones still first). A union met again inside itself adds nothing (`anyOf: [{$ref: "#"}, …]`
+ * recursed without end). Undefined when nothing is kept.
+ */
+function partOf(n: Node, ids: { next: number }, part: (d: Node, n: Node) => Node | undefined, seen = new Set<number>()): Node | undefined {
+  const d = deref(n);
+  if (d.k !== "union") return part(d, n);
+  if (seen.has(d.id)) return undefined;
+  seen.add(d.id);
+  const kept = d.options.map((o) => partOf(o, ids, part, seen));
+  seen.delete(d.id);
+  const options = kept.filter((o): o is Node => o !== undefined);
+  if (options.length === 0) return undefined;
+  const essential = d.essential === undefined ? {} : { essential: kept.slice(0, d.essential).filter((o) => o !== undefined).length };
+  return { ...d, id: ids.next++, options, ...essential };
+}
+
+/** A literal's values that `keep` admits (the node itself when all are); undefined when none is. */
+function literalPart(d: Node & { k: "literal" }, n: Node, keep: (v: unknown) => boolean, ids: { next: number }): Node | undefined {
+  const values = d.values.filter(keep);
+  return values.length === 0 ? undefined : values.length === d.values.length ? n : { ...d, id: ids.next++, values };
+}
+
 /** The object-valued part of a node (arguments must be an object); undefined when it has none. */
 export function objectsOnly(n: Node, ids: { next: number }): Node | undefined {
-  const d = deref(n);
-  if (d.k === "object") return n;
-  if (d.k === "literal") {
-    const values = d.values.filter((v) => v !== null && typeof v === "object" && !Array.isArray(v));
-    return values.length === 0 ? undefined : values.length === d.values.length ? n : { ...d, id: ids.next++, values };
-  }
-  if (d.k === "union") {
-    const options = d.options.map((o) => objectsOnly(o, ids)).filter((o): o is Node => o !== undefined);
-    return options.length === 0 ? undefined : { ...d, id: ids.next++, options };
-  }
-  return undefined;
+  const isObject = (v: unknown) => v !== null && typeof v === "object" && !Array.isArray(v);
+  return partOf(n, ids, (d, node) => (d.k === "object" ? node : d.k === "literal" ? literalPart(d, node, isObject, ids) : undefined));
 }
 
 /** The string-valued part of a node; undefined when it has none. */
 function stringsOnly(n: Node, ids: { next: number }): Node | undefined {
-  const d = deref(n);
-  if (d.k === "string") return n;
-  if (d.k === "literal") {
-    const values = d.values.filter((v) => typeof v === "string");
-    return values.length === 0 ? undefined : values.length === d.values.length ? n : { ...d, id: ids.next++, values };
-  }
-  if (d.k === "union") {
-    const options = d.options.map((o) => stringsOnly(o, ids)).filter((o): o is Node => o !== undefined);
-    return options.length === 0 ? undefined : { ...d, id: ids.next++, options };
-  }
-  return undefined;
+  return partOf(n, ids, (d, node) => (d.k === "string" ? node : d.k === "literal" ? literalPart(d, node, (v) => typeof v === "string", ids) : undefined));
 }
 
 /**
@@ -204,21 +212,18 @@ export function xmlTyped(args: Node, schema: JsonSchema, ids: { next: number }):
     const t = typesOf(schema, info.properties.get(name) ?? info.extraSchema);
     return t !== "any" && t.has("string");
   };
-  const d = deref(args);
-  if (d.k === "union") {
-    const options = d.options.map((o) => xmlTyped(o, schema, ids)).filter((o): o is Node => o !== undefined);
-    return options.length === 0 ? undefined : { ...d, id: ids.next++, options };
-  }
-  if (d.k !== "object") return args;
-  const props = [];
-  for (const p of d.props) {
-    const node = rawString(p.name) ? stringsOnly(p.node, ids) : p.node;
-    if (node) props.push(node === p.node ? p : { ...p, node });
-    else if (p.required) return undefined;
-  }
-  const extraTypes = d.extra ? typesOf(schema, info.extraSchema) : "any";
-  const extra = d.extra && extraTypes !== "any" && extraTypes.has("string") ? (stringsOnly(d.extra, ids) ?? null) : d.extra;
-  return { ...d, id: ids.next++, props, extra };
+  return partOf(args, ids, (d, node) => {
+    if (d.k !== "object") return node;
+    const props = [];
+    for (const p of d.props) {
+      const value = rawString(p.name) ? stringsOnly(p.node, ids) : p.node;
+      if (value) props.push(value === p.node ? p : { ...p, node: value });
+      else if (p.required) return undefined;
+    }
+    const extraTypes = d.extra ? typesOf(schema, info.extraSchema) : "any";
+    const extra = d.extra && extraTypes !== "any" && extraTypes.has("string") ? (stringsOnly(d.extra, ids) ?? null) : d.extra;
+    return { ...d, id: ids.next++, props, extra };
+  });
 }
 
 function toolError(tool: string, e: QtcError): QtcError {
