@@ -102,9 +102,12 @@ export interface Caps {
  */
 const SEPARATOR_CAP = 2;
 
-/** The cap of a repetition; `inner`: it sits inside a repetition of repetitions (a word or its separator). */
-const capOf = (re: Re & { t: "rep" }, caps: Caps, inner: boolean) =>
-  hasRepeat(re.item) ? caps.outer : inner && re.item.t === "set" && onlySpace(re.item.ranges) ? Math.min(caps.leaf, SEPARATOR_CAP) : caps.leaf;
+/** Whether a repetition is a separator: a run of whitespace inside a repetition of repetitions (`inner`). */
+const isSeparator = (re: Re & { t: "rep" }, inner: boolean) => inner && re.item.t === "set" && onlySpace(re.item.ranges);
+
+/** The cap of a repetition (`separator`: see isSeparator, worked out once per pattern where it is measured often). */
+const capOf = (re: Re & { t: "rep" }, caps: Caps, separator: boolean) =>
+  hasRepeat(re.item) ? caps.outer : separator ? Math.min(caps.leaf, SEPARATOR_CAP) : caps.leaf;
 
 /** Costs with every repetition capped (never below its minimum). */
 function measure(re: Re, cap: Caps | number, charset: Charset, inner = false): Measure {
@@ -138,7 +141,7 @@ function measure(re: Re, cap: Caps | number, charset: Charset, inner = false): M
     }
     case "rep": {
       const m = measure(re.item, cap, charset, inner || hasRepeat(re.item));
-      const n = capCount(re, capOf(re, cap, inner));
+      const n = capCount(re, capOf(re, cap, isSeparator(re, inner)));
       return { minBytes: re.min * m.minBytes, maxBytes: n * m.maxBytes, minCps: re.min * m.minCps, maxCps: n * m.maxCps };
     }
   }
@@ -177,9 +180,10 @@ function maxMeasurer(re: Re, charset: Charset, inner = false): (cap: Caps) => Ma
     }
     case "rep": {
       const item = maxMeasurer(re.item, charset, inner || hasRepeat(re.item));
+      const separator = isSeparator(re, inner);
       return (cap) => {
         const m = item(cap);
-        const n = capCount(re, capOf(re, cap, inner));
+        const n = capCount(re, capOf(re, cap, separator));
         return { bytes: n * m.bytes, cps: n * m.cps };
       };
     }
@@ -311,7 +315,7 @@ function emit(rules: RuleSet, re: Re, cap: Caps, charset: Charset, hint: string,
     case "alt":
       return `(${re.items.map((i) => emit(rules, i, cap, charset, hint, inner)).join(" | ")})`;
     case "rep": {
-      const n = capCount(re, capOf(re, cap, inner));
+      const n = capCount(re, capOf(re, cap, isSeparator(re, inner)));
       if (n === 0) return '""';
       if (n > MAX_REPEAT) throw new Error(`internal: repetition ${n} above ${MAX_REPEAT}`);
       const body = emit(rules, re.item, cap, charset, hint, inner || hasRepeat(re.item));
