@@ -84,7 +84,7 @@ export function extraKeyRule(rules: RuleSet, names: readonly string[], o: ExtraK
   const rest = (left: number) => (left === Infinity ? `${char}*` : left <= 0 ? "" : `${char}{0,${left}}`);
   const need = leave ? leavingTail(rules, prefix, chars, leave) : undefined;
   // A node with no way on (a listed name as long as the longest extra key) is left out, never written as an
-  // empty rule (llama.cpp refuses one). `left`: whether a character outside `leave` was spelled already.
+  // empty rule (llama.cpp refuses one). `gone`: whether a character outside `leave` was spelled already.
   const node = (at: readonly number[], gone: boolean): string | undefined => {
     const children = new Set<number>();
     for (const cps of words.values()) if (cps.length > at.length && at.every((c, i) => cps[i] === c)) children.add(cps[at.length]!);
@@ -118,10 +118,13 @@ export function extraKeyRule(rules: RuleSet, names: readonly string[], o: ExtraK
  */
 function leavingTail(rules: RuleSet, prefix: string, chars: readonly CodeRange[], leave: readonly CodeRange[]): (left: number) => string | undefined {
   const inside = intersectRanges(chars, leave);
-  const outside = charClass(rangesMinus(chars, leave));
+  const leaving = rangesMinus(chars, leave);
+  const outside = charClass(leaving);
   const any = charClass(chars);
   const made = new Map<number, string | undefined>();
   const tail = (left: number): string | undefined => {
+    // No character of the key's set is outside `leave` (a `^\w+$` pattern beside qwen3coder parameter names).
+    if (leaving.length === 0) return undefined;
     if (made.has(left)) return made.get(left);
     let name: string | undefined;
     if (left === Infinity) {
