@@ -2,6 +2,7 @@
 // listed names: a trie over those names, one rule per proper prefix.
 
 import { type CodeRange, charClass, literal, type RuleSet } from "./gbnf.js";
+import { complement, intersect } from "./regex.js";
 
 /** Characters of an extra JSON key in the narrow set: printable ASCII but `"`, `<` and `\\`. */
 export const KEY_CHARS: readonly CodeRange[] = [
@@ -69,7 +70,7 @@ export interface ExtraKeyOptions {
 export function extraKeyRule(rules: RuleSet, names: readonly string[], o: ExtraKeyOptions): string | undefined {
   const wide = o.kind === "json" && o.wide && o.most === Infinity && !o.avoid;
   const chars = o.kind === "name" ? NAME_NEXT : wide ? [...KEY_CHARS, ...NON_ASCII] : KEY_CHARS;
-  const first = rangesMinus(o.kind === "name" ? NAME_FIRST : chars, o.avoid?.first ?? []);
+  const first = intersect(o.kind === "name" ? NAME_FIRST : chars, complement(o.avoid?.first ?? []));
   const leave = o.avoid?.leave;
   // Escapes are spelled only where no listed name needs one, so no extra key can spell a listed name.
   const escapes = wide && !names.some((w) => ESCAPED.test(w) && !NEVER_SPELLED.test(w));
@@ -97,9 +98,9 @@ export function extraKeyRule(rules: RuleSet, names: readonly string[], o: ExtraK
     }
     if (at.length < o.most) {
       const left = o.most - at.length - 1;
-      const open = rangesMinus(at.length === 0 ? first : chars, [...children].map((c) => [c, c] as const));
-      const inLeave = gone || !leave ? [] : intersectRanges(open, leave);
-      const outside = gone || !leave ? open : rangesMinus(open, leave);
+      const open = intersect(at.length === 0 ? first : chars, complement([...children].map((c) => [c, c] as const)));
+      const inLeave = gone || !leave ? [] : intersect(open, leave);
+      const outside = gone || !leave ? open : intersect(open, complement(leave));
       if (outside.length > 0) alts.push(`${charClass(outside)} ${rest(left)}`.trim());
       const needing = inLeave.length > 0 ? need!(left) : undefined;
       if (needing) alts.push(`${charClass(inLeave)} ${needing}`);
@@ -117,8 +118,8 @@ export function extraKeyRule(rules: RuleSet, names: readonly string[], o: ExtraK
  * unbounded); undefined when none is left to spell it.
  */
 function leavingTail(rules: RuleSet, prefix: string, chars: readonly CodeRange[], leave: readonly CodeRange[]): (left: number) => string | undefined {
-  const inside = intersectRanges(chars, leave);
-  const leaving = rangesMinus(chars, leave);
+  const inside = intersect(chars, leave);
+  const leaving = intersect(chars, complement(leave));
   const outside = charClass(leaving);
   const any = charClass(chars);
   const made = new Map<number, string | undefined>();
@@ -139,25 +140,4 @@ function leavingTail(rules: RuleSet, prefix: string, chars: readonly CodeRange[]
     return name;
   };
   return tail;
-}
-
-/** Code points in both range lists. */
-function intersectRanges(a: readonly CodeRange[], b: readonly CodeRange[]): CodeRange[] {
-  return rangesMinus(a, rangesMinus([[0, 0x10ffff]], b));
-}
-
-/** The ranges without the code points of `remove` (each range split where it must, in the order given). */
-function rangesMinus(ranges: readonly CodeRange[], remove: readonly CodeRange[]): CodeRange[] {
-  const cut = [...remove].sort((a, b) => a[0] - b[0]);
-  const out: CodeRange[] = [];
-  for (const [lo, hi] of ranges) {
-    let from = lo;
-    for (const [clo, chi] of cut) {
-      if (chi < from || clo > hi) continue;
-      if (clo > from) out.push([from, clo - 1]);
-      from = Math.max(from, chi + 1);
-    }
-    if (from <= hi) out.push([from, hi]);
-  }
-  return out;
 }

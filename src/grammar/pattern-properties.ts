@@ -113,6 +113,8 @@ export function planPatterns(patterns: Record<string, unknown>, listedNames: rea
   const spelled = avoid
     ? (anyUniversal ? { allOf: universal } : open ? (extra ?? true) : undefined)
     : anyUniversal ? { allOf: all } : open ? { allOf: [extra ?? true, ...all] } : undefined;
+  /** The schemas of every pattern a key matches, in the order they are listed. */
+  const schemasMatching = (name: string) => entries.filter((e) => e.re.test(name)).map((e) => e.schema);
   const keyed: PatternPlan["keyed"] = [];
   for (const e of entries) {
     if (e.universal) continue;
@@ -127,12 +129,12 @@ export function planPatterns(patterns: Record<string, unknown>, listedNames: rea
     // that match it: exact where the pattern's other keys (`xhipchat-github`) must satisfy every overlapping one.
     const word = plainWord(e.pattern);
     if (word !== undefined && overlapping.length > 0) {
-      const hits = entries.filter((o) => o.re.test(word)).map((o) => o.schema);
+      const hits = schemasMatching(word);
       keyed.push({ pattern: e.pattern, key: { const: word }, value: hits.length > 1 ? { allOf: hits } : hits[0] });
     }
   }
   const required = (name: string) => {
-    const hits = entries.filter((e) => e.re.test(name)).map((e) => e.schema);
+    const hits = schemasMatching(name);
     return hits.length > 0 ? { allOf: hits } : open ? (extra ?? true) : false;
   };
   return { listed, keyed, spelled, avoid: avoid ?? { first: [] }, required };
