@@ -19,8 +19,8 @@ export interface GapBracket {
 }
 
 /**
- * Why a real pair disagrees with the rule: `lossy` (its text holds U+FFFD: a token that is not whole UTF-8,
- * decoded with loss, so its bytes are unknown), `byte` (a one-byte text not at its byte's id), `not_a_token` (no
+ * Why a real pair disagrees with the rule: `lossy` (no merge makes its text, which holds U+FFFD: likely a token
+ * that is not whole UTF-8, decoded with loss), `byte` (a one-byte text not at its byte's id), `not_a_token` (no
  * merge makes that text), `out_of_range` (its id would need fewer than 0 or more than all gaps before it),
  * `conflict` (it contradicts the order the other pairs agree on).
  */
@@ -80,10 +80,6 @@ export function placeGaps(merges: readonly string[], pairs: readonly RealPair[],
   const mismatches: PairMismatch[] = [];
   const points: Point[] = [];
   for (const pair of pairs) {
-    if (pair.text.includes("\uFFFD")) {
-      mismatches.push({ ...pair, reason: "lossy" });
-      continue;
-    }
     const spelling = toByteLevel(pair.text, symbols);
     const bytes = Buffer.from(pair.text, "utf8");
     if (bytes.length === 1) {
@@ -91,7 +87,7 @@ export function placeGaps(merges: readonly string[], pairs: readonly RealPair[],
       continue;
     }
     const rank = rankOf.get(spelling);
-    if (rank === undefined) mismatches.push({ ...pair, reason: "not_a_token" });
+    if (rank === undefined) mismatches.push({ ...pair, reason: pair.text.includes("\uFFFD") ? "lossy" : "not_a_token" });
     else {
       const shift = pair.id - 256 - rank;
       if (shift < 0 || shift > totalGaps) mismatches.push({ ...pair, reason: "out_of_range", rank: 256 + rank });
