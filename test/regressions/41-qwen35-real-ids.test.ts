@@ -51,5 +51,4 @@ describe.skipIf(bpe === null)(`the Qwen3.5 stand-in tokenizes at real Qwen3.5 id
     expect(model.tokenize(text)).toEqual([id]);
     expect(model.detokenize([id as never])).toBe(text);
   });
-
 });
