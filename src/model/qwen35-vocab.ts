@@ -43,13 +43,21 @@ export async function readQwen35Bpe(dir: string = qwen35DataDir()): Promise<Qwen
 /** The Qwen3.5 vocabulary (see the file comment), with `ids` saying which BPE it carries. */
 export async function readQwen35Vocab(dir: string = qwen35DataDir()): Promise<Qwen3Vocab & { ids: Qwen35Ids }> {
   const [qwen3, chatTemplate, bpe] = await Promise.all([readQwen3Vocab(), readQwen35ChatTemplate(), readQwen35Bpe(dir)]);
+  return qwen35Vocab(qwen3, chatTemplate, bpe && { merges: bpe.merges, gaps: bpe.placement.gaps });
+}
+
+/**
+ * Qwen3.5's layout over a BPE: `bpe`'s merges by the rank rule with its gaps (real ids), or, when null, Qwen3's
+ * BPE tokens at their Qwen3 ids (approximate ids); then Qwen3's added tokens at Qwen3.5's ids.
+ */
+export function qwen35Vocab(qwen3: Qwen3Vocab, chatTemplate: string, bpe: { merges: string[]; gaps: readonly number[] } | null): Qwen3Vocab & { ids: Qwen35Ids } {
   const firstAdded = QWEN3_TOKENS.endOfText.token;
   const tokens = new Array<string>(QWEN35_VOCAB_SIZE);
   const tokenTypes = new Array<number>(QWEN35_VOCAB_SIZE).fill(TOKEN_TYPE.UNUSED);
   for (let id = 0; id < QWEN35_VOCAB_SIZE; id++) tokens[id] = `[PAD${id}]`;
   if (bpe !== null) {
-    const gaps = new Set(bpe.placement.gaps);
-    tokensFromMerges(bpe.merges, bpe.placement.gaps, QWEN35_ADDED_FIRST).forEach((text, id) => {
+    const gaps = new Set(bpe.gaps);
+    tokensFromMerges(bpe.merges, bpe.gaps, QWEN35_ADDED_FIRST).forEach((text, id) => {
       tokens[id] = text;
       if (!gaps.has(id)) tokenTypes[id] = TOKEN_TYPE.NORMAL;
     });

@@ -59,6 +59,11 @@ export interface SyntheticModelOptions {
   /** The tokenizer and chat template it carries. Default: "qwen3". */
   vocabulary?: VocabularyName;
   /**
+   * The tokenizer itself, in place of the one `vocabulary` names (which still names the file's vocabulary): tests
+   * give a Qwen3.5 layout built from other merges. Default: the one `vocabulary` names.
+   */
+  tokenizer?: Qwen3Vocab & { ids?: Qwen35Ids };
+  /**
    * A scripted stand-in instead of random weights: token ids `[t0, t1, …, tn]` such that after any token not in
    * the list the model's top choice is t0, after t(i) it is t(i+1), and after tn every token is equally likely.
    * The layers add nothing (their output matrices are zero) and the LM head is its own tensor; tests use it to
@@ -128,7 +133,7 @@ export async function writeSyntheticModel(opts: SyntheticModelOptions): Promise<
   const readVocabulary = Object.hasOwn(READ_VOCABULARY, vocabulary) ? READ_VOCABULARY[vocabulary] : undefined;
   if (readVocabulary === undefined) fail("invalid_option", `unknown vocabulary "${String(vocabulary)}": use ${VOCABULARIES.join(" or ")}`);
   const started = performance.now();
-  const vocab = await readVocabulary();
+  const vocab = opts.tokenizer ?? (await readVocabulary());
   const tensors = qwen3Tensors(shape, vocab.tokens.length, GGML_TYPE_OF_DTYPE[dtype]);
   const script = opts.script === undefined ? undefined : checkedScript(opts.script, vocab.tokens.length, shape.hidden);
   if (opts.untiedOutput || script) tensors.push({ ...tensors[0]!, name: "output.weight" });
