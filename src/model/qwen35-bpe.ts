@@ -95,16 +95,14 @@ export function placeGaps(merges: readonly string[], pairs: readonly RealPair[],
     }
   }
   points.sort((a, b) => a.rank - b.rank || a.pair.id - b.pair.id);
-  // One text at two ids: neither can be trusted (the same pair given twice is one pair).
-  const twice = new Set(points.filter((p, i) => [points[i - 1], points[i + 1]].some((q) => q?.rank === p.rank && q.pair.id !== p.pair.id)));
-  const kept = longestOrderedRun(points.filter((p, i) => !twice.has(p) && !(points[i - 1]?.rank === p.rank && points[i - 1]?.pair.id === p.pair.id)));
-  points.forEach((p, i) => {
-    const repeat = points[i - 1]?.rank === p.rank && points[i - 1]?.pair.id === p.pair.id;
-    if (!kept.has(p) && !repeat) mismatches.push({ ...p.pair, reason: "conflict", rank: 256 + p.rank });
-  });
+  // The same pair given twice is one pair; one text at two ids is a conflict for both.
+  const unique = points.filter((p, i) => !(points[i - 1]?.rank === p.rank && points[i - 1]?.pair.id === p.pair.id));
+  const twice = new Set(unique.filter((p, i) => unique[i - 1]?.rank === p.rank || unique[i + 1]?.rank === p.rank));
+  const kept = longestOrderedRun(unique.filter((p) => !twice.has(p)));
+  for (const p of unique) if (!kept.has(p)) mismatches.push({ ...p.pair, reason: "conflict", rank: 256 + p.rank });
   const brackets: GapBracket[] = [];
   let prev = { id: 255, shift: 0 };
-  for (const p of points) {
+  for (const p of unique) {
     if (!kept.has(p)) continue;
     if (p.shift > prev.shift) brackets.push({ after: prev.id, before: p.pair.id, gaps: p.shift - prev.shift });
     prev = { id: p.pair.id, shift: p.shift };

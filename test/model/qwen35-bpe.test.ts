@@ -96,4 +96,16 @@ describe("the rank rule", () => {
       [400, "not_a_token"],
     ]);
   });
+
+  test("the same pair given twice counts once; one text at two ids is a conflict for both", () => {
+    const twice = placeGaps(merges, [{ id: 262, text: "   " }, { id: 262, text: "   " }, { id: 271, text: "\n\n" }], FIRST_ADDED);
+    expect(twice.mismatches).toEqual([]);
+    expect(twice.used).toBe(2);
+    const split = placeGaps(merges, [{ id: 262, text: "   " }, { id: 263, text: "   " }, { id: 271, text: "\n\n" }], FIRST_ADDED + 1);
+    expect(split.mismatches.map((m) => [m.id, m.reason])).toEqual([
+      [262, "conflict"],
+      [263, "conflict"],
+    ]);
+    expect(split.used).toBe(1);
+  });
 });
