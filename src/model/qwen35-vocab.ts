@@ -22,6 +22,12 @@ export async function readQwen35ChatTemplate(): Promise<string> {
   return readFile(QWEN35_TEMPLATE_FILE, "utf8");
 }
 
+/**
+ * Qwen3.5's added tokens after Qwen3's 26, at 248,070-248,076 (its tokenizer's `added_tokens.json`): audio and
+ * speech markers. Only the real-id layout carries them; the approximate one stays as it was (placeholders there).
+ */
+export const QWEN35_MORE_ADDED = ["<|audio_start|>", "<|audio_end|>", "<tts_pad>", "<tts_text_bos>", "<tts_text_eod>", "<tts_text_bos_single>", "<|audio_pad|>"] as const;
+
 /** Where a Qwen3.5 vocabulary's ids come from: Qwen3.5's merges (real) or Qwen3's (approximate). */
 export type Qwen35Ids = "real" | "approximate";
 
@@ -69,6 +75,13 @@ export function qwen35Vocab(qwen3: Qwen3Vocab, chatTemplate: string, bpe: { merg
     tokens[at] = text;
     tokenTypes[at] = type;
   });
+  if (bpe !== null) {
+    const after = QWEN35_TOKENS.thinkClose.token + 1;
+    QWEN35_MORE_ADDED.forEach((text, i) => {
+      tokens[after + i] = text;
+      tokenTypes[after + i] = /^<\|.*\|>$/.test(text) ? TOKEN_TYPE.CONTROL : TOKEN_TYPE.USER_DEFINED;
+    });
+  }
   if (tokens[QWEN35_TOKENS.toolCallOpen.token] !== QWEN35_TOKENS.toolCallOpen.text || tokens[QWEN35_TOKENS.thinkClose.token] !== QWEN35_TOKENS.thinkClose.text) {
     throw new Error("Qwen3.5 vocabulary: the added tokens did not land on Qwen3.5's ids");
   }

@@ -12,7 +12,7 @@ import { QWEN35_ADDED_FIRST, QWEN35_TOKENS } from "../../src/formats/qwen35-toke
 import { createLlama, loadModel } from "../../src/model/load.js";
 import { TOKEN_TYPE, readQwen3Vocab } from "../../src/model/qwen3-vocab.js";
 import { gapToken } from "../../src/model/qwen35-bpe.js";
-import { qwen35Vocab, readQwen35ChatTemplate } from "../../src/model/qwen35-vocab.js";
+import { QWEN35_MORE_ADDED, qwen35Vocab, readQwen35ChatTemplate } from "../../src/model/qwen35-vocab.js";
 import { readSyntheticInfo, writeSyntheticModel } from "../../src/model/synthetic.js";
 import { tinyQwen35ModelPath } from "../helpers/models.js";
 
@@ -43,6 +43,11 @@ describe("qwen35Vocab over merges with gaps", () => {
     expect(vocab.tokenTypes[moved(119999)]).toBe(TOKEN_TYPE.NORMAL);
     expect(vocab.tokens[QWEN35_TOKENS.toolCallOpen.token]).toBe("<tool_call>");
     expect(vocab.tokens[QWEN35_TOKENS.imEnd.token]).toBe("<|im_end|>");
+    // Qwen3.5's seven added tokens after Qwen3's 26: 248,070 on.
+    expect(vocab.tokens.slice(248070, 248077)).toEqual([...QWEN35_MORE_ADDED]);
+    expect(vocab.tokenTypes[248070]).toBe(TOKEN_TYPE.CONTROL);
+    expect(vocab.tokenTypes[248072]).toBe(TOKEN_TYPE.USER_DEFINED);
+    expect(vocab.tokens[248077]).toBe("[PAD248077]");
   });
 });
 
@@ -65,6 +70,11 @@ describe("written as a GGUF and loaded by llama.cpp", () => {
     await approximate?.dispose();
     await llama?.dispose();
     await rm(dir, { recursive: true, force: true });
+  });
+
+  test("the added tokens after Qwen3's are single tokens where the template's text holds them", () => {
+    expect(rebuilt.tokenize("<|audio_start|>", true)).toEqual([248070]);
+    expect(rebuilt.tokenize("<tts_pad>", true)).toEqual([248072]);
   });
 
   test.each(TEXTS)("%j: the same tokens, at the ids the gaps move them to", (text) => {
