@@ -132,6 +132,7 @@ class StreamParser implements Parser, ScanSink {
     if (verdict.ok) {
       this.diagnostics.accepted++;
       this.diagnostics.emitted++;
+      for (const d of verdict.call.diagnostics ?? []) this.note(`${verdict.call.name} call (${d.code}): ${d.message}`);
       this.calls.push(verdict.call);
       this.events.push({ type: "call", call: verdict.call });
     } else {
