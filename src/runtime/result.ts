@@ -6,6 +6,8 @@ import type { FormatId } from "../formats/types.js";
 import type { ParseResult, ToolCall } from "../parse/types.js";
 import type { ValueValidator } from "../tools/validators.js";
 import type { ConstraintReport } from "../grammar/constraint-report.js";
+import type { TextConstraint } from "../grammar/answer-constraint.js";
+import { judgeText } from "./answer-request.js";
 import type { AnswerCheck, FinishReason, GenerateResult, GenerationMode, GrammarUse } from "./types.js";
 
 /** A finished turn, with views in the shapes OpenAI and Anthropic clients consume. */
@@ -57,8 +59,8 @@ export interface ResultParts {
   raw: string;
   mode: GenerationMode;
   format: FormatId;
-  /** The response schema's validator, when the request has one. */
-  judgeAnswer?: ValueValidator;
+  /** The response schema's validator or the answer constraint, when the request has one. */
+  judgeAnswer?: AnswerJudge;
   /**
    * Whether qtc's own grammar constrained the turn (mode "constrained" and qtc's runtime), so a rejected output is
    * a bug of qtc's and noted as one. Default: true in constrained mode.
@@ -66,21 +68,25 @@ export interface ResultParts {
   qtcGrammar?: boolean;
 }
 
-/** The content judged as the JSON answer (undefined when the turn answered with calls). */
-function checkAnswer(parsed: ParseResult, truncated: boolean, judge: NonNullable<ResultParts["judgeAnswer"]>): AnswerCheck | undefined {
+/** What judges a text answer: a response schema's validator (JSON) or a regex, choice or grammar constraint. */
+export type AnswerJudge = ValueValidator | TextConstraint;
+
+/** The content judged as the answer (undefined when the turn answered with calls). */
+function checkAnswer(parsed: ParseResult, truncated: boolean, judge: AnswerJudge): AnswerCheck | undefined {
   if (parsed.calls.length > 0 || parsed.errors.length > 0) return undefined;
+  if (typeof judge !== "function") return judgeText(parsed.content, truncated, judge);
   const text = parsed.content.trim();
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
-    if (truncated) return { ok: false, reason: "truncated", message: "the answer was cut off at the token limit before its JSON was complete" };
-    return { ok: false, reason: "invalid_json", message: `the answer is not JSON: ${e instanceof Error ? e.message : String(e)}` };
+    if (truncated) return { ok: false, reason: "truncated", message: "the answer was cut off at the token limit before its JSON was complete", constraint: "jsonSchema" };
+    return { ok: false, reason: "invalid_json", message: `the answer is not JSON: ${e instanceof Error ? e.message : String(e)}`, constraint: "jsonSchema" };
   }
   const errors = judge(value);
-  if (!errors) return { ok: true, value };
+  if (!errors) return { ok: true, value, constraint: "jsonSchema" };
   const where = errors.map((e) => `${e.instancePath || "(root)"} ${e.message ?? e.keyword}`).join("; ");
-  return { ok: false, reason: "schema", message: `the answer does not fit the response schema: ${where}`, errors };
+  return { ok: false, reason: "schema", message: `the answer does not fit the response schema: ${where}`, errors, constraint: "jsonSchema" };
 }
 
 /** The result of a turn, as plain data (what the replay model and the reference row return). */
