@@ -80,13 +80,13 @@ function checkAnswer(parsed: ParseResult, truncated: boolean, judge: AnswerJudge
   try {
     value = JSON.parse(text);
   } catch (e) {
-    if (truncated) return { ok: false, reason: "truncated", message: "the answer was cut off at the token limit before its JSON was complete", constraint: "jsonSchema" };
-    return { ok: false, reason: "invalid_json", message: `the answer is not JSON: ${e instanceof Error ? e.message : String(e)}`, constraint: "jsonSchema" };
+    if (truncated) return { ok: false, reason: "truncated", message: "the answer was cut off at the token limit before its JSON was complete" };
+    return { ok: false, reason: "invalid_json", message: `the answer is not JSON: ${e instanceof Error ? e.message : String(e)}` };
   }
   const errors = judge(value);
-  if (!errors) return { ok: true, value, constraint: "jsonSchema" };
+  if (!errors) return { ok: true, value };
   const where = errors.map((e) => `${e.instancePath || "(root)"} ${e.message ?? e.keyword}`).join("; ");
-  return { ok: false, reason: "schema", message: `the answer does not fit the response schema: ${where}`, errors, constraint: "jsonSchema" };
+  return { ok: false, reason: "schema", message: `the answer does not fit the response schema: ${where}`, errors };
 }
 
 /** The result of a turn, as plain data (what the replay model and the reference row return). */

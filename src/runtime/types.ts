@@ -132,7 +132,8 @@ export interface GrammarUse {
 
 /**
  * An answer judged against the response schema or constraint: its value (the parsed JSON; the text for a regex,
- * choice or grammar), or why it was refused (errors as data). `constraint` says what judged it.
+ * choice or grammar), or why it was refused (errors as data). `constraint` names the regex, choice or grammar constraint that judged
+ * it (absent for a JSON answer).
  */
 export type AnswerCheck = (
   | { ok: true; value: unknown }
