@@ -276,7 +276,7 @@ export function parseUserGrammar(source: string): Result<UserGrammar> {
   try {
     rules = new Parser(source).run();
   } catch (e) {
-    if (e instanceof Bad) return err({ code: "invalid_option", message: `the grammar does not parse: ${e.message}` });
+    if (e instanceof Bad) return err({ code: "invalid_option", message: `the grammar does not parse as GBNF: ${e.message}` });
     throw e;
   }
   if (rules.size > USER_GRAMMAR_LIMITS.rules) return err({ code: "too_large", message: `the grammar has ${rules.size} rules, over ${USER_GRAMMAR_LIMITS.rules}` });
