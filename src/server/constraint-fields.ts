@@ -45,8 +45,9 @@ const LLAMA_REFUSED = ["grammar_lazy", "grammar_triggers", "preserved_tokens"] a
 const set = (v: unknown) => v !== undefined && v !== null;
 
 /**
- * The constraint of an OpenAI-shaped body (chat or text completions), or undefined when it sends none. Two
- * constraining fields at once (or one beside a JSON `response_format`) are refused: qtc holds one answer shape.
+ * The constraint of a request body (chat, text completions, responses, messages: every route reads the same
+ * fields, so none is ignored on any), or undefined when it sends none. Two constraining fields at once (or one
+ * beside a JSON `response_format` / `text.format`) are refused: qtc holds one answer shape.
  */
 export function constraintOfOpenAIBody(body: Obj, check: SchemaCheck, responseFormat = false): ConstraintField | undefined {
   for (const key of LLAMA_REFUSED) {
@@ -66,13 +67,8 @@ export function constraintOfOpenAIBody(body: Obj, check: SchemaCheck, responseFo
   if (set(body.json_schema)) found.push(readOne("json", body.json_schema, "json_schema", check));
   if (found.length > 1) throw badRequest(`${found[0]!.param} and ${found[1]!.param} both constrain the answer; send one.`, found[1]!.param);
   const field = found[0];
-  if (field && responseFormat) throw badRequest(`response_format and ${field.param} both constrain the answer; send one.`, field.param);
+  if (field && responseFormat) throw badRequest(`the response format and ${field.param} both constrain the answer; send one.`, field.param);
   return field;
-}
-
-/** `x-qtc-constraint` on a body whose API has no constraining field of its own (Anthropic Messages). */
-export function constraintOfExtension(body: Obj, check: SchemaCheck): ConstraintField | undefined {
-  return set(body[QTC_CONSTRAINT_FIELD]) ? readStructured(body[QTC_CONSTRAINT_FIELD], QTC_CONSTRAINT_FIELD, check) : undefined;
 }
 
 /** A `structured_outputs`-shaped object: exactly one of regex, choice, grammar, json. */

@@ -7,10 +7,12 @@ import { ApiError } from "../../src/server/api-error.js";
 import { anthropicToGenerate } from "../../src/server/anthropic-request.js";
 import { completionsToGenerate } from "../../src/server/completions.js";
 import { openAIToGenerate } from "../../src/server/openai-request.js";
+import { responsesToGenerate } from "../../src/server/responses-request.js";
 
 const ctx = { mode: "constrained" as const, maxTokensLimit: 4096 };
 const chat = (extra: Record<string, unknown>) => openAIToGenerate({ messages: [{ role: "user", content: "x" }], ...extra }, ctx).request.constraint;
 const completion = (extra: Record<string, unknown>) => completionsToGenerate({ prompt: "x", ...extra }, ctx).request.constraint;
+const responses = (extra: Record<string, unknown>) => responsesToGenerate({ model: "m", input: "x", ...extra }, ctx).request.constraint;
 const messages = (extra: Record<string, unknown>) => anthropicToGenerate({ model: "m", max_tokens: 16, messages: [{ role: "user", content: "x" }], ...extra }, ctx).request.constraint;
 
 /** The 400 a conversion throws, as {status, param}. */
@@ -40,9 +42,11 @@ describe("issue 42: constraining fields are honoured", () => {
     [{ grammar: 'root ::= [a-z]{1,4}' }, { grammar: "root ::= [a-z]{1,4}" }],
     [{ json_schema: SCHEMA }, { jsonSchema: SCHEMA }],
     [{ "x-qtc-constraint": { choice: ["a"] } }, { choice: ["a"] }],
-  ])("chat and text completions: %j", (field, constraint) => {
+  ])("chat, text completions, responses and messages: %j", (field, constraint) => {
     expect(chat(field)).toEqual(constraint);
     expect(completion(field)).toEqual(constraint);
+    expect(responses(field)).toEqual(constraint);
+    expect(messages(field)).toEqual(constraint);
   });
 
   test("/v1/messages: x-qtc-constraint", () => {
@@ -72,10 +76,13 @@ describe("issue 42: what qtc cannot hold is a 400 naming the field", () => {
   ])("%j → 400 on %s", (field, param) => {
     expect(refusal(() => chat(field))).toEqual({ status: 400, param });
     expect(refusal(() => completion(field))).toEqual({ status: 400, param });
+    expect(refusal(() => responses(field))).toEqual({ status: 400, param });
+    expect(refusal(() => messages(field))).toEqual({ status: 400, param });
   });
 
-  test("a constraint beside a JSON response_format is refused, naming the constraint", () => {
+  test("a constraint beside a JSON response_format or text.format is refused, naming the constraint", () => {
     expect(refusal(() => chat({ response_format: { type: "json_object" }, structured_outputs: { regex: "a" } }))).toEqual({ status: 400, param: "structured_outputs.regex" });
+    expect(refusal(() => responses({ text: { format: { type: "json_object" } }, grammar: 'root ::= "a"' }))).toEqual({ status: 400, param: "grammar" });
   });
 
   test("/v1/messages: a bad x-qtc-constraint names itself", () => {
