@@ -86,6 +86,7 @@ async function main(): Promise<void> {
             const messages = [{ role: "user" as const, content: `${task.prompt}\n${c.ask}` }];
             const r = await rt.generate({ messages, tools: [...HARNESS_TOOLS], toolChoice: "auto", mode, constraint: c.constraint, seed, maxTokens: Number(v["max-tokens"]) });
             tally(rows, c.kind, mode, r);
+            process.stderr.write(".");
           }
         }
       }
@@ -93,6 +94,7 @@ async function main(): Promise<void> {
   } finally {
     await rt.close();
   }
+  process.stderr.write("\n");
   const table = [...rows.values()];
   process.stdout.write(`answer validity, ${v.model}, ${tasks.length} tasks × ${v.seeds} seeds, tool choice auto\n`);
   process.stdout.write("constraint  mode           turns  valid calls  answers  accepted  validity\n");

@@ -126,7 +126,9 @@ export function resultOf({ parsed, outcome, raw, mode, format, judgeAnswer, qtcG
   if (use) result.grammar = use;
   const answer = judgeAnswer && checkAnswer(parsed, truncated, judgeAnswer);
   if (answer) result.answer = answer;
-  if (qtcGrammar && answer && !answer.ok && outcome.finishReason !== "aborted") {
+  // A caller's grammar may repeat without bound: its answer cut at the limit is the caller's, not a bug of qtc's.
+  const callersCut = answer?.constraint === "grammar" && !answer.ok && answer.reason === "truncated";
+  if (qtcGrammar && answer && !answer.ok && outcome.finishReason !== "aborted" && !callersCut) {
     diagnostics.notes.push(`constrained answer refused (${answer.reason}): a bug in the grammar or the runtime`);
   }
   return result;
