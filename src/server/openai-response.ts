@@ -4,7 +4,7 @@
 
 import { createOpenAIDeltaTranslator, openAIFinishReason, toOpenAIMessage } from "../adapters/index.js";
 import type { GenerateEvent, GenerateResult } from "../runtime/types.js";
-import { qtcExtension, type ResponseMeta } from "./response-common.js";
+import { answerExtension, qtcExtension, type ResponseMeta } from "./response-common.js";
 
 /** `tool_calls` whenever the turn returned calls (each is complete and valid, even at the limit), else `length` or `stop`. */
 const finishOf = (result: GenerateResult) => openAIFinishReason({ calls: result.toolCalls }, result.finishReason === "length");
@@ -57,7 +57,8 @@ export class OpenAIStreamEncoder {
   }
 
   #finish(result: GenerateResult): OpenAIFrame[] {
-    const frames: OpenAIFrame[] = [this.#chunk({}, finishOf(result))];
+    // The last chunk says what judged a constrained answer (`qtc.answer`), as the whole response does.
+    const frames: OpenAIFrame[] = [{ ...this.#chunk({}, finishOf(result)), ...(result.answer ? { qtc: answerExtension(result) } : {}) }];
     if (this.#includeUsage) frames.push({ ...this.#base(), choices: [], usage: usageOf(result) });
     frames.push("[DONE]");
     return frames;
