@@ -72,3 +72,14 @@ describe("constrained answers", () => {
     expect(await qtcFailure(rt.generate({ messages, responseSchema: {}, constraint: { regex: "a" } }))).toMatchObject({ code: "invalid_option" });
   });
 });
+
+describe("a caller's unbounded grammar", () => {
+  test("an answer cut at the token limit is judged truncated, and not noted as a bug of qtc's", async () => {
+    for (let seed = 0; seed < 4; seed++) {
+      const r = await rt.generate({ messages, constraint: { grammar: "root ::= [a-z]+" }, seed, maxTokens: 6 });
+      expect(r.content).toMatch(/^[a-z]+$/);
+      if (r.answer?.ok === false) expect(r.answer.reason).toBe("truncated");
+      expect(r.diagnostics.notes.join("\n")).not.toMatch(/bug in the grammar/);
+    }
+  });
+});
