@@ -35,6 +35,8 @@ export {
   parse,
   PARSE_LIMITS,
   PARSER_DEFAULTS,
+  type CallDiagnostic,
+  type CallDiagnosticCode,
   type CallError,
   type EndOptions,
   type ParseDiagnostics,

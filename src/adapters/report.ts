@@ -1,6 +1,6 @@
 // Owns: the JSON `qtc parse` prints for one result, in the IR, OpenAI or Anthropic shape (the CLI contract).
 
-import type { ParseDiagnostics, ParseResult } from "../parse/types.js";
+import type { CallDiagnostic, ParseDiagnostics, ParseResult } from "../parse/types.js";
 import { anthropicStopReason, toAnthropicContent, type AnthropicContentBlock, type AnthropicStopReason } from "./anthropic.js";
 import { toOpenAIMessage, type OpenAIAssistantMessage } from "./openai.js";
 
@@ -11,7 +11,8 @@ export type ParseShape = (typeof PARSE_SHAPES)[number];
 export interface ParseReport {
   content: string;
   reasoning: string | null;
-  calls: Array<{ id: string; name: string; arguments: Record<string, unknown> }>;
+  /** `diagnostics`: what the parser tolerated in the call (absent when nothing). */
+  calls: Array<{ id: string; name: string; arguments: Record<string, unknown>; diagnostics?: CallDiagnostic[] }>;
   errors: Array<{ reason: string; message: string; start: number; end: number }>;
   diagnostics: ParseDiagnostics;
 }
@@ -26,7 +27,7 @@ export function toReport(result: ParseResult): ParseReport {
   return {
     content: result.content,
     reasoning: result.reasoning,
-    calls: result.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.parsedArguments })),
+    calls: result.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.parsedArguments, ...(c.diagnostics ? { diagnostics: c.diagnostics } : {}) })),
     errors: result.errors.map((e) => ({ reason: e.reason, message: e.message, start: e.start, end: e.end })),
     diagnostics: result.diagnostics,
   };

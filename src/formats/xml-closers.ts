@@ -16,6 +16,8 @@ export interface Closer {
   end: number;
   /** Spelled otherwise than the template's tag (`</parameter1>`, `</parameter` cut before `>`). */
   drifted: boolean;
+  /** A drifted parameter closer that spells the function's in it too (`</parameter_function>`): it closes both. */
+  fused?: boolean;
 }
 
 const stemOf = (tag: string, tagEnd: string) => (tag.endsWith(tagEnd) ? tag.slice(0, tag.length - tagEnd.length) : tag);
@@ -38,7 +40,10 @@ export function closerAt(s: XmlCallSpelling, text: string, at: number): Closer |
         // A stem cut before the line ends: `</parameter` then a newline (or the end).
         return k === from ? { kind, end: k, drifted: true } : undefined;
       }
-      if (text.startsWith(s.tagEnd, k)) return { kind, end: k + s.tagEnd.length, drifted: true };
+      if (text.startsWith(s.tagEnd, k)) {
+        const fused = kind === "parameter" && text.slice(from, k).includes(stemOf(s.functionClose, s.tagEnd).slice(2));
+        return fused ? { kind, end: k + s.tagEnd.length, drifted: true, fused } : { kind, end: k + s.tagEnd.length, drifted: true };
+      }
       if (text[k] === "<" || text[k] === ">") return undefined;
     }
   }

@@ -80,7 +80,7 @@ function decodeXmlFunction(X: Tags, body: string, maxDepth: number, hints: Decod
   if (!fn.ok) return fn;
   const after = skipWs(body, fn.end);
   const surplus = after < body.length ? closerRunFrom(X, body, after) : undefined;
-  if (surplus) for (const c of surplus.closers) repairs.push(surplusCloser(X, body, after, c));
+  if (surplus) for (const c of surplus.closers) repairs.push(surplusCloser(body, after, c));
   else if (after < body.length) {
     if (body.startsWith(X.functionOpen, after)) {
       return decodeFail("multiple_functions", `One tool call holds one function. Close the tool call after ${X.functionClose} and put the next function in a tool call of its own.`, { name });
@@ -92,7 +92,7 @@ function decodeXmlFunction(X: Tags, body: string, maxDepth: number, hints: Decod
 }
 
 /** The diagnostic for a closer past the function's close (or a drifted function close read as one). */
-function surplusCloser(X: Tags, body: string, runStart: number, c: Closer): CallDiagnostic {
+function surplusCloser(body: string, runStart: number, c: Closer): CallDiagnostic {
   const text = closerText(body, runStart, c);
   return { code: "surplus_closer", message: `surplus ${text} after the function's close ignored` };
 }
@@ -104,7 +104,7 @@ function closerText(body: string, runStart: number, c: Closer): string {
 }
 
 function driftedMarker(X: Tags, text: string, c: Closer): CallDiagnostic {
-  const meant = c.kind === "parameter" ? X.parameterClose : X.functionClose;
+  const meant = c.kind === "function" ? X.functionClose : c.fused ? X.parameterClose + X.functionClose : X.parameterClose;
   return { code: "drifted_marker", message: `drifted ${JSON.stringify(text)} read as ${meant}` };
 }
 
@@ -197,8 +197,9 @@ function tagBody(X: Tags, body: string, from: number, name: string, hints: Decod
       return decodeFail("bad_shape", `Unexpected text ${what} in your ${name} call. Give each argument as ${X.paramShape}.`, { name });
     }
     if (!value) return decodeFail("bad_shape", `Your ${name} call ends inside the value of "${arg}".`, { name, incomplete: true });
-    fused = value.drifted !== undefined && value.drifted.slice(2).includes(X.functionClose.slice(2, -X.tagEnd.length || undefined));
-    if (value.drifted) repairs.push(driftedMarker(X, value.drifted, closerAt(X, body, value.end)!));
+    const drifted = value.drifted === undefined ? undefined : closerAt(X, body, value.end);
+    fused = drifted?.fused === true;
+    if (drifted) repairs.push(driftedMarker(X, value.drifted!, drifted));
     if (seen.has(arg)) {
       return decodeFail("duplicate_parameter", `Your ${name} call gives "${arg}" twice. Give each parameter once.`, { name });
     }

@@ -16,73 +16,21 @@ const TOOLS = [
 ];
 
 const block = (body: string) => `<tool_call>\n${body}\n</tool_call>`;
-const CASES: Array<{ what: string; text: string; args: Record<string, unknown>; name: string; codes: string[] }> = [
-  {
-    what: "a surplus </function> before </tool_call>",
-    text: block("<function=bash>\n<parameter=command>\necho ready\n</parameter>\n</function>\n</function>"),
-    name: "bash",
-    args: { command: "echo ready" },
-    codes: ["surplus_closer"],
-  },
-  {
-    what: "a surplus </parameter>",
-    text: block("<function=bash>\n<parameter=command>\necho ready\n</parameter>\n</parameter>\n</function>"),
-    name: "bash",
-    args: { command: "echo ready" },
-    codes: ["surplus_closer"],
-  },
-  {
-    what: "a drifted </parameter1>",
-    text: block("<function=get_weather>\n<parameter=city>\nShanghai\n</parameter1>\n</function>"),
-    name: "get_weather",
-    args: { city: "Shanghai" },
-    codes: ["drifted_marker"],
-  },
-  {
-    what: "a drifted </parameter_function> with no </function>",
-    text: block("<function=get_weather>\n<parameter=city>\nShanghai\n</parameter_function>"),
-    name: "get_weather",
-    args: { city: "Shanghai" },
-    codes: ["drifted_marker"],
-  },
-  {
-    what: "a drifted </parameter1> before the next parameter",
-    text: block("<function=get_weather>\n<parameter=city>\nShanghai\n</parameter1>\n<parameter=note>\nhi\n</parameter>\n</function>"),
-    name: "get_weather",
-    args: { city: "Shanghai", note: "hi" },
-    codes: ["drifted_marker"],
-  },
-  {
-    what: "null for a [string, null] parameter",
-    text: block("<function=get_weather>\n<parameter=city>\nShanghai\n</parameter>\n<parameter=unit>\nnull\n</parameter>\n</function>"),
-    name: "get_weather",
-    args: { city: "Shanghai", unit: null },
-    codes: [],
-  },
-  {
-    what: "Python's None for a [string, null] parameter",
-    text: block("<function=get_weather>\n<parameter=city>\nShanghai\n</parameter>\n<parameter=unit>\nNone\n</parameter>\n</function>"),
-    name: "get_weather",
-    args: { city: "Shanghai", unit: null },
-    codes: [],
-  },
-  {
-    what: "null for a string-only parameter stays text",
-    text: block("<function=get_weather>\n<parameter=city>\nnull\n</parameter>\n</function>"),
-    name: "get_weather",
-    args: { city: "null" },
-    codes: [],
-  },
-  {
-    what: "a closer followed by real content stays literal",
-    text: block("<function=bash>\n<parameter=command>\ncat <<EOF\n</parameter>\nEOF\n</parameter>\n</function>"),
-    name: "bash",
-    args: { command: "cat <<EOF\n</parameter>\nEOF" },
-    codes: [],
-  },
+type Case = { what: string; text: string; name: string; args: Record<string, unknown>; codes: string[] };
+const kase = (what: string, body: string, name: string, args: Record<string, unknown>, codes: string[] = []): Case => ({ what, text: block(body), name, args, codes });
+const CASES: Case[] = [
+  kase("a surplus </function> before </tool_call>", "<function=bash>\n<parameter=command>\necho ready\n</parameter>\n</function>\n</function>", "bash", { command: "echo ready" }, ["surplus_closer"]),
+  kase("a surplus </parameter>", "<function=bash>\n<parameter=command>\necho ready\n</parameter>\n</parameter>\n</function>", "bash", { command: "echo ready" }, ["surplus_closer"]),
+  kase("a drifted </parameter1>", "<function=get_weather>\n<parameter=city>\nShanghai\n</parameter1>\n</function>", "get_weather", { city: "Shanghai" }, ["drifted_marker"]),
+  kase("a drifted </parameter_function> with no </function>", "<function=get_weather>\n<parameter=city>\nShanghai\n</parameter_function>", "get_weather", { city: "Shanghai" }, ["drifted_marker"]),
+  kase("a drifted </parameter1> before the next parameter", "<function=get_weather>\n<parameter=city>\nShanghai\n</parameter1>\n<parameter=note>\nhi\n</parameter>\n</function>", "get_weather", { city: "Shanghai", note: "hi" }, ["drifted_marker"]),
+  kase("null for a [string, null] parameter", "<function=get_weather>\n<parameter=city>\nShanghai\n</parameter>\n<parameter=unit>\nnull\n</parameter>\n</function>", "get_weather", { city: "Shanghai", unit: null }, []),
+  kase("Python's None for a [string, null] parameter", "<function=get_weather>\n<parameter=city>\nShanghai\n</parameter>\n<parameter=unit>\nNone\n</parameter>\n</function>", "get_weather", { city: "Shanghai", unit: null }, []),
+  kase("null for a string-only parameter stays text", "<function=get_weather>\n<parameter=city>\nnull\n</parameter>\n</function>", "get_weather", { city: "null" }, []),
+  kase("a closer followed by real content stays literal", "<function=bash>\n<parameter=command>\ncat <<EOF\n</parameter>\nEOF\n</parameter>\n</function>", "bash", { command: "cat <<EOF\n</parameter>\nEOF" }, []),
 ];
 
-function check(result: ParseResult, c: (typeof CASES)[number]): void {
+function check(result: ParseResult, c: Case): void {
   expect(result.errors).toEqual([]);
   expect(result.calls.map((call) => [call.name, call.parsedArguments])).toEqual([[c.name, c.args]]);
   expect((result.calls[0]!.diagnostics ?? []).map((d) => d.code)).toEqual(c.codes);
