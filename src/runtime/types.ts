@@ -104,6 +104,11 @@ export interface GenerateResult {
    * judged every call), or none (unconstrained). Absent when the engine does not say.
    */
   grammar?: GrammarUse;
+  /**
+   * What the runtime changed in the turn, as stable words (`repetition_stopped`: the repetition guard closed a
+   * looping value or ended looping text). Absent when there is nothing to say.
+   */
+  notices?: string[];
 }
 
 /** What constrained a turn (see GenerateResult.grammar). */

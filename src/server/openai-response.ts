@@ -1,6 +1,6 @@
 // Owns: the OpenAI chat-completions response shapes: the `chat.completion` object, and the stream encoder that
 // turns runtime events into `chat.completion.chunk`s (`delta.tool_calls[index]`: id, type and name first, then
-// argument fragments), the finish chunk, the optional usage chunk and `[DONE]`.
+// argument fragments), the finish chunk (with the `qtc` object), the optional usage chunk and `[DONE]`.
 
 import { createOpenAIDeltaTranslator, openAIFinishReason, toOpenAIMessage } from "../adapters/index.js";
 import type { GenerateEvent, GenerateResult } from "../runtime/types.js";
@@ -57,7 +57,8 @@ export class OpenAIStreamEncoder {
   }
 
   #finish(result: GenerateResult): OpenAIFrame[] {
-    const frames: OpenAIFrame[] = [this.#chunk({}, finishOf(result))];
+    // The finish chunk carries the `qtc` object a non-streamed body has (rejected calls, notices): clients ignore it.
+    const frames: OpenAIFrame[] = [{ ...this.#chunk({}, finishOf(result)), qtc: qtcExtension(result) }];
     if (this.#includeUsage) frames.push({ ...this.#base(), choices: [], usage: usageOf(result) });
     frames.push("[DONE]");
     return frames;
