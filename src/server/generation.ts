@@ -60,6 +60,8 @@ export interface GenerationContext {
   callPolicy: CallPolicy;
   /** How budgets are fitted to the context. */
   budgets: BudgetDefaults;
+  /** The repetition guard of requests that do not set their own (see GenerateRequest.repeatGuard). Default: the runtime's. */
+  repeatGuard?: number | false;
 }
 
 export interface GenerationJob {
@@ -140,6 +142,7 @@ async function readyJob(ctx: GenerationContext, req: FastifyRequest, job: Genera
   const applied = applyCallPolicy(withDefaultToolChoice(job.request, ctx.defaultToolChoice), policy, ctx.runtime.format);
   const notices = [...(job.notices ?? [])];
   let request = applied.request;
+  if (request.repeatGuard === undefined && ctx.repeatGuard !== undefined) request = { ...request, repeatGuard: ctx.repeatGuard };
   let promptTokens: number | undefined;
   if (job.budget || job.countPrompt) {
     const ask = job.budget ?? { asked: request.maxTokens, param: job.params.maxTokens, dialect: "openai" as const };
