@@ -31,6 +31,8 @@ export interface TurnPlan extends Omit<ResolvedRequest, "format"> {
   signal?: AbortSignal;
   /** When the request started (performance.now()), for time to first token. */
   startedAt: number;
+  /** Told before each text delta whether the turn is under the grammar after it (the argument streamer). Default: none. */
+  onDelta?: (underGrammar: boolean) => void;
 }
 
 /** Sampler biases of a turn (each with the caller's logit biases under qtc's own bans). */
@@ -98,7 +100,8 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
   await seq.evaluateWithoutGeneratingNewTokens(plan.promptTokens.slice(plan.reusedPromptTokens, -1) as Token[]);
   turn.promptEvaluated();
   const first = await turn.begin();
-  if (first.text) yield first.text;
+  const told = (text: string) => (plan.onDelta?.(turn.phase === "grammar"), text);
+  if (first.text) yield told(first.text);
   if (!turn.finish) {
     const gen = seq.evaluate([...plan.promptTokens.slice(-1), ...first.forced] as Token[], {
       temperature: plan.temperature,
@@ -121,7 +124,7 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
         const token = next.value;
         if (turn.endsBefore(token)) break;
         const step = await turn.take(token);
-        if (step.text) yield step.text;
+        if (step.text) yield told(step.text);
         if (turn.finish) break;
         await inStep?.arrive();
         inStep?.queued();
@@ -134,7 +137,7 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
     }
   }
   const tail = turn.flush();
-  if (tail) yield tail;
+  if (tail) yield told(tail);
   return turn.outcome();
 }
 
