@@ -13,6 +13,7 @@ import type { ParseEvent } from "../parse/types.js";
 import type { CompiledTools } from "../tools/index.js";
 import type { GenerationMode } from "./types.js";
 import { JsonRespeller } from "./json-respeller.js";
+import { XmlArgs } from "./xml-args.js";
 
 /** A stand-in name to read the body's spelling around a name with (`{"name": "…", "arguments": `). */
 const PROBE = "qtcProbeName";
@@ -25,13 +26,23 @@ interface HeadShape {
   between: string;
 }
 
-/** The head of a JSON body (`{"name": "`, then `", "arguments": `), or undefined when arguments are tags. */
+/**
+ * The head of a body around its name: JSON `{"name": "` then `", "arguments": `; tags `<function=` then `>` and the
+ * framing. Undefined when the format spells the name some other way (its calls go out whole).
+ */
 function headShape(format: ToolCallFormat): HeadShape | undefined {
-  if (format.parameterTags() !== undefined) return undefined;
   const text = format.framing + format.bodyAround(PROBE).before;
   const at = text.indexOf(PROBE);
-  if (at < 1 || text[at - 1] !== '"' || text[at + PROBE.length] !== '"') return undefined;
-  return { before: text.slice(0, at), between: text.slice(at + PROBE.length) };
+  const between = text.slice(at + PROBE.length);
+  if (at < 1 || between === "") return undefined;
+  return { before: text.slice(0, at), between };
+}
+
+/** What re-spells a call's arguments as they stream (JsonRespeller for a JSON body, XmlArgs for tags). */
+interface ArgsBody {
+  done: boolean;
+  unsafe: boolean;
+  push(text: string): { out: string; used: number };
 }
 
 export class ArgumentStreamer {
@@ -42,25 +53,24 @@ export class ArgumentStreamer {
   private pos = 0;
   private head = "";
   private name = "";
-  private respeller = new JsonRespeller();
+  private body: ArgsBody = new JsonRespeller();
   /** The call being streamed: its index, id and what was sent; undefined when the current call is not streamed. */
   private current: { index: number; id: string; sent: string; claimed: boolean } | undefined;
 
   private constructor(
     private readonly format: ToolCallFormat,
     private readonly shape: HeadShape,
-    private readonly streamable: (name: string) => boolean,
+    private readonly tools: StreamedTools,
     private readonly nextIndex: () => number,
     private readonly newId: () => string,
   ) {}
 
   /**
-   * A streamer for a format whose body is one JSON object; undefined for formats it cannot stream (their calls go
-   * out whole). `streamable(name)`: the tool's arguments keep their order when stringified (see streamableSchema).
+   * A streamer for a format's calls; undefined for a format whose head it cannot read (its calls go out whole).
    */
-  static create(format: ToolCallFormat, streamable: (name: string) => boolean, nextIndex: () => number, newId: () => string): ArgumentStreamer | undefined {
+  static create(format: ToolCallFormat, tools: StreamedTools, nextIndex: () => number, newId: () => string): ArgumentStreamer | undefined {
     const shape = headShape(format);
-    return shape && new ArgumentStreamer(format, shape, streamable, nextIndex, newId);
+    return shape && new ArgumentStreamer(format, shape, tools, nextIndex, newId);
   }
 
   /** Text the turn added; `grammar`: written under the grammar (only such text can start a streamed call). */
@@ -150,8 +160,8 @@ export class ArgumentStreamer {
         continue;
       }
       const rest = this.head.length - before.length;
-      if (rest === 0 && c !== '"') {
-        // Reading the name: a quote ends it (tool names hold no quote or backslash under the grammar).
+      if (rest === 0 && c !== between[0]) {
+        // Reading the name: the text after it ends it (tool names hold no quote, `>` or backslash under the grammar).
         if (c === "\\" || this.name.length > 256) return this.hold(i + 1);
         this.name += c;
         continue;
@@ -159,9 +169,11 @@ export class ArgumentStreamer {
       if (between[rest] !== c || this.name === "") return this.hold(i + 1);
       this.head += c;
       if (rest + 1 < between.length) continue;
-      if (!this.streamable(this.name)) return this.hold(i + 1);
+      const tags = this.format.parameterTags();
+      if (!tags && !this.tools.jsonStreamable(this.name)) return this.hold(i + 1);
       this.state = "args";
-      this.respeller = new JsonRespeller();
+      const name = this.name;
+      this.body = tags ? new XmlArgs(tags, this.format.bodyAround(name).after, (param) => this.tools.stringParameter(name, param)) : new JsonRespeller();
       this.current = { index: this.nextIndex(), id: this.newId(), sent: "", claimed: false };
       out.push({ type: "tool-call-start", index: this.current.index, id: this.current.id, name: this.name });
       return i + 1;
@@ -169,16 +181,18 @@ export class ArgumentStreamer {
     return text.length;
   }
 
-  /** Arguments: re-spelled and sent as they come, until the value is complete (then the call waits for the parser). */
+  /**
+   * Arguments: re-spelled and sent as they come, until they are complete (then the call waits for the parser). Text
+   * that would make the sent text no prefix of the final arguments is never sent: the body stops before it.
+   */
   private readArgs(text: string, out: ContentEvent[]): number {
     const current = this.current!;
-    const { out: delta, used } = this.respeller.push(text);
-    if (this.respeller.unsafe) return this.hold(used);
+    const { out: delta, used } = this.body.push(text);
     if (delta) {
       current.sent += delta;
       out.push({ type: "tool-call-delta", index: current.index, id: current.id, argumentsDelta: delta });
     }
-    if (this.respeller.done) this.state = "held";
+    if (this.body.done || this.body.unsafe) this.state = "held";
     return used;
   }
 
@@ -211,6 +225,14 @@ export function streamableSchema(schema: unknown): boolean {
   return walk(schema, 0);
 }
 
+/** What the streamer asks of a turn's tools. */
+export interface StreamedTools {
+  /** The tool's arguments keep their order when stringified (see streamableSchema): a JSON body may stream. */
+  jsonStreamable(tool: string): boolean;
+  /** A tag-bodied parameter's value is read as raw text (its schema allows strings), as the parser reads it. */
+  stringParameter(tool: string, parameter: string): boolean;
+}
+
 /** What a turn needs to stream its calls: the parser's id maker (a streamed call keeps its id) and the streamer. */
 export interface TurnStreaming {
   /** The parser's `newId`: the streamed call's id, else a fresh random one. */
@@ -220,7 +242,7 @@ export interface TurnStreaming {
 }
 
 /**
- * Streaming for one turn: constrained turns with tools stream their calls (a tool whose schema is not
+ * Streaming for one turn: constrained turns with tools stream their calls (a JSON-bodied tool whose schema is not
  * streamableSchema goes out whole); unconstrained turns hold each call until the parser has judged it valid.
  */
 export function turnStreaming(mode: GenerationMode, format: ToolCallFormat, tools: CompiledTools | undefined): TurnStreaming {
@@ -228,10 +250,18 @@ export function turnStreaming(mode: GenerationMode, format: ToolCallFormat, tool
   const newId = () => streamer?.claimId() ?? randomCallId();
   if (mode !== "constrained" || !tools) return { newId, create: () => undefined };
   const verdicts = new Map<string, boolean>();
-  const streamable = (name: string): boolean => {
-    let ok = verdicts.get(name);
-    if (ok === undefined) verdicts.set(name, (ok = streamableSchema(tools.get(name)?.definition.parameters)));
-    return ok;
+  const streamed: StreamedTools = {
+    jsonStreamable(name) {
+      let ok = verdicts.get(name);
+      if (ok === undefined) verdicts.set(name, (ok = streamableSchema(tools.get(name)?.definition.parameters)));
+      return ok;
+    },
+    stringParameter(name, parameter) {
+      const tool = tools.get(name);
+      // As the parser types a value: unlisted names (no extra members allowed) stay raw text.
+      const types = tool && (tool.allowsExtra || tool.properties.has(parameter)) ? tool.typesOf(parameter) : undefined;
+      return types === undefined || (types !== "any" && types.has("string"));
+    },
   };
-  return { newId, create: (nextIndex) => (streamer = ArgumentStreamer.create(format, streamable, nextIndex, randomCallId)) };
+  return { newId, create: (nextIndex) => (streamer = ArgumentStreamer.create(format, streamed, nextIndex, randomCallId)) };
 }

@@ -28,6 +28,8 @@ export class JsonRespeller {
   private inString = false;
   private isKey = false;
   private key = "";
+  /** A member name's text, held until the name is whole. */
+  private keyOut = "";
   /** An escape's characters after its backslash, while it is incomplete. */
   private escape: string | undefined;
   /** A high surrogate from a `\u` escape, waiting for its low half. */
@@ -35,15 +37,30 @@ export class JsonRespeller {
   /** A number or literal in progress (written once it ends). */
   private literal = "";
 
-  /** Consume `text` up to the end of the value; returns what to send and how many characters were used. */
+  /**
+   * Consume `text` up to the end of the value; returns what to send and how many characters were used. Stops before
+   * a character that makes the text unsafe: what was sent stays a prefix of the canonical text.
+   */
   push(text: string): { out: string; used: number } {
     let out = "";
     let i = 0;
-    for (; i < text.length && !this.done; i++) out += this.char(text[i]!);
+    for (; i < text.length && !this.done; i++) {
+      const o = this.char(text[i]!);
+      if (this.unsafe) break;
+      out += o;
+    }
     return { out, used: i };
   }
 
   private char(c: string): string {
+    if (this.inString && this.isKey) {
+      // A member name is sent once it is whole, and only when JSON.stringify keeps it in place.
+      this.keyOut += this.stringChar(c);
+      if (this.inString) return "";
+      const out = this.keyOut;
+      this.keyOut = "";
+      return out;
+    }
     if (this.inString) return this.stringChar(c);
     let out = "";
     if (this.literal !== "" && !LITERAL.test(c)) out += this.flushLiteral();
