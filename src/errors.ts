@@ -32,6 +32,10 @@ export const CALL_ERROR_CODES = [
 ] as const;
 export type CallErrorCode = (typeof CALL_ERROR_CODES)[number];
 
+/** Why a text answer was refused against the response schema or the answer constraint (GenerateResult.answer). */
+export const ANSWER_REFUSALS = ["invalid_json", "schema", "truncated", "regex", "choice", "grammar"] as const;
+export type AnswerRefusal = (typeof ANSWER_REFUSALS)[number];
+
 /** Errors about inputs, schemas, models and the environment (not about one tool-call block). */
 export const INPUT_ERROR_CODES = [
   /** A schema keyword the grammar compiler cannot honour. */

@@ -68,9 +68,10 @@ export {
 export { detectFormat, FORMAT_IDS, getFormat, hermes, qwen35, qwen3coder, QWEN35_TOKENS, QWEN3_TOKENS, type FormatId, type ToolCallFormat } from "./formats/index.js";
 export { compileValidators, loadToolsFile, normalizeToolChoice, normalizeTools, ValidatorCache, type CompiledTools, type JsonSchema, type ToolChoice, type ToolDefinition, type ToolInput } from "./tools/index.js";
 export { renderPrompt, type ChatMessage, type RenderPromptOptions } from "./prompt/index.js";
+export { CONSTRAINT_LIMITS, type AnswerConstraint, type ConstraintKind } from "./grammar/answer-constraint.js";
 
 // Models: resolution, synthetic models, download.
 export { DEFAULT_MODEL, ensureSyntheticModel, MODEL_REGISTRY, pullModel, resolveModel, type ResolvedModel } from "./model/index.js";
 
 // Errors.
-export { CALL_ERROR_CODES, INPUT_ERROR_CODES, QtcException, type CallErrorCode, type ErrorCode, type QtcError, type Result } from "./errors.js";
+export { ANSWER_REFUSALS, CALL_ERROR_CODES, INPUT_ERROR_CODES, QtcException, type AnswerRefusal, type CallErrorCode, type ErrorCode, type QtcError, type Result } from "./errors.js";

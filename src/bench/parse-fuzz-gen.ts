@@ -68,6 +68,10 @@ class CaseBuilder {
   private undecided: boolean;
   /** The end of the `</think>` that decided reasoning: truncation may not cut before it. */
   private minCut = 0;
+  /** Calls written in reasoning (outside fences), in order, with whether they are valid calls the format reads. */
+  private readonly thinkCalls: Array<{ start: number; end: number; invalid: boolean }> = [];
+  /** Think sections as [start, where their `</think>` starts] (Infinity while open): a cut may leave one open. */
+  private readonly thinkSpans: Array<[number, number]> = [];
 
   constructor(private readonly r: Rand) {
     this.thinking = this.pick(["auto", "open", "closed"] as const);
@@ -80,7 +84,9 @@ class CaseBuilder {
       this.undecided = false;
       // Under "auto" a `<think>` here would come first and make the start answer text.
       this.reasoningBody(this.thinking === "open");
+      this.thinkSpans.push([0, Infinity]);
       if (this.thinking === "auto" || this.chance(0.85)) {
+        this.thinkSpans[0]![1] = this.out.length;
         this.out += "</think>";
         this.forbidden.push([0, this.out.length]);
         this.minCut = this.out.length;
@@ -112,7 +118,26 @@ class CaseBuilder {
       this.expected = this.expected.filter((c) => c.end <= cut);
       this.mustReject = this.mustReject.filter(([, e]) => e <= cut);
     }
+    if (this.thinkSpans.some(([s, c]) => s < text.length && text.length <= c)) this.callsEndingThink(text);
     return { text, thinking: this.thinking, format: this.format, truncated, forbidden: this.forbidden, expected: this.expected, mustReject: this.mustReject };
+  }
+
+  /**
+   * Issue 43: calls that end an unclosed think section (only whitespace between and after them) may be read as the
+   * answer's calls (when valid, unquoted and outside a fence): their spans are no longer forbidden, and the
+   * invalid ones among them must still be rejected.
+   */
+  private callsEndingThink(text: string): void {
+    let runStart = text.length;
+    for (let k = this.thinkCalls.length - 1; k >= 0; k--) {
+      const c = this.thinkCalls[k]!;
+      if (c.end > text.length) continue; // cut off
+      if (text.slice(c.end, runStart).trim() !== "") break;
+      runStart = c.start;
+      if (c.invalid) this.mustReject.push([c.start, c.end]);
+    }
+    if (runStart === text.length) return;
+    for (const span of this.forbidden) if (span[0] <= runStart && span[1] > runStart) span[1] = runStart;
   }
 
   // ---- segments --------------------------------------------------------------------------------------------
@@ -190,6 +215,7 @@ class CaseBuilder {
     this.undecided = false;
     this.reasoningBody();
     const open = mayBeLast && this.chance(0.3);
+    this.thinkSpans.push([start, open ? Infinity : this.out.length]);
     if (!open) this.out += "</think>";
     this.forbidden.push([start, this.out.length]);
     return !open;
@@ -226,6 +252,7 @@ class CaseBuilder {
     const text = kind === "bare" ? body : `<tool_call>${body}</tool_call>`;
     this.out += text;
     const end = this.out.length;
+    if (region === "think" && !inFence) this.thinkCalls.push({ start, end, invalid: !mutated && valid === "invalid" });
     if (region !== "text") return;
     if (!mutated && valid === "valid" && readsAs(kind, this.format)) this.expected.push({ start, end, name, args });
     if (!mutated && valid === "invalid") this.mustReject.push([start, end]);

@@ -120,7 +120,7 @@ class LlamaServerRuntime extends UpstreamRuntimeBase implements UpstreamRuntime 
     this.checkOpen();
     const turn = prepareTurn(request, { format: this.toolFormat, validators: this.validators, toolGrammars: this.toolGrammars });
     const { req } = turn;
-    if (turn.grammar && req.thinking && !(req.toolChoice === "auto" && turn.answerSchema === undefined)) {
+    if (turn.grammar && req.thinking && !(req.toolChoice === "auto" && turn.answerSchema === undefined && turn.answerConstraint === undefined)) {
       fail("invalid_option", "thinking under a grammar that starts at the first answer token is not supported by the llama-server engine; use tool choice auto or mode unconstrained");
     }
     const grammar = turn.grammar && remoteGrammar(turn.grammar.declared, turn.grammar.options, req.maxTokens, this.toolGrammars);

@@ -33,7 +33,7 @@ export interface RemoteGrammar {
  * Throws `budget_too_small` when not even one call fits.
  */
 export function remoteGrammar(declared: readonly ToolDefinition[], options: TurnGrammarOptions, maxTokens: number, cache: GrammarCache): RemoteGrammar {
-  const lazy = options.toolChoice === "auto" && options.answerSchema === undefined;
+  const lazy = options.toolChoice === "auto" && options.answerSchema === undefined && options.answerConstraint === undefined;
   const phase = lazy ? "after-open" : "start";
   const most = options.parallel ? Math.max(1, Math.min(options.maxCalls, Math.floor(maxTokens / REMOTE_CALL_TOKENS))) : 1;
   for (let calls = most; calls >= 1; calls--) {

@@ -117,6 +117,7 @@ export class XgrammarUpstreamRuntime extends UpstreamRuntimeBase implements Upst
   private grammarOf(turn: PreparedTurn): XgrammarGrammar | undefined {
     if (!turn.grammar) return undefined;
     const { req } = turn;
+    if (turn.answerConstraint !== undefined) fail("invalid_option", `the ${this.protocol.kind} engine does not constrain a ${turn.answerConstraint.kind} answer beside qtc's tool grammar yet; use mode unconstrained (the answer is still judged) or the local or llama-server engine`);
     if (turn.answerSchema !== undefined) fail("invalid_option", `the ${this.protocol.kind} engine does not constrain a response schema yet; use mode unconstrained`);
     if (req.thinking && req.toolChoice !== "auto") fail("invalid_option", `thinking under a grammar that starts at the first answer token is not supported by the ${this.protocol.kind} engine; use tool choice auto`);
     // The GBNF budget rule decides how many calls fit (and refuses, budget_too_small, when none does).

@@ -4,6 +4,7 @@
 import { fail } from "../errors.js";
 import { JSON_VALUE_CLOSERS } from "./json-call.js";
 import { QWEN3_THINK } from "./qwen3-tokens.js";
+import { closerAt, closerRunFrom } from "./xml-closers.js";
 import type { FormatData, PastCall, ToolCallFormat, XmlCallSpelling } from "./types.js";
 
 export interface XmlCallSettings extends FormatData {
@@ -31,7 +32,8 @@ function argumentsObject(call: PastCall): Record<string, unknown> {
 }
 
 /**
- * Which function and parameter tags are still open at the end of `inner`, walking its tags in order: an open tag
+ * Which function and parameter tags are still open at the end of `inner`, walking its tags in order (a drifted
+ * closer such as `</parameter1>` counts as the tag it stands for when only closers follow it): an open tag
  * (name and `>` on one line) pushes, a close tag pops only when it matches the top (inside a value, a stray close
  * is text). A nested `<function=…>…</function>` quoted in a value leaves the value's parameter open (class 1). A
  * line-start `<parameter=NAME>` for a name this function was not given yet ends the open value first (a missing
@@ -60,6 +62,16 @@ function openTags(inner: string, s: XmlCallSpelling): Array<"function" | "parame
       }
     } else if (inner.startsWith(s.parameterClose, k)) {
       if (stack[stack.length - 1] === "parameter") stack.pop();
+    } else if (stack[stack.length - 1] === "parameter") {
+      // A drifted closer (`</parameter1>`) followed only by closers up to here ends the value (issue 44).
+      const c = closerAt(s, inner, k);
+      if (c?.drifted && closerRunFrom(s, inner, c.end)) {
+        stack.pop();
+        if (c.kind === "function" && stack[stack.length - 1] === "function") {
+          stack.pop();
+          given.pop();
+        }
+      }
     }
   }
   return stack;

@@ -32,6 +32,7 @@ import {
   type ToolGrammarOptions,
 } from "./types.js";
 import { isDeclarableToolName } from "../tools/names.js";
+import { constraintKey, constraintRule, type TextConstraint } from "./answer-constraint.js";
 
 
 interface Resolved {
@@ -44,6 +45,7 @@ interface Resolved {
   prefaceShare: number;
   phase: GrammarPhase;
   answerSchema?: JsonSchema | boolean;
+  answerConstraint?: TextConstraint;
   unsupported: UnsupportedPolicy;
   extraMembers: ExtraMembersPolicy;
   budgetSplit: BudgetSplit;
@@ -88,14 +90,15 @@ function resolveOptions(o: ToolGrammarOptions): Resolved {
   if (!(prefaceShare >= 0 && prefaceShare < 1)) fail("invalid_option", `prefaceShare must be from 0 to below 1, got ${prefaceShare}`);
   const toolChoice = o.toolChoice ?? GRAMMAR_DEFAULTS.toolChoice;
   const answerSchema = phase === "start" ? o.answerSchema : undefined;
+  const answerConstraint = phase === "start" ? o.answerConstraint : undefined;
   const unsupported = policyOf(o.unsupported, GRAMMAR_DEFAULTS.unsupported);
   const extraMembers = extraOf(o.extraMembers, GRAMMAR_DEFAULTS.extraMembers);
   const budgetSplit = splitOf(o.budgetSplit, GRAMMAR_DEFAULTS.budgetSplit);
-  return { format, toolChoice, parallel, maxCalls, maxTokens, thinkingBudget, prefaceShare, phase, answerSchema, unsupported, extraMembers, budgetSplit };
+  return { format, toolChoice, parallel, maxCalls, maxTokens, thinkingBudget, prefaceShare, phase, answerSchema, answerConstraint, unsupported, extraMembers, budgetSplit };
 }
 
 function optionsKey(r: Resolved): string {
-  return JSON.stringify([r.format.id, r.format, r.toolChoice, r.maxCalls, r.maxTokens, r.thinkingBudget ?? null, r.prefaceShare, r.phase, r.answerSchema ?? null, r.unsupported, r.extraMembers, r.budgetSplit]);
+  return JSON.stringify([r.format.id, r.format, r.toolChoice, r.maxCalls, r.maxTokens, r.thinkingBudget ?? null, r.prefaceShare, r.phase, r.answerSchema ?? null, r.answerConstraint ? constraintKey(r.answerConstraint) : null, r.unsupported, r.extraMembers, r.budgetSplit]);
 }
 
 /** A body's leading text after the format's bare opener (the opener is already written). */
@@ -310,6 +313,11 @@ function compileWithin(tools: readonly ToolDefinition[], o: Resolved): Result<Co
     const value = answerValue(o.answerSchema, textBudget, emitter, words, ids, meter, o.unsupported, sites);
     if (!value.ok) return value;
     answer = value.value;
+  }
+  if (o.answerConstraint !== undefined && mode !== "calls") {
+    const rule = constraintRule(rules, o.answerConstraint, textBudget);
+    if (!rule.ok) return rule;
+    answer = rule.value;
   }
   const root = buildRoot(rules, raw, {
     format: f,

@@ -5,6 +5,7 @@ import type { JsonSchema, ToolChoice } from "../tools/types.js";
 import { SHARED_DEFAULTS } from "../defaults.js";
 import type { ConstraintReport, ExtraMembersPolicy, UnsupportedPolicy } from "./constraint-report.js";
 import type { BudgetSplit } from "./budget-share.js";
+import type { TextConstraint } from "./answer-constraint.js";
 
 /** Where the grammar starts. */
 /** Where a grammar starts; see ToolGrammarOptions.phase. */
@@ -50,6 +51,11 @@ export interface ToolGrammarOptions {
    * required it plays no part. Phase "start" only. Default: none (free text).
    */
   answerSchema?: JsonSchema | boolean;
+  /**
+   * The answer, when it is not calls, matches this checked regex, choice or grammar (checkTextConstraint), in place
+   * of free text, as `answerSchema` does. Phase "start" only. Default: none (free text).
+   */
+  answerConstraint?: TextConstraint;
   /**
    * A keyword that constrains values but that the grammar cannot hold exactly: "strict" refuses the tools
    * (`unsupported_keyword` with its pointer); "validate" compiles a superset without it and leaves it to the

@@ -14,7 +14,8 @@ import { seededRandom } from "../random.js";
 import { DTYPES, type Dtype, FILE_TYPE_OF_DTYPE, GGML_TYPE_OF_DTYPE, encodeTensorData } from "./quantize.js";
 import { QWEN3_SHAPES, SHAPES, type Qwen3Shape, type Qwen3TensorSpec, type ShapeName, qwen3Tensors } from "./qwen3-shapes.js";
 import { type Qwen3Vocab, readQwen3Vocab } from "./qwen3-vocab.js";
-import { readQwen35Vocab } from "./qwen35-vocab.js";
+import { type Qwen35Ids, readQwen35Vocab } from "./qwen35-vocab.js";
+import { qwen35MergesPath } from "./qwen35-data.js";
 
 /** Bumped whenever the bytes a given (shape, dtype, seed) produce change; cached files of older versions are rewritten. */
 export const SYNTHETIC_WRITER_VERSION = 1;
@@ -27,16 +28,24 @@ export const SYNTHETIC_KEYS = {
   seed: "qtc.synthetic_seed",
   version: "qtc.writer_version",
   vocabulary: "qtc.synthetic_vocabulary",
+  vocabularyIds: "qtc.synthetic_vocabulary_ids",
 } as const;
 
 /**
  * The tokenizers a synthetic model can carry: `qwen3` (Qwen3's, with its template) or `qwen3.5` (Qwen3.5's
- * special ids, vocabulary size, pre-tokenizer and template; see qwen35-vocab.ts).
+ * special ids, vocabulary size, pre-tokenizer and template, and its own BPE when its data is there; see
+ * qwen35-vocab.ts).
  */
 export const VOCABULARIES = ["qwen3", "qwen3.5"] as const;
 export type VocabularyName = (typeof VOCABULARIES)[number];
 
-const READ_VOCABULARY: Readonly<Record<VocabularyName, () => Promise<Qwen3Vocab>>> = { qwen3: readQwen3Vocab, "qwen3.5": readQwen35Vocab };
+const READ_VOCABULARY: Readonly<Record<VocabularyName, () => Promise<Qwen3Vocab & { ids?: Qwen35Ids }>>> = {
+  qwen3: readQwen3Vocab,
+  "qwen3.5": () => readQwen35Vocab(),
+};
+
+/** Which ids a Qwen3.5 stand-in written now carries: real when Qwen3.5's merges are in its data folder. */
+export const qwen35IdsNow = (): Qwen35Ids => (qwen35MergesPath() === null ? "approximate" : "real");
 
 export interface SyntheticModelOptions {
   /** Model dimensions. Default: "tiny". */
@@ -49,6 +58,11 @@ export interface SyntheticModelOptions {
   out: string;
   /** The tokenizer and chat template it carries. Default: "qwen3". */
   vocabulary?: VocabularyName;
+  /**
+   * The tokenizer itself, in place of the one `vocabulary` names (which still names the file's vocabulary): tests
+   * give a Qwen3.5 layout built from other merges. Default: the one `vocabulary` names.
+   */
+  tokenizer?: Qwen3Vocab & { ids?: Qwen35Ids };
   /**
    * A scripted stand-in instead of random weights: token ids `[t0, t1, …, tn]` such that after any token not in
    * the list the model's top choice is t0, after t(i) it is t(i+1), and after tn every token is equally likely.
@@ -84,6 +98,8 @@ export interface SyntheticModelInfo {
   dtype: Dtype;
   seed: number;
   writerVersion: number;
+  /** A Qwen3.5 stand-in's ids: Qwen3.5's own BPE ("real") or Qwen3's under its special ids ("approximate"). */
+  ids?: Qwen35Ids;
 }
 
 export interface SyntheticWriteResult extends GgufWriteResult, SyntheticModelInfo {
@@ -117,11 +133,11 @@ export async function writeSyntheticModel(opts: SyntheticModelOptions): Promise<
   const readVocabulary = Object.hasOwn(READ_VOCABULARY, vocabulary) ? READ_VOCABULARY[vocabulary] : undefined;
   if (readVocabulary === undefined) fail("invalid_option", `unknown vocabulary "${String(vocabulary)}": use ${VOCABULARIES.join(" or ")}`);
   const started = performance.now();
-  const vocab = await readVocabulary();
+  const vocab = opts.tokenizer ?? (await readVocabulary());
   const tensors = qwen3Tensors(shape, vocab.tokens.length, GGML_TYPE_OF_DTYPE[dtype]);
   const script = opts.script === undefined ? undefined : checkedScript(opts.script, vocab.tokens.length, shape.hidden);
   if (opts.untiedOutput || script) tensors.push({ ...tensors[0]!, name: "output.weight" });
-  const info: SyntheticModelInfo = { shape: shapeName, vocabulary, dtype, seed, writerVersion: SYNTHETIC_WRITER_VERSION };
+  const info: SyntheticModelInfo = { shape: shapeName, vocabulary, dtype, seed, writerVersion: SYNTHETIC_WRITER_VERSION, ...(vocab.ids ? { ids: vocab.ids } : {}) };
   const metadata = syntheticMetadata(shape, vocab, info);
   const byName = new Map(tensors.map((t) => [t.name, t]));
 
@@ -159,7 +175,7 @@ export async function ensureSyntheticModel(shape: ShapeName, opts: EnsureSynthet
   const path = join(opts.modelsDir ?? modelsDir(), syntheticFileName(shape, dtype, seed, vocabulary));
   if (existsSync(path)) {
     const found = await readSyntheticInfo(path).catch(() => null);
-    const same = found && found.shape === shape && found.vocabulary === vocabulary && found.dtype === dtype && found.seed === seed;
+    const same = found && found.shape === shape && found.vocabulary === vocabulary && found.dtype === dtype && found.seed === seed && (vocabulary !== "qwen3.5" || found.ids === qwen35IdsNow());
     if (same && found.writerVersion === SYNTHETIC_WRITER_VERSION) return path;
   }
   await writeSyntheticModel({ shape, dtype, seed, vocabulary, out: path });
@@ -178,6 +194,8 @@ export async function readSyntheticInfo(path: string): Promise<SyntheticModelInf
     dtype: get(SYNTHETIC_KEYS.dtype) as Dtype,
     seed: Number(get(SYNTHETIC_KEYS.seed)),
     writerVersion: Number(get(SYNTHETIC_KEYS.version)),
+    // Qwen3.5 stand-ins written before the key existed carry Qwen3's merges.
+    ...(get(SYNTHETIC_KEYS.vocabulary) === "qwen3.5" ? { ids: (get(SYNTHETIC_KEYS.vocabularyIds) ?? "approximate") as Qwen35Ids } : {}),
   };
 }
 
@@ -203,6 +221,8 @@ function syntheticMetadata(shape: Qwen3Shape, vocab: Qwen3Vocab, info: Synthetic
     { key: SYNTHETIC_KEYS.synthetic, value: { type: "bool", value: true } },
     { key: SYNTHETIC_KEYS.shape, value: str(info.shape) },
     ...(info.vocabulary === "qwen3" ? [] : [{ key: SYNTHETIC_KEYS.vocabulary, value: str(info.vocabulary) }]),
+    // Only a real-id stand-in is marked: an approximate one stays byte for byte what it was before the mark existed.
+    ...(info.ids === "real" ? [{ key: SYNTHETIC_KEYS.vocabularyIds, value: str(info.ids) }] : []),
     { key: SYNTHETIC_KEYS.dtype, value: str(info.dtype) },
     { key: SYNTHETIC_KEYS.seed, value: u32(info.seed) },
     { key: SYNTHETIC_KEYS.version, value: u32(info.writerVersion) },

@@ -20,6 +20,12 @@ export interface ScanSink {
    * value; it records nothing then and returns false, and the scanner reads on.
    */
   block(block: RawBlock, quoted?: () => boolean): boolean;
+  /**
+   * Calls that end an unclosed think block (issue 43), after `reasoning`: the sink judges them all and, when every
+   * one is valid, emits the reasoning, then the calls (diagnostic `call_in_reasoning`) and returns true; else it
+   * records nothing and returns false (the scanner then emits the text as reasoning).
+   */
+  reasoningCalls(blocks: readonly RawBlock[], reasoning: string): boolean;
   note(note: string): void;
 }
 

@@ -128,6 +128,7 @@ export function judgeBlock(block: RawBlock, ctx: JudgeContext): Judgement {
     start: block.start,
     end: block.end,
   };
+  if (decoded.value.repairs) call.diagnostics = decoded.value.repairs;
   return note ? { ok: true, call, note } : { ok: true, call };
 }
 

@@ -2,6 +2,7 @@
 // arguments, or why not.
 
 import type { CallErrorCode } from "../errors.js";
+import type { CallDiagnostic } from "./types.js";
 
 export interface DecodedCall {
   name: string;
@@ -9,6 +10,8 @@ export interface DecodedCall {
   args?: Record<string, unknown>;
   /** qwen3coder parameter texts, framing stripped, in order; typed later by the tool's schema. */
   texts?: Array<[string, string]>;
+  /** What the decoder tolerated to read it (surplus or drifted closers). */
+  repairs?: CallDiagnostic[];
 }
 
 export interface DecodeFailure {

@@ -130,10 +130,7 @@ class StreamParser implements Parser, ScanSink {
     this.diagnostics.detected++;
     if (verdict.note) this.note(verdict.note);
     if (verdict.ok) {
-      this.diagnostics.accepted++;
-      this.diagnostics.emitted++;
-      this.calls.push(verdict.call);
-      this.events.push({ type: "call", call: verdict.call });
+      this.accept(verdict.call);
     } else {
       const { reason } = verdict.error;
       this.diagnostics.rejected[reason] = (this.diagnostics.rejected[reason] ?? 0) + 1;
@@ -141,6 +138,31 @@ class StreamParser implements Parser, ScanSink {
       this.events.push({ type: "call-rejected", error: verdict.error });
     }
     return true;
+  }
+
+  reasoningCalls(blocks: readonly RawBlock[], reasoning: string): boolean {
+    const verdicts = blocks.map((b) => judgeBlock(b, this.ctx));
+    const calls: ToolCall[] = [];
+    for (const v of verdicts) {
+      if (!v.ok) return false;
+      calls.push(v.call);
+    }
+    if (reasoning !== "") this.reasoning(reasoning);
+    for (const call of calls) {
+      const diagnostic = { code: "call_in_reasoning" as const, message: `the ${call.name} call ends a think block that was never closed; read as the answer's call` };
+      call.diagnostics = [...(call.diagnostics ?? []), diagnostic];
+      this.diagnostics.detected++;
+      this.accept(call);
+    }
+    return true;
+  }
+
+  private accept(call: ToolCall): void {
+    this.diagnostics.accepted++;
+    this.diagnostics.emitted++;
+    for (const d of call.diagnostics ?? []) this.note(`${call.name} call (${d.code}): ${d.message}`);
+    this.calls.push(call);
+    this.events.push({ type: "call", call });
   }
 
   note(note: string): void {

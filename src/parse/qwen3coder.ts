@@ -11,12 +11,19 @@
 //   was not given before this one. A candidate followed by anything else is quoted text: a nested
 //   `<function=…>…</function>` block, a close followed by an earlier parameter or by prose;
 // - with no plausible candidate, the first candidate (so a malformed body fails as it always did);
-// - a child tag `<NAME>` ends at `</NAME>` followed by whitespace and a tag, a `{` or the end.
+// - a child tag `<NAME>` ends at `</NAME>` followed by whitespace and a tag, a `{` or the end;
+// - surplus and drifted closers (issue 44): a closer (`</parameter>`, `</function>`, or a drifted spelling such
+//   as `</parameter1>`) ends the value when everything after it up to the body's end is closers and whitespace
+//   and the value leaves no tag of its own open; the closers beyond the function's close are surplus
+//   (`surplus_closer`), a drifted one is read as the tag it stands for (`drifted_marker`). A drifted parameter
+//   closer followed by a plausible `<parameter=NAME>` ends the value too.
 // Exactly one framing newline is stripped on each side of a value, and an indented close tag's indentation
 // when the open tag has the same indentation (class 8).
 
 import type { XmlCallSpelling } from "../formats/index.js";
 import { jsonObjectEnd } from "../formats/json-span.js";
+import { closerAt, closerRunFrom, leavesTagOpen, type Closer } from "../formats/xml-closers.js";
+import type { CallDiagnostic } from "./types.js";
 import { describeJsonError } from "./json-errors.js";
 import { decodeFail, skipWs, type BodySyntax, type DecodeFailure, type DecodeHints, type Decoded } from "./decoded.js";
 import { tooDeep } from "./hermes.js";
@@ -68,18 +75,37 @@ function decodeXmlFunction(X: Tags, body: string, maxDepth: number, hints: Decod
   }
   i = gt + X.tagEnd.length;
   const first = skipWs(body, i);
-  const fn = body[first] === "{" ? jsonBody(X, body, first, name, maxDepth) : tagBody(X, body, i, name, hints);
+  const repairs: CallDiagnostic[] = [];
+  const fn = body[first] === "{" ? jsonBody(X, body, first, name, maxDepth) : tagBody(X, body, i, name, hints, repairs);
   if (!fn.ok) return fn;
   const after = skipWs(body, fn.end);
-  if (after < body.length) {
+  const surplus = after < body.length ? closerRunFrom(X, body, after) : undefined;
+  if (surplus) for (const c of surplus.closers) repairs.push(surplusCloser(X, body, after, c));
+  else if (after < body.length) {
     if (body.startsWith(X.functionOpen, after)) {
       return decodeFail("multiple_functions", `One tool call holds one function. Close the tool call after ${X.functionClose} and put the next function in a tool call of its own.`, { name });
     }
     return decodeFail("bad_shape", `Unexpected text after ${X.functionClose} in your ${name} call; nothing may follow it inside the tool call.`, { name });
   }
-  return fn.args
-    ? { ok: true, value: { name, args: fn.args } }
-    : { ok: true, value: { name, texts: fn.texts } };
+  const value = fn.args ? { name, args: fn.args } : { name, texts: fn.texts };
+  return { ok: true, value: repairs.length > 0 ? { ...value, repairs } : value };
+}
+
+/** The diagnostic for a closer past the function's close (or a drifted function close read as one). */
+function surplusCloser(X: Tags, body: string, runStart: number, c: Closer): CallDiagnostic {
+  const text = closerText(body, runStart, c);
+  return { code: "surplus_closer", message: `surplus ${text} after the function's close ignored` };
+}
+
+/** The text of closer `c`, found in the run that starts at `runStart`. */
+function closerText(body: string, runStart: number, c: Closer): string {
+  const lt = body.lastIndexOf("<", c.end - 1);
+  return body.slice(Math.max(lt, runStart), c.end);
+}
+
+function driftedMarker(X: Tags, text: string, c: Closer): CallDiagnostic {
+  const meant = c.kind === "parameter" ? X.parameterClose : X.functionClose;
+  return { code: "drifted_marker", message: `drifted ${JSON.stringify(text)} read as ${meant}` };
 }
 
 type Body =
@@ -112,19 +138,33 @@ function jsonBody(X: Tags, body: string, start: number, name: string, maxDepth: 
   return decodeFail("invalid_json", `Unexpected text after the JSON body of your ${name} call; close it with ${X.functionClose}.`, { name });
 }
 
-function tagBody(X: Tags, body: string, from: number, name: string, hints: DecodeHints | undefined): Body {
+function tagBody(X: Tags, body: string, from: number, name: string, hints: DecodeHints | undefined, repairs: CallDiagnostic[]): Body {
   const takes = (param: string) => hints?.takes?.(name, param) ?? true;
   const texts: Array<[string, string]> = [];
   const seen = new Set<string>();
   let form: "parameter" | "child" | undefined;
   let p = from;
+  let fused = false; // the last value ended with a drifted closer that fuses in the function's (`</parameter_function>`)
   for (;;) {
     const q = skipWs(body, p);
+    if (q >= body.length && fused) return { ok: true, end: q, texts };
     if (q >= body.length) return decodeFail("bad_shape", `Close your ${name} call with ${X.functionClose}.`, { name, incomplete: true });
     if (body.startsWith(X.functionClose, q)) return { ok: true, end: q + X.functionClose.length, texts };
+    const stray = closerAt(X, body, q);
+    if (stray) {
+      const ended = endOfBody(X, body, q, repairs);
+      if (ended !== undefined) return { ok: true, end: ended, texts };
+      // A parameter closer between parameters, before the next one: surplus (or drifted), skipped.
+      if (stray.kind === "parameter" && body.startsWith(X.parameterOpen, skipWs(body, stray.end))) {
+        const text = body.slice(q, stray.end);
+        repairs.push(stray.drifted ? driftedMarker(X, text, stray) : { code: "surplus_closer", message: `surplus ${text} between parameters ignored` });
+        p = stray.end;
+        continue;
+      }
+    }
     let arg: string;
     let valueStart: number;
-    let value: { end: number; resume: number } | undefined;
+    let value: ValueEnd | undefined;
     let indent = "";
     if (body.startsWith(X.parameterOpen, q)) {
       if (form === "child") return mixed(X, name);
@@ -157,6 +197,8 @@ function tagBody(X: Tags, body: string, from: number, name: string, hints: Decod
       return decodeFail("bad_shape", `Unexpected text ${what} in your ${name} call. Give each argument as ${X.paramShape}.`, { name });
     }
     if (!value) return decodeFail("bad_shape", `Your ${name} call ends inside the value of "${arg}".`, { name, incomplete: true });
+    fused = value.drifted !== undefined && value.drifted.slice(2).includes(X.functionClose.slice(2, -X.tagEnd.length || undefined));
+    if (value.drifted) repairs.push(driftedMarker(X, value.drifted, closerAt(X, body, value.end)!));
     if (seen.has(arg)) {
       return decodeFail("duplicate_parameter", `Your ${name} call gives "${arg}" twice. Give each parameter once.`, { name });
     }
@@ -172,7 +214,42 @@ interface ValueContext {
   takes(param: string): boolean;
 }
 
-type ValueEnd = { end: number; resume: number };
+/** Where a value ends, where reading resumes, and the drifted closer that ended it (its text), if one did. */
+type ValueEnd = { end: number; resume: number; drifted?: string };
+
+/**
+ * At `q`, a run of closers up to the body's end that holds a function closer (exact or drifted): the body
+ * ends with its first function closer; a drifted one is noted, the closers after it are surplus. Returns the
+ * body's end, or undefined when what follows `q` is not such a run.
+ */
+function endOfBody(X: Tags, body: string, q: number, repairs: CallDiagnostic[]): number | undefined {
+  const run = closerRunFrom(X, body, q);
+  const close = run?.closers.findIndex((c) => c.kind === "function") ?? -1;
+  if (!run || close < 0) return undefined;
+  let start = q;
+  run.closers.forEach((c, k) => {
+    const text = closerText(body, start, c);
+    if (k === close) {
+      if (c.drifted) repairs.push(driftedMarker(X, text, c));
+    } else if (k < close) {
+      repairs.push(c.drifted ? driftedMarker(X, text, c) : { code: "surplus_closer", message: `surplus ${text} before the function's close ignored` });
+    } else repairs.push({ code: "surplus_closer", message: `surplus ${text} after the function's close ignored` });
+    start = c.end;
+  });
+  return body.length;
+}
+
+/**
+ * Whether the closer that ends at `after` (it starts at `at`) closes the value that starts at `from` because only
+ * closers follow it up to the body's end, and the value leaves no tag of its own open (issue 44). A function
+ * closer standing for a missing `</parameter>` does not when a parameter closer follows it: that closer ends the
+ * value, and the function closer is the value's own text (a template being written).
+ */
+function closesBeforeSurplus(X: Tags, body: string, from: number, at: number, after: number): boolean {
+  const run = closerRunFrom(X, body, after);
+  if (!run || leavesTagOpen(X, body, from, at)) return false;
+  return closerAt(X, body, at)?.kind !== "function" || run.closers.every((c) => c.kind === "function");
+}
 
 /** Where a `<parameter=…>` value ends and where parsing resumes; undefined when the body ends first. */
 function parameterEnd(X: Tags, body: string, from: number, ctx: ValueContext): ValueEnd | undefined {
@@ -185,7 +262,7 @@ function parameterEnd(X: Tags, body: string, from: number, ctx: ValueContext): V
       const after = j + X.parameterClose.length;
       if (endsValue(body, after)) {
         found = { end: j, resume: after };
-        plausible = followsPlausibly(X, body, after, ctx);
+        plausible = followsPlausibly(X, body, after, ctx) || closesBeforeSurplus(X, body, from, j, after);
       }
     } else if (body.startsWith(X.parameterOpen, j)) {
       if (atLineStart(body, j, from) && looksLikeParameterOpen(X, body, j)) {
@@ -194,8 +271,14 @@ function parameterEnd(X: Tags, body: string, from: number, ctx: ValueContext): V
       }
     } else if (body.startsWith(X.functionClose, j)) {
       const r = skipWs(body, j + X.functionClose.length);
-      if (r >= body.length || body.startsWith(X.functionOpen, r)) {
+      if (r >= body.length || body.startsWith(X.functionOpen, r) || closesBeforeSurplus(X, body, from, j, j + X.functionClose.length)) {
         found = { end: j, resume: j };
+        plausible = true;
+      }
+    } else {
+      const c = closerAt(X, body, j);
+      if (c?.drifted && drifts(X, body, from, j, c, ctx)) {
+        found = { end: j, resume: c.kind === "parameter" ? c.end : j, drifted: body.slice(j, c.end) };
         plausible = true;
       }
     }
@@ -205,6 +288,17 @@ function parameterEnd(X: Tags, body: string, from: number, ctx: ValueContext): V
     if (++skipped >= MAX_SKIPPED_CANDIDATES) break;
   }
   return first;
+}
+
+/**
+ * A drifted closer ends the value when only closers follow it (and the value leaves no tag open), or, for a
+ * parameter closer, when a line-start `<parameter=NAME>` the function may take next follows it.
+ */
+function drifts(X: Tags, body: string, from: number, at: number, c: Closer, ctx: ValueContext): boolean {
+  if (closesBeforeSurplus(X, body, from, at, c.end)) return true;
+  if (c.kind !== "parameter") return false;
+  const r = skipWs(body, c.end);
+  return body.startsWith(X.parameterOpen, r) && atLineStart(body, r, from) && plausibleParameter(X, body, r, ctx);
 }
 
 /**

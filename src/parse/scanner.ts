@@ -12,7 +12,9 @@
 import { QWEN3_TOKENS, type BareBlock, type ToolCallFormat } from "../formats/index.js";
 import { BlockEnd, type Mode, type ScanCursor, type ScanSink } from "./block-end.js";
 import type { ThinkingStart } from "./options.js";
+import type { RawBlock } from "./block.js";
 import { FENCE_AT_START, FENCE_RE, partialSuffix, patternsFor, THINK_RE } from "./scan-patterns.js";
+import { ThinkCalls, type ScannedRun } from "./think-calls.js";
 
 export type { ScanSink } from "./block-end.js";
 
@@ -38,6 +40,8 @@ export class Scanner implements ScanCursor {
   private readonly bareNote: string;
   private fenceChar = "";
   private fenceLen = 0;
+  /** Calls written at the end of an unclosed think block (issue 43). */
+  private readonly thinkCalls: ThinkCalls;
 
   /**
    * @param format whose open/close tags wrap calls (both Qwen formats share them)
@@ -46,11 +50,11 @@ export class Scanner implements ScanCursor {
    * @param maxBlockChars inner length (UTF-16 units) past which a block is kept only as a preview (too_large)
    */
   constructor(
-    format: ToolCallFormat,
-    bodies: readonly ToolCallFormat[],
+    private readonly format: ToolCallFormat,
+    private readonly bodies: readonly ToolCallFormat[],
     private readonly bare: BareBlock | undefined,
     thinking: ThinkingStart,
-    maxBlockChars: number,
+    private readonly maxBlockChars: number,
     private readonly sink: ScanSink,
   ) {
     this.open = format.open.text;
@@ -65,6 +69,24 @@ export class Scanner implements ScanCursor {
     this.bareAtStart = patterns.bareAtStart;
     this.bareNote = bare ? `bare ${bare.label} block without the ${this.open} wrapper` : "";
     this.block = new BlockEnd(this, { open: this.open, close: this.close, bodies, maxBlockChars, sink });
+    this.thinkCalls = new ThinkCalls({ open: this.open, scan: (text) => this.scanRun(text) });
+  }
+
+  /** Scan `text` on its own as answer text and collect its blocks (for ThinkCalls). */
+  private scanRun(text: string): ScannedRun {
+    const run: ScannedRun = { text: "", blocks: [], other: false };
+    const sink: ScanSink = {
+      text: (t) => void (run.text += t),
+      reasoning: () => void (run.other = true),
+      reasoningSeen: () => void (run.other = true),
+      block: (b: RawBlock) => (run.blocks.push(b), true),
+      reasoningCalls: () => false,
+      note: () => void (run.other = true),
+    };
+    const scanner = new Scanner(this.format, this.bodies, this.bare, "closed", this.maxBlockChars, sink);
+    scanner.feed(text);
+    scanner.end();
+    return run;
   }
 
   feed(chunk: string): void {
@@ -83,7 +105,11 @@ export class Scanner implements ScanCursor {
       else if (this.mode !== "block" || !this.block.settle()) break;
     }
     if (this.mode === "block" || this.mode === "bare") this.block.finish(false, this.base + this.buf.length);
-    else if (this.mode === "think") this.sink.note("reasoning was not closed with </think>");
+    else if (this.mode === "think") {
+      const calls = this.thinkCalls.settle();
+      if (!calls || !this.sink.reasoningCalls(calls.blocks, calls.reasoning)) this.emitHeld(this.thinkCalls.release());
+      this.sink.note("reasoning was not closed with </think>");
+    }
     this.buf = "";
     this.base += this.pos;
     this.pos = 0;
@@ -131,6 +157,7 @@ export class Scanner implements ScanCursor {
     } else if (m[3] !== undefined) {
       this.emitText(this.pos, j);
       this.sink.reasoningSeen();
+      this.thinkCalls.reset();
       this.mode = "think";
       this.pos = j + THINK_OPEN.length;
     } else if (m[4] !== undefined) {
@@ -238,15 +265,36 @@ export class Scanner implements ScanCursor {
   private scanThink(final: boolean): boolean {
     const j = this.buf.indexOf(THINK_CLOSE, this.pos);
     if (j < 0) {
-      const hold = final ? this.buf.length : this.wholePairs(partialSuffix(this.buf, this.pos, THINK_CLOSE));
-      this.emitReasoning(this.pos, hold);
+      const partial = Math.min(partialSuffix(this.buf, this.pos, THINK_CLOSE), partialSuffix(this.buf, this.pos, this.open));
+      const hold = final ? this.buf.length : this.wholePairs(partial);
+      this.thinkText(this.pos, hold);
       this.pos = hold;
       return false;
     }
-    this.emitReasoning(this.pos, j);
+    this.thinkText(this.pos, j);
+    this.emitHeld(this.thinkCalls.release());
     this.pos = j + THINK_CLOSE.length;
     this.mode = "text";
     return true;
+  }
+
+  /** Reasoning from `from` to `to`: emitted up to the section's first call opener, held from there (ThinkCalls). */
+  private thinkText(from: number, to: number): void {
+    if (to <= from) return;
+    if (!this.thinkCalls.holding) {
+      const k = this.buf.indexOf(this.open, from);
+      const upto = k < 0 || k >= to ? to : k;
+      this.emitReasoning(from, upto);
+      this.thinkCalls.reasoning(this.buf.slice(from, upto));
+      if (upto === to) return;
+      this.thinkCalls.hold(this.base + k);
+      from = k;
+    }
+    this.thinkCalls.append(this.buf.slice(from, to));
+  }
+
+  private emitHeld(text: string): void {
+    if (text !== "") this.sink.reasoning(text);
   }
 
   private scanFence(final: boolean): boolean {

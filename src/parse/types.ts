@@ -17,6 +17,21 @@ export interface ToolCall {
   /** Offsets of `raw` in the assistant output (UTF-16 code units, like String indices). */
   start: number;
   end: number;
+  /** What the parser tolerated or repaired to read this call (absent when nothing). */
+  diagnostics?: CallDiagnostic[];
+}
+
+/**
+ * Stable codes of what the parser tolerated in an accepted call (docs/parser.md): `surplus_closer` (a close tag
+ * more than the call opened, ignored), `drifted_marker` (a close tag spelled otherwise, such as `</parameter1>`,
+ * read as the tag it stands for), `call_in_reasoning` (a complete call ending an unclosed think block).
+ */
+export type CallDiagnosticCode = "surplus_closer" | "drifted_marker" | "call_in_reasoning";
+
+/** One thing the parser tolerated in a call; `message` says what, for the user. */
+export interface CallDiagnostic {
+  code: CallDiagnosticCode;
+  message: string;
 }
 
 /** A block that was detected but rejected. `message` is written for the model: it goes back as the call's result. */

@@ -13,7 +13,7 @@ const MAX_LITERAL_DEPTH = 64;
  * the schema check with a clear message).
  */
 export function typeXmlValue(text: string, types: TypeSet | undefined): unknown {
-  if (!readsLiteral(types)) return text;
+  if (!readsLiteral(types)) return nullableString(text, types) ? null : text;
   const t = text.trim();
   const word = spelledWord(t, types);
   if (word !== undefined) return word.value;
@@ -29,6 +29,16 @@ export function typeXmlValue(text: string, types: TypeSet | undefined): unknown 
     }
   }
   return value;
+}
+
+/**
+ * A bare `null` (or Python's `None`) for a schema that admits both a string and null is the JSON null the model
+ * meant (issue 44); for a string-only schema it stays text.
+ */
+function nullableString(text: string, types: TypeSet | undefined): boolean {
+  if (types === undefined || types === "any" || !types.has("null")) return false;
+  const t = text.trim();
+  return t === "null" || t === "None";
 }
 
 const NOT_A_LITERAL = Symbol("not a literal");

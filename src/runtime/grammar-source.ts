@@ -7,6 +7,7 @@ import type { GrammarCache } from "../grammar/compile.js";
 import type { CompiledGrammar, GrammarPhase } from "../grammar/types.js";
 import type { JsonSchema, ToolChoice, ToolDefinition } from "../tools/types.js";
 import { checkGrammarCost } from "./grammar-cost.js";
+import type { TextConstraint } from "../grammar/answer-constraint.js";
 
 /** A grammar for the rest of a turn, compiled for the budget left when it takes over. */
 export interface TurnGrammar {
@@ -28,6 +29,8 @@ export interface TurnGrammarOptions {
   maxCalls: number;
   /** The answer, when not calls, is JSON that fits this schema (see ToolGrammarOptions.answerSchema). */
   answerSchema?: JsonSchema | boolean;
+  /** The answer, when not calls, is held by this regex, choice or grammar (see ToolGrammarOptions.answerConstraint). */
+  answerConstraint?: TextConstraint;
 }
 
 /** Byte budgets tried, as multiples of the token budget, when a call does not fit it byte for byte. */
@@ -57,6 +60,7 @@ export function turnGrammarSource(tools: readonly ToolDefinition[], opts: TurnGr
         thinking: false,
         phase,
         answerSchema: opts.answerSchema,
+        answerConstraint: opts.answerConstraint,
       });
       if (!compiled.ok && compiled.error.code !== "budget_too_small") throw new QtcException(compiled.error);
       // Bounded before any engine loads it: size, rules, and the memory its evaluation takes.
@@ -77,7 +81,7 @@ export function turnGrammarSource(tools: readonly ToolDefinition[], opts: TurnGr
 
 /** Throw the compile error of a request's grammar (bad schema, unsupported keyword) before anything runs. */
 export function checkToolGrammar(tools: readonly ToolDefinition[], opts: TurnGrammarOptions, maxTokens: number, cache: GrammarCache): void {
-  const compiled = cache.compile(tools, { format: opts.format, toolChoice: opts.toolChoice, parallel: opts.parallel, maxTokens, phase: "start", answerSchema: opts.answerSchema });
+  const compiled = cache.compile(tools, { format: opts.format, toolChoice: opts.toolChoice, parallel: opts.parallel, maxTokens, phase: "start", answerSchema: opts.answerSchema, answerConstraint: opts.answerConstraint });
   if (!compiled.ok && compiled.error.code !== "budget_too_small") throw new QtcException(compiled.error);
   if (compiled.ok) checkGrammarCost(compiled.value);
 }

@@ -6,6 +6,8 @@ import type { FormatId } from "../formats/types.js";
 import type { ParseResult, ToolCall } from "../parse/types.js";
 import type { ValueValidator } from "../tools/validators.js";
 import type { ConstraintReport } from "../grammar/constraint-report.js";
+import type { TextConstraint } from "../grammar/answer-constraint.js";
+import { judgeText } from "./answer-request.js";
 import type { AnswerCheck, FinishReason, GenerateResult, GenerationMode, GrammarUse } from "./types.js";
 
 /** A finished turn, with views in the shapes OpenAI and Anthropic clients consume. */
@@ -59,8 +61,8 @@ export interface ResultParts {
   raw: string;
   mode: GenerationMode;
   format: FormatId;
-  /** The response schema's validator, when the request has one. */
-  judgeAnswer?: ValueValidator;
+  /** The response schema's validator or the answer constraint, when the request has one. */
+  judgeAnswer?: AnswerJudge;
   /**
    * Whether qtc's own grammar constrained the turn (mode "constrained" and qtc's runtime), so a rejected output is
    * a bug of qtc's and noted as one. Default: true in constrained mode.
@@ -68,9 +70,13 @@ export interface ResultParts {
   qtcGrammar?: boolean;
 }
 
-/** The content judged as the JSON answer (undefined when the turn answered with calls). */
-function checkAnswer(parsed: ParseResult, truncated: boolean, judge: NonNullable<ResultParts["judgeAnswer"]>): AnswerCheck | undefined {
+/** What judges a text answer: a response schema's validator (JSON) or a regex, choice or grammar constraint. */
+export type AnswerJudge = ValueValidator | TextConstraint;
+
+/** The content judged as the answer (undefined when the turn answered with calls). */
+function checkAnswer(parsed: ParseResult, truncated: boolean, judge: AnswerJudge): AnswerCheck | undefined {
   if (parsed.calls.length > 0 || parsed.errors.length > 0) return undefined;
+  if (typeof judge !== "function") return judgeText(parsed.content, truncated, judge);
   const text = parsed.content.trim();
   let value: unknown;
   try {
@@ -123,7 +129,9 @@ export function resultOf({ parsed, outcome, raw, mode, format, judgeAnswer, qtcG
   if (use) result.grammar = use;
   const answer = judgeAnswer && checkAnswer(parsed, truncated, judgeAnswer);
   if (answer) result.answer = answer;
-  if (qtcGrammar && answer && !answer.ok && outcome.finishReason !== "aborted") {
+  // A caller's grammar may repeat without bound: its answer cut at the limit is the caller's, not a bug of qtc's.
+  const callersCut = answer?.constraint === "grammar" && !answer.ok && answer.reason === "truncated";
+  if (qtcGrammar && answer && !answer.ok && outcome.finishReason !== "aborted" && !callersCut) {
     diagnostics.notes.push(`constrained answer refused (${answer.reason}): a bug in the grammar or the runtime`);
   }
   return result;

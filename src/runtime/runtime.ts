@@ -272,7 +272,7 @@ class ModelRuntime implements Runtime {
         promptTokens: [...promptTokens],
         reusedPromptTokens: reused,
         grammar,
-        jsonAnswer: answerSchema !== undefined,
+        jsonAnswer: answerSchema !== undefined || turnRequest.answerConstraint !== undefined,
         signal: request.signal,
         startedAt,
         onDelta: (grammar) => (underGrammar = grammar),

@@ -5,6 +5,7 @@
 import type { LlamaModel, Token } from "node-llama-cpp";
 import { QWEN3_TOKENS, QWEN3_VOCAB_SIZE } from "../formats/index.js";
 import { sortAdded, type AddedToken } from "./prompt-tokens.js";
+import { byteLevelOrder } from "../model/byte-level.js";
 
 export interface TokenTables {
   /** Vocabulary size (tokens the model can emit). */
@@ -39,22 +40,6 @@ export interface TokenTables {
 
 const JSON_UNSAFE = /[\x00-\x1f"\\]/;
 const RAW_UNSAFE = /[\x00-\x08\x0b\x0c\x0e-\x1f]/;
-
-/**
- * GPT-2 byte-level BPE orders its first 256 tokens by `bytes_to_unicode`: the printable bytes `!`..`~`,
- * `¡`..`¬`, `®`..`ÿ` first, then the rest in byte order. Returns byte → token id.
- */
-function byteLevelOrder(): number[] {
-  const printable: number[] = [];
-  for (let b = 0x21; b <= 0x7e; b++) printable.push(b);
-  for (let b = 0xa1; b <= 0xac; b++) printable.push(b);
-  for (let b = 0xae; b <= 0xff; b++) printable.push(b);
-  const rest: number[] = [];
-  for (let b = 0; b < 256; b++) if (!printable.includes(b)) rest.push(b);
-  const tokenOf = new Array<number>(256);
-  [...printable, ...rest].forEach((byte, id) => (tokenOf[byte] = id));
-  return tokenOf;
-}
 
 /** Compute the tables for a loaded model (about 0.3 s for Qwen3's 151,936 tokens). */
 export function computeTokenTables(model: LlamaModel): TokenTables {

@@ -8,7 +8,9 @@ import type { GrammarCache } from "../grammar/compile.js";
 import { createParser, type ParseEvent } from "../parse/index.js";
 import { renderPromptSegments, type PromptSegment } from "../prompt/index.js";
 import { compileValidators, compileValueValidator, type CompiledTools, type ToolDefinition, type ValidatorCache } from "../tools/index.js";
-import type { ValueValidator } from "../tools/validators.js";
+import { answerConstraintOf } from "./answer-request.js";
+import type { TextConstraint } from "../grammar/answer-constraint.js";
+import type { AnswerJudge } from "./result.js";
 import { streamEventsOf, type ContentEvent } from "../adapters/index.js";
 import { checkToolGrammar, type TurnGrammarOptions } from "./grammar-source.js";
 import { checkCallBudget, reserveCallInThinking, resolveRequest, type ResolvedRequest } from "./request.js";
@@ -35,7 +37,10 @@ export interface PreparedTurn {
   tools: CompiledTools | undefined;
   req: ResolvedRequest;
   answerSchema: JsonSchemaOrBool | undefined;
-  judgeAnswer: ValueValidator | undefined;
+  /** The request's regex, choice or grammar constraint on the answer, checked. */
+  answerConstraint: TextConstraint | undefined;
+  /** What judges a text answer: the response schema's validator, or the constraint. */
+  judgeAnswer: AnswerJudge | undefined;
   /** The grammar's options when qtc's grammar holds this turn (constrained, with calls possible or an answer schema). */
   grammar: { declared: readonly ToolDefinition[]; options: TurnGrammarOptions } | undefined;
   /** The rendered prompt: template markup and content (content is always tokenized as text). */
@@ -50,8 +55,8 @@ export interface PreparedTurn {
 export function prepareTurn(request: GenerateRequest, ctx: TurnContext): PreparedTurn {
   const tools: CompiledTools | undefined = request.tools && request.tools.length > 0 ? compileValidators(request.tools, ctx.validators) : undefined;
   const req = resolveRequest(request, tools, ctx.format);
-  const answerSchema = request.responseSchema;
-  const judgeAnswer = answerSchema === undefined ? undefined : compileValueValidator(answerSchema, ctx.validators);
+  const { answerSchema, answerConstraint } = answerConstraintOf(request);
+  const judgeAnswer = answerConstraint ?? (answerSchema === undefined ? undefined : compileValueValidator(answerSchema, ctx.validators));
   if (ctx.vocabSize !== undefined) {
     for (const token of Object.keys(request.logitBias ?? {})) {
       if (Number(token) >= ctx.vocabSize) fail("invalid_option", `logitBias names token ${token}, beyond the vocabulary (${ctx.vocabSize})`);
@@ -59,8 +64,8 @@ export function prepareTurn(request: GenerateRequest, ctx: TurnContext): Prepare
   }
   // The grammar's limits are checked before the prompt is rendered: a schema over them costs no tokenizing.
   let grammar: PreparedTurn["grammar"];
-  if (req.mode === "constrained" && ((tools && req.toolChoice !== "none") || answerSchema !== undefined)) {
-    const options = { format: req.format, toolChoice: req.toolChoice, parallel: req.parallel, maxCalls: req.maxCalls, answerSchema };
+  if (req.mode === "constrained" && ((tools && req.toolChoice !== "none") || answerSchema !== undefined || answerConstraint !== undefined)) {
+    const options = { format: req.format, toolChoice: req.toolChoice, parallel: req.parallel, maxCalls: req.maxCalls, answerSchema, answerConstraint };
     const declared = tools?.tools ?? NO_TOOLS;
     checkToolGrammar(declared, options, req.maxTokens, ctx.toolGrammars);
     grammar = { declared, options };
@@ -72,7 +77,7 @@ export function prepareTurn(request: GenerateRequest, ctx: TurnContext): Prepare
   }
   checkCallBudget(tools, req);
   req.thinkingBudget = reserveCallInThinking(tools, req);
-  return { tools, req, answerSchema, judgeAnswer, grammar, segments: promptSegmentsOf(request, tools, req) };
+  return { tools, req, answerSchema, answerConstraint, judgeAnswer, grammar, segments: promptSegmentsOf(request, tools, req) };
 }
 
 /**

@@ -17,6 +17,7 @@ import type { TurnCounts } from "./result.js";
 import type { TokenTables } from "./token-tables.js";
 import type { FinishReason } from "./types.js";
 import type { StepGate } from "./step-gate.js";
+import { ThinkOpener } from "./think-opener.js";
 
 /** Everything a turn needs, resolved (no defaults left): the request's settings and what the runtime adds. */
 export interface TurnPlan extends Omit<ResolvedRequest, "format"> {
@@ -90,6 +91,8 @@ export interface TurnPhases {
 interface Step {
   forced: number[];
   text: string;
+  /** The sampled token is not taken where it was sampled: `forced` holds every token of the step, in order. */
+  replaced?: boolean;
 }
 
 /** Run one turn; yields raw text deltas and returns the outcome. The caller owns (and clears) the sequence. */
@@ -128,7 +131,7 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
         if (turn.finish) break;
         await inStep?.arrive();
         inStep?.queued();
-        next = await gen.next((step.forced.length > 0 ? [token, ...step.forced] : token) as Token | Token[]);
+        next = await gen.next((step.replaced ? step.forced : step.forced.length > 0 ? [token, ...step.forced] : token) as Token | Token[]);
         inStep?.sampled();
       }
     } finally {
@@ -160,6 +163,8 @@ class Turn {
   private readonly freeBias: TokenBias;
   /** A call was opened by its bare opener (it ends without a close tag). */
   private bareOpened = false;
+  /** Ends thinking at a call opener sampled in the think phase (issue 43); undefined when not watched. */
+  private readonly thinkOpener: ThinkOpener | undefined;
   private grammar: TurnGrammar | undefined;
   private matcher: GrammarMatcher | undefined;
   private guard: BudgetGuard | undefined;
@@ -185,6 +190,7 @@ class Turn {
     this.grammarFromStart =
       constrained && plan.grammar !== undefined && (plan.jsonAnswer || plan.toolChoice === "required" || typeof plan.toolChoice === "object");
     this.phase = plan.thinking ? "think" : this.grammarFromStart ? "grammar" : "free";
+    this.thinkOpener = plan.thinking && plan.grammar ? new ThinkOpener(plan, (text) => env.matchers.tokenize(text)) : undefined;
     this.repeats = plan.repeatGuard === false ? undefined : new RepeatGuard(plan.repeatGuard);
   }
 
@@ -279,6 +285,7 @@ class Turn {
   }
 
   private async takeThink(step: Step, token: number): Promise<void> {
+    if (this.thinkOpener?.endsThinking(token)) return this.openFromThink(step, token, this.thinkOpener);
     this.add(step, [token], false);
     this.thinkUsed++;
     const close = this.plan.format.think.close.token;
@@ -292,6 +299,30 @@ class Turn {
     }
     else if (!(await this.startGrammar("start"))) this.finish = "length";
     else this.afterGrammarStep(step);
+  }
+
+  /**
+   * The call opener was sampled while thinking: `</think>` and the blank line go in its place, then the opener,
+   * taken as in the answer (the grammar starts as it would there); the step's tokens replace the sampled one.
+   */
+  private async openFromThink(step: Step, token: number, opener: ThinkOpener): Promise<void> {
+    const from = this.tokens.length;
+    if (this.remaining() < opener.cost) {
+      this.finish = "length";
+      return;
+    }
+    step.replaced = true;
+    this.force(step, opener.before);
+    if (!this.grammarFromStart) {
+      this.phase = "free";
+      this.bias = this.freeBias;
+      await this.takeFree(step, token);
+    } else if (!(await this.startGrammar("start"))) this.finish = "length";
+    else {
+      if (this.matcher!.acceptAll([token]).length === 1) this.add(step, [token], false);
+      this.afterGrammarStep(step);
+    }
+    step.forced = this.tokens.slice(from);
   }
 
   /** Sampled under the grammar: the native sampler already advanced the matcher's state. */

@@ -6,6 +6,8 @@ import type { CallError, ParseDiagnostics, ToolCall } from "../parse/types.js";
 import type { ChatMessage } from "../prompt/types.js";
 import type { JsonSchema, ToolChoice, ToolInput } from "../tools/types.js";
 import type { SchemaError } from "../tools/validators.js";
+import type { AnswerRefusal } from "../errors.js";
+import type { AnswerConstraint, ConstraintKind } from "../grammar/answer-constraint.js";
 
 export type GenerationMode = "constrained" | "unconstrained";
 
@@ -62,6 +64,14 @@ export interface GenerateRequest {
    * the result's `answer` says whether the content fits. Default: none (free text).
    */
   responseSchema?: JsonSchema | boolean;
+  /**
+   * What the text answer must be, when it is not tool calls: `{regex}` (the whole answer matches; ECMAScript
+   * syntax), `{choice}` (exactly one of the strings), `{grammar}` (GBNF, root rule `root`) or `{jsonSchema}` (the
+   * same as `responseSchema`; give one of the two). Constrained, the grammar holds the answer from its first token
+   * (under "auto": the answer or calls, nothing else; under "none": the answer). In either mode the result's
+   * `answer` judges the content against it. Default: none (free text).
+   */
+  constraint?: AnswerConstraint;
   signal?: AbortSignal;
 }
 
@@ -104,7 +114,7 @@ export interface GenerateResult {
   tokens: number[];
   mode: GenerationMode;
   format: FormatId;
-  /** With `responseSchema`, when the turn answered in text rather than calls: the content judged against it. */
+  /** With `responseSchema` or `constraint`, when the turn answered in text rather than calls: the content judged against it. */
   answer?: AnswerCheck;
   /**
    * Whether a grammar constrained the turn: qtc's (its stable hash, and the keywords left to the validator, which
@@ -132,10 +142,15 @@ export interface GrammarUse {
   closedObjects?: number;
 }
 
-/** A JSON answer judged against the response schema: its value, or why it was refused (errors as data). */
-export type AnswerCheck =
+/**
+ * An answer judged against the response schema or constraint: its value (the parsed JSON; the text for a regex,
+ * choice or grammar), or why it was refused (errors as data). `constraint` names the regex, choice or grammar constraint that judged
+ * it (absent for a JSON answer).
+ */
+export type AnswerCheck = (
   | { ok: true; value: unknown }
-  | { ok: false; reason: "invalid_json" | "schema" | "truncated"; message: string; errors?: readonly SchemaError[] };
+  | { ok: false; reason: AnswerRefusal; message: string; errors?: readonly SchemaError[] }
+) & { constraint?: ConstraintKind };
 
 /**
  * Stream events: the adapters' one union (StreamEvent), ending with `done` and the result `generate` would return.

@@ -19,6 +19,7 @@ import {
   requireString,
 } from "./convert-util.js";
 import { readStopSequences } from "./stop-sequences.js";
+import { constraintOfOpenAIBody } from "./constraint-fields.js";
 import { type ResolvedServerOptions, SERVER_DEFAULTS } from "./defaults.js";
 
 export interface AnthropicPlan {
@@ -59,7 +60,9 @@ export function anthropicToGenerate(body: Obj, ctx: Ctx): AnthropicPlan {
     ...(typeof body.top_k === "number" ? { topK: body.top_k } : {}),
     ...thinkingOf(body.thinking, body.max_tokens as number),
   };
-  return { request, stream: body.stream === true, params: { maxTokens: "max_tokens" }, stop, notices: [...notices, ...notes.notices()] };
+  const constrained = constraintOfOpenAIBody(body, ctx);
+  if (constrained) request.constraint = constrained.constraint;
+  return { request, stream: body.stream === true, params: { maxTokens: "max_tokens", ...(constrained ? { responseSchema: constrained.param } : {}) }, stop, notices: [...notices, ...notes.notices()] };
 }
 
 /**

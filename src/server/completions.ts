@@ -4,7 +4,9 @@
 import { randomBytes } from "node:crypto";
 import type { GenerateEvent, GenerateRequest, GenerateResult } from "../runtime/types.js";
 import { badRequest, type ParamHints, unsupported } from "./api-error.js";
-import { checkMaxTokens, isObject, type Obj, seedOf } from "./convert-util.js";
+import { checkMaxTokens, isObject, type Obj, type SchemaCheck, seedOf } from "./convert-util.js";
+import { constraintOfOpenAIBody } from "./constraint-fields.js";
+import { answerExtension } from "./response-common.js";
 import type { ResolvedServerOptions } from "./defaults.js";
 import type { BudgetAsk } from "./budget.js";
 import type { SseFrame } from "./sse.js";
@@ -23,7 +25,7 @@ export interface CompletionsPlan {
   budget: BudgetAsk;
 }
 
-type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxTokensCap">>;
+type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxTokensCap">> & SchemaCheck;
 
 /** Convert a body that passed COMPLETIONS_BODY; throws ApiError (400) for what qtc cannot honour. */
 export function completionsToGenerate(body: Obj, ctx: Ctx): CompletionsPlan {
@@ -42,7 +44,10 @@ export function completionsToGenerate(body: Obj, ctx: Ctx): CompletionsPlan {
   if (body.stream_options != null && !stream) throw badRequest("stream_options is only allowed with stream: true.", "stream_options");
   const includeUsage = stream && isObject(body.stream_options) && body.stream_options.include_usage === true;
   const budget: BudgetAsk = { asked: request.maxTokens, param: "max_tokens", dialect: "openai" };
-  return { request, stream, includeUsage, params: { maxTokens: "max_tokens" }, stop: readStopSequences(body.stop, "stop", true), budget };
+  const constrained = constraintOfOpenAIBody(body, ctx);
+  if (constrained) request.constraint = constrained.constraint;
+  const params: ParamHints = { maxTokens: "max_tokens", ...(constrained ? { responseSchema: constrained.param } : {}) };
+  return { request, stream, includeUsage, params, stop: readStopSequences(body.stop, "stop", true), budget };
 }
 
 function refuseUnsupported(body: Obj): void {
@@ -120,7 +125,7 @@ function base(meta: CompletionsMeta) {
 
 /** The `text_completion` object of a finished turn (its content is the raw text, see asRawText). */
 export function completionsResponse(result: GenerateResult, meta: CompletionsMeta): Record<string, unknown> {
-  return { ...base(meta), choices: [{ text: result.content, index: 0, logprobs: null, finish_reason: finishOf(result) }], usage: usageOf(result) };
+  return { ...base(meta), choices: [{ text: result.content, index: 0, logprobs: null, finish_reason: finishOf(result) }], usage: usageOf(result), ...(result.answer ? { qtc: answerExtension(result) } : {}) };
 }
 
 /** Stream chunks: one per text delta, a finish chunk, the optional usage chunk, `[DONE]`. */
@@ -133,7 +138,7 @@ export function completionsStream(meta: CompletionsMeta, includeUsage: boolean):
     event: (event) => {
       if (event.type === "text-delta") return event.text ? [chunk(event.text, null)] : [];
       if (event.type !== "done") return [];
-      const frames: SseFrame[] = [chunk("", finishOf(event.result))];
+      const frames: SseFrame[] = [{ data: { ...chunk("", finishOf(event.result)).data, ...(event.result.answer ? { qtc: answerExtension(event.result) } : {}) } }];
       if (includeUsage) frames.push({ data: { ...base(meta), choices: [], usage: usageOf(event.result) } });
       frames.push({ data: "[DONE]" });
       return frames;

@@ -189,7 +189,7 @@ export function checkDepthAfter(body: unknown, maxDepth: number): void {
 }
 
 /** Fields that carry JSON Schemas. */
-const SCHEMA_FIELDS: ReadonlySet<string> = new Set(["tools", "response_format", "text"]);
+const SCHEMA_FIELDS: ReadonlySet<string> = new Set(["tools", "response_format", "text", "structured_outputs", "guided_json", "json_schema", "x-qtc-constraint"]);
 /** Fields that carry the conversation: converted first, with exact fields named. */
 const CONVERSATION_FIELDS: ReadonlySet<string> = new Set(["messages", "input", "system", "prompt"]);
 /** Depth a schema-bearing field may reach before its schema walker judges it (a bound on that walk too). */

@@ -25,6 +25,7 @@ import {
   thinkingOfEffort,
 } from "./convert-util.js";
 import { readStopSequences } from "./stop-sequences.js";
+import { constraintOfOpenAIBody } from "./constraint-fields.js";
 import type { BudgetAsk } from "./budget.js";
 import { type ResolvedServerOptions, SERVER_DEFAULTS } from "./defaults.js";
 
@@ -69,10 +70,12 @@ export function openAIToGenerate(body: Obj, ctx: Ctx): OpenAIPlan {
   // With tools under "auto" the answer is that JSON or tool calls; with calls required the schema plays no part.
   const schema = responseSchemaOf(body.response_format, ctx.validators);
   if (schema) request.responseSchema = schema;
+  const constrained = constraintOfOpenAIBody(body, ctx, schema !== undefined);
+  if (constrained) request.constraint = constrained.constraint;
   const stream = body.stream === true;
   const options = body.stream_options;
   if (options != null && !stream) throw badRequest("stream_options is only allowed with stream: true.", "stream_options");
-  const params: ParamHints = { maxTokens: maxTokensParam, ...(schema ? { responseSchema: responseSchemaParam(body.response_format) } : {}) };
+  const params: ParamHints = { maxTokens: maxTokensParam, ...(schema ? { responseSchema: responseSchemaParam(body.response_format) } : constrained ? { responseSchema: constrained.param } : {}) };
   const stop = readStopSequences(body.stop, "stop", true);
   const budget: BudgetAsk = { asked, param: maxTokensParam, dialect: "openai" };
   return { request, stream, includeUsage: stream && isObject(options) && options.include_usage === true, params, stop, budget };

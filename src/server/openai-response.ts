@@ -57,7 +57,7 @@ export class OpenAIStreamEncoder {
   }
 
   #finish(result: GenerateResult): OpenAIFrame[] {
-    // The finish chunk carries the `qtc` object a non-streamed body has (rejected calls, notices): clients ignore it.
+    // The finish chunk carries the `qtc` object a non-streamed body has (rejected calls, notices, `answer`).
     const frames: OpenAIFrame[] = [{ ...this.#chunk({}, finishOf(result)), qtc: qtcExtension(result) }];
     if (this.#includeUsage) frames.push({ ...this.#base(), choices: [], usage: usageOf(result) });
     frames.push("[DONE]");

@@ -25,6 +25,18 @@ export function qtcExtension(result: GenerateResult): Record<string, unknown> {
     forced_tokens: result.usage.forcedTokens,
     rejected_calls: result.errors.map((e) => ({ reason: e.reason, message: e.message, ...(e.name ? { name: e.name } : {}) })),
     timings: result.timings,
+    ...answerExtension(result),
     ...(result.notices && result.notices.length > 0 ? { notices: result.notices } : {}),
   };
+}
+
+/**
+ * `answer` of the `qtc` extension, when the request constrained the answer and the turn answered in text: what
+ * constrained it (`regex`, `choice`, `grammar`, `json_schema`) and whether the answer holds, or why not.
+ */
+export function answerExtension(result: Pick<GenerateResult, "answer">): { answer?: Record<string, unknown> } {
+  const a = result.answer;
+  if (!a) return {};
+  const by = a.constraint === undefined || a.constraint === "jsonSchema" ? "json_schema" : a.constraint;
+  return { answer: a.ok ? { ok: true, constraint: by } : { ok: false, constraint: by, reason: a.reason, message: a.message } };
 }

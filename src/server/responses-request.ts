@@ -23,6 +23,7 @@ import {
   type ToolChoiceWording,
   thinkingOfEffort,
 } from "./convert-util.js";
+import { constraintOfOpenAIBody } from "./constraint-fields.js";
 import { type ResolvedServerOptions, SERVER_DEFAULTS } from "./defaults.js";
 
 export interface ResponsesPlan {
@@ -81,6 +82,8 @@ export function responsesToGenerate(body: Obj, ctx: Ctx): ResponsesPlan {
     ...thinkingOf(body.reasoning),
     ...(schema ? { responseSchema: schema } : {}),
   };
+  const constrained = constraintOfOpenAIBody(body, ctx, schema !== undefined);
+  if (constrained) request.constraint = constrained.constraint;
   const echo: ResponsesEcho = {
     instructions: instructions ?? null,
     max_output_tokens: maxTokens,
@@ -92,7 +95,7 @@ export function responsesToGenerate(body: Obj, ctx: Ctx): ResponsesPlan {
     text: echoedText(body.text),
     metadata: checkMetadata(body.metadata),
   };
-  const params: ParamHints = { maxTokens: "max_output_tokens", ...(schema ? { responseSchema: "text.format.schema" } : {}) };
+  const params: ParamHints = { maxTokens: "max_output_tokens", ...(schema ? { responseSchema: "text.format.schema" } : constrained ? { responseSchema: constrained.param } : {}) };
   const budget: BudgetAsk = { asked, param: "max_output_tokens", dialect: "openai" };
   return { request, stream: body.stream === true, params, echo, budget, notices: [...notices, ...input.notices], namespaces };
 }

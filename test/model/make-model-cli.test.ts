@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
-import { readSyntheticInfo } from "../../src/model/synthetic.js";
+import { qwen35IdsNow, readSyntheticInfo } from "../../src/model/synthetic.js";
 import { tinyModelPath, tinyQwen35ModelPath } from "../helpers/models.js";
 import { runCli } from "../helpers/cli.js";
 
@@ -30,6 +30,10 @@ describe("qtc make-model --vocabulary qwen3.5", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Qwen3.5 stand-in tiny");
     expect((await readSyntheticInfo(out))?.vocabulary).toBe("qwen3.5");
+    // Which ids it carries is said, and is what the file says (real only with Qwen3.5's merges in data/qwen3.5).
+    const ids = (await readSyntheticInfo(out))?.ids;
+    expect(ids).toBe(qwen35IdsNow());
+    expect(r.stdout).toContain(`  ids    ${ids}`);
     const sha = (f: string) => readFile(f).then((b) => createHash("sha256").update(b).digest("hex"));
     expect(await sha(out)).toBe(await sha(await tinyQwen35ModelPath()));
     expect((await readSyntheticInfo(await tinyModelPath()))?.vocabulary).toBe("qwen3");

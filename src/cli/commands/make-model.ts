@@ -40,6 +40,7 @@ export function registerMakeModel(program: Command): Command {
       process.stdout.write(
         `wrote ${r.path}\n` +
           `  synthetic ${r.vocabulary === "qwen3" ? "Qwen3" : "Qwen3.5 stand-in"} ${r.shape}, ${r.dtype}, seed ${r.seed} (random weights)\n` +
+          (r.ids === undefined ? "" : `  ids    ${r.ids === "real" ? "real: Qwen3.5's own merges" : "approximate: Qwen3's merges under Qwen3.5's special ids (no Qwen3.5 merges in data/qwen3.5 or $QTC_QWEN35_DATA)"}\n`) +
           `  size   ${r.bytes} bytes (${(r.bytes / 1e6).toFixed(1)} MB)\n` +
           `  sha256 ${r.sha256}\n` +
           `  time   ${(r.ms / 1000).toFixed(2)} s\n`,

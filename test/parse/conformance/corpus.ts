@@ -17,7 +17,7 @@ export interface ConformanceCase {
   class: number;
   /** Where the case comes from: a peer's repository and test file, or an issue. */
   source: string;
-  format: "hermes" | "qwen3coder";
+  format: "hermes" | "qwen3coder" | "qwen35";
   /** A key of tools.json, or null for no declared tools. */
   tools: string | null;
   text: string;

@@ -1,0 +1,37 @@
+// Owns: a request's answer constraint as the runtime sees it: `constraint` read once (a JSON schema joins
+// `responseSchema`'s path, a regex, choice or grammar is checked and bounded before any work), and the judgement of
+// a text answer against it (the one validation path, constrained or not).
+
+import { fail, QtcException } from "../errors.js";
+import { checkTextConstraint, constraintBreach, constraintKind, type TextConstraint } from "../grammar/answer-constraint.js";
+import type { JsonSchema } from "../tools/types.js";
+import type { AnswerCheck, GenerateRequest } from "./types.js";
+
+/** The request's answer schema (`responseSchema` or `constraint.jsonSchema`) or its checked text constraint. */
+export function answerConstraintOf(request: Pick<GenerateRequest, "responseSchema" | "constraint">): {
+  answerSchema: JsonSchema | boolean | undefined;
+  answerConstraint: TextConstraint | undefined;
+} {
+  const c = request.constraint;
+  if (c === undefined) return { answerSchema: request.responseSchema, answerConstraint: undefined };
+  const kind = constraintKind(c);
+  if (!kind.ok) throw new QtcException(kind.error);
+  if (request.responseSchema !== undefined) fail("invalid_option", "give either responseSchema or constraint, not both");
+  if ("jsonSchema" in c) return { answerSchema: c.jsonSchema, answerConstraint: undefined };
+  const checked = checkTextConstraint(c);
+  if (!checked.ok) throw new QtcException(checked.error);
+  return { answerSchema: undefined, answerConstraint: checked.value };
+}
+
+/**
+ * A text answer judged against a regex, choice or grammar constraint: the content as written, or with its
+ * surrounding whitespace trimmed (a model's stray newline), must be accepted.
+ */
+export function judgeText(content: string, truncated: boolean, c: TextConstraint): AnswerCheck {
+  const breach = constraintBreach(c, content);
+  if (breach === undefined) return { ok: true, value: content, constraint: c.kind };
+  const trimmed = content.trim();
+  if (trimmed !== content && constraintBreach(c, trimmed) === undefined) return { ok: true, value: trimmed, constraint: c.kind };
+  if (truncated) return { ok: false, reason: "truncated", message: `the answer was cut off at the token limit before the constraint (${c.kind}) accepted it`, constraint: c.kind };
+  return { ok: false, reason: c.kind, message: breach, constraint: c.kind };
+}
