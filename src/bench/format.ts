@@ -49,6 +49,7 @@ export const TABLE_COLUMNS: readonly { head: string; cell: (r: BenchRow) => stri
   { head: "invalid by reason", cell: (r) => reasons(r.invalidByReason) },
   { head: "task success", cell: (r) => pctOf(r.taskSuccessRate, r.tasksPassed, r.runs) },
   { head: "tokens (forced)", cell: (r) => `${r.completionTokens} (${r.forcedTokens === null ? "n/a" : r.forcedTokens})` },
+  { head: "loops stopped", cell: (r) => (r.loopsStopped === undefined ? "n/a" : String(r.loopsStopped)) },
   { head: "tok/s", cell: (r) => tps(r.decodeTokensPerSecond) },
   { head: "vs unconstrained", cell: (r) => times(r.speedRatioVsUnconstrained) },
 ];

@@ -3,6 +3,7 @@
 
 import type { CallErrorCode } from "../errors.js";
 import type { AgentRun } from "../harness/types.js";
+import { REPETITION_STOPPED } from "../runtime/repeat-guard.js";
 import type { BenchMode, BenchModelInfo, BenchRow, BenchRunRecord } from "./types.js";
 
 /** a / b, or null when b is 0. */
@@ -60,6 +61,7 @@ export function rowFromRuns(id: RowIdentity, runs: readonly AgentRun[]): BenchRo
   let validBlocks = 0;
   let tasksPassed = 0;
   let runsErrored = 0;
+  let loopsStopped = 0;
   let completionTokens = 0;
   let forcedTokens = 0;
   let invalidByReason: Partial<Record<CallErrorCode, number>> = {};
@@ -73,6 +75,7 @@ export function rowFromRuns(id: RowIdentity, runs: readonly AgentRun[]): BenchRo
     if (run.status === "error") runsErrored++;
     completionTokens += run.tokens.completion;
     forcedTokens += run.tokens.forced;
+    loopsStopped += run.turns.filter((t) => t.notices?.includes(REPETITION_STOPPED)).length;
     for (const t of run.turns) turns.push({ tokens: t.usage.completionTokens, tokensPerSecond: t.timings.decodeTokensPerSecond });
   }
   return {
@@ -90,6 +93,7 @@ export function rowFromRuns(id: RowIdentity, runs: readonly AgentRun[]): BenchRo
     tasksPassed,
     taskSuccessRate: ratio(tasksPassed, runs.length),
     runsErrored,
+    loopsStopped,
     completionTokens,
     // node-llama-cpp's session does not say which tokens it forced.
     forcedTokens: id.mode === "reference" ? null : forcedTokens,

@@ -102,6 +102,8 @@ export interface BenchRow {
   taskSuccessRate: number | null;
   /** Runs that ended in `error` (a model failure, an abort). */
   runsErrored: number;
+  /** Turns whose loop the repetition guard stopped (notice `repetition_stopped`); absent in reports made before it. */
+  loopsStopped?: number;
   /** Every token the runs' turns added, sampled and forced. */
   completionTokens: number;
   /** Tokens fed by jump-forward or forced tags; null where the engine does not report it (reference row). */

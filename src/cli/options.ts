@@ -20,6 +20,11 @@ export function intOption(min: number, max = Number.MAX_SAFE_INTEGER): (value: s
   };
 }
 
+/** A `--repeat-guard` value: `off`, or the repeats (≥ 2) of a short span that stop a loop. */
+export function repeatGuardOption(value: string): number | false {
+  return value.trim() === "off" ? false : intOption(2, 1_000_000)(value);
+}
+
 /** Parse a number within [min, max]. */
 export function numberOption(min: number, max: number): (value: string) => number {
   return (value) => {

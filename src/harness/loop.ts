@@ -231,6 +231,7 @@ function turnRecord(index: number, result: GenerateResult, results: ToolResultRe
     calls: (result.toolCalls ?? []).map((c) => ({ id: c.id, name: c.name, arguments: c.parsedArguments })),
     errors: (result.errors ?? []).map((e) => ({ reason: e.reason, message: e.message, ...(e.name ? { name: e.name } : {}) })),
     results,
+    ...(result.notices && result.notices.length > 0 ? { notices: [...result.notices] } : {}),
     usage: {
       promptTokens: result.usage?.promptTokens ?? 0,
       completionTokens: result.usage?.completionTokens ?? 0,

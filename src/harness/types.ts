@@ -110,6 +110,8 @@ export interface TurnRecord {
   calls: { id: string; name: string; arguments: Record<string, unknown> }[];
   errors: { reason: CallErrorCode; message: string; name?: string }[];
   results: ToolResultRecord[];
+  /** What the runtime changed in the turn (GenerateResult.notices: `repetition_stopped`); absent when nothing. */
+  notices?: string[];
   /** promptTokensReused: prompt tokens the engine kept cached from earlier turns (when it says). */
   usage: { promptTokens: number; completionTokens: number; forcedTokens: number; promptTokensReused?: number };
   timings: {

@@ -3,6 +3,7 @@
 import { DEFAULT_MODEL, LOAD_DEFAULTS } from "../model/index.js";
 import type { GenerationMode } from "./types.js";
 import { SHARED_DEFAULTS } from "../defaults.js";
+import { REPEAT_DEFAULTS } from "./repeat-guard.js";
 
 /** Defaults of `createRuntime(…)`. */
 export const RUNTIME_DEFAULTS = Object.freeze({
@@ -40,6 +41,8 @@ export const GENERATE_DEFAULTS = Object.freeze({
   thinkingShare: 0.5,
   /** Default: true. */
   jumpForward: true,
+  /** Repeats of a 1- to 3-token span, back to back, that stop a loop (phrases: a third); false turns the guard off. Default: 72. */
+  repeatGuard: REPEAT_DEFAULTS.repeats as number | false,
   /** Most calls one turn may make (the grammar's bound as well). Default: 8. */
   maxCalls: SHARED_DEFAULTS.maxCalls,
 });

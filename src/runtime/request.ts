@@ -26,6 +26,8 @@ export interface ResolvedRequest {
   format: ToolCallFormat;
   jumpForward: boolean;
   maxCalls: number;
+  /** Repeats of a short span that stop a loop (see RepeatGuard), or false (off). Absent: the default. */
+  repeatGuard?: number | false;
 }
 
 function number(value: unknown, name: string, min: number, max: number, integer: boolean): number {
@@ -115,5 +117,6 @@ export function resolveRequest(req: GenerateRequest, tools: CompiledTools | unde
     format,
     jumpForward: boolean(req.jumpForward ?? d.jumpForward, "jumpForward"),
     maxCalls: d.maxCalls,
+    repeatGuard: req.repeatGuard === undefined || req.repeatGuard === false ? (req.repeatGuard ?? d.repeatGuard) : number(req.repeatGuard, "repeatGuard", 2, 1_000_000, true),
   };
 }

@@ -35,6 +35,8 @@ export interface TurnCounts {
   decodeTokensPerSecond: number;
   grammarMs: number;
   totalMs: number;
+  /** What the turn changed, as GenerateResult.notices words (`repetition_stopped`); absent when nothing. */
+  notices?: string[];
   /** What qtc's grammar constrained in the turn (the last grammar it ran); absent when none ran or the engine does not say. */
   grammar?: ConstraintReport;
 }
@@ -122,6 +124,7 @@ export function resultOf({ parsed, outcome, raw, mode, format, judgeAnswer, qtcG
     mode,
     format,
   };
+  if (outcome.notices && outcome.notices.length > 0) result.notices = [...outcome.notices];
   const use = grammarUse(outcome.grammar, mode);
   if (use) result.grammar = use;
   const answer = judgeAnswer && checkAnswer(parsed, truncated, judgeAnswer);

@@ -17,6 +17,8 @@ import { GrammarStates } from "./grammar-state.js";
 import { turnGrammarSource } from "./grammar-source.js";
 import { GrammarCache } from "../grammar/compile.js";
 import { streamEventsOf } from "../adapters/index.js";
+import type { ParseEvent } from "../parse/index.js";
+import { turnStreaming } from "./argument-streamer.js";
 import { type GenerateOutput, type ResultParts } from "./result.js";
 import { finishTurn, prepareTurn, promptSegmentsOf, resultOfStream, turnParser } from "./turn-request.js";
 import { SequencePool } from "./sequence-pool.js";
@@ -244,7 +246,11 @@ class ModelRuntime implements Runtime {
     if (promptTokens.length + req.maxTokens > contextSize) {
       fail("invalid_option", `the prompt (${promptTokens.length} tokens) plus maxTokens (${req.maxTokens}) exceeds the context size (${contextSize})`);
     }
-    const { parser, callIndex } = turnParser(turnRequest);
+    const streaming = turnStreaming(req.mode, req.format, turnRequest.tools);
+    const { parser, callIndex } = turnParser(turnRequest, streaming.newId);
+    const streamer = streaming.create(callIndex);
+    const settle = (event: ParseEvent) => (streamer ? streamer.settle(event) : streamEventsOf(event, callIndex));
+    let underGrammar = false;
 
     let sequence: LlamaContextSequence;
     try {
@@ -269,6 +275,7 @@ class ModelRuntime implements Runtime {
         jsonAnswer: answerSchema !== undefined || turnRequest.answerConstraint !== undefined,
         signal: request.signal,
         startedAt,
+        onDelta: (grammar) => (underGrammar = grammar),
       });
       for (;;) {
         const step = await turn.next();
@@ -277,7 +284,9 @@ class ModelRuntime implements Runtime {
           break;
         }
         raw += step.value;
-        for (const event of parser.feed(step.value)) yield* streamEventsOf(event, callIndex);
+        streamer?.push(step.value, underGrammar);
+        for (const event of parser.feed(step.value)) yield* settle(event);
+        if (streamer) yield* streamer.pull();
       }
     } finally {
       // A consumer that stops iterating early leaves the turn suspended: end it before the sequence is reused.
@@ -286,7 +295,7 @@ class ModelRuntime implements Runtime {
     }
     if (!outcome) throw new QtcException({ code: "internal", message: "the turn ended without an outcome" }, 1);
     const finishing = performance.now();
-    yield* this.finish(parser, { outcome, raw, mode: req.mode, format: req.format.id, judgeAnswer }, callIndex);
+    yield* finishTurn(parser, { outcome, raw, mode: req.mode, format: req.format.id, judgeAnswer }, callIndex, settle);
     this.onProfile?.({ ...outcome.phases, finish: performance.now() - finishing, grammar: outcome.grammarMs, total: performance.now() - startedAt });
   }
 

@@ -5,13 +5,13 @@
 import { fail, QtcException } from "../errors.js";
 import type { ToolCallFormat } from "../formats/index.js";
 import type { GrammarCache } from "../grammar/compile.js";
-import { createParser } from "../parse/index.js";
+import { createParser, type ParseEvent } from "../parse/index.js";
 import { renderPromptSegments, type PromptSegment } from "../prompt/index.js";
 import { compileValidators, compileValueValidator, type CompiledTools, type ToolDefinition, type ValidatorCache } from "../tools/index.js";
 import { answerConstraintOf } from "./answer-request.js";
 import type { TextConstraint } from "../grammar/answer-constraint.js";
 import type { AnswerJudge } from "./result.js";
-import { streamEventsOf } from "../adapters/index.js";
+import { streamEventsOf, type ContentEvent } from "../adapters/index.js";
 import { checkToolGrammar, type TurnGrammarOptions } from "./grammar-source.js";
 import { checkCallBudget, reserveCallInThinking, resolveRequest, type ResolvedRequest } from "./request.js";
 import { buildResult, type GenerateOutput, type ResultParts } from "./result.js";
@@ -91,10 +91,10 @@ export function promptSegmentsOf(request: Pick<GenerateRequest, "messages" | "pr
 }
 
 /** The incremental parser of a prepared turn, and the call counter its stream events number calls with. */
-export function turnParser(turn: PreparedTurn): { parser: ReturnType<typeof createParser>; callIndex: () => number } {
+export function turnParser(turn: PreparedTurn, newId?: () => string): { parser: ReturnType<typeof createParser>; callIndex: () => number } {
   let calls = 0;
   return {
-    parser: createParser({ tools: turn.tools, format: turn.req.format, thinking: turn.req.thinking ? "auto" : "closed" }),
+    parser: createParser({ tools: turn.tools, format: turn.req.format, thinking: turn.req.thinking ? "auto" : "closed", ...(newId ? { newId } : {}) }),
     callIndex: () => calls++,
   };
 }
@@ -104,9 +104,10 @@ export function* finishTurn(
   parser: ReturnType<typeof createParser>,
   parts: Omit<ResultParts, "parsed">,
   callIndex: () => number,
+  settle: (event: ParseEvent) => ContentEvent[] = (event) => streamEventsOf(event, callIndex),
 ): Generator<GenerateEvent, void, void> {
   const events = parser.end({ truncated: parts.outcome.finishReason === "length" });
-  for (const event of events) yield* streamEventsOf(event, callIndex);
+  for (const event of events) yield* settle(event);
   const finish = events[events.length - 1];
   if (finish?.type !== "finish") throw new QtcException({ code: "internal", message: "the parser ended without a result" }, 1);
   yield { type: "done", result: buildResult({ ...parts, parsed: finish.result }) };

@@ -7,6 +7,7 @@ import type { ToolCallFormat } from "../formats/index.js";
 import { internal } from "../errors.js";
 import { BareOpenerTokens, bareState, type BareState } from "./bare-opener.js";
 import { BudgetGuard } from "./budget-guard.js";
+import { RepeatGuard, REPETITION_STOPPED } from "./repeat-guard.js";
 import { StreamDetokenizer } from "./detokenizer.js";
 import type { GrammarPhase } from "../grammar/index.js";
 import type { TurnGrammar, TurnGrammarSource } from "./grammar-source.js";
@@ -31,6 +32,8 @@ export interface TurnPlan extends Omit<ResolvedRequest, "format"> {
   signal?: AbortSignal;
   /** When the request started (performance.now()), for time to first token. */
   startedAt: number;
+  /** Told before each text delta whether the turn is under the grammar after it (the argument streamer). Default: none. */
+  onDelta?: (underGrammar: boolean) => void;
 }
 
 /** Sampler biases of a turn (each with the caller's logit biases under qtc's own bans). */
@@ -100,7 +103,8 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
   await seq.evaluateWithoutGeneratingNewTokens(plan.promptTokens.slice(plan.reusedPromptTokens, -1) as Token[]);
   turn.promptEvaluated();
   const first = await turn.begin();
-  if (first.text) yield first.text;
+  const told = (text: string) => (plan.onDelta?.(turn.phase === "grammar"), text);
+  if (first.text) yield told(first.text);
   if (!turn.finish) {
     const gen = seq.evaluate([...plan.promptTokens.slice(-1), ...first.forced] as Token[], {
       temperature: plan.temperature,
@@ -123,7 +127,7 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
         const token = next.value;
         if (turn.endsBefore(token)) break;
         const step = await turn.take(token);
-        if (step.text) yield step.text;
+        if (step.text) yield told(step.text);
         if (turn.finish) break;
         await inStep?.arrive();
         inStep?.queued();
@@ -136,7 +140,7 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
     }
   }
   const tail = turn.flush();
-  if (tail) yield tail;
+  if (tail) yield told(tail);
   return turn.outcome();
 }
 
@@ -164,6 +168,7 @@ class Turn {
   private grammar: TurnGrammar | undefined;
   private matcher: GrammarMatcher | undefined;
   private guard: BudgetGuard | undefined;
+  private readonly repeats: RepeatGuard | undefined;
   /** Grammar time outside the current matcher: compiles, and matchers replaced. */
   private grammarMs = 0;
   private readonly at = { created: performance.now(), promptDone: 0, grammarStart: 0, firstSample: 0, firstToken: 0 };
@@ -186,6 +191,7 @@ class Turn {
       constrained && plan.grammar !== undefined && (plan.jsonAnswer || plan.toolChoice === "required" || typeof plan.toolChoice === "object");
     this.phase = plan.thinking ? "think" : this.grammarFromStart ? "grammar" : "free";
     this.thinkOpener = plan.thinking && plan.grammar ? new ThinkOpener(plan, (text) => env.matchers.tokenize(text)) : undefined;
+    this.repeats = plan.repeatGuard === false ? undefined : new RepeatGuard(plan.repeatGuard);
   }
 
   promptEvaluated(): void {
@@ -235,6 +241,7 @@ class Turn {
     if (this.phase === "free") await this.takeFree(step, token);
     else if (this.phase === "think") await this.takeThink(step, token);
     else this.takeInGrammar(step, token);
+    if (!this.finish && this.phase !== "think" && this.repeats?.tripped()) this.stopLoop(step);
     if (this.remaining() < 0) internal("forced tokens overran the token budget");
     return step;
   }
@@ -283,7 +290,7 @@ class Turn {
     this.thinkUsed++;
     const close = this.plan.format.think.close.token;
     const closedByModel = token === close;
-    if (!closedByModel && this.thinkUsed < this.plan.thinkingBudget && this.remaining() > 3) return;
+    if (!closedByModel && this.thinkUsed < this.plan.thinkingBudget && this.remaining() > 3 && !this.repeats?.tripped()) return;
     if (!closedByModel) this.force(step, [close, ...this.env.matchers.tokenize("\n\n")]);
     else if (this.grammarFromStart) this.force(step, this.env.matchers.tokenize("\n\n"));
     if (!this.grammarFromStart) {
@@ -326,6 +333,13 @@ class Turn {
       if (this.turnIsOver()) this.finish = "tool_calls";
     }
     if (!this.finish) this.afterGrammarStep(step);
+  }
+
+  /** The repetition guard tripped: under the grammar the value and the call close validly; free text ends. */
+  private stopLoop(step: Step): void {
+    const stop = this.repeats!.stop(this.phase === "grammar" ? this.matcher : undefined);
+    this.force(step, stop.tokens);
+    this.finish = stop.finish;
   }
 
   /** Switch the grammar on for the rest of the turn; false when not even one call fits. */
@@ -416,6 +430,7 @@ class Turn {
     this.tokens.push(...added);
     if (forced) this.forcedCount += added.length;
     step.text += this.detok.push(added);
+    this.repeats?.push(added);
   }
 
   flush(): string {
@@ -439,6 +454,7 @@ class Turn {
       grammarMs: this.grammarMs + (this.matcher?.ms ?? 0),
       totalMs: end - plan.startedAt,
       ...(this.grammar ? { grammar: this.grammar.compiled.constraint } : {}),
+      ...(this.repeats?.stopped ? { notices: [REPETITION_STOPPED] } : {}),
       phases: {
         setup: at.created - plan.startedAt,
         prompt: at.promptDone - at.created,

@@ -45,6 +45,13 @@ export interface GenerateRequest {
   /** Evaluate forced text in one batch (constrained mode). Default: true. */
   jumpForward?: boolean;
   /**
+   * The repetition guard: a span of 1 to 3 tokens written this many times back to back (a phrase or row of 4 to 32
+   * tokens: a third as many) is a loop. Under the grammar the value and the call are closed validly; in free text
+   * the turn ends; thinking ends as at its budget. The result's `notices` then holds `repetition_stopped`.
+   * `false` turns it off. Default: 72 (see REPEAT_DEFAULTS for how it was chosen).
+   */
+  repeatGuard?: number | false;
+  /**
    * Added to the logits of these token ids, like OpenAI's `logit_bias` (-100 to 100; -100 bans a token, 100
    * all but forces it where the grammar allows it). qtc's own bans win (e.g. the call open tag under tool choice
    * `none`). Default: none.
@@ -114,6 +121,11 @@ export interface GenerateResult {
    * judged every call), or none (unconstrained). Absent when the engine does not say.
    */
   grammar?: GrammarUse;
+  /**
+   * What the runtime changed in the turn, as stable words (`repetition_stopped`: the repetition guard closed a
+   * looping value or ended looping text). Absent when there is nothing to say.
+   */
+  notices?: string[];
 }
 
 /** What constrained a turn (see GenerateResult.grammar). */

@@ -1,6 +1,6 @@
 // Owns: the Anthropic messages response shapes: the `message` object, and the stream encoder that turns runtime
 // events into message_start, content_block_start/delta/stop (text, thinking, tool_use with input_json_delta),
-// message_delta (stop_reason, usage) and message_stop.
+// message_delta (stop_reason, usage, the `qtc` object) and message_stop.
 
 import { anthropicStopReason, createAnthropicEventTranslator, toAnthropicContent } from "../adapters/index.js";
 import type { GenerateEvent, GenerateResult } from "../runtime/types.js";
@@ -89,6 +89,8 @@ export class AnthropicStreamEncoder {
           type: "message_delta",
           delta: { stop_reason: stopReason(event.result), stop_sequence: stopSequence(event.result) },
           usage: { input_tokens: usage.promptTokens, output_tokens: usage.completionTokens },
+          // What a non-streamed message says in `qtc` (rejected calls, notices); clients ignore unknown fields.
+          qtc: qtcExtension(event.result),
         },
       },
       { event: "message_stop", data: { type: "message_stop" } },

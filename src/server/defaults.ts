@@ -4,6 +4,7 @@ import type { GenerateEvent, GenerateRequest, GenerateResult, GenerationMode } f
 import { GrammarCache, type UnsupportedPolicy } from "../grammar/index.js";
 import { CALL_POLICIES, CALL_POLICY_DEFAULTS, type CallPolicy } from "../tools/call-policy.js";
 import { ValidatorCache } from "../tools/index.js";
+import { GENERATE_DEFAULTS } from "../runtime/defaults.js";
 
 /**
  * What the server needs from a runtime. `createRuntime()` returns a superset; tests may inject a fake.
@@ -78,6 +79,11 @@ export interface ServerOptions {
    * header overrides it. Default: "auto" (the request's own tool choice).
    */
   callPolicy?: CallPolicy;
+  /**
+   * The repetition guard of every request (`qtc serve --repeat-guard`; see GenerateRequest.repeatGuard): repeats of
+   * a short span that stop a loop, or false (off). Default: 72 (the runtime's).
+   */
+  repeatGuard?: number | false;
   /** Fastify logger setting (`false`, `true` or pino options). Default: false. */
   logger?: boolean | Record<string, unknown>;
   /**
@@ -128,6 +134,7 @@ export const SERVER_DEFAULTS = Object.freeze({
   defaultMaxTokens: 1024,
   unsupported: "validate" as UnsupportedPolicy,
   callPolicy: CALL_POLICY_DEFAULTS.policy,
+  repeatGuard: GENERATE_DEFAULTS.repeatGuard,
   maxTokensLimit: 32768,
   maxNestingDepth: 64,
   headersTimeout: 10_000,
@@ -171,6 +178,7 @@ export function resolveServerOptions(options: ServerOptions): ResolvedServerOpti
     maxTokensCap: options.maxTokensCap,
     unsupported: oneOf(options.unsupported ?? SERVER_DEFAULTS.unsupported, ["validate", "strict"], "unsupported"),
     callPolicy: oneOf(options.callPolicy ?? SERVER_DEFAULTS.callPolicy, CALL_POLICIES, "callPolicy") as CallPolicy,
+    repeatGuard: options.repeatGuard ?? SERVER_DEFAULTS.repeatGuard,
     grammars: new GrammarCache(),
     maxTokensLimit: options.maxTokensLimit ?? SERVER_DEFAULTS.maxTokensLimit,
     maxNestingDepth: options.maxNestingDepth ?? SERVER_DEFAULTS.maxNestingDepth,

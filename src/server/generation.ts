@@ -60,6 +60,8 @@ export interface GenerationContext {
   callPolicy: CallPolicy;
   /** How budgets are fitted to the context. */
   budgets: BudgetDefaults;
+  /** The repetition guard of requests that do not set their own (see GenerateRequest.repeatGuard). Default: the runtime's. */
+  repeatGuard?: number | false;
 }
 
 export interface GenerationJob {
@@ -140,6 +142,7 @@ async function readyJob(ctx: GenerationContext, req: FastifyRequest, job: Genera
   const applied = applyCallPolicy(withDefaultToolChoice(job.request, ctx.defaultToolChoice), policy, ctx.runtime.format);
   const notices = [...(job.notices ?? [])];
   let request = applied.request;
+  if (request.repeatGuard === undefined && ctx.repeatGuard !== undefined) request = { ...request, repeatGuard: ctx.repeatGuard };
   let promptTokens: number | undefined;
   if (job.budget || job.countPrompt) {
     const ask = job.budget ?? { asked: request.maxTokens, param: job.params.maxTokens, dialect: "openai" as const };
@@ -164,8 +167,15 @@ function withDefaultToolChoice(request: GenerateRequest, choice: "auto" | "requi
 function withNotices(body: unknown, notices: readonly string[]): unknown {
   if (notices.length === 0 || typeof body !== "object" || body === null) return body;
   const b = body as Record<string, unknown>;
-  const qtc = typeof b.qtc === "object" && b.qtc !== null ? b.qtc : {};
-  return { ...b, qtc: { ...qtc, notices } };
+  const qtc = typeof b.qtc === "object" && b.qtc !== null ? (b.qtc as Record<string, unknown>) : {};
+  const own = Array.isArray(qtc.notices) ? (qtc.notices as string[]) : [];
+  return { ...b, qtc: { ...qtc, notices: [...notices, ...own] } };
+}
+
+/** A stream's `done` carrying the job's notices too, so the last chunk or event's `qtc` names them all. */
+function withJobNotices(event: GenerateEvent, notices: readonly string[]): GenerateEvent {
+  if (event.type !== "done" || notices.length === 0) return event;
+  return { type: "done", result: { ...event.result, notices: [...notices, ...(event.result.notices ?? [])] } };
 }
 
 /**
@@ -272,7 +282,7 @@ async function streamTurn(
     try {
       while (!next.done && !signal.aborted && !sse.closed) {
         if (next.value.type === "done") onResult(next.value.result);
-        await send(stream.event(next.value));
+        await send(stream.event(withJobNotices(next.value, job.notices)));
         if (signal.aborted || sse.closed) break;
         next = await iterator.next();
       }

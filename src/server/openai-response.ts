@@ -1,10 +1,10 @@
 // Owns: the OpenAI chat-completions response shapes: the `chat.completion` object, and the stream encoder that
 // turns runtime events into `chat.completion.chunk`s (`delta.tool_calls[index]`: id, type and name first, then
-// argument fragments), the finish chunk, the optional usage chunk and `[DONE]`.
+// argument fragments), the finish chunk (with the `qtc` object), the optional usage chunk and `[DONE]`.
 
 import { createOpenAIDeltaTranslator, openAIFinishReason, toOpenAIMessage } from "../adapters/index.js";
 import type { GenerateEvent, GenerateResult } from "../runtime/types.js";
-import { answerExtension, qtcExtension, type ResponseMeta } from "./response-common.js";
+import { qtcExtension, type ResponseMeta } from "./response-common.js";
 
 /** `tool_calls` whenever the turn returned calls (each is complete and valid, even at the limit), else `length` or `stop`. */
 const finishOf = (result: GenerateResult) => openAIFinishReason({ calls: result.toolCalls }, result.finishReason === "length");
@@ -57,8 +57,8 @@ export class OpenAIStreamEncoder {
   }
 
   #finish(result: GenerateResult): OpenAIFrame[] {
-    // The last chunk says what judged a constrained answer (`qtc.answer`), as the whole response does.
-    const frames: OpenAIFrame[] = [{ ...this.#chunk({}, finishOf(result)), ...(result.answer ? { qtc: answerExtension(result) } : {}) }];
+    // The finish chunk carries the `qtc` object a non-streamed body has (rejected calls, notices, `answer`).
+    const frames: OpenAIFrame[] = [{ ...this.#chunk({}, finishOf(result)), qtc: qtcExtension(result) }];
     if (this.#includeUsage) frames.push({ ...this.#base(), choices: [], usage: usageOf(result) });
     frames.push("[DONE]");
     return frames;

@@ -1,5 +1,5 @@
 // Owns: what both APIs' responses share: response ids and the `qtc` extension object (mode, format, rejected
-// calls, timings) added to non-streamed responses.
+// calls, timings, notices) added to non-streamed responses and to the last chunk or event of a stream.
 
 import { randomBytes } from "node:crypto";
 import type { GenerateResult } from "../runtime/types.js";
@@ -26,6 +26,7 @@ export function qtcExtension(result: GenerateResult): Record<string, unknown> {
     rejected_calls: result.errors.map((e) => ({ reason: e.reason, message: e.message, ...(e.name ? { name: e.name } : {}) })),
     timings: result.timings,
     ...answerExtension(result),
+    ...(result.notices && result.notices.length > 0 ? { notices: result.notices } : {}),
   };
 }
 

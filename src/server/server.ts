@@ -57,7 +57,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     pingIntervalMs: opts.pingIntervalMs,
     results,
     defaultToolChoice: opts.defaultToolChoice,
-    callPolicy: opts.callPolicy,
+    callPolicy: opts.callPolicy, repeatGuard: opts.repeatGuard,
     budgets: { defaultMaxTokens: opts.defaultMaxTokens, maxTokensLimit: opts.maxTokensLimit, ...(opts.maxTokensCap !== undefined ? { maxTokensCap: opts.maxTokensCap } : {}) },
   };
   const metrics = new ServerMetrics(() => slots.stats());

@@ -139,6 +139,7 @@ describe("AnthropicStreamEncoder", () => {
       type: "message_delta",
       delta: { stop_reason: "tool_use", stop_sequence: null },
       usage: { input_tokens: 7, output_tokens: 5 },
+      qtc: { mode: "constrained", format: "hermes", forced_tokens: 2, rejected_calls: [], timings: done.timings },
     });
   });
 

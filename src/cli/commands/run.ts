@@ -11,7 +11,7 @@ import { makeStandIn } from "../../training/stand-ins.js";
 import type { GenerateRequest, GenerationMode } from "../../runtime/types.js";
 import { loadToolsFile } from "../../tools/index.js";
 import type { JsonSchema } from "../../tools/types.js";
-import { choiceOption, intOption, MAX_CONTEXT_SIZE, numberOption, TOOL_CHOICE_DEFAULT_HELP, toolChoiceFlag, toolChoiceFor } from "../options.js";
+import { choiceOption, intOption, MAX_CONTEXT_SIZE, numberOption, repeatGuardOption, TOOL_CHOICE_DEFAULT_HELP, toolChoiceFlag, toolChoiceFor } from "../options.js";
 import { readTextFile } from "../read-file.js";
 import { CALL_POLICIES, CALL_POLICY_DEFAULTS, planRequest, type CallPolicy } from "../../harness/call-policy.js";
 
@@ -30,6 +30,7 @@ interface RunFlags {
   temperature: number;
   thinking: "on" | "off";
   jumpForward: "on" | "off";
+  repeatGuard: number | false;
   threads: number;
   contextSize: number;
   gpu: GpuChoice;
@@ -58,6 +59,7 @@ export function registerRun(program: Command): Command {
     .option("--temperature <t>", "sampling temperature (0 = greedy)", numberOption(0, 100), GENERATE_DEFAULTS.temperature)
     .option("--thinking <on|off>", "let the model think first", choiceOption(["on", "off"] as const), GENERATE_DEFAULTS.thinking ? "on" : "off")
     .option("--jump-forward <on|off>", "feed text the grammar forces in one batch", choiceOption(["on", "off"] as const), "on")
+    .option("--repeat-guard <n|off>", "stop a loop: a 1-3 token span repeated n times in a row (a phrase: n/3) closes the value and call, or ends the text", repeatGuardOption, GENERATE_DEFAULTS.repeatGuard)
     .option("--threads <n>", "CPU threads (default: the cores not busy at start, 1 to 4)", intOption(1, 1024), RUNTIME_DEFAULTS.threads)
     .option("--context-size <n>", "context size in tokens", intOption(64, MAX_CONTEXT_SIZE), RUNTIME_DEFAULTS.contextSize)
     .option("--gpu <gpu>", `${GPU_CHOICES.join("|")}`, choiceOption(GPU_CHOICES), RUNTIME_DEFAULTS.gpu)
@@ -84,6 +86,7 @@ export function registerRun(program: Command): Command {
         temperature: flags.temperature,
         thinking: flags.thinking === "on",
         jumpForward: flags.jumpForward === "on",
+        repeatGuard: flags.repeatGuard,
         ...(flags.responseSchema === undefined ? {} : { responseSchema: readResponseSchema(flags.responseSchema) }),
       };
       const out = await generateOnce(

@@ -12,7 +12,7 @@ import { LOG_DEFAULTS, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel, s
 import { serve } from "../../server/serve.js";
 import { CALL_POLICIES, type CallPolicy } from "../../tools/call-policy.js";
 import type { UnsupportedPolicy } from "../../grammar/index.js";
-import { choiceOption, intOption, MAX_CONTEXT_SIZE } from "../options.js";
+import { choiceOption, intOption, MAX_CONTEXT_SIZE, repeatGuardOption } from "../options.js";
 
 interface ServeFlags {
   model?: string;
@@ -32,6 +32,7 @@ interface ServeFlags {
   maxTokens?: number;
   maxTokensCap?: number;
   callPolicy: CallPolicy;
+  repeatGuard: number | false;
   unsupported: UnsupportedPolicy;
   headersTimeout: number;
   bodyTimeout: number;
@@ -67,6 +68,7 @@ export function registerServe(program: Command): Command {
     .option("--max-tokens-cap <n>", "the most output tokens one turn may take; a larger max_tokens is clamped, said in the response (default: none)", intOption(1))
     .option("--call-policy <policy>", `${CALL_POLICIES.join("|")}: how requests with tools ask for a call (small models: required-first or finish-tool); the x-qtc-call-policy header overrides it`, choiceOption(CALL_POLICIES), SERVER_DEFAULTS.callPolicy)
     .option("--unsupported <policy>", `${UNSUPPORTED_POLICIES.join("|")}: a tool schema keyword the grammar cannot hold is left to the validator, or refused naming the tool`, choiceOption(UNSUPPORTED_POLICIES), SERVER_DEFAULTS.unsupported)
+    .option("--repeat-guard <n|off>", "stop a loop: a 1-3 token span repeated n times in a row (a phrase: n/3) closes the value and call, or ends the text", repeatGuardOption, SERVER_DEFAULTS.repeatGuard)
     .option("--body-limit <bytes>", "largest request body; bigger ones get 413", intOption(1024), SERVER_DEFAULTS.bodyLimit)
     .option("--headers-timeout <ms>", "time a client has to send a request's headers", intOption(1), SERVER_DEFAULTS.headersTimeout)
     .option("--body-timeout <ms>", "time a request body has to arrive after its headers; later gets 408", intOption(1), SERVER_DEFAULTS.bodyTimeout)
@@ -97,6 +99,7 @@ export function registerServe(program: Command): Command {
         ...(flags.maxTokens !== undefined ? { defaultMaxTokens: flags.maxTokens } : {}),
         ...(flags.maxTokensCap !== undefined ? { maxTokensCap: flags.maxTokensCap } : {}),
         callPolicy: flags.callPolicy,
+        repeatGuard: flags.repeatGuard,
         unsupported: flags.unsupported,
         headersTimeout: flags.headersTimeout,
         bodyTimeout: flags.bodyTimeout,
