@@ -9,7 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentTraffic } from "./calls.js";
 import { API_KEY, CAN_TRACE, CLIENT_NODE_MAJOR, clientEnv, clientPackage, describeExchanges, generations, minimumNodeMajor, MODEL_NAME, type Qtc, runClient, scratch, startQtc } from "./harness.js";
 
-const CORE_TOOLS = ["agent", "read_file", "list_directory", "grep_search", "glob"];
+/**
+ * Per version: the tools it declares for sure, and how a run that qtc served well ends (the client's own guard,
+ * never an API error). 0.24.4 (issue 40) has no list_directory, and its loop guard (always on) may end a run of
+ * the random-weights model's repeated call before the turn limit does.
+ */
+const EXPECT: Record<string, { core: string[]; end: RegExp }> = {
+  "@qwen-code/qwen-code": { core: ["agent", "read_file", "list_directory", "grep_search", "glob"], end: /Reached max session turns/ },
+  "qwen-code-new": { core: ["agent", "read_file", "grep_search", "glob"], end: /Reached max session turns|Loop detection halted the run/ },
+};
 
 function configure(home: string, baseUrl: string): void {
   mkdirSync(join(home, ".qwen"));
@@ -54,7 +62,7 @@ for (const { name, pkg } of VERSIONS) {
       // Every request it waited for was answered (one it abandoned on exit, a background agent's, is not judged).
       for (const e of t.requests) if (!e.abandoned) expect(e.status, log).toBe(200);
       expect(t.requests.filter((e) => !e.abandoned).length, log).toBeGreaterThanOrEqual(2);
-      expect(t.declared, log).toEqual(expect.arrayContaining(CORE_TOOLS));
+      expect(t.declared, log).toEqual(expect.arrayContaining(EXPECT[name]!.core));
       expect(t.calls.length, log).toBeGreaterThanOrEqual(1);
       for (const c of t.calls) {
         expect(t.declared, log).toContain(c.name);
@@ -62,8 +70,8 @@ for (const { name, pkg } of VERSIONS) {
       }
       expect(t.results.length, log).toBeGreaterThanOrEqual(1);
       for (const r of t.results) expect(r.text.length, log).toBeGreaterThan(0);
-      // Its session-turn limit ended the run (exit 53), not an API error.
-      expect(run.stderr, log).toMatch(/Reached max session turns/);
+      // Its session-turn limit (exit 53) or its loop guard ended the run, not an API error.
+      expect(run.stderr, log).toMatch(EXPECT[name]!.end);
       expect(run.stderr, log).not.toMatch(/API Error/);
       expect(run.killed, log).toBe(false);
       if (CAN_TRACE) expect(run.egress, log).toEqual([]);
