@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentTraffic } from "./calls.js";
+import { agentTraffic, chatCalls, declaredTools } from "./calls.js";
 import { API_KEY, CAN_TRACE, CLIENT_NODE_MAJOR, clientEnv, clientPackage, describeExchanges, generations, minimumNodeMajor, MODEL_NAME, type Qtc, runClient, scratch, startQtc } from "./harness.js";
 
 /**
@@ -58,17 +58,23 @@ for (const { name, pkg } of VERSIONS) {
       const log = `exit ${run.code}${run.killed ? " (killed at the time bound)" : ""}\n${describeExchanges(qtc.exchanges)}\nstdout: ${run.stdout.slice(-1500)}\nstderr: ${run.stderr.slice(-1500)}`;
       const t = agentTraffic(generations(qtc, "/v1/chat/completions"), "chat");
 
-      expect(t.requests.length, log).toBeGreaterThanOrEqual(2);
+      // 0.24.4's loop guard may stop the run on the first answer (the random-weights model's calls repeat), before
+      // it runs a call: then one answered request is all there is to judge.
+      const halted = name === "qwen-code-new" && /Loop detection halted the run/.test(run.stderr);
+      const turns = halted ? 1 : 2;
+      expect(t.requests.length, log).toBeGreaterThanOrEqual(turns);
       // Every request it waited for was answered (one it abandoned on exit, a background agent's, is not judged).
       for (const e of t.requests) if (!e.abandoned) expect(e.status, log).toBe(200);
-      expect(t.requests.filter((e) => !e.abandoned).length, log).toBeGreaterThanOrEqual(2);
+      expect(t.requests.filter((e) => !e.abandoned).length, log).toBeGreaterThanOrEqual(turns);
       expect(t.declared, log).toEqual(expect.arrayContaining(EXPECT[name]!.core));
       expect(t.calls.length, log).toBeGreaterThanOrEqual(1);
-      for (const c of t.calls) {
-        expect(t.declared, log).toContain(c.name);
-        expect(() => JSON.parse(c.args as string), log).not.toThrow();
-      }
-      expect(t.results.length, log).toBeGreaterThanOrEqual(1);
+      for (const c of t.calls) expect(() => JSON.parse(c.args as string), log).not.toThrow();
+      // Each call names a tool its own request declared. 0.24.4 also sends side requests with a tool of their own
+      // (respond_in_schema, its structured-output helper), so only the pinned version's calls all come from the
+      // agent's list.
+      for (const e of t.requests) if (e.status === 200) for (const c of chatCalls(e)) expect(declaredTools(e), log).toContain(c.name);
+      if (name === "@qwen-code/qwen-code") for (const c of t.calls) expect(t.declared, log).toContain(c.name);
+      if (t.requests.length >= 2 || !halted) expect(t.results.length, log).toBeGreaterThanOrEqual(1);
       for (const r of t.results) expect(r.text.length, log).toBeGreaterThan(0);
       // Its session-turn limit (exit 53) or its loop guard ended the run, not an API error.
       expect(run.stderr, log).toMatch(EXPECT[name]!.end);
