@@ -9,7 +9,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 
-const MAIN = new URL("../../dist/bench/maskbench-main.js", import.meta.url).pathname;
+const MAIN = new URL("../../dist-bench/maskbench-main.js", import.meta.url).pathname;
 const DATA = new URL("../fixtures/maskbench/", import.meta.url).pathname;
 const run = promisify(execFile);
 

@@ -8,7 +8,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 
-const MAIN = new URL("../../dist/bench/model-fixes-main.js", import.meta.url).pathname;
+const MAIN = new URL("../../dist-bench/model-fixes-main.js", import.meta.url).pathname;
 const run = promisify(execFile);
 
 async function bench(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stderr: string }> {

@@ -4,55 +4,71 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentTraffic } from "./calls.js";
-import { API_KEY, CAN_TRACE, clientEnv, describeExchanges, generations, MODEL_NAME, type Qtc, runClient, scratch, startQtc } from "./harness.js";
+import { API_KEY, CAN_TRACE, CLIENT_NODE_MAJOR, clientEnv, clientPackage, describeExchanges, generations, minimumNodeMajor, MODEL_NAME, type Qtc, runClient, scratch, startQtc } from "./harness.js";
 
-// Tools every Claude Code 2.1 session declares (it declared 24 in all here; the issue counted 25 in another build).
-const CORE_TOOLS = ["Agent", "Bash", "Edit", "Read", "Write", "WebFetch", "WebSearch", "NotebookEdit"];
+/**
+ * What each version declares in its first request. 2.1.197: 24 tools in all here (the issue counted 25 in another
+ * build). 2.1.332 (issue 40): 12, the rest deferred behind its ToolSearch tool (WebFetch, WebSearch and
+ * NotebookEdit are no longer sent up front).
+ */
+const DECLARES: Record<string, { core: string[]; atLeast: number }> = {
+  "@anthropic-ai/claude-code": { core: ["Agent", "Bash", "Edit", "Read", "Write", "WebFetch", "WebSearch", "NotebookEdit"], atLeast: 20 },
+  "claude-code-new": { core: ["Agent", "Bash", "Edit", "Read", "Write", "ToolSearch"], atLeast: 10 },
+};
 // Claude Code's own answers when it does not run a call: an unknown tool, input its schema refuses.
 const NOT_RUN = /No such tool available|InputValidationError/;
 
-let qtc: Qtc;
-beforeAll(async () => {
-  qtc = await startQtc({ serve: { maxTokensCap: 512 } }); // it asks for 32,000 tokens; random weights would spend them all (qtc serve --max-tokens-cap 512)
-}, 120_000);
-afterAll(async () => {
-  await qtc?.close();
-});
+/**
+ * The versions the suite runs, each against its own qtc serve: the one pinned since the suite began, and the
+ * newest (issue 40), which needs Node ≥ 22 (.ci/run puts Node 24 first on PATH for this suite).
+ */
+const VERSIONS = ["@anthropic-ai/claude-code", "claude-code-new"].map((name) => ({ name, pkg: clientPackage(name) }));
 
-describe("Claude Code 2.1.197 on qtc serve", () => {
-  it("claude -p --max-turns 2: its real tool list, a structured tool_use, the call executed, nothing off the machine", { timeout: 240_000 }, async () => {
-    const s = scratch("claude");
-    const env = clientEnv(s, {
-      ANTHROPIC_BASE_URL: qtc.url,
-      ANTHROPIC_API_KEY: API_KEY,
-      ANTHROPIC_MODEL: MODEL_NAME,
-      // Offline: no telemetry, error reports, auto-update or other traffic that is not the model's.
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      DISABLE_TELEMETRY: "1",
-      DISABLE_ERROR_REPORTING: "1",
-      DISABLE_AUTOUPDATER: "1",
+for (const { name, pkg } of VERSIONS) {
+  const skip = pkg === null ? `${name} is not installed (npm ci in test/clients/)` : CLIENT_NODE_MAJOR < minimumNodeMajor(pkg.node) ? `it needs Node ${pkg.node}, the node on PATH is ${CLIENT_NODE_MAJOR}` : null;
+  describe.skipIf(skip !== null)(`Claude Code ${pkg?.version ?? name} on qtc serve${skip ? ` (skipped: ${skip})` : ""}`, () => {
+    let qtc: Qtc;
+    beforeAll(async () => {
+      qtc = await startQtc({ serve: { maxTokensCap: 512 } }); // it asks for 32,000 tokens; random weights would spend them all (qtc serve --max-tokens-cap 512)
+    }, 120_000);
+    afterAll(async () => {
+      await qtc?.close();
     });
-    const run = await runClient("claude", ["-p", "Read notes.txt and tell me what it says.", "--max-turns", "2", "--output-format", "json"], { cwd: s.work, env, timeoutMs: 180_000 });
-    const log = `exit ${run.code}${run.killed ? " (killed at the time bound)" : ""}\n${describeExchanges(qtc.exchanges)}\nstdout: ${run.stdout.slice(0, 1500)}\nstderr: ${run.stderr.slice(-1500)}`;
-    const t = agentTraffic(generations(qtc, "/v1/messages"), "anthropic");
 
-    // Every generation it asked for was answered; two turns ran (its turn limit, not an error, ended it).
-    expect(t.requests.length, log).toBeGreaterThanOrEqual(2);
-    // Every request it waited for was answered (one it abandoned on exit, a background agent's, is not judged).
-    for (const e of t.requests) if (!e.abandoned) expect(e.status, log).toBe(200);
-    expect(t.requests.filter((e) => !e.abandoned).length, log).toBeGreaterThanOrEqual(2);
-    expect(t.declared, log).toEqual(expect.arrayContaining(CORE_TOOLS));
-    expect(t.declared.length, log).toBeGreaterThanOrEqual(20);
-    // A structured call came back, naming a tool it declared.
-    expect(t.calls.length, log).toBeGreaterThanOrEqual(1);
-    for (const c of t.calls) expect(t.declared, log).toContain(c.name);
-    // It ran the call and sent the tool's own answer back in turn 2.
-    expect(t.results.length, log).toBeGreaterThanOrEqual(1);
-    for (const r of t.results) expect(r.text, log).not.toMatch(NOT_RUN);
-    const result = JSON.parse(run.stdout) as { subtype: string; num_turns: number; api_error_status?: number };
-    expect(result.api_error_status, log).toBeUndefined();
-    expect(result.subtype, log).toBe("error_max_turns");
-    expect(run.killed, log).toBe(false);
-    if (CAN_TRACE) expect(run.egress, log).toEqual([]);
+    it("claude -p --max-turns 2: its real tool list, a structured tool_use, the call executed, nothing off the machine", { timeout: 240_000 }, async () => {
+      const s = scratch("claude");
+      const env = clientEnv(s, {
+        ANTHROPIC_BASE_URL: qtc.url,
+        ANTHROPIC_API_KEY: API_KEY,
+        ANTHROPIC_MODEL: MODEL_NAME,
+        // Offline: no telemetry, error reports, auto-update or other traffic that is not the model's.
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_TELEMETRY: "1",
+        DISABLE_ERROR_REPORTING: "1",
+        DISABLE_AUTOUPDATER: "1",
+      });
+      const run = await runClient(pkg!.bins.claude!, ["-p", "Read notes.txt and tell me what it says.", "--max-turns", "2", "--output-format", "json"], { cwd: s.work, env, timeoutMs: 180_000 });
+      const log = `exit ${run.code}${run.killed ? " (killed at the time bound)" : ""}\n${describeExchanges(qtc.exchanges)}\nstdout: ${run.stdout.slice(0, 1500)}\nstderr: ${run.stderr.slice(-1500)}`;
+      const t = agentTraffic(generations(qtc, "/v1/messages"), "anthropic");
+
+      // Every generation it asked for was answered; two turns ran (its turn limit, not an error, ended it).
+      expect(t.requests.length, log).toBeGreaterThanOrEqual(2);
+      // Every request it waited for was answered (one it abandoned on exit, a background agent's, is not judged).
+      for (const e of t.requests) if (!e.abandoned) expect(e.status, log).toBe(200);
+      expect(t.requests.filter((e) => !e.abandoned).length, log).toBeGreaterThanOrEqual(2);
+      expect(t.declared, log).toEqual(expect.arrayContaining(DECLARES[name]!.core));
+      expect(t.declared.length, log).toBeGreaterThanOrEqual(DECLARES[name]!.atLeast);
+      // A structured call came back, naming a tool it declared.
+      expect(t.calls.length, log).toBeGreaterThanOrEqual(1);
+      for (const c of t.calls) expect(t.declared, log).toContain(c.name);
+      // It ran the call and sent the tool's own answer back in turn 2.
+      expect(t.results.length, log).toBeGreaterThanOrEqual(1);
+      for (const r of t.results) expect(r.text, log).not.toMatch(NOT_RUN);
+      const result = JSON.parse(run.stdout) as { subtype: string; num_turns: number; api_error_status?: number };
+      expect(result.api_error_status, log).toBeUndefined();
+      expect(result.subtype, log).toBe("error_max_turns");
+      expect(run.killed, log).toBe(false);
+      if (CAN_TRACE) expect(run.egress, log).toEqual([]);
+    });
   });
-});
+}

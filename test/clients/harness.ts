@@ -9,12 +9,32 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve, type ServeOptions, type Serving } from "../../src/server/serve.js";
 
-/** The repo root (clients' binaries live in its node_modules/.bin). */
+/** The repo root. */
 export const REPO = fileURLToPath(new URL("../..", import.meta.url));
+/** The client package (test/clients/package.json): the clients live in its node_modules, not the root's. */
+export const CLIENTS = fileURLToPath(new URL(".", import.meta.url));
+
+/** A package installed in the client package: its folder, version and engines, or null when it is not installed. */
+export function clientPackage(name: string): { dir: string; version: string; node: string | undefined; bins: Record<string, string> } | null {
+  const dir = join(CLIENTS, "node_modules", name);
+  if (!existsSync(join(dir, "package.json"))) return null;
+  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name: string; version: string; engines?: { node?: string }; bin?: string | Record<string, string> };
+  const bins = typeof pkg.bin === "string" ? { [pkg.name.split("/").pop()!]: pkg.bin } : (pkg.bin ?? {});
+  return { dir, version: pkg.version, node: pkg.engines?.node, bins: Object.fromEntries(Object.entries(bins).map(([k, v]) => [k, join(dir, v)])) };
+}
+
+/** The Node major a client's `engines` asks for at least (`>=22.0.0` -> 22), or 0 when it names none. */
+export function minimumNodeMajor(engines: string | undefined): number {
+  const m = /^\s*>=\s*(\d+)/.exec(engines ?? "");
+  return m ? Number(m[1]) : 0;
+}
+
+/** The major of the Node that runs client CLIs: the first `node` on PATH, which .ci/run sets to Node 24. */
+export const CLIENT_NODE_MAJOR = Number(/^v(\d+)/.exec(spawnSync("node", ["--version"], { encoding: "utf8" }).stdout ?? "")?.[1] ?? 0);
 /** Context of the served model: the issue's measurements used 32,768, what agents' prompts need. */
 export const CONTEXT_SIZE = 32_768;
 /** The API key every client is given (qtc serve requires it, so a client that sends none fails loudly). */
@@ -181,11 +201,11 @@ export function outsideAddresses(log: string): string[] {
 }
 
 /**
- * Run a client binary from node_modules/.bin in `cwd`, stdin closed, killed (its whole group) after
+ * Run a client binary (a name in the client package's node_modules/.bin, or an absolute path) in `cwd`, stdin closed, killed (its whole group) after
  * `timeoutMs`; under strace when it can trace, so the test can check nothing left the machine.
  */
 export function runClient(bin: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<ClientRun> {
-  const path = join(REPO, "node_modules", ".bin", bin);
+  const path = isAbsolute(bin) ? bin : join(CLIENTS, "node_modules", ".bin", bin);
   const trace = CAN_TRACE ? join(mkdtempSync(join(tmpdir(), "qtc-trace-")), "net.log") : undefined;
   const [cmd, argv] = trace ? ["strace", ["-f", "-qq", "-e", "trace=connect,sendto,sendmsg", "-o", trace, path, ...args]] : [path, args];
   return new Promise((resolve, reject) => {

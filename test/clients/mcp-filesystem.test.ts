@@ -9,7 +9,7 @@ import OpenAI from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentTraffic } from "./calls.js";
-import { API_KEY, describeExchanges, generations, MODEL_NAME, type Qtc, REPO, scratch, startQtc, watchEgress } from "./harness.js";
+import { API_KEY, describeExchanges, generations, MODEL_NAME, type Qtc, CLIENTS, scratch, startQtc, watchEgress } from "./harness.js";
 
 // Tools the filesystem server has offered since 2025.
 const CORE_TOOLS = ["read_text_file", "write_file", "list_directory", "list_allowed_directories", "search_files", "get_file_info"];
@@ -26,7 +26,7 @@ describe("MCP filesystem server 2026.8.31 (MCP SDK 1.32.2) with qtc serve as the
   it("its real tool list compiles, qtc's calls run on the MCP server, results go back in turn 2", { timeout: 180_000 }, async () => {
     const egress = watchEgress();
     const s = scratch("mcp");
-    const server = join(REPO, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js");
+    const server = join(CLIENTS, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js");
     const mcp = new Client({ name: "qtc-acceptance", version: "1.0.0" });
     await mcp.connect(new StdioClientTransport({ command: process.execPath, args: [server, s.work], env: { PATH: process.env.PATH ?? "" }, stderr: "ignore" }));
     try {

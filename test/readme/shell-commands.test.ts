@@ -44,7 +44,7 @@ export function commandProblems(markdown: string, ciScript: string, coverage: Re
 describe("README shell commands", () => {
   it("finds the README's commands", () => {
     const commands = shellCommands(readmeText()).map((c) => c.command);
-    expect(commands).toContain("npm install");
+    expect(commands).toContain("npm ci");
     expect(commands).toContain("npm test");
     expect(commands.length).toBeGreaterThanOrEqual(8);
   });

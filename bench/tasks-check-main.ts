@@ -4,14 +4,14 @@
 
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { QtcException } from "../errors.js";
-import { checkTasks } from "./tasks-check.js";
+import { QtcException } from "../dist/errors.js";
+import { checkTasks } from "../dist/harness/tasks-check.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 const unconfined = args.includes("--unsafe-no-sandbox");
 const folder = args.find((a) => !a.startsWith("--"));
-const root = path.resolve(folder ?? path.join(here, "..", "..", "bench", "tasks"));
+const root = path.resolve(folder ?? path.join(here, "..", "bench", "tasks"));
 const started = performance.now();
 const results = await checkTasks(root, {
   concurrency: 2,

@@ -6,10 +6,10 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createLlama, ensureSyntheticModel, loadModel } from "../model/index.js";
-import { dataFolder, DataError, ensureData } from "./maskbench-data.js";
-import { MASKBENCH_DEFAULTS, renderTable, runSchemaFile, type SchemaResult, summarize } from "./maskbench.js";
-import { readBenchFlags } from "./script-args.js";
+import { createLlama, ensureSyntheticModel, loadModel } from "../dist/model/index.js";
+import { dataFolder, DataError, ensureData } from "../dist/bench/maskbench-data.js";
+import { MASKBENCH_DEFAULTS, renderTable, runSchemaFile, type SchemaResult, summarize } from "../dist/bench/maskbench.js";
+import { readBenchFlags } from "../dist/bench/script-args.js";
 
 const flags = readBenchFlags("bench:maskbench", {
   data: { type: "string" },

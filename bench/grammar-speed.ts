@@ -8,15 +8,15 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import type { LlamaModel, Token } from "node-llama-cpp";
-import { FORMAT_IDS, QWEN3_VOCAB_SIZE, resolveFormat } from "../formats/index.js";
-import { mismatchedTag } from "../runtime/format-vocab.js";
-import type { FormatId } from "../formats/types.js";
-import { compileToolGrammar, type ToolGrammarOptions } from "../grammar/index.js";
-import { grammarsDir } from "../grammar/harness-grammars.js";
-import { createLlama, ensureSyntheticModel, loadModel } from "../model/index.js";
-import { normalizeTools } from "../tools/normalize.js";
-import type { ToolDefinition } from "../tools/types.js";
-import { runXgrammarBench, xgrammarTable, type XgrammarRow } from "./grammar-xgrammar.js";
+import { FORMAT_IDS, QWEN3_VOCAB_SIZE, resolveFormat } from "../dist/formats/index.js";
+import { mismatchedTag } from "../dist/runtime/format-vocab.js";
+import type { FormatId } from "../dist/formats/types.js";
+import { compileToolGrammar, type ToolGrammarOptions } from "../dist/grammar/index.js";
+import { grammarsDir } from "../dist/grammar/harness-grammars.js";
+import { createLlama, ensureSyntheticModel, loadModel } from "../dist/model/index.js";
+import { normalizeTools } from "../dist/tools/normalize.js";
+import type { ToolDefinition } from "../dist/tools/types.js";
+import { runXgrammarBench, xgrammarTable, type XgrammarRow } from "../dist/bench/grammar-xgrammar.js";
 
 export const GRAMMAR_BENCH_DEFAULTS = Object.freeze({
   /** Compiles timed per case (after 30 warm-up compiles); the median is reported. */

@@ -6,12 +6,12 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { readBenchFlags } from "./script-args.js";
-import { HARNESS_TOOLS } from "../harness/tools.js";
-import { createRuntime } from "../engines/index.js";
-import { makeStandIn } from "../training/stand-ins.js";
-import type { RequestProfile } from "../runtime/runtime.js";
-import type { GenerateRequest, GenerateResult } from "../runtime/types.js";
+import { readBenchFlags } from "../dist/bench/script-args.js";
+import { HARNESS_TOOLS } from "../dist/harness/tools.js";
+import { createRuntime } from "../dist/engines/index.js";
+import { makeStandIn } from "../dist/training/stand-ins.js";
+import type { RequestProfile } from "../dist/runtime/runtime.js";
+import type { GenerateRequest, GenerateResult } from "../dist/runtime/types.js";
 
 export const SPEED_BENCH_DEFAULTS = Object.freeze({
   /** Model spec. Default: "synthetic:0.6b". */

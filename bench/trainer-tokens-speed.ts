@@ -8,9 +8,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
-import { ensureSyntheticModel } from "../model/index.js";
-import { buildTrainer } from "../training/trainer-build.js";
-import { encodeTrainerInput } from "../training/trainer-input.js";
+import { ensureSyntheticModel } from "../dist/model/index.js";
+import { buildTrainer } from "../dist/training/trainer-build.js";
+import { encodeTrainerInput } from "../dist/training/trainer-input.js";
 
 export const TRAINER_TOKENS_BENCH_DEFAULTS = Object.freeze({
   /** Tags in the content of each case. */

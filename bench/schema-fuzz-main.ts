@@ -3,12 +3,12 @@
 
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fuzzSchemas } from "./schema-fuzz.js";
-import { dataFolder } from "./maskbench-data.js";
-import { readBenchFlags } from "./script-args.js";
+import { fuzzSchemas } from "../dist/bench/schema-fuzz.js";
+import { dataFolder } from "../dist/bench/maskbench-data.js";
+import { readBenchFlags } from "../dist/bench/script-args.js";
 
 const flags = readBenchFlags("fuzz:schemas", { runs: { type: "string", default: "5000" }, seed: { type: "string", default: "1" }, data: { type: "string" } });
-const root = new URL("../../", import.meta.url).pathname;
+const root = new URL("../", import.meta.url).pathname;
 const seeds: unknown[] = [];
 for (const f of readdirSync(join(root, "test/grammar/corpus")).filter((x) => x.endsWith(".json"))) seeds.push(JSON.parse(readFileSync(join(root, "test/grammar/corpus", f), "utf8")).tool.parameters);
 const dir = flags.data ? dataFolder(flags.data) : undefined;
