@@ -36,7 +36,7 @@ export const GRAMMAR_BENCH_DEFAULTS = Object.freeze({
 });
 
 /** The client tool lists of test/fixtures/clients, normalized (Responses API function tools read as bare ones). */
-function clientToolLists(): [string, ToolDefinition[]][] {
+export function clientToolLists(): [string, ToolDefinition[]][] {
   const dir = join(grammarsDir(), "..", "test", "fixtures", "clients");
   let files: string[];
   try {

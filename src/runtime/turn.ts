@@ -10,7 +10,8 @@ import { BudgetGuard } from "./budget-guard.js";
 import { StreamDetokenizer } from "./detokenizer.js";
 import type { GrammarPhase } from "../grammar/index.js";
 import type { TurnGrammar, TurnGrammarSource } from "./grammar-source.js";
-import { GrammarMatcher, type MatcherEnv } from "./matcher.js";
+import type { MatcherEnv, TurnMatcher } from "./matcher.js";
+import { createMatcher } from "./engine-choice.js";
 import type { ResolvedRequest } from "./request.js";
 import type { TurnCounts } from "./result.js";
 import type { TokenTables } from "./token-tables.js";
@@ -87,6 +88,8 @@ export interface TurnPhases {
 interface Step {
   forced: number[];
   text: string;
+  /** What was fed in place of the sampled token (the qtc engine refused it). Default: the sampled token. */
+  fed?: number[];
 }
 
 /** Run one turn; yields raw text deltas and returns the outcome. The caller owns (and clears) the sequence. */
@@ -124,7 +127,8 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
         if (turn.finish) break;
         await inStep?.arrive();
         inStep?.queued();
-        next = await gen.next((step.forced.length > 0 ? [token, ...step.forced] : token) as Token | Token[]);
+        const fed = step.fed ?? [token];
+        next = await gen.next((step.forced.length > 0 || fed.length > 1 ? [...fed, ...step.forced] : fed[0]) as Token | Token[]);
         inStep?.sampled();
       }
     } finally {
@@ -157,7 +161,7 @@ class Turn {
   /** A call was opened by its bare opener (it ends without a close tag). */
   private bareOpened = false;
   private grammar: TurnGrammar | undefined;
-  private matcher: GrammarMatcher | undefined;
+  private matcher: TurnMatcher | undefined;
   private guard: BudgetGuard | undefined;
   /** Grammar time outside the current matcher: compiles, and matchers replaced. */
   private grammarMs = 0;
@@ -218,7 +222,8 @@ class Turn {
   /** Whether the turn ends before taking `token`: cancelled, end of generation, or no budget left. */
   endsBefore(token: number): boolean {
     if (this.plan.signal?.aborted) this.finish = "aborted";
-    else if (this.env.model.isEogToken(token as Token)) this.finish = this.callsClosed > 0 || this.bareOpened ? "tool_calls" : "stop";
+    // Under the qtc engine no native sampler checked the end: one the grammar refuses is replaced in `take`.
+    else if (this.env.model.isEogToken(token as Token) && (this.phase !== "grammar" || this.matcher?.native !== false || this.matcher.canBeNext(token))) this.finish = this.callsClosed > 0 || this.bareOpened ? "tool_calls" : "stop";
     else if (this.remaining() <= 0) this.finish = "length";
     return this.finish !== undefined;
   }
@@ -287,10 +292,12 @@ class Turn {
     else this.afterGrammarStep(step);
   }
 
-  /** Sampled under the grammar: the native sampler already advanced the matcher's state. */
+  /** Sampled under the grammar: the matcher takes it (or, under the qtc engine, what it feeds instead). */
   private takeInGrammar(step: Step, token: number): void {
-    this.add(step, [token], false);
-    if (token === this.matcher!.grammar.closeToken) {
+    const taken = this.matcher!.takeSampled(token);
+    if (taken.length !== 1 || taken[0] !== token) step.fed = taken;
+    this.add(step, taken, false);
+    if (taken.includes(this.matcher!.grammar.closeToken)) {
       this.callsClosed++;
       if (this.turnIsOver()) this.finish = "tool_calls";
     }
@@ -305,7 +312,7 @@ class Turn {
     if (!grammar) return false;
     this.grammarMs += performance.now() - t0;
     this.grammar = grammar;
-    this.matcher = await GrammarMatcher.create(grammar.compiled, this.env.matchers);
+    this.matcher = await createMatcher(grammar.compiled, this.env.matchers);
     this.guard = grammar.guarded ? new BudgetGuard(this.matcher) : undefined;
     this.bias = this.env.biases.inCall;
     this.phase = "grammar";
@@ -346,7 +353,7 @@ class Turn {
   }
 
   /** The forced continuation, accepted into the matcher (none when jump-forward is off). */
-  private jumpForward(matcher: GrammarMatcher): { forced: number[]; ends: boolean } {
+  private jumpForward(matcher: TurnMatcher): { forced: number[]; ends: boolean } {
     if (!this.plan.jumpForward) return { forced: [], ends: false };
     const next = matcher.forcedContinuation(this.remaining());
     const forced = matcher.acceptAll(next.tokens);
@@ -358,7 +365,7 @@ class Turn {
    * narrowed to exactly the tokens the grammar allows (so no sample is rejected), or the call bias when finding
    * them would cost more than a rejection.
    */
-  private biasFor(matcher: GrammarMatcher): TokenBias {
+  private biasFor(matcher: TurnMatcher): TokenBias {
     const next = matcher.nextTokens();
     const { biases } = this.env;
     if (next.kind === "text") return this.plan.format.stringText === "json" ? biases.inJsonText : biases.inRawText;
