@@ -17,6 +17,8 @@ const CLOSURE_MAX_STEPS = 4096;
 const TEXT_PROBES = [0x61, 0x65];
 /** ASCII steps a closing walk tries first at a free position without a closer (as the llama.cpp prober). */
 const COMMON_FIRST = [..."ea_s0 t\"/.,:}\n"].map((c) => c.charCodeAt(0));
+/** COMMON_FIRST, then every other ASCII character. */
+const ASCII_ORDER = [...COMMON_FIRST, ...Array.from({ length: 128 }, (_, i) => i).filter((c) => !COMMON_FIRST.includes(c))];
 
 export class QtcMatcher implements TurnMatcher {
   ms = 0;
@@ -129,7 +131,7 @@ export class QtcMatcher implements TurnMatcher {
           pieces.push({ kind: "special", token: close });
           return planTokens({ pieces, ends: true }, this.vocab.tokenize).tokens;
         }
-        const ascii = [...COMMON_FIRST, ...Array.from({ length: 128 }, (_, i) => i)].find((cp) => this.pool.step(at, cp) !== DEAD);
+        const ascii = ASCII_ORDER.find((cp) => this.pool.step(at, cp) !== DEAD);
         if (ascii === undefined) return undefined;
         push(pieces, { kind: "text", text: String.fromCharCode(ascii) });
         at = this.pool.step(at, ascii);
@@ -193,9 +195,17 @@ export class QtcMatcher implements TurnMatcher {
   private replacement(token: number): number[] | undefined {
     const cps = this.vocab.codePoints(token);
     if (cps) {
-      for (let n = cps.length - 1; n > 0; n--) {
-        const prefix = String.fromCodePoint(...cps.subarray(0, n));
-        const toks = this.vocab.tokenize(prefix);
+      // The longest prefix the grammar takes, by cached steps; then the longest of those that is one token.
+      let at = this.at;
+      let n = 0;
+      while (n < cps.length - 1) {
+        const next = this.pool.step(at, cps[n]!);
+        if (next === DEAD) break;
+        at = next;
+        n++;
+      }
+      for (; n > 0; n--) {
+        const toks = this.vocab.tokenize(String.fromCodePoint(...cps.subarray(0, n)));
         if (toks.length === 1 && this.after(this.at, toks[0]!) !== DEAD) return toks;
       }
     }

@@ -25,6 +25,8 @@ export const DEAD: StateId = 0;
 const POS_BITS = 2 ** 23;
 /** Most rules entered one inside another without reading a character. */
 const MAX_DEPTH = 2000;
+/** Above PROGRAM_LIMITS.maxRules: (frame, rule) pairs as one number. */
+const RULE_SPAN = 2 ** 19;
 const CP_BITS = 2 ** 21;
 
 export class StackPool {
@@ -181,9 +183,11 @@ export class StackPool {
         continue;
       }
       if (kind === EL.ref) {
-        const cont = this.frame(pos + 2, next);
-        if (seen.has(cont)) return;
-        seen.add(cont);
+        // A reference last in its alternative pushes nothing (as llama.cpp): `x*` keeps a flat stack.
+        const cont = code[pos + 2] === EL.end ? next : this.frame(pos + 2, next);
+        const key = (cont + 1) * RULE_SPAN + code[pos + 1]!;
+        if (seen.has(key)) return;
+        seen.add(key);
         for (const alt of alts[code[pos + 1]!]!) this.expand(alt, cont, out, acc, seen, depth + 1);
         return;
       }
