@@ -47,6 +47,11 @@ export class QtcMatcher implements TurnMatcher {
     return m;
   }
 
+  /** Parses (stacks) the current state holds: what one step's work scales with (read by tests and the bench). */
+  get parses(): number {
+    return this.pool.tops(this.at).length;
+  }
+
   canBeNext(token: number): boolean {
     return this.after(this.at, token) !== DEAD;
   }
