@@ -225,6 +225,11 @@ class Turn {
     // Under the qtc engine no native sampler checked the end: one the grammar refuses is replaced in `take`.
     else if (this.env.model.isEogToken(token as Token) && (this.phase !== "grammar" || this.matcher?.native !== false || this.matcher.canBeNext(token))) this.finish = this.callsClosed > 0 || this.bareOpened ? "tool_calls" : "stop";
     else if (this.remaining() <= 0) this.finish = "length";
+    // The qtc engine where the grammar can only end (no bias can force an end-of-generation token): a sample
+    // it refuses ends the turn there.
+    else if (this.phase === "grammar" && this.matcher?.native === false && !this.matcher.canBeNext(token) && this.matcher.forcedContinuation(1).ends) {
+      this.finish = this.callsClosed > 0 || this.bareOpened ? "tool_calls" : "stop";
+    }
     return this.finish !== undefined;
   }
 

@@ -214,10 +214,27 @@ export class QtcMatcher implements TurnMatcher {
         if (toks.length === 1 && this.after(this.at, toks[0]!) !== DEAD) return toks;
       }
     }
-    const closing = this.closing();
-    if (closing && closing.length > 0 && this.after(this.at, closing[0]!) !== DEAD) return [closing[0]!];
+    // An end or a tag where the grammar wants more: the closing's next token; a character it refuses: a letter.
+    const tries = cps ? [() => this.asciiStep(), () => this.closingStep()] : [() => this.closingStep(), () => this.asciiStep()];
+    for (const attempt of tries) {
+      const t = attempt();
+      if (t !== undefined) return [t];
+    }
     for (const s of this.specials) if (!this.vocab.isEog(s) && this.after(this.at, s) !== DEAD) return [s];
     return undefined;
+  }
+
+  private closingStep(): number | undefined {
+    const closing = this.closing();
+    return closing && closing.length > 0 && this.after(this.at, closing[0]!) !== DEAD ? closing[0] : undefined;
+  }
+
+  /** The first single-character ASCII token the grammar takes (ASCII_ORDER). */
+  private asciiStep(): number | undefined {
+    const bytes = this.vocab.tables.byteTokens;
+    const cp = ASCII_ORDER.find((c) => c >= 0x20 && this.pool.step(this.at, c) !== DEAD);
+    const token = cp === undefined ? undefined : bytes?.[cp];
+    return token !== undefined && this.after(this.at, token) !== DEAD ? token : undefined;
   }
 
   /** Time `work` into `ms` (nested calls are counted once, by the outermost). */
