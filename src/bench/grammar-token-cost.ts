@@ -19,7 +19,7 @@ import type { VocabTrie } from "../runtime/vocab-trie.js";
 
 export const TOKEN_COST_DEFAULTS = Object.freeze({
   /** Seeded walks per engine and tool list. */
-  walks: 8,
+  walks: 16,
   /** Token budget of each walk (the grammar's maxTokens too). */
   maxTokens: 256,
   /** Issue 37's targets for qtc's rows. */
