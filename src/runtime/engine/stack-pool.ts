@@ -79,15 +79,7 @@ export class StackPool {
     const key = state * CP_BITS + cp;
     const cached = this.steps.get(key);
     if (cached !== undefined) return cached;
-    const { code } = this.program;
-    const out = new Set<number>();
-    const acc = { accepts: false };
-    this.expansions = 0;
-    for (const f of this.stateTops[state]!) {
-      const pos = this.framePos[f]!;
-      if (code[pos] === EL.cls && classMatches(this.program, code[pos + 1]!, cp)) this.expand(pos + 2, this.frameNext[f]!, out, acc, new Set());
-    }
-    const next = this.stateOf(out, acc.accepts);
+    const next = this.advance(state, EL.cls, (arg) => classMatches(this.program, arg, cp));
     if (!this.full) this.steps.set(key, next);
     return next;
   }
@@ -98,17 +90,22 @@ export class StackPool {
     const key = `${state}:${token}`;
     const cached = this.tokenSteps.get(key);
     if (cached !== undefined) return cached;
+    const next = this.advance(state, EL.token, (arg) => arg === token);
+    if (!this.full) this.tokenSteps.set(key, next);
+    return next;
+  }
+
+  /** The state after the stacks whose top element (of `kind`) `matches` move past it. */
+  private advance(state: StateId, kind: number, matches: (arg: number) => boolean): StateId {
     const { code } = this.program;
     const out = new Set<number>();
     const acc = { accepts: false };
     this.expansions = 0;
     for (const f of this.stateTops[state]!) {
       const pos = this.framePos[f]!;
-      if (code[pos] === EL.token && code[pos + 1] === token) this.expand(pos + 2, this.frameNext[f]!, out, acc, new Set());
+      if (code[pos] === kind && matches(code[pos + 1]!)) this.expand(pos + 2, this.frameNext[f]!, out, acc, new Set());
     }
-    const next = this.stateOf(out, acc.accepts);
-    if (!this.full) this.tokenSteps.set(key, next);
-    return next;
+    return this.stateOf(out, acc.accepts);
   }
 
   /** Whether some code point in [lo, hi] could come next (a partial UTF-8 prefix's range). */
