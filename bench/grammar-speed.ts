@@ -17,6 +17,11 @@ import { createLlama, ensureSyntheticModel, loadModel } from "../dist/model/inde
 import { normalizeTools } from "../dist/tools/normalize.js";
 import type { ToolDefinition } from "../dist/tools/types.js";
 import { runXgrammarBench, xgrammarTable, type XgrammarRow } from "../dist/bench/grammar-xgrammar.js";
+import { decodeTimes, llamaTokenCost, qtcTokenCost, quantile, tokenCostLists, tokenCostTable, TOKEN_COST_DEFAULTS, xgrammarTokenCost, type TokenCostRow } from "../dist/bench/grammar-token-cost.js";
+import { XgrammarSession } from "../dist/grammar/xgrammar-check.js";
+import { computeTokenTables } from "../dist/runtime/token-tables.js";
+import { VocabTrie } from "../dist/runtime/vocab-trie.js";
+import { tokenizeAsText } from "../dist/runtime/prompt-tokens.js";
 
 export const GRAMMAR_BENCH_DEFAULTS = Object.freeze({
   /** Compiles timed per case (after 30 warm-up compiles); the median is reported. */
@@ -36,7 +41,7 @@ export const GRAMMAR_BENCH_DEFAULTS = Object.freeze({
 });
 
 /** The client tool lists of test/fixtures/clients, normalized (Responses API function tools read as bare ones). */
-function clientToolLists(): [string, ToolDefinition[]][] {
+export function clientToolLists(): [string, ToolDefinition[]][] {
   const dir = join(grammarsDir(), "..", "test", "fixtures", "clients");
   let files: string[];
   try {
@@ -141,9 +146,43 @@ async function decodeCost(model: LlamaModel, gbnf: string | undefined, runs: num
   return { tokens, ms, parseMs };
 }
 
-export async function runGrammarBench(opts: Partial<typeof GRAMMAR_BENCH_DEFAULTS> = {}): Promise<Record<string, unknown>> {
+/** The tokenCost rows: every engine × tool list (see ./grammar-token-cost.ts), measured in one run. */
+async function runTokenCost(model: LlamaModel, harness: ToolDefinition[]): Promise<TokenCostRow[]> {
+  const lists = tokenCostLists(harness, clientToolLists(), generatedTools);
+  const tables = computeTokenTables(model);
+  const trie = new VocabTrie(model, tables.vocabSize, tables.partialUtf8Tokens);
+  const vocab = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
+  const tokenize = (text: string) => tokenizeAsText(text, vocab);
+  // Warm the engine's code on a list outside the rows, so "cold" means a grammar seen for the first time.
+  qtcTokenCost("warm-up", generatedTools(3), tables, trie, tokenize, { ...TOKEN_COST_DEFAULTS, walks: 2 });
+  const rows: TokenCostRow[] = [];
+  for (const [label, tools] of lists) rows.push(qtcTokenCost(label, tools, tables, trie, tokenize));
+  const session = await XgrammarSession.create();
+  try {
+    for (const [label, tools] of lists) rows.push(await xgrammarTokenCost(label, tools, session));
+  } finally {
+    session.dispose();
+  }
+  const prompt = model.tokenize(PROMPT, true) as Token[];
+  const base = await decodeTimes(model, prompt, 2, TOKEN_COST_DEFAULTS.maxTokens);
+  const baseUs = quantile(base.rest, 0.5);
+  for (const [label, tools] of lists) rows.push(await llamaTokenCost(label, tools, model, prompt, baseUs));
+  return rows;
+}
+
+export async function runGrammarBench(opts: Partial<typeof GRAMMAR_BENCH_DEFAULTS> = {}, only?: "tokenCost"): Promise<Record<string, unknown>> {
   const o = { ...GRAMMAR_BENCH_DEFAULTS, ...opts };
   const harness = normalizeTools(JSON.parse(readFileSync(join(grammarsDir(), "harness-tools.json"), "utf8")));
+  if (only === "tokenCost") {
+    const llama = await createLlama({ gpu: "cpu" });
+    const model = await loadModel(llama, { path: await ensureSyntheticModel("tiny") });
+    try {
+      return { model: "synthetic tiny Qwen3 (random weights; Q8_0)", cpu: cpus()[0]?.model ?? "unknown", cores: cpus().length, node: process.version, tokenCost: await runTokenCost(model, harness) };
+    } finally {
+      await model.dispose();
+      await llama.dispose();
+    }
+  }
   const many = generatedTools(200);
   const compile: Record<string, unknown>[] = [];
   for (const format of FORMAT_IDS) {
@@ -163,7 +202,9 @@ export async function runGrammarBench(opts: Partial<typeof GRAMMAR_BENCH_DEFAULT
   const llama = await createLlama({ gpu: "cpu" });
   const model = await loadModel(llama, { path: await ensureSyntheticModel("tiny") });
   const decode: DecodeRow[] = [];
+  let tokenCost: TokenCostRow[] = [];
   try {
+    tokenCost = await runTokenCost(model, harness);
     const base = await decodeCost(model, undefined, o.decodeRuns, o.maxTokens, o.threads);
     const baseMs = base.ms / base.tokens;
     decode.push({ grammar: "none", tokens: base.tokens, msPerToken: baseMs, ratio: 1 });
@@ -195,11 +236,16 @@ export async function runGrammarBench(opts: Partial<typeof GRAMMAR_BENCH_DEFAULT
     compile,
     decode,
     xgrammar,
+    tokenCost,
   };
 }
 
 function printTable(result: Record<string, unknown>): void {
   const out: string[] = [];
+  if (!result.compile) {
+    process.stdout.write(tokenCostTable(result.tokenCost as TokenCostRow[]).join("\n") + "\n");
+    return;
+  }
   out.push(`model: ${String(result.model)}, ${String(result.cores)} cores (${String(result.cpu)}), threads ${String(result.threads)}`);
   out.push("", "compile (ms)                       format      cold   median  target  rules   KiB");
   for (const c of result.compile as Record<string, number | string>[]) {
@@ -212,15 +258,19 @@ function printTable(result: Record<string, unknown>): void {
     out.push(`  ${d.grammar.padEnd(32)} ${String(d.tokens).padStart(6)} ${d.msPerToken.toFixed(2).padStart(9)} ${d.ratio.toFixed(2).padStart(7)}  ${d.parseMs === undefined ? "" : d.parseMs.toFixed(1).padStart(8)}`);
   }
   out.push(...xgrammarTable(result.xgrammar as { version: string; rows: XgrammarRow[] }));
+  out.push(...tokenCostTable(result.tokenCost as TokenCostRow[]));
   process.stdout.write(out.join("\n") + "\n");
 }
 
 async function main(): Promise<void> {
-  const result = await runGrammarBench();
+  // `--token-cost`: only the tokenCost rows, written beside the full results (bench/results/grammar-token-cost.json).
+  const only = process.argv.includes("--token-cost") ? "tokenCost" : undefined;
+  const result = await runGrammarBench({}, only);
   printTable(result);
-  mkdirSync(dirname(GRAMMAR_BENCH_DEFAULTS.out), { recursive: true });
-  writeFileSync(GRAMMAR_BENCH_DEFAULTS.out, JSON.stringify(result, null, 2) + "\n");
-  process.stdout.write(`\nwrote ${GRAMMAR_BENCH_DEFAULTS.out}\n`);
+  const out = only ? GRAMMAR_BENCH_DEFAULTS.out.replace("grammar-speed", "grammar-token-cost") : GRAMMAR_BENCH_DEFAULTS.out;
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, JSON.stringify(result, null, 2) + "\n");
+  process.stdout.write(`\nwrote ${out}\n`);
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {

@@ -17,6 +17,7 @@ export {
   type GenerateUsage,
   type GenerationMode,
   type GrammarUse,
+  type GrammarEngineId,
   type ModelInfo,
   type Runtime,
   type RuntimeLoad,

@@ -451,6 +451,8 @@ export function compileSchema(schema: JsonSchema | boolean, options: SchemaGramm
  */
 export class GrammarCache {
   private readonly byTools = new WeakMap<readonly ToolDefinition[], Map<string, Result<CompiledGrammar>>>();
+  /** Compiled grammars whose evaluation cost was checked already (the check reads the whole GBNF). */
+  readonly costChecked = new WeakSet<CompiledGrammar>();
 
   constructor(private readonly perTools = 64) {}
 

@@ -64,7 +64,7 @@ export function turnGrammarSource(tools: readonly ToolDefinition[], opts: TurnGr
       });
       if (!compiled.ok && compiled.error.code !== "budget_too_small") throw new QtcException(compiled.error);
       // Bounded before any engine loads it: size, rules, and the memory its evaluation takes.
-      if (compiled.ok) checkGrammarCost(compiled.value);
+      if (compiled.ok) checkCostOnce(compiled.value, cache);
       return compiled.ok ? compiled.value : undefined;
     };
     const exact = compile(maxTokens);
@@ -83,5 +83,12 @@ export function turnGrammarSource(tools: readonly ToolDefinition[], opts: TurnGr
 export function checkToolGrammar(tools: readonly ToolDefinition[], opts: TurnGrammarOptions, maxTokens: number, cache: GrammarCache): void {
   const compiled = cache.compile(tools, { format: opts.format, toolChoice: opts.toolChoice, parallel: opts.parallel, maxTokens, phase: "start", answerSchema: opts.answerSchema, answerConstraint: opts.answerConstraint });
   if (!compiled.ok && compiled.error.code !== "budget_too_small") throw new QtcException(compiled.error);
-  if (compiled.ok) checkGrammarCost(compiled.value);
+  if (compiled.ok) checkCostOnce(compiled.value, cache);
+}
+
+/** checkGrammarCost once per compiled grammar (it reads the whole GBNF; a turn would pay it per phase). */
+function checkCostOnce(grammar: CompiledGrammar, cache: GrammarCache): void {
+  if (cache.costChecked.has(grammar)) return;
+  checkGrammarCost(grammar);
+  cache.costChecked.add(grammar);
 }

@@ -5,6 +5,7 @@
 
 import type { LlamaGrammarEvaluationState } from "node-llama-cpp";
 import type { CompiledGrammar } from "../grammar/types.js";
+import type { EngineVocab } from "./engine/engine-vocab.js";
 import type { AllowedNext } from "./allowed-next.js";
 import { acceptForced, canBeNext, type GrammarStates } from "./grammar-state.js";
 import { ContinuationProber, planTokens } from "./jump-forward.js";
@@ -27,6 +28,8 @@ export interface MatcherEnv {
   allowedNext: AllowedNext | undefined;
   /** Canonical tokens of forced text: plain text, never an added token (property names come from clients). */
   tokenize(text: string): number[];
+  /** The qtc constraint engine's view of the vocabulary; set when the runtime uses that engine. Default: none (llama.cpp). */
+  engine?: EngineVocab;
 }
 
 /** What may come next: free text (ordinary letters allowed), exactly these tokens, or too many to list cheaply. */
@@ -36,6 +39,28 @@ export type NextTokens = { kind: "text" } | { kind: "set"; tokens: readonly numb
 export interface Continuation {
   tokens: number[];
   ends: boolean;
+}
+
+/**
+ * The grammar state of one sequence in one turn, as the Turn uses it: llama.cpp's (GrammarMatcher, whose native
+ * sampler advances `state`) or the qtc engine's (QtcMatcher, src/runtime/engine/, no native state).
+ */
+export interface TurnMatcher {
+  /** Milliseconds of grammar work done through this matcher, its creation included. */
+  ms: number;
+  readonly grammar: MatcherGrammar;
+  /** True when the native sampler holds the grammar (`state`) and accepts sampled tokens itself. */
+  readonly native: boolean;
+  readonly state: LlamaGrammarEvaluationState | undefined;
+  canBeNext(token: number): boolean;
+  accept(token: number): boolean;
+  acceptAll(tokens: readonly number[]): number[];
+  /** Take a sampled token: the tokens actually taken (the token itself, or what the engine fed instead). */
+  takeSampled(token: number): number[];
+  nextTokens(): NextTokens;
+  forcedContinuation(maxSteps: number): Continuation;
+  closing(): number[] | undefined;
+  fork(): TurnMatcher;
 }
 
 /** What a matcher and its forks share: derived once from the grammar and the vocabulary. */
@@ -65,9 +90,10 @@ function share(grammar: MatcherGrammar, env: MatcherEnv): Shared {
   };
 }
 
-export class GrammarMatcher {
+export class GrammarMatcher implements TurnMatcher {
   /** Milliseconds of grammar work done through this matcher, its creation included (a fork counts its own). */
   ms = 0;
+  readonly native = true;
 
   private constructor(
     private readonly current: LlamaGrammarEvaluationState,
@@ -94,6 +120,11 @@ export class GrammarMatcher {
   /** Whether `token` may come next (for an end-of-generation token: whether the grammar may end here). */
   canBeNext(token: number): boolean {
     return canBeNext(this.current, token);
+  }
+
+  /** A sampled token: llama.cpp's sampler already accepted it into `state`. */
+  takeSampled(token: number): number[] {
+    return [token];
   }
 
   /** Advance past a token fed without sampling; false when the grammar rejects it (the matcher is then unusable). */

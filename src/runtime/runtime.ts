@@ -30,6 +30,8 @@ import { computeTokenTables } from "./token-tables.js";
 import { runTurn, type TurnEnv, type TurnOutcome, type TurnPhases } from "./turn.js";
 import type { GenerateEvent, GenerateRequest } from "./types.js";
 import { VocabTrie } from "./vocab-trie.js";
+import { EngineVocab } from "./engine/engine-vocab.js";
+import type { GrammarEngineId } from "./engine-choice.js";
 
 /**
  * Added to the logits of the tokens a narrowed sampler may pick: far above any model logit, so only they survive
@@ -67,6 +69,11 @@ export interface RuntimeOptions {
    * call guarantee never depends on it. Default: false (the whole common prefix is reused).
    */
   deterministic?: boolean;
+  /**
+   * The constraint engine: "qtc" (qtc's own matcher and token masks; no llama.cpp grammar state while sampling)
+   * or "llama.cpp" (llama.cpp's native grammar sampler, probed around). Default: RUNTIME_DEFAULTS.grammarEngine.
+   */
+  grammarEngine?: GrammarEngineId;
   /** Called after each finished request with where its time went (for `npm run bench:speed`). Default: none. */
   onProfile?: (profile: RequestProfile) => void;
   /**
@@ -180,10 +187,15 @@ class ModelRuntime implements Runtime {
     checkFormatVocabulary(model, this.toolFormat, tables.vocabSize);
     this.checkedFormats.add(this.toolFormat);
     const byteTokens = tables.byteTokens;
-    const allowedNext = byteTokens && new AllowedNext(new VocabTrie(model, tables.vocabSize, tables.partialUtf8Tokens), byteTokens);
+    const trie = byteTokens && new VocabTrie(model, tables.vocabSize, tables.partialUtf8Tokens);
+    const allowedNext = byteTokens && trie && new AllowedNext(trie, byteTokens);
     // Forced text is plain text (property names come from the client's schema): never an added token.
     const vocab = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
-    const matchers = { states: new GrammarStates(llama, model), tables, allowedNext, tokenize: (text: string) => tokenizeAsText(text, vocab) };
+    const tokenize = (text: string) => tokenizeAsText(text, vocab);
+    // The qtc engine needs the byte trie (a byte-level vocabulary); without one, llama.cpp's sampler holds the grammar.
+    const useQtc = (options.grammarEngine ?? RUNTIME_DEFAULTS.grammarEngine) === "qtc" && trie !== undefined;
+    const engine = useQtc ? new EngineVocab(tables, trie, tokenize) : undefined;
+    const matchers = { states: new GrammarStates(llama, model), tables, allowedNext, tokenize, ...(engine ? { engine } : {}) };
     // One sequence has nobody to keep in step with.
     const steps = sequences.length > 1 ? new StepGate() : undefined;
     this.env = { model, tables, matchers, biases: this.biasesFor(undefined, tables), bareTokens: new BareOpenerTokens(tables.texts), steps };

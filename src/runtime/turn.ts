@@ -11,7 +11,8 @@ import { RepeatGuard, REPETITION_STOPPED } from "./repeat-guard.js";
 import { StreamDetokenizer } from "./detokenizer.js";
 import type { GrammarPhase } from "../grammar/index.js";
 import type { TurnGrammar, TurnGrammarSource } from "./grammar-source.js";
-import { GrammarMatcher, type MatcherEnv } from "./matcher.js";
+import type { MatcherEnv, TurnMatcher } from "./matcher.js";
+import { createMatcher } from "./engine-choice.js";
 import type { ResolvedRequest } from "./request.js";
 import type { TurnCounts } from "./result.js";
 import type { TokenTables } from "./token-tables.js";
@@ -91,8 +92,8 @@ export interface TurnPhases {
 interface Step {
   forced: number[];
   text: string;
-  /** The sampled token is not taken where it was sampled: `forced` holds every token of the step, in order. */
-  replaced?: boolean;
+  /** What was fed in place of the sampled token (the qtc engine refused it). Default: the sampled token. */
+  fed?: number[];
 }
 
 /** Run one turn; yields raw text deltas and returns the outcome. The caller owns (and clears) the sequence. */
@@ -131,7 +132,8 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
         if (turn.finish) break;
         await inStep?.arrive();
         inStep?.queued();
-        next = await gen.next((step.replaced ? step.forced : step.forced.length > 0 ? [token, ...step.forced] : token) as Token | Token[]);
+        const fed = step.fed ?? [token];
+        next = await gen.next((step.forced.length > 0 || fed.length > 1 ? [...fed, ...step.forced] : fed[0]) as Token | Token[]);
         inStep?.sampled();
       }
     } finally {
@@ -166,7 +168,7 @@ class Turn {
   /** Ends thinking at a call opener sampled in the think phase (issue 43); undefined when not watched. */
   private readonly thinkOpener: ThinkOpener | undefined;
   private grammar: TurnGrammar | undefined;
-  private matcher: GrammarMatcher | undefined;
+  private matcher: TurnMatcher | undefined;
   private guard: BudgetGuard | undefined;
   private readonly repeats: RepeatGuard | undefined;
   /** Grammar time outside the current matcher: compiles, and matchers replaced. */
@@ -230,8 +232,14 @@ class Turn {
   /** Whether the turn ends before taking `token`: cancelled, end of generation, or no budget left. */
   endsBefore(token: number): boolean {
     if (this.plan.signal?.aborted) this.finish = "aborted";
-    else if (this.env.model.isEogToken(token as Token)) this.finish = this.callsClosed > 0 || this.bareOpened ? "tool_calls" : "stop";
+    // Under the qtc engine no native sampler checked the end: one the grammar refuses is replaced in `take`.
+    else if (this.env.model.isEogToken(token as Token) && (this.phase !== "grammar" || this.matcher?.native !== false || this.matcher.canBeNext(token))) this.finish = this.callsClosed > 0 || this.bareOpened ? "tool_calls" : "stop";
     else if (this.remaining() <= 0) this.finish = "length";
+    // The qtc engine where the grammar can only end (no bias can force an end-of-generation token): a sample
+    // it refuses ends the turn there.
+    else if (this.phase === "grammar" && this.matcher?.native === false && !this.matcher.canBeNext(token) && this.matcher.forcedContinuation(1).ends) {
+      this.finish = this.callsClosed > 0 || this.bareOpened ? "tool_calls" : "stop";
+    }
     return this.finish !== undefined;
   }
 
@@ -311,7 +319,6 @@ class Turn {
       this.finish = "length";
       return;
     }
-    step.replaced = true;
     this.force(step, opener.before);
     if (!this.grammarFromStart) {
       this.phase = "free";
@@ -322,13 +329,17 @@ class Turn {
       if (this.matcher!.acceptAll([token]).length === 1) this.add(step, [token], false);
       this.afterGrammarStep(step);
     }
-    step.forced = this.tokens.slice(from);
+    // Everything the step added goes in place of the sampled token, in order.
+    step.fed = this.tokens.slice(from);
+    step.forced = [];
   }
 
-  /** Sampled under the grammar: the native sampler already advanced the matcher's state. */
+  /** Sampled under the grammar: the matcher takes it (or, under the qtc engine, what it feeds instead). */
   private takeInGrammar(step: Step, token: number): void {
-    this.add(step, [token], false);
-    if (token === this.matcher!.grammar.closeToken) {
+    const taken = this.matcher!.takeSampled(token);
+    if (taken.length !== 1 || taken[0] !== token) step.fed = taken;
+    this.add(step, taken, false);
+    if (taken.includes(this.matcher!.grammar.closeToken)) {
       this.callsClosed++;
       if (this.turnIsOver()) this.finish = "tool_calls";
     }
@@ -350,7 +361,7 @@ class Turn {
     if (!grammar) return false;
     this.grammarMs += performance.now() - t0;
     this.grammar = grammar;
-    this.matcher = await GrammarMatcher.create(grammar.compiled, this.env.matchers);
+    this.matcher = await createMatcher(grammar.compiled, this.env.matchers);
     this.guard = grammar.guarded ? new BudgetGuard(this.matcher) : undefined;
     this.bias = this.env.biases.inCall;
     this.phase = "grammar";
@@ -391,7 +402,7 @@ class Turn {
   }
 
   /** The forced continuation, accepted into the matcher (none when jump-forward is off). */
-  private jumpForward(matcher: GrammarMatcher): { forced: number[]; ends: boolean } {
+  private jumpForward(matcher: TurnMatcher): { forced: number[]; ends: boolean } {
     if (!this.plan.jumpForward) return { forced: [], ends: false };
     const next = matcher.forcedContinuation(this.remaining());
     const forced = matcher.acceptAll(next.tokens);
@@ -403,7 +414,7 @@ class Turn {
    * narrowed to exactly the tokens the grammar allows (so no sample is rejected), or the call bias when finding
    * them would cost more than a rejection.
    */
-  private biasFor(matcher: GrammarMatcher): TokenBias {
+  private biasFor(matcher: TurnMatcher): TokenBias {
     const next = matcher.nextTokens();
     const { biases } = this.env;
     if (next.kind === "text") return this.plan.format.stringText === "json" ? biases.inJsonText : biases.inRawText;

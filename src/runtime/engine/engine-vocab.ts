@@ -1,0 +1,73 @@
+// Owns: what the qtc engine knows of one model's vocabulary, built once per runtime: each token's code points
+// (text tokens that are whole UTF-8), which tokens are special (added tokens, end of generation), the byte trie
+// the mask walk descends, and the engine's per-model cache of compiled grammars (bounded LRU keyed by GBNF text).
+
+import { compileGbnf, type Program } from "./gbnf-program.js";
+import { StackPool } from "./stack-pool.js";
+import type { TokenTables } from "../token-tables.js";
+import type { VocabTrie } from "../vocab-trie.js";
+
+/** Compiled grammars kept per runtime (least recently used dropped first). */
+export const ENGINE_GRAMMAR_CACHE = 32;
+
+export class EngineVocab {
+  /** Token id → its code points; undefined for special tokens and tokens that are not whole UTF-8. */
+  private readonly cps: (Int32Array | undefined)[];
+  private readonly special: Uint8Array;
+  readonly eogTokens: readonly number[];
+  private readonly grammars = new Map<string, { program: Program; pool: StackPool }>();
+
+  constructor(
+    readonly tables: TokenTables,
+    readonly trie: VocabTrie,
+    /** Canonical tokens of forced text. */
+    readonly tokenize: (text: string) => number[],
+  ) {
+    const n = tables.vocabSize;
+    this.special = new Uint8Array(n);
+    for (const a of tables.addedTokens) if (a.token < n) this.special[a.token] = 1;
+    for (const t of tables.eogTokens) if (t < n) this.special[t] = 1;
+    const partial = new Uint8Array(n);
+    for (const t of tables.partialUtf8Tokens) partial[t] = 1;
+    this.cps = new Array<Int32Array | undefined>(n);
+    for (let t = 0; t < n; t++) {
+      const text = tables.texts[t];
+      if (this.special[t] || partial[t] || !text) continue;
+      const list: number[] = [];
+      for (const ch of text) list.push(ch.codePointAt(0)!);
+      this.cps[t] = Int32Array.from(list);
+    }
+    this.eogTokens = tables.eogTokens;
+  }
+
+  /** The code points of a text token, or undefined (special, partial UTF-8, or empty). */
+  codePoints(token: number): Int32Array | undefined {
+    return this.cps[token];
+  }
+
+  isSpecial(token: number): boolean {
+    return this.special[token] === 1;
+  }
+
+  isEog(token: number): boolean {
+    return this.eogTokens.includes(token);
+  }
+
+  /**
+   * The pool of `gbnf`'s compiled program (compiled on first use). A full pool is replaced for new matchers
+   * (the ones holding it keep it). Throws GbnfError / EngineLimitError on a grammar the engine refuses.
+   */
+  poolFor(gbnf: string): StackPool {
+    let entry = this.grammars.get(gbnf);
+    if (entry) {
+      this.grammars.delete(gbnf);
+      if (entry.pool.full) entry = { program: entry.program, pool: new StackPool(entry.program) };
+    } else {
+      const program = compileGbnf(gbnf);
+      entry = { program, pool: new StackPool(program) };
+      if (this.grammars.size >= ENGINE_GRAMMAR_CACHE) this.grammars.delete(this.grammars.keys().next().value!);
+    }
+    this.grammars.set(gbnf, entry);
+    return entry.pool;
+  }
+}

@@ -1,0 +1,258 @@
+// Owns: QtcMatcher, the qtc constraint engine's per-sequence grammar state (the GrammarMatcher API the Turn
+// uses, with no llama.cpp grammar state): accept tokens, the allowed next set (cached per parser state), the
+// forced continuation, the closing of the current call, fork, and taking a sampled token — which, where the
+// sampler ran under a free-text bias rather than an exact set, may be refused and replaced by the longest
+// allowed prefix of it (or the closing's next token), so nothing the grammar refuses is ever fed.
+
+import { internal } from "../../errors.js";
+import { planTokens, type ForcedPiece } from "../jump-forward.js";
+import type { Continuation, MatcherGrammar, NextTokens, TurnMatcher } from "../matcher.js";
+import type { EngineVocab } from "./engine-vocab.js";
+import { DEAD, type StackPool, type StateId } from "./stack-pool.js";
+import { allowedTextTokens } from "./token-mask.js";
+
+/** Most steps a closing walk takes (characters and tags). */
+const CLOSURE_MAX_STEPS = 4096;
+/** Characters every free-text position allows and no structural one does. */
+const TEXT_PROBES = [0x61, 0x65];
+/** ASCII steps a closing walk tries first at a free position without a closer (as the llama.cpp prober). */
+const COMMON_FIRST = [..."ea_s0 t\"/.,:}\n"].map((c) => c.charCodeAt(0));
+/** COMMON_FIRST, then every other ASCII character. */
+const ASCII_ORDER = [...COMMON_FIRST, ...Array.from({ length: 128 }, (_, i) => i).filter((c) => !COMMON_FIRST.includes(c))];
+
+export class QtcMatcher implements TurnMatcher {
+  ms = 0;
+  readonly native = false;
+  readonly state = undefined;
+  /** Sampled tokens refused and replaced (free-text positions only; read by tests and the bench). */
+  replaced = 0;
+  private readonly specials: readonly number[];
+  private depth = 0;
+
+  private constructor(
+    private at: StateId,
+    private readonly pool: StackPool,
+    private readonly vocab: EngineVocab,
+    readonly grammar: MatcherGrammar,
+  ) {
+    this.specials = [...new Set([...grammar.specialTokens, ...vocab.eogTokens])];
+  }
+
+  /** A matcher at the grammar's start (compiled once per GBNF text per runtime). Throws on a grammar it refuses. */
+  static create(grammar: MatcherGrammar, vocab: EngineVocab): QtcMatcher {
+    const t0 = performance.now();
+    const pool = vocab.poolFor(grammar.gbnf);
+    const m = new QtcMatcher(pool.root, pool, vocab, grammar);
+    m.ms += performance.now() - t0;
+    return m;
+  }
+
+  /** Parses (stacks) the current state holds: what one step's work scales with (read by tests and the bench). */
+  get parses(): number {
+    return this.pool.tops(this.at).length;
+  }
+
+  canBeNext(token: number): boolean {
+    return this.after(this.at, token) !== DEAD;
+  }
+
+  accept(token: number): boolean {
+    return this.timed(() => {
+      const next = this.after(this.at, token);
+      if (next === DEAD) return false;
+      this.at = next;
+      return true;
+    });
+  }
+
+  acceptAll(tokens: readonly number[]): number[] {
+    const accepted: number[] = [];
+    for (const t of tokens) {
+      if (!this.accept(t)) break;
+      accepted.push(t);
+    }
+    return accepted;
+  }
+
+  takeSampled(token: number): number[] {
+    if (this.accept(token)) return [token];
+    return this.timed(() => {
+      const taken = this.replacement(token);
+      if (!taken) internal("the constraint engine has no token to continue with");
+      this.replaced++;
+      for (const t of taken) if (!this.acceptInner(t)) internal("the constraint engine refused its own replacement token");
+      return taken;
+    });
+  }
+
+  nextTokens(): NextTokens {
+    return this.timed(() => {
+      const { pool, at } = this;
+      if (TEXT_PROBES.every((cp) => pool.step(at, cp) !== DEAD)) return { kind: "text" };
+      let text = pool.masks.get(at);
+      if (text === undefined) {
+        text = allowedTextTokens(pool, this.vocab.trie, at) ?? null;
+        if (!pool.full) pool.masks.set(at, text);
+      }
+      if (text === null) return { kind: "wide" };
+      const tokens: number[] = [];
+      for (const s of this.specials) if (this.after(at, s) !== DEAD) tokens.push(s);
+      for (const t of text) tokens.push(t);
+      return tokens.length > 0 ? { kind: "set", tokens } : { kind: "wide" };
+    });
+  }
+
+  forcedContinuation(maxSteps: number): Continuation {
+    return this.timed(() => {
+      const pieces: ForcedPiece[] = [];
+      const { state, ends } = this.forcedRun(this.at, maxSteps, pieces, undefined);
+      void state;
+      return planTokens({ pieces, ends }, this.vocab.tokenize);
+    });
+  }
+
+  closing(): number[] | undefined {
+    return this.timed(() => {
+      const pieces: ForcedPiece[] = [];
+      const close = this.grammar.closeToken;
+      let at = this.at;
+      for (let step = 0; step < CLOSURE_MAX_STEPS; step++) {
+        const run = this.forcedRun(at, CLOSURE_MAX_STEPS, pieces, close);
+        if (run.ends || run.stopped) return planTokens({ pieces, ends: true }, this.vocab.tokenize).tokens;
+        at = run.state;
+        let done = false;
+        for (const closer of this.grammar.valueClosers) {
+          const next = this.stepText(at, closer);
+          if (next !== DEAD) {
+            push(pieces, { kind: "text", text: closer });
+            at = next;
+            done = true;
+            break;
+          }
+        }
+        if (done) continue;
+        const tag = this.pool.stepToken(at, close);
+        if (tag !== DEAD) {
+          pieces.push({ kind: "special", token: close });
+          return planTokens({ pieces, ends: true }, this.vocab.tokenize).tokens;
+        }
+        const ascii = ASCII_ORDER.find((cp) => this.pool.step(at, cp) !== DEAD);
+        if (ascii === undefined) return undefined;
+        push(pieces, { kind: "text", text: String.fromCharCode(ascii) });
+        at = this.pool.step(at, ascii);
+      }
+      return undefined;
+    });
+  }
+
+  fork(): QtcMatcher {
+    return new QtcMatcher(this.at, this.pool, this.vocab, this.grammar);
+  }
+
+  /** Forced steps from `at` (ASCII characters and special tokens) appended to `pieces`. */
+  private forcedRun(at: StateId, maxSteps: number, pieces: ForcedPiece[], stopToken: number | undefined): { state: StateId; ends: boolean; stopped: boolean } {
+    for (let step = 0; step < maxSteps; step++) {
+      const one = this.pool.single(at);
+      if (!one) break;
+      if (one.kind === "end") return { state: at, ends: true, stopped: false };
+      if (one.kind === "token") {
+        pieces.push({ kind: "special", token: one.token });
+        at = this.pool.stepToken(at, one.token);
+        if (one.token === stopToken) return { state: at, ends: false, stopped: true };
+        continue;
+      }
+      if (one.cp >= 0x80) break; // a multi-byte character: left to sampling
+      push(pieces, { kind: "text", text: String.fromCharCode(one.cp) });
+      at = this.pool.step(at, one.cp);
+    }
+    return { state: at, ends: false, stopped: false };
+  }
+
+  /** The state after `token` from `at` (DEAD when refused). */
+  private after(at: StateId, token: number): StateId {
+    const { pool, vocab } = this;
+    if (vocab.isSpecial(token)) return vocab.isEog(token) ? (pool.accepts(at) ? at : DEAD) : pool.stepToken(at, token);
+    const cps = vocab.codePoints(token);
+    if (!cps) return DEAD;
+    for (let i = 0; i < cps.length && at !== DEAD; i++) at = pool.step(at, cps[i]!);
+    return at;
+  }
+
+  private acceptInner(token: number): boolean {
+    const next = this.after(this.at, token);
+    if (next === DEAD) return false;
+    this.at = next;
+    return true;
+  }
+
+  private stepText(at: StateId, text: string): StateId {
+    for (const ch of text) {
+      at = this.pool.step(at, ch.codePointAt(0)!);
+      if (at === DEAD) break;
+    }
+    return at;
+  }
+
+  /**
+   * What to feed instead of a refused sampled token: the longest prefix of its text that is one token the
+   * grammar allows; else the closing's next token; else any allowed special token; else nothing.
+   */
+  private replacement(token: number): number[] | undefined {
+    const cps = this.vocab.codePoints(token);
+    if (cps) {
+      // The longest prefix the grammar takes, by cached steps; then the longest of those that is one token.
+      let at = this.at;
+      let n = 0;
+      while (n < cps.length - 1) {
+        const next = this.pool.step(at, cps[n]!);
+        if (next === DEAD) break;
+        at = next;
+        n++;
+      }
+      for (; n > 0; n--) {
+        const toks = this.vocab.tokenize(String.fromCodePoint(...cps.subarray(0, n)));
+        if (toks.length === 1 && this.after(this.at, toks[0]!) !== DEAD) return toks;
+      }
+    }
+    // An end or a tag where the grammar wants more: the closing's next token; a character it refuses: a letter.
+    const tries = cps ? [() => this.asciiStep(), () => this.closingStep()] : [() => this.closingStep(), () => this.asciiStep()];
+    for (const attempt of tries) {
+      const t = attempt();
+      if (t !== undefined) return [t];
+    }
+    for (const s of this.specials) if (!this.vocab.isEog(s) && this.after(this.at, s) !== DEAD) return [s];
+    return undefined;
+  }
+
+  private closingStep(): number | undefined {
+    const closing = this.closing();
+    return closing && closing.length > 0 && this.after(this.at, closing[0]!) !== DEAD ? closing[0] : undefined;
+  }
+
+  /** The first single-character ASCII token the grammar takes (ASCII_ORDER). */
+  private asciiStep(): number | undefined {
+    const bytes = this.vocab.tables.byteTokens;
+    const cp = ASCII_ORDER.find((c) => c >= 0x20 && this.pool.step(this.at, c) !== DEAD);
+    const token = cp === undefined ? undefined : bytes?.[cp];
+    return token !== undefined && this.after(this.at, token) !== DEAD ? token : undefined;
+  }
+
+  /** Time `work` into `ms` (nested calls are counted once, by the outermost). */
+  private timed<T>(work: () => T): T {
+    if (this.depth > 0) return work();
+    const t0 = performance.now();
+    this.depth++;
+    try {
+      return work();
+    } finally {
+      this.depth--;
+      this.ms += performance.now() - t0;
+    }
+  }
+}
+
+function push(pieces: ForcedPiece[], piece: ForcedPiece): void {
+  const last = pieces[pieces.length - 1];
+  if (piece.kind === "text" && last?.kind === "text") last.text += piece.text;
+  else pieces.push(piece);
+}

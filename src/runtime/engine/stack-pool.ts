@@ -1,0 +1,210 @@
+// Owns: the qtc engine's pushdown automaton over a Program: parser states as interned sets of interned stacks
+// (a stack is a linked list of frames; a frame is a position in the program and the frame below it), stepping a
+// state by a code point or a special token, with every state and every transition cached, so a position the
+// grammar reaches again (each call's name, each property's value) costs a map lookup. One pool per compiled
+// grammar; its memory is bounded (see POOL_LIMITS): a full pool stops caching transitions, and the owner hands out
+// a fresh pool to new matchers.
+
+import { classMatches, classMeets, EL, type Program } from "./gbnf-program.js";
+
+export const POOL_LIMITS = Object.freeze({
+  /** Interned frames + states + cached transitions before the pool counts as full. */
+  entries: 1_500_000,
+  /** Most stacks one state may hold (an ambiguous grammar fails here instead of growing without end). */
+  stacksPerState: 20_000,
+  /** Most rule expansions one step may make (left recursion, nullable cycles). */
+  expansionsPerStep: 200_000,
+});
+
+export class EngineLimitError extends Error {}
+
+/** A state id: index into the pool's states. DEAD is the state nothing can continue. */
+export type StateId = number;
+export const DEAD: StateId = 0;
+
+const POS_BITS = 2 ** 23;
+/** Most rules entered one inside another without reading a character. */
+const MAX_DEPTH = 2000;
+/** Above PROGRAM_LIMITS.maxRules: (frame, rule) pairs as one number. */
+const RULE_SPAN = 2 ** 19;
+const CP_BITS = 2 ** 21;
+
+export class StackPool {
+  /** Frame id → position (index into program.code of its element) and the frame below (-1: bottom). */
+  private readonly framePos: number[] = [];
+  private readonly frameNext: number[] = [];
+  private readonly frameIds = new Map<number, number>();
+  /** State id → its top frames (sorted) and whether some stack is complete (the grammar may end). */
+  private readonly stateTops: Int32Array[] = [new Int32Array(0)];
+  private readonly stateAccepts: boolean[] = [false];
+  private readonly stateIds = new Map<string, number>();
+  private readonly steps = new Map<number, StateId>();
+  private readonly tokenSteps = new Map<string, StateId>();
+  /** Per-state memo for the matcher's mask cache (allowed tokens), bounded with the pool. */
+  readonly masks = new Map<StateId, Int32Array | null>();
+  private expansions = 0;
+  readonly root: StateId;
+
+  constructor(readonly program: Program) {
+    if (program.code.length / 2 >= POS_BITS) throw new EngineLimitError("the grammar is too large for the engine");
+    const tops = new Set<number>();
+    const acc = { accepts: false };
+    this.expansions = 0;
+    for (const alt of program.alts[program.root]!) this.expand(alt, -1, tops, acc, new Set());
+    this.root = this.stateOf(tops, acc.accepts);
+  }
+
+  /** Whether the pool holds so much that its owner should start a fresh one. */
+  get full(): boolean {
+    return this.framePos.length + this.stateTops.length + this.steps.size + this.masks.size > POOL_LIMITS.entries;
+  }
+
+  accepts(state: StateId): boolean {
+    return this.stateAccepts[state]!;
+  }
+
+  /** Top frames' elements of a state: [kind, arg] pairs (a class or a special token). */
+  tops(state: StateId): Int32Array {
+    return this.stateTops[state]!;
+  }
+
+  /** The element (index into program.code) a top frame stands at. */
+  posOf(frame: number): number {
+    return this.framePos[frame]!;
+  }
+
+  /** Step by one code point. */
+  step(state: StateId, cp: number): StateId {
+    if (state === DEAD) return DEAD;
+    const key = state * CP_BITS + cp;
+    const cached = this.steps.get(key);
+    if (cached !== undefined) return cached;
+    const next = this.advance(state, EL.cls, (arg) => classMatches(this.program, arg, cp));
+    if (!this.full) this.steps.set(key, next);
+    return next;
+  }
+
+  /** Step by a special token (`<[id]>` in the grammar). */
+  stepToken(state: StateId, token: number): StateId {
+    if (state === DEAD) return DEAD;
+    const key = `${state}:${token}`;
+    const cached = this.tokenSteps.get(key);
+    if (cached !== undefined) return cached;
+    const next = this.advance(state, EL.token, (arg) => arg === token);
+    if (!this.full) this.tokenSteps.set(key, next);
+    return next;
+  }
+
+  /** The state after the stacks whose top element (of `kind`) `matches` move past it. */
+  private advance(state: StateId, kind: number, matches: (arg: number) => boolean): StateId {
+    const { code } = this.program;
+    const out = new Set<number>();
+    const acc = { accepts: false };
+    this.expansions = 0;
+    for (const f of this.stateTops[state]!) {
+      const pos = this.framePos[f]!;
+      if (code[pos] === kind && matches(code[pos + 1]!)) this.expand(pos + 2, this.frameNext[f]!, out, acc, new Set());
+    }
+    return this.stateOf(out, acc.accepts);
+  }
+
+  /** Whether some code point in [lo, hi] could come next (a partial UTF-8 prefix's range). */
+  meets(state: StateId, lo: number, hi: number): boolean {
+    const { code } = this.program;
+    for (const f of this.stateTops[state]!) {
+      const pos = this.framePos[f]!;
+      if (code[pos] === EL.cls && classMeets(this.program, code[pos + 1]!, lo, hi)) return true;
+    }
+    return false;
+  }
+
+  /** Whether the state allows special token `token` next. */
+  allowsToken(state: StateId, token: number): boolean {
+    const { code } = this.program;
+    for (const f of this.stateTops[state]!) {
+      const pos = this.framePos[f]!;
+      if (code[pos] === EL.token && code[pos + 1] === token) return true;
+    }
+    return false;
+  }
+
+  /**
+   * The one thing that may come next, if there is exactly one: a code point, a special token, or the end.
+   * Undefined when there are several (or none).
+   */
+  single(state: StateId): { kind: "cp"; cp: number } | { kind: "token"; token: number } | { kind: "end" } | undefined {
+    const { code, classes } = this.program;
+    let found: { kind: "cp"; cp: number } | { kind: "token"; token: number } | undefined;
+    for (const f of this.stateTops[state]!) {
+      const pos = this.framePos[f]!;
+      let here: typeof found;
+      if (code[pos] === EL.token) here = { kind: "token", token: code[pos + 1]! };
+      else {
+        const c = classes[code[pos + 1]!]!;
+        if (c.negated || c.ranges.length !== 2 || c.ranges[0] !== c.ranges[1]) return undefined;
+        here = { kind: "cp", cp: c.ranges[0]! };
+      }
+      if (!found) found = here;
+      else if (found.kind !== here.kind || (found.kind === "cp" ? found.cp !== (here as { cp: number }).cp : found.token !== (here as { token: number }).token)) return undefined;
+    }
+    if (this.stateAccepts[state]) return found ? undefined : { kind: "end" };
+    return found;
+  }
+
+  private frame(pos: number, next: number): number {
+    const key = (next + 1) * POS_BITS + pos;
+    let id = this.frameIds.get(key);
+    if (id === undefined) {
+      id = this.framePos.length;
+      this.framePos.push(pos);
+      this.frameNext.push(next);
+      this.frameIds.set(key, id);
+    }
+    return id;
+  }
+
+  /** Push the terminal-topped stacks reachable from element `pos` over frame `next` into `out`. */
+  private expand(pos: number, next: number, out: Set<number>, acc: { accepts: boolean }, seen: Set<number>, depth = 0): void {
+    const { code, alts } = this.program;
+    if (depth > MAX_DEPTH) throw new EngineLimitError("the grammar nests rules too deep without reading a character (left recursion?)");
+    for (;;) {
+      if (++this.expansions > POOL_LIMITS.expansionsPerStep) throw new EngineLimitError("the grammar needs too much work for one step (left recursion or a runaway ambiguity)");
+      const kind = code[pos]!;
+      if (kind === EL.end) {
+        if (next === -1) {
+          acc.accepts = true;
+          return;
+        }
+        pos = this.framePos[next]!;
+        next = this.frameNext[next]!;
+        continue;
+      }
+      if (kind === EL.ref) {
+        // A reference last in its alternative pushes nothing (as llama.cpp): `x*` keeps a flat stack.
+        const cont = code[pos + 2] === EL.end ? next : this.frame(pos + 2, next);
+        const key = (cont + 1) * RULE_SPAN + code[pos + 1]!;
+        if (seen.has(key)) return;
+        seen.add(key);
+        for (const alt of alts[code[pos + 1]!]!) this.expand(alt, cont, out, acc, seen, depth + 1);
+        return;
+      }
+      out.add(this.frame(pos, next));
+      if (out.size > POOL_LIMITS.stacksPerState) throw new EngineLimitError(`a grammar state holds over ${POOL_LIMITS.stacksPerState} parses (an ambiguous grammar)`);
+      return;
+    }
+  }
+
+  private stateOf(tops: Set<number>, accepts: boolean): StateId {
+    if (tops.size === 0 && !accepts) return DEAD;
+    const sorted = Int32Array.from(tops).sort();
+    const key = (accepts ? "!" : "") + sorted.join(",");
+    let id = this.stateIds.get(key);
+    if (id === undefined) {
+      id = this.stateTops.length;
+      this.stateTops.push(sorted);
+      this.stateAccepts.push(accepts);
+      this.stateIds.set(key, id);
+    }
+    return id;
+  }
+}

@@ -1,0 +1,105 @@
+// The qtc engine's matcher on the tiny model's vocabulary (no weights): its allowed set is exactly the tokens
+// the grammar takes (checked against every token of the vocabulary), forced text is canonical, a refused
+// sample is replaced by something the grammar takes, fork is independent, and the closing completes a call.
+
+import type { Llama, LlamaModel, Token } from "node-llama-cpp";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { QWEN3_TOKENS } from "../../../src/formats/index.js";
+import { compileToolGrammar } from "../../../src/grammar/index.js";
+import type { CompiledGrammar } from "../../../src/grammar/types.js";
+import { HARNESS_TOOLS } from "../../../src/harness/index.js";
+import { createLlama } from "../../../src/model/index.js";
+import { parse } from "../../../src/parse/index.js";
+import { EngineVocab } from "../../../src/runtime/engine/engine-vocab.js";
+import { QtcMatcher } from "../../../src/runtime/engine/qtc-matcher.js";
+import { tokenizeAsText } from "../../../src/runtime/prompt-tokens.js";
+import { computeTokenTables, type TokenTables } from "../../../src/runtime/token-tables.js";
+import { VocabTrie } from "../../../src/runtime/vocab-trie.js";
+import { normalizeTools } from "../../../src/tools/index.js";
+import { tinyModelPath } from "../../helpers/models.js";
+
+let llama: Llama;
+let model: LlamaModel;
+let tables: TokenTables;
+let engine: EngineVocab;
+const tools = normalizeTools([...HARNESS_TOOLS]);
+
+beforeAll(async () => {
+  llama = await createLlama({ gpu: "cpu" });
+  model = await llama.loadModel({ modelPath: await tinyModelPath(), vocabOnly: true });
+  tables = computeTokenTables(model);
+  const added = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
+  engine = new EngineVocab(tables, new VocabTrie(model, tables.vocabSize, tables.partialUtf8Tokens), (text) => tokenizeAsText(text, added));
+});
+afterAll(async () => {
+  await model?.dispose();
+  await llama?.dispose();
+});
+
+const text = (tokens: readonly number[]) => model.detokenize(tokens as Token[], true);
+
+function grammar(format: "hermes" | "qwen3coder" = "hermes", maxTokens = 256): CompiledGrammar {
+  const r = compileToolGrammar(tools, { format, toolChoice: "required", maxTokens, parallel: false });
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value;
+}
+
+/** Every token of the vocabulary the matcher can take next, one by one (the slow, obvious answer). */
+function bruteForce(m: QtcMatcher): number[] {
+  const out: number[] = [];
+  const partial = new Set(tables.partialUtf8Tokens);
+  for (let t = 0; t < tables.vocabSize; t++) if (!partial.has(t) && m.canBeNext(t)) out.push(t);
+  return out;
+}
+
+describe("QtcMatcher", () => {
+  test("forced text is the tokenizer's own tokens; the allowed set at the name is exactly what the grammar takes", () => {
+    const m = QtcMatcher.create(grammar(), engine);
+    const forced = m.forcedContinuation(64);
+    expect(text(forced.tokens)).toBe('<tool_call>\n{"name": "');
+    expect(m.acceptAll(forced.tokens)).toEqual(forced.tokens);
+    const next = m.nextTokens();
+    expect(next.kind).toBe("set");
+    const set = next.kind === "set" ? [...next.tokens].sort((a, b) => a - b) : [];
+    expect(set).toEqual(bruteForce(m));
+    expect(set.map((t) => text([t]))).toContain("grep");
+  });
+
+  test("inside a string value it reports free text; a refused sample is replaced by a token the grammar takes", () => {
+    const m = QtcMatcher.create(grammar(), engine);
+    m.acceptAll(model.tokenize('<tool_call>\n{"name": "read_file", "arguments": {"path": "', true) as number[]);
+    expect(m.nextTokens().kind).toBe("text");
+    const refused = QWEN3_TOKENS.toolCallOpen.token;
+    expect(m.canBeNext(refused)).toBe(false);
+    const before = m.fork();
+    const taken = m.takeSampled(refused);
+    expect(taken.length).toBe(1);
+    expect(before.canBeNext(taken[0]!)).toBe(true);
+    expect(m.replaced).toBe(1);
+    // A token the grammar takes is taken as it is; one that runs past what is allowed keeps its allowed prefix.
+    const g = QtcMatcher.create(grammar(), engine);
+    g.acceptAll(model.tokenize('<tool_call>\n{"name": "read_file", "arguments": {"path": "', true) as number[]);
+    const abc = model.tokenize("abc", false) as number[];
+    expect(g.takeSampled(abc[0]!)).toEqual([abc[0]]);
+    expect(g.replaced).toBe(0);
+  });
+
+  test("fork is independent; the closing completes a valid call from anywhere inside it", () => {
+    for (const format of ["hermes", "qwen3coder"] as const) {
+      const m = QtcMatcher.create(grammar(format), engine);
+      m.acceptAll(m.forcedContinuation(64).tokens);
+      const prefix = format === "hermes" ? 'grep", "arguments": {"pattern": "a<b' : "grep>\n<parameter=pattern>\na<b";
+      const toks = model.tokenize(prefix, false) as number[];
+      const f = m.fork();
+      expect(m.acceptAll(toks)).toEqual(toks);
+      const closing = m.closing()!;
+      expect(closing).toBeDefined();
+      expect(f.canBeNext(QWEN3_TOKENS.toolCallClose.token)).toBe(false);
+      const all = [...model.tokenize(format === "hermes" ? '<tool_call>\n{"name": "' : "<tool_call>\n<function=", true), ...toks, ...closing] as number[];
+      expect(m.acceptAll(closing)).toEqual(closing);
+      const r = parse(text(all), { format, tools });
+      expect(r.errors).toEqual([]);
+      expect(r.calls.map((c) => c.name)).toEqual(["grep"]);
+    }
+  });
+});
