@@ -118,6 +118,8 @@ export interface GrammarUse {
   validator?: { tool?: string; keyword: string; path: string }[];
   /** Tool-argument objects without `additionalProperties` that the grammar closed (extraMembers "closed"). */
   closedObjects?: number;
+  /** How the grammar split the budget: "shared" (closed in time by the budget guard) or "worst-case" (engines without the guard). */
+  budgetSplit?: "shared" | "worst-case";
 }
 
 /** A JSON answer judged against the response schema: its value, or why it was refused (errors as data). */
