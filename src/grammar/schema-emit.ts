@@ -253,7 +253,9 @@ export class ValueEmitter {
     // Shared split: an extra key is a string the schema leaves unbounded, so it is not counted (its least, one
     // character, is): 24 bytes refused real keys (`deletionGracePeriodSeconds`, `ingressclass.kubernetes.io/…`).
     const extraKeyLeast = this.shared ? 3 : EXTRA_KEY_BYTES + 2;
-    const keyMost = Math.max(n.extra ? extraKeyLeast : 0, ...patterns.map(() => keyBytes));
+    // A pattern key is charged its longest spelling (`^k[0-2]$`: 4 bytes), not the cap: the cap alone (256 bytes
+    // under the shared split) left no room for any member of a short pattern at a few hundred bytes.
+    const keyMost = Math.max(n.extra ? extraKeyLeast : 0, ...patterns.map((x) => this.emit(x.key, keyBytes)?.worst ?? keyBytes));
     return {
       count,
       overhead: SEP + keyMost + KEY_SEP_BYTES,
