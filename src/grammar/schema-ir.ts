@@ -25,6 +25,7 @@ import { expandDependencies, hasDependencies } from "./dependencies.js";
 import { applyNot, ifThenElse } from "./not.js";
 import { type Body, deref, disjoint, type Node, type Prop, typeAccepts, valueKey } from "./schema-nodes.js";
 import { SCHEMA_LIMITS, tooLarge } from "./limits.js";
+import { foldPropertyNames } from "./property-names.js";
 
 export { deref, disjoint, type Kind, type Node, type Prop } from "./schema-nodes.js";
 
@@ -497,13 +498,18 @@ class Lowerer {
       return err(invalid(pointer(path, "maxItems"), "maxItems must be a whole number ≥ 0"));
     }
     if (s.uniqueItems === true && (maxItems === undefined || maxItems > 1)) {
+      // Items from a few literal values: every array of distinct ones is listed (held exactly by the grammar).
+      const listed = prefix.length === 0 && items?.k === "literal" ? distinctArrays(items.values, minItems, maxItems) : undefined;
+      if (listed) return ok(listed.length === 0 ? this.never(path, hint) : this.node(path, hint, { k: "literal", values: listed }));
       return err(unsupported(pointer(path, "uniqueItems"), "uniqueItems: true is not supported (unless maxItems ≤ 1)"));
     }
     if (maxItems !== undefined && minItems > maxItems) return ok(this.never(path, hint));
     return ok(this.node(path, hint, { k: "array", prefix, items, minItems, maxItems }));
   }
 
-  private lowerObject(s: JsonSchema, path: string, hint: string, depth: number): Result<Node> {
+  private lowerObject(schema: JsonSchema, path: string, hint: string, depth: number): Result<Node> {
+    // propertyNames naming the keys outright is held by listing exactly those names.
+    const s = foldPropertyNames(schema) ?? schema;
     const required = new Set(Array.isArray(s.required) ? s.required.filter((r): r is string => typeof r === "string") : []);
     const listed = isObject(s.properties) ? s.properties : {};
     let extra: Node | null = null;
@@ -598,4 +604,31 @@ class Lowerer {
     }
     return ok({ listed: plan.listed, spelled, avoid: plan.avoid, keys, required: plan.required });
   }
+}
+
+/** Most arrays distinctArrays lists (3 values give 16 arrays, 5 give 326). */
+const MAX_DISTINCT_ARRAYS = 512;
+
+/** Every array of distinct `values` with `min`..`max` items, or undefined when there are more than MAX_DISTINCT_ARRAYS. */
+function distinctArrays(values: readonly unknown[], min: number, max: number | undefined): unknown[][] | undefined {
+  const top = Math.min(max ?? values.length, values.length);
+  const out: unknown[][] = [];
+  const walk = (chosen: unknown[], used: boolean[]): boolean => {
+    if (chosen.length >= min) {
+      out.push([...chosen]);
+      if (out.length > MAX_DISTINCT_ARRAYS) return false;
+    }
+    if (chosen.length === top) return true;
+    for (let i = 0; i < values.length; i++) {
+      if (used[i]) continue;
+      used[i] = true;
+      chosen.push(values[i]);
+      const fine = walk(chosen, used);
+      chosen.pop();
+      used[i] = false;
+      if (!fine) return false;
+    }
+    return true;
+  };
+  return walk([], values.map(() => false)) ? out : undefined;
 }
