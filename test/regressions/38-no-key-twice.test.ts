@@ -41,16 +41,18 @@ function keysIn(v: unknown): number {
 
 describe("issue 38: no constrained output repeats a key", () => {
   for (const [name, schema] of Object.entries(SCHEMAS)) {
-    test(`${name}: 20 seeds, tool choice required, default options`, async () => {
+    // The nested key space (6 keys in 2 patterns) takes look-aheads at each member: fewer seeds keep the file short.
+    const seeds = name === "nested" ? 8 : 20;
+    test(`${name}: ${seeds} seeds, tool choice required, default options`, async () => {
       let members = 0;
-      for (let seed = 0; seed < 20; seed++) {
+      for (let seed = 0; seed < seeds; seed++) {
         const r = await rt.generate({ messages, tools: tool(schema), toolChoice: "required", seed, maxTokens: 200, logitBias: keepGoing });
         expect(r.errors.map((e) => e.reason), `seed ${seed}: ${r.raw}`).toEqual([]);
         expect(findDuplicateKey(r.raw.slice(r.raw.indexOf("{"))), `seed ${seed}: ${r.raw}`).toBeUndefined();
         expect(r.toolCalls.length, `seed ${seed}`).toBeGreaterThan(0);
         for (const c of r.toolCalls) members += keysIn(JSON.parse(c.arguments));
       }
-      expect(members).toBeGreaterThanOrEqual(20 * 3);
+      expect(members).toBeGreaterThanOrEqual(seeds * 3);
     }, 300_000);
   }
 });
