@@ -552,7 +552,11 @@ class Lowerer {
     const requiredCount = props.filter((p) => p.required).length;
     // minProperties 1 with no required member: the object is not empty (exact). Beyond that: refused.
     const nonEmpty = typeof s.minProperties === "number" && s.minProperties === 1 && requiredCount === 0;
-    if (typeof s.minProperties === "number" && s.minProperties > requiredCount && !nonEmpty) {
+    // Only pattern members: the grammar writes at least minProperties of them (the key guard keeps them distinct).
+    // Not with free extra keys: the budget guard's closing spells the shortest key each time, the same one.
+    const minExtra = typeof s.minProperties === "number" && s.minProperties >= 2 && props.length === 0 && extra === null && (plan?.keys.length ?? 0) > 0 ? s.minProperties : undefined;
+    if (minExtra !== undefined && typeof s.maxProperties === "number" && s.maxProperties < minExtra) return ok(this.never(path, hint));
+    if (typeof s.minProperties === "number" && s.minProperties > requiredCount && !nonEmpty && minExtra === undefined) {
       return err(unsupported(pointer(path, "minProperties"), "minProperties beyond the required properties is not supported (except 1)"));
     }
     // maxProperties: the listed members must fit it; extra members get what is left (a subset when optional
@@ -564,7 +568,7 @@ class Lowerer {
     }
     const patternKeys = maxExtra === 0 || !plan?.keys.length ? {} : { patternKeys: plan.keys };
     const keyAvoid = plan ? { keyAvoid: plan.avoid } : {};
-    return ok(this.node(path, hint, { k: "object", props, extra: maxExtra === 0 ? null : extra, ...patternKeys, ...keyAvoid, ...(maxExtra ? { maxExtra } : {}), ...(nonEmpty ? { nonEmpty } : {}) }));
+    return ok(this.node(path, hint, { k: "object", props, extra: maxExtra === 0 ? null : extra, ...patternKeys, ...keyAvoid, ...(maxExtra ? { maxExtra } : {}), ...(nonEmpty ? { nonEmpty } : {}), ...(minExtra ? { minExtra } : {}) }));
   }
 
   /**

@@ -374,7 +374,7 @@ class Turn {
       const kept = next.kind === "set" ? next.tokens.filter((t) => !banned.includes(t)) : [];
       // Nothing left (a key space the look-ahead could not see through): the parser still refuses a repeat.
       if (kept.length > 0) return biases.narrowTo(kept, banned);
-      if (next.kind === "text") return biases.jsonTextBanning(banned);
+      if (next.kind !== "set") return biases.jsonTextBanning(banned);
     }
     if (next.kind === "text") return this.plan.format.stringText === "json" ? biases.inJsonText : biases.inRawText;
     return next.kind === "set" ? biases.narrowTo(next.tokens) : biases.inCall;
