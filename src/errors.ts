@@ -29,6 +29,8 @@ export const CALL_ERROR_CODES = [
   "invalid_utf8",
   /** An open and a close call tag with nothing in between. */
   "empty_block",
+  /** The same key twice in one JSON object (JSON.parse would keep the last silently). */
+  "duplicate_key",
 ] as const;
 export type CallErrorCode = (typeof CALL_ERROR_CODES)[number];
 

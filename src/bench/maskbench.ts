@@ -14,6 +14,7 @@ import type { BudgetSplit } from "../grammar/budget-share.js";
 import { compileValueValidator } from "../tools/validators.js";
 import type { JsonSchema } from "../tools/types.js";
 import { schemaOrdered } from "./maskbench-order.js";
+import { countSemantic, semanticKeywords, semanticLine, type SemanticCounts, type SemanticKeyword } from "./maskbench-semantic.js";
 
 export const MASKBENCH_DEFAULTS = Object.freeze({
   /** Byte budget of each grammar (the compiler caps it at 8,192). Default: 8192. */
@@ -46,6 +47,8 @@ export interface SchemaResult {
   /** Invalid-labelled instances that ajv calls valid (a label dispute). */
   labelDisputes: number;
   maskUs: number[];
+  /** The semantic keywords the schema uses (see maskbench-semantic.ts). */
+  semantic?: SemanticKeyword[];
 }
 
 interface Test {
@@ -79,6 +82,7 @@ export async function runSchemaFile(model: LlamaModel, dir: string, file: string
   }
   const tests = doc.tests ?? [];
   base.tests = tests.length;
+  base.semantic = semanticKeywords(doc.schema);
   const t0 = performance.now();
   let checker: GrammarChecker;
   try {
@@ -175,6 +179,8 @@ export interface MaskbenchSummary {
   instances: { valid: number; invalid: number };
   ttfmMs: { p25: number; p50: number; p75: number; p90: number; p99: number; max: number };
   maskUs: { p50: number; p75: number; p90: number; p99: number; max: number };
+  /** Schemas using each semantic keyword, and how many of them compiled. */
+  semantic: SemanticCounts;
 }
 
 function pct(sorted: number[], p: number): number {
@@ -209,6 +215,7 @@ export function summarize(results: readonly SchemaResult[]): MaskbenchSummary {
     labelDisputes: results.reduce((s, r) => s + r.labelDisputes, 0),
     instances: { valid: 0, invalid: 0 },
     ttfmMs: { p25: round(pct(ttfm, 25)), p50: round(pct(ttfm, 50)), p75: round(pct(ttfm, 75)), p90: round(pct(ttfm, 90)), p99: round(pct(ttfm, 99)), max: round(ttfm[ttfm.length - 1] ?? 0) },
+    semantic: countSemantic(results),
     maskUs: { p50: round(pct(mask, 50)), p75: round(pct(mask, 75)), p90: round(pct(mask, 90)), p99: round(pct(mask, 99)), max: round(mask[mask.length - 1] ?? 0) },
   };
 }
@@ -232,6 +239,8 @@ export function renderTable(s: MaskbenchSummary, label: string): string {
   const arte = Object.entries(s.artefacts).map(([c, n]) => `${c} ${n}`).join(", ") || "none";
   return [
     ...rows,
+    "",
+    semanticLine(s.semantic ?? {}),
     "",
     `Schemas: ${s.schemas}. Compile errors by code: ${codes || "none"}. Passing includes ${s.artefactOnly} schemas whose only rejected valid instances are spelling artefacts (${arte} instances); invalid-labelled instances ajv calls valid (label disputes, not counted): ${s.labelDisputes}.`,
     `TTFM (compile + llama.cpp grammar load) ms: p25 ${s.ttfmMs.p25}, p50 ${s.ttfmMs.p50}, p75 ${s.ttfmMs.p75}, p90 ${s.ttfmMs.p90}, p99 ${s.ttfmMs.p99}, max ${s.ttfmMs.max}. Mask time per token (llama.cpp check) µs: p50 ${s.maskUs.p50}, p90 ${s.maskUs.p90}, p99 ${s.maskUs.p99}, max ${s.maskUs.max}.`,

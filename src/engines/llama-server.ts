@@ -16,7 +16,7 @@ import { ValidatorCache } from "../tools/index.js";
 import type { UpstreamRuntime } from "./replicas.js";
 import { enforceToolChoice, UpstreamRuntimeBase } from "./upstream-runtime.js";
 import { readAddedTokens, tokenizeRemotePrompt } from "./llama-server-prompt.js";
-import { remoteGrammar, type RemoteGrammar } from "./remote-grammar.js";
+import { remoteGrammar, WORST_CASE_SPLIT_NOTE, type RemoteGrammar } from "./remote-grammar.js";
 import { getJson, postSse, probe, UPSTREAM_DEFAULTS, upstreamFailure, type UpstreamLimits } from "./upstream-http.js";
 import { MAX_UPSTREAM_SLOTS, upstreamInteger, upstreamRate } from "./upstream-values.js";
 
@@ -180,6 +180,7 @@ class LlamaServerRuntime extends UpstreamRuntimeBase implements UpstreamRuntime 
     if (notes.length > 0) final = { stop: true, stop_type: tokens.length >= req.maxTokens ? "limit" : "eos", tokens_predicted: tokens.length };
     if (!aborted && !final) throw upstreamFailure("upstream_error", `${this.base}/completion: the stream ended before its final chunk`);
     if (final && grammar) checkGrammarEcho(this.base, final, grammar);
+    if (grammar) notes.push(WORST_CASE_SPLIT_NOTE);
     const outcome = countsOf(final, { aborted, prompt: prompt.length, tokens, startedAt, firstAt });
     for (const event of finishTurn(parser, { outcome, raw, mode: req.mode, format: req.format.id, judgeAnswer: turn.judgeAnswer }, callIndex)) {
       if (event.type === "done") event.result.diagnostics.notes.push(...notes);

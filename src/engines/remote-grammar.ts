@@ -14,6 +14,10 @@ import type { ToolDefinition } from "../tools/types.js";
  */
 export const REMOTE_CALL_TOKENS = 256;
 
+/** What a remote engine's result says about its grammar's budget (the local runtime's default is the shared split). */
+export const WORST_CASE_SPLIT_NOTE =
+  "grammar budget split worst-case: this engine cannot run qtc's budget guard, so each part of a call gets a static share of maxTokens (the local runtime shares the budget and closes calls in time)";
+
 export interface RemoteGrammar {
   /** GBNF text (special tags as `<[id]>` tokens). */
   gbnf: string;

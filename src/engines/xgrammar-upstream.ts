@@ -17,7 +17,7 @@ import type { ToolGrammarOptions } from "../grammar/types.js";
 import type { Result } from "../errors.js";
 import { streamEventsOf } from "../adapters/index.js";
 import { upstreamBase } from "./llama-server.js";
-import { remoteGrammar } from "./remote-grammar.js";
+import { remoteGrammar, WORST_CASE_SPLIT_NOTE } from "./remote-grammar.js";
 import type { UpstreamRuntime } from "./replicas.js";
 import { enforceToolChoice, UpstreamRuntimeBase } from "./upstream-runtime.js";
 import { postJson, probe, UPSTREAM_DEFAULTS, upstreamFailure, type UpstreamLimits } from "./upstream-http.js";
@@ -122,7 +122,7 @@ export class XgrammarUpstreamRuntime extends UpstreamRuntimeBase implements Upst
     if (req.thinking && req.toolChoice !== "auto") fail("invalid_option", `thinking under a grammar that starts at the first answer token is not supported by the ${this.protocol.kind} engine; use tool choice auto`);
     // The GBNF budget rule decides how many calls fit (and refuses, budget_too_small, when none does).
     const fit = remoteGrammar(turn.grammar.declared, turn.grammar.options, req.maxTokens, this.toolGrammars);
-    const options = { format: req.format, toolChoice: req.toolChoice, parallel: fit.maxCalls > 1, maxCalls: fit.maxCalls, maxTokens: req.maxTokens };
+    const options = { format: req.format, toolChoice: req.toolChoice, parallel: fit.maxCalls > 1, maxCalls: fit.maxCalls, maxTokens: req.maxTokens, budgetSplit: "worst-case" as const };
     const compiled = this.xgrammars.compile(turn.grammar.declared, options);
     if (!compiled.ok) fail(compiled.error.code, compiled.error.message, { path: compiled.error.path });
     return compiled.value;
@@ -153,7 +153,7 @@ export class XgrammarUpstreamRuntime extends UpstreamRuntimeBase implements Upst
     const done = events[events.length - 1];
     if (grammar && done?.type === "done") {
       checkAdmitted(this.base, grammar, reply.text, done.result.errors.map((e) => e.reason), req.format);
-      done.result.diagnostics.notes.push(UNCONFIRMED_NOTE);
+      done.result.diagnostics.notes.push(UNCONFIRMED_NOTE, WORST_CASE_SPLIT_NOTE);
     }
     yield* events;
   }

@@ -326,7 +326,8 @@ function compileWithin(tools: readonly ToolDefinition[], o: Resolved): Result<Co
     bodies,
     maxCalls: o.maxCalls,
     textBudget,
-    prefaceBudget: Math.max(0, textBudget - worstCaseCallTokens),
+    // Under the shared split a call's worst case may exceed the budget (the guard closes it): text keeps its share.
+    prefaceBudget: o.budgetSplit === "shared" ? preface : Math.max(0, textBudget - worstCaseCallTokens),
     thinkingBudget,
     answer,
   });
@@ -350,7 +351,7 @@ function compileWithin(tools: readonly ToolDefinition[], o: Resolved): Result<Co
       specialTokens: Object.freeze(namedTokens(gbnf)),
       valueClosers: Object.freeze([...f.valueClosers]),
       stats: Object.freeze({ rules: ruleCount, bytes: utf8Length(gbnf) }),
-      constraint: constraintReport(gbnf, o.unsupported, o.extraMembers, sites),
+      constraint: constraintReport(gbnf, o.unsupported, o.extraMembers, sites, o.budgetSplit),
       budgetSplit: o.budgetSplit,
     }),
   );
@@ -437,7 +438,7 @@ export function compileSchema(schema: JsonSchema | boolean, options: SchemaGramm
       maxTokens,
       worstCaseTokens: value.worst,
       stats: Object.freeze({ rules: ruleCount, bytes: utf8Length(gbnf) }),
-      constraint: constraintReport(gbnf, policy, extraMembers, sites),
+      constraint: constraintReport(gbnf, policy, extraMembers, sites, budgetSplit),
       budgetSplit,
     }),
   );

@@ -3,6 +3,7 @@
 // ones left to the validator (by JSON pointer), and a stable hash of the grammar.
 
 import { createHash } from "node:crypto";
+import type { BudgetSplit } from "./budget-share.js";
 import type { KeywordSite } from "./schema-keywords.js";
 
 /**
@@ -56,13 +57,15 @@ export interface ConstraintReport {
   readonly relaxed: readonly RelaxedSite[];
   /** Objects without `additionalProperties` that the grammar closed (policy `closed`). */
   readonly closedObjects: number;
+  /** How the budget was split: "shared" (the default, closed in time by the budget guard) or "worst-case". */
+  readonly budgetSplit: BudgetSplit;
 }
 
 export function grammarHash(gbnf: string): string {
   return createHash("sha256").update(gbnf).digest("hex").slice(0, 16);
 }
 
-export function constraintReport(gbnf: string, policy: UnsupportedPolicy, extraMembers: ExtraMembersPolicy, sites: ConstraintSites): ConstraintReport {
+export function constraintReport(gbnf: string, policy: UnsupportedPolicy, extraMembers: ExtraMembersPolicy, sites: ConstraintSites, budgetSplit: BudgetSplit): ConstraintReport {
   // The hash is computed when first read (a compile of a small tool list takes about a millisecond; hashing its
   // GBNF would add a tenth of that to every compile, read or not).
   let hash: string | undefined;
@@ -73,6 +76,7 @@ export function constraintReport(gbnf: string, policy: UnsupportedPolicy, extraM
     ignored: Object.freeze(sites.ignored.map((s) => Object.freeze({ ...s }))),
     relaxed: Object.freeze(sites.relaxed.map((s) => Object.freeze({ ...s }))),
     closedObjects: sites.closedCount,
+    budgetSplit,
   };
   Object.defineProperty(report, "grammarHash", { enumerable: true, get: () => (hash ??= grammarHash(gbnf)) });
   return Object.freeze(report) as ConstraintReport;

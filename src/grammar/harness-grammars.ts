@@ -12,7 +12,8 @@ import type { ToolGrammarOptions } from "./types.js";
 import { SHARED_DEFAULTS } from "../defaults.js";
 
 /** Options of the checked-in grammars (the harness defaults: tool choice auto, 512 tokens a turn). */
-export const HARNESS_GRAMMAR_OPTIONS = Object.freeze({ toolChoice: "auto", maxTokens: SHARED_DEFAULTS.maxTokens } satisfies ToolGrammarOptions);
+// The files are loaded as plain GBNF (llama.cpp, other engines) with no budget guard: the worst-case split.
+export const HARNESS_GRAMMAR_OPTIONS = Object.freeze({ toolChoice: "auto", maxTokens: SHARED_DEFAULTS.maxTokens, budgetSplit: "worst-case" } satisfies ToolGrammarOptions);
 
 /** File name (under grammars/) → content, for each format. */
 export function harnessGrammarFiles(toolsJson: string): Result<Record<string, string>> {

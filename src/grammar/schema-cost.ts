@@ -84,6 +84,11 @@ export class Costs {
       case "object": {
         // Members are separated, not terminated: the first one writes no separator.
         const required = n.props.filter((p) => p.required);
+        if (n.minExtra) {
+          const extra = n.extra ? 3 + KEY_SEP_BYTES + child(n.extra) : Infinity;
+          const keyed = raw ? [] : (n.patternKeys ?? []).map((x) => child(x.key) + KEY_SEP_BYTES + child(x.value));
+          return 2 + n.minExtra * Math.min(extra, ...keyed) + (n.minExtra - 1) * SEP;
+        }
         if (n.nonEmpty && required.length === 0) {
           // At least one member: the cheapest listed one (an extra key costs at least `"a": ` and its value).
           const listed = n.props.map((p) => keyBytes(p.name) + child(p.node));

@@ -231,9 +231,10 @@ export class ValueEmitter {
     const members = this.planMembers(n, budget - 2, (name) => keyBytes(name) + SEP, this.jsonExtra(n, extras), false, SEP);
     if (!members) return undefined;
     if (n.nonEmpty && members.props.length === 0 && !members.extra) return undefined;
+    if (n.minExtra && (members.extra?.count ?? 0) < n.minExtra) return undefined;
     const items: Member[] = members.props.map((m) => ({ expr: `${keyLiteral(m.name)} ${m.value.expr}`, optional: m.optional }));
     const extra = members.extra && { expr: members.extra.value.expr, count: members.extra.count };
-    const inner = this.members(n.hint, items, extra, literal(JSON_SPELLING.itemSep), n.nonEmpty === true);
+    const inner = this.members(n.hint, items, extra, literal(JSON_SPELLING.itemSep), n.nonEmpty === true, n.minExtra);
     const body = inner ? `"{" ${inner} "}"` : '"{}"';
     return { expr: this.ctx.rules.add(n.hint, body), worst: 2 + members.worst };
   }
@@ -253,7 +254,9 @@ export class ValueEmitter {
     // Shared split: an extra key is a string the schema leaves unbounded, so it is not counted (its least, one
     // character, is): 24 bytes refused real keys (`deletionGracePeriodSeconds`, `ingressclass.kubernetes.io/…`).
     const extraKeyLeast = this.shared ? 3 : EXTRA_KEY_BYTES + 2;
-    const keyMost = Math.max(n.extra ? extraKeyLeast : 0, ...patterns.map(() => keyBytes));
+    // A pattern key is charged its longest spelling (`^k[0-2]$`: 4 bytes), not the cap: the cap alone (256 bytes
+    // under the shared split) left no room for any member of a short pattern at a few hundred bytes.
+    const keyMost = Math.max(n.extra ? extraKeyLeast : 0, ...patterns.map((x) => this.emit(x.key, keyBytes)?.worst ?? keyBytes));
     return {
       count,
       overhead: SEP + keyMost + KEY_SEP_BYTES,
@@ -310,7 +313,8 @@ export class ValueEmitter {
       : undefined;
     const members = this.planMembers(node, budget, (name) => fixed + utf8Length(name), spec, true, 0);
     if (node.nonEmpty && members && members.props.length === 0 && !members.extra) return undefined;
-    if (!members) return undefined;
+    // qwen3coder writes at most one extra parameter: a minimum of several is not spelled (the tool is left out).
+    if (!members || node.minExtra) return undefined;
     // minProperties 1 (nonEmpty): the first member is always written (a subset: never an empty list).
     const parts: string[] = members.props.map((m, i) => {
       const block = `${literal(p.open + m.name + p.end)} ${m.value.expr} ${literal(p.close)}`;
@@ -451,7 +455,7 @@ export class ValueEmitter {
    * Members in schema order, `sep` between them; optional ones may be left out, then up to `extra.count`
    * extra members. head(i) = nothing written yet, tail(i) = something written (so a separator comes first).
    */
-  private members(hint: string, items: Member[], extra: { expr: string; count: number } | undefined, sep: string, nonEmpty = false): string {
+  private members(hint: string, items: Member[], extra: { expr: string; count: number } | undefined, sep: string, nonEmpty = false, minExtra = 0): string {
     const r = this.ctx.rules;
     const n = items.length;
     const extraNext = extra ? r.add(`${hint}-extra`, `${sep} ${extra.expr}`) : "";
@@ -473,7 +477,8 @@ export class ValueEmitter {
     let head: string;
     // `nonEmpty` (minProperties 1): the same, without the choice of writing nothing.
     const extraHead = extra ? `${extra.expr}${extra.count > 1 ? " " + repeat(extraNext, 0, extra.count - 1) : ""}` : "";
-    if (j === n) head = extra ? (nonEmpty ? `(${extraHead})` : `(${extraHead})?`) : "";
+    if (j === n && extra && minExtra > 1 && n === 0) head = `${extra.expr} ${repeat(extraNext, minExtra - 1, extra.count - 1)}`;
+    else if (j === n) head = extra ? (nonEmpty ? `(${extraHead})` : `(${extraHead})?`) : "";
     else head = `${items[j]!.expr}${tails[j + 1] ? " " + tails[j + 1] : ""}`;
     for (let i = j - 1; i >= 0; i--) {
       const rest = tails[i + 1]!;

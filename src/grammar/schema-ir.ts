@@ -25,6 +25,7 @@ import { expandDependencies, hasDependencies } from "./dependencies.js";
 import { applyNot, ifThenElse } from "./not.js";
 import { type Body, deref, disjoint, type Node, type Prop, typeAccepts, valueKey } from "./schema-nodes.js";
 import { SCHEMA_LIMITS, tooLarge } from "./limits.js";
+import { foldPropertyNames } from "./property-names.js";
 
 export { deref, disjoint, type Kind, type Node, type Prop } from "./schema-nodes.js";
 
@@ -497,13 +498,18 @@ class Lowerer {
       return err(invalid(pointer(path, "maxItems"), "maxItems must be a whole number ≥ 0"));
     }
     if (s.uniqueItems === true && (maxItems === undefined || maxItems > 1)) {
+      // Items from a few literal values: every array of distinct ones is listed (held exactly by the grammar).
+      const listed = prefix.length === 0 && items?.k === "literal" ? distinctArrays(items.values, minItems, maxItems) : undefined;
+      if (listed) return ok(listed.length === 0 ? this.never(path, hint) : this.node(path, hint, { k: "literal", values: listed }));
       return err(unsupported(pointer(path, "uniqueItems"), "uniqueItems: true is not supported (unless maxItems ≤ 1)"));
     }
     if (maxItems !== undefined && minItems > maxItems) return ok(this.never(path, hint));
     return ok(this.node(path, hint, { k: "array", prefix, items, minItems, maxItems }));
   }
 
-  private lowerObject(s: JsonSchema, path: string, hint: string, depth: number): Result<Node> {
+  private lowerObject(schema: JsonSchema, path: string, hint: string, depth: number): Result<Node> {
+    // propertyNames naming the keys outright is held by listing exactly those names.
+    const s = foldPropertyNames(schema) ?? schema;
     const required = new Set(Array.isArray(s.required) ? s.required.filter((r): r is string => typeof r === "string") : []);
     const listed = isObject(s.properties) ? s.properties : {};
     let extra: Node | null = null;
@@ -546,7 +552,11 @@ class Lowerer {
     const requiredCount = props.filter((p) => p.required).length;
     // minProperties 1 with no required member: the object is not empty (exact). Beyond that: refused.
     const nonEmpty = typeof s.minProperties === "number" && s.minProperties === 1 && requiredCount === 0;
-    if (typeof s.minProperties === "number" && s.minProperties > requiredCount && !nonEmpty) {
+    // Only pattern members: the grammar writes at least minProperties of them (the key guard keeps them distinct).
+    // Not with free extra keys: the budget guard's closing spells the shortest key each time, the same one.
+    const minExtra = typeof s.minProperties === "number" && s.minProperties >= 2 && props.length === 0 && extra === null && (plan?.keys.length ?? 0) > 0 ? s.minProperties : undefined;
+    if (minExtra !== undefined && typeof s.maxProperties === "number" && s.maxProperties < minExtra) return ok(this.never(path, hint));
+    if (typeof s.minProperties === "number" && s.minProperties > requiredCount && !nonEmpty && minExtra === undefined) {
       return err(unsupported(pointer(path, "minProperties"), "minProperties beyond the required properties is not supported (except 1)"));
     }
     // maxProperties: the listed members must fit it; extra members get what is left (a subset when optional
@@ -558,7 +568,7 @@ class Lowerer {
     }
     const patternKeys = maxExtra === 0 || !plan?.keys.length ? {} : { patternKeys: plan.keys };
     const keyAvoid = plan ? { keyAvoid: plan.avoid } : {};
-    return ok(this.node(path, hint, { k: "object", props, extra: maxExtra === 0 ? null : extra, ...patternKeys, ...keyAvoid, ...(maxExtra ? { maxExtra } : {}), ...(nonEmpty ? { nonEmpty } : {}) }));
+    return ok(this.node(path, hint, { k: "object", props, extra: maxExtra === 0 ? null : extra, ...patternKeys, ...keyAvoid, ...(maxExtra ? { maxExtra } : {}), ...(nonEmpty ? { nonEmpty } : {}), ...(minExtra ? { minExtra } : {}) }));
   }
 
   /**
@@ -598,4 +608,31 @@ class Lowerer {
     }
     return ok({ listed: plan.listed, spelled, avoid: plan.avoid, keys, required: plan.required });
   }
+}
+
+/** Most arrays distinctArrays lists (3 values give 16 arrays, 5 give 326). */
+const MAX_DISTINCT_ARRAYS = 512;
+
+/** Every array of distinct `values` with `min`..`max` items, or undefined when there are more than MAX_DISTINCT_ARRAYS. */
+function distinctArrays(values: readonly unknown[], min: number, max: number | undefined): unknown[][] | undefined {
+  const top = Math.min(max ?? values.length, values.length);
+  const out: unknown[][] = [];
+  const walk = (chosen: unknown[], used: boolean[]): boolean => {
+    if (chosen.length >= min) {
+      out.push([...chosen]);
+      if (out.length > MAX_DISTINCT_ARRAYS) return false;
+    }
+    if (chosen.length === top) return true;
+    for (let i = 0; i < values.length; i++) {
+      if (used[i]) continue;
+      used[i] = true;
+      chosen.push(values[i]);
+      const fine = walk(chosen, used);
+      chosen.pop();
+      used[i] = false;
+      if (!fine) return false;
+    }
+    return true;
+  };
+  return walk([], values.map(() => false)) ? out : undefined;
 }

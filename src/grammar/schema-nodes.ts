@@ -43,6 +43,8 @@ export type Node = Base &
         keyAvoid?: KeyAvoid;
         maxExtra?: number;
         nonEmpty?: boolean;
+        /** minProperties ≥ 2 on an object of pattern members only: at least this many (distinct keys: the runtime's key guard). */
+        minExtra?: number;
       }
     | {
         k: "union";

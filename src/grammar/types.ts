@@ -75,7 +75,8 @@ export interface ToolGrammarOptions {
    * does not watch the tokens needs: the unguarded local turn, llama-server). "shared": each part may use what
    * the others leave at their least; one part never spells more than the budget but a whole call may
    * (`worstCaseCallTokens` says how much), so the caller must close the call in time (the runtime's budget
-   * guard). Default: "worst-case".
+   * guard). The default is the path the runtime and `qtc serve` run and MaskBench measures; engines that cannot
+   * run the guard (llama-server, xgrammar upstreams) compile with "worst-case" and say so. Default: "shared".
    */
   budgetSplit?: BudgetSplit;
 }
@@ -104,8 +105,8 @@ export const GRAMMAR_DEFAULTS = Object.freeze({
   unsupported: "validate" as UnsupportedPolicy,
   /** Default: "closed". */
   extraMembers: "closed" as ExtraMembersPolicy,
-  /** Default: "worst-case". */
-  budgetSplit: "worst-case" as BudgetSplit,
+  /** Default: "shared". */
+  budgetSplit: "shared" as BudgetSplit,
 });
 
 /** Defaults of compileSchema (one JSON value: JSON Schema's own semantics, nothing left to a validator). */
@@ -114,8 +115,8 @@ export const SCHEMA_GRAMMAR_DEFAULTS = Object.freeze({
   unsupported: "strict" as UnsupportedPolicy,
   /** Default: "schema". */
   extraMembers: "schema" as ExtraMembersPolicy,
-  /** Default: "worst-case". */
-  budgetSplit: "worst-case" as BudgetSplit,
+  /** Default: "shared". */
+  budgetSplit: "shared" as BudgetSplit,
 });
 
 /** One tool's place in a compiled grammar. */
@@ -190,6 +191,6 @@ export interface SchemaGrammarOptions {
   unsupported?: UnsupportedPolicy;
   /** See ToolGrammarOptions.extraMembers. Default: "schema". */
   extraMembers?: ExtraMembersPolicy;
-  /** See ToolGrammarOptions.budgetSplit. Default: "worst-case". */
+  /** See ToolGrammarOptions.budgetSplit. Default: "shared". */
   budgetSplit?: BudgetSplit;
 }

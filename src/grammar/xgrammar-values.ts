@@ -94,7 +94,7 @@ export class XgValuePrinter {
     }
     if (d.k === "union") return this.rules.add(`${d.hint}-params`, [...new Set(d.options.map((o) => this.params(o, p)))].join(" | "));
     if (d.k !== "object") return '""';
-    if (d.nonEmpty) this.left("minProperties", d.path);
+    if (d.nonEmpty || d.minExtra) this.left("minProperties", d.path);
     const parts = d.props.filter((m) => m.required || !admitsNothing(m.node)).map((m) => {
       const block = `${xgLiteral(p.open + m.name + p.end)} ${this.value(m.node, true)} ${xgLiteral(p.close)}`;
       return m.required ? block : `(${block})?`;
@@ -304,7 +304,7 @@ export class XgValuePrinter {
   }
 
   private object(n: Node & { k: "object" }): string {
-    if (n.nonEmpty) this.left("minProperties", n.path);
+    if (n.nonEmpty || n.minExtra) this.left("minProperties", n.path);
     if (n.maxExtra !== undefined) this.left("maxProperties", n.path);
     // Every listed name, never members included: no extra key may spell one (`"a": false` forbids "a").
     const names = n.props.map((p) => p.name);

@@ -10,6 +10,7 @@ import type { CallError, ToolCall } from "./types.js";
 import { isWellFormed, nestsDeeper } from "./nesting.js";
 import { unknownToolMessage, validateArguments } from "./validate.js";
 import { readsLiteral, setOwn, typeXmlValue } from "./values.js";
+import { duplicateKeyMessage, findDuplicateKey } from "./duplicate-keys.js";
 
 /** A block as the scanner saw it. */
 export interface RawBlock {
@@ -101,7 +102,11 @@ export function judgeBlock(block: RawBlock, ctx: JudgeContext): Judgement {
     return reject("bad_shape", `"${name.slice(0, 80)}" cannot be a tool name: use letters, digits, "_" or "-" only (no spaces, dots, quotes or braces). Call the tool by its exact name.`, undefined, note);
   }
   let args = decoded.value.args;
-  if (args && tool) args = decodeDoubleEncoded(args, tool);
+  if (args && tool) {
+    const twice = doubleEncodedDuplicate(args, tool);
+    if (twice) return reject("duplicate_key", duplicateKeyMessage(name, twice), name, note);
+    args = decodeDoubleEncoded(args, tool);
+  }
   if (!args) {
     args = {};
     for (const [key, text] of decoded.value.texts ?? []) {
@@ -113,6 +118,8 @@ export function judgeBlock(block: RawBlock, ctx: JudgeContext): Judgement {
       }
       // An empty value for an optional argument that cannot be a string means "not given" (docs/parser.md, class 6).
       if (readsLiteral(types) && text.trim() === "" && !tool?.required.includes(key)) continue;
+      const twice = readsLiteral(types) ? findDuplicateKey(text) : undefined;
+      if (twice) return reject("duplicate_key", duplicateKeyMessage(name, { key: twice.key, at: twice.at ? `${key}.${twice.at}` : key }), name, note);
       setOwn(args, key, typeXmlValue(text, types));
     }
   }
@@ -130,6 +137,19 @@ export function judgeBlock(block: RawBlock, ctx: JudgeContext): Judgement {
   };
   if (decoded.value.repairs) call.diagnostics = decoded.value.repairs;
   return note ? { ok: true, call, note } : { ok: true, call };
+}
+
+/** A key given twice inside an argument that decodeDoubleEncoded would decode (a JSON string holding an object). */
+function doubleEncodedDuplicate(args: Record<string, unknown>, tool: CompiledTool): ReturnType<typeof findDuplicateKey> {
+  for (const key of Object.keys(args)) {
+    const value = args[key];
+    if (typeof value !== "string" || !/^\s*[[{]/.test(value)) continue;
+    const types = tool.typesOf(key);
+    if (types === "any" || types.has("string") || !(types.has("object") || types.has("array"))) continue;
+    const twice = findDuplicateKey(value);
+    if (twice) return { key: twice.key, at: twice.at ? `${key}.${twice.at}` : key };
+  }
+  return undefined;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { JsonCallSpelling } from "../formats/index.js";
 import { describeJsonError } from "./json-errors.js";
 import { decodeFail, type BodySyntax, type Decoded } from "./decoded.js";
 import { nestsDeeper } from "./nesting.js";
+import { duplicateKeyMessage, findDuplicateKey } from "./duplicate-keys.js";
 
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -44,6 +45,9 @@ function decodeJsonCall(body: string, maxDepth: number, spelling: JsonCallSpelli
     return decodeFail("bad_shape", `A tool call must be one JSON object, ${shape}; got ${kindOf(value)}.`);
   }
   const name = value[nameKey];
+  // JSON.parse keeps the last of two equal keys: a call that gives one twice is refused, not half-read.
+  const dup = findDuplicateKey(body);
+  if (dup) return decodeFail("duplicate_key", duplicateKeyMessage(typeof name === "string" ? name : undefined, dup), { name: typeof name === "string" ? name : undefined });
   if (typeof name !== "string" || name === "") {
     return decodeFail("bad_shape", `The tool call has no "${nameKey}" string. Write ${shape}.`);
   }
@@ -64,6 +68,8 @@ function decodeJsonCall(body: string, maxDepth: number, spelling: JsonCallSpelli
     } catch {
       return decodeFail("bad_shape", `The "${argumentsKey}" of your ${name} call is a string that is not a JSON object; give a JSON object.`, { name });
     }
+    const inner = findDuplicateKey(value[argumentsKey] as string);
+    if (inner) return decodeFail("duplicate_key", duplicateKeyMessage(name, { key: inner.key, at: inner.at ? `${argumentsKey}.${inner.at}` : argumentsKey }), { name });
   }
   if (!isPlainObject(args)) {
     return decodeFail("bad_shape", `The "${argumentsKey}" of your ${name} call must be a JSON object, got ${kindOf(args)}.`, { name });

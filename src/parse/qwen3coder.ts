@@ -28,6 +28,7 @@ import { describeJsonError } from "./json-errors.js";
 import { decodeFail, skipWs, type BodySyntax, type DecodeFailure, type DecodeHints, type Decoded } from "./decoded.js";
 import { tooDeep } from "./hermes.js";
 import { nestsDeeper } from "./nesting.js";
+import { duplicateKeyMessage, findDuplicateKey } from "./duplicate-keys.js";
 
 /** A function or parameter name: letters of any script, digits, `_`, `-`, `.`, `:` (block.ts judges which an API can carry). */
 const NAME_CHARS = "[\\p{L}_][\\p{L}\\p{M}\\p{N}_.:-]{0,127}";
@@ -129,6 +130,8 @@ function jsonBody(X: Tags, body: string, start: number, name: string, maxDepth: 
   } catch {
     return decodeFail("invalid_json", describeJsonError(json, `the JSON body of your ${name} call`), { name });
   }
+  const dup = findDuplicateKey(json);
+  if (dup) return decodeFail("duplicate_key", duplicateKeyMessage(name, dup), { name });
   const rest = skipWs(body, end);
   if (body.startsWith(X.functionClose, rest)) return { ok: true, end: rest + X.functionClose.length, args: args as Record<string, unknown> };
   if (rest >= body.length) return decodeFail("bad_shape", `Close your ${name} call with ${X.functionClose}.`, { name, incomplete: true });

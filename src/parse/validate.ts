@@ -20,6 +20,7 @@
 // | invalid_utf8        | the block holds U+FFFD (bytes that were not valid UTF-8), or a lone surrogate      |
 // |                     | (raw or a `\ud800` escape: it cannot be written as UTF-8), in a value, key or name |
 // | empty_block         | a closed tool-call block with nothing inside                                       |
+// | duplicate_key       | one object gives a key twice (any format: JSON bodies, JSON or Python-literal values) |
 
 import type { CallErrorCode } from "../errors.js";
 import { linearRegExp } from "../tools/linear-regexp.js";

@@ -61,6 +61,8 @@ export function turnGrammarSource(tools: readonly ToolDefinition[], opts: TurnGr
         phase,
         answerSchema: opts.answerSchema,
         answerConstraint: opts.answerConstraint,
+        // The shared split (the default, what MaskBench measures) needs the budget guard to close a call in time.
+        budgetSplit: canGuard ? "shared" : "worst-case",
       });
       if (!compiled.ok && compiled.error.code !== "budget_too_small") throw new QtcException(compiled.error);
       // Bounded before any engine loads it: size, rules, and the memory its evaluation takes.
@@ -68,7 +70,9 @@ export function turnGrammarSource(tools: readonly ToolDefinition[], opts: TurnGr
       return compiled.ok ? compiled.value : undefined;
     };
     const exact = compile(maxTokens);
-    if (exact && exact.omittedTools.length === 0) return { compiled: exact, guarded: false };
+    // Under the shared split a call, or a JSON answer (not counted in worstCaseCallTokens), may outgrow the budget.
+    const outgrows = (g: CompiledGrammar) => g.worstCaseCallTokens > maxTokens || opts.answerSchema !== undefined;
+    if (exact && exact.omittedTools.length === 0) return { compiled: exact, guarded: canGuard && outgrows(exact) };
     if (canGuard) {
       for (const factor of GUARDED_FACTORS) {
         const wide = compile(maxTokens * factor);

@@ -160,6 +160,7 @@ export function grammarUse(report: ConstraintReport | undefined, mode: Generatio
       exact: report.exact,
       validator: report.relaxed.map((s) => ({ ...(s.tool ? { tool: s.tool } : {}), keyword: s.keyword, path: s.path })),
       closedObjects: report.closedObjects,
+      budgetSplit: report.budgetSplit,
     };
   }
   return mode === "unconstrained" ? { constrained: false } : undefined;

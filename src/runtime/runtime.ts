@@ -28,6 +28,7 @@ import { StepGate } from "./step-gate.js";
 import { tokenizeAsText, tokenizePrompt, tokenizePromptSliced } from "./prompt-tokens.js";
 import { computeTokenTables } from "./token-tables.js";
 import { runTurn, type TurnEnv, type TurnOutcome, type TurnPhases } from "./turn.js";
+import { KeyVocab } from "./semantic-guard.js";
 import type { GenerateEvent, GenerateRequest } from "./types.js";
 import { VocabTrie } from "./vocab-trie.js";
 import { EngineVocab } from "./engine/engine-vocab.js";
@@ -198,7 +199,7 @@ class ModelRuntime implements Runtime {
     const matchers = { states: new GrammarStates(llama, model), tables, allowedNext, tokenize, ...(engine ? { engine } : {}) };
     // One sequence has nobody to keep in step with.
     const steps = sequences.length > 1 ? new StepGate() : undefined;
-    this.env = { model, tables, matchers, biases: this.biasesFor(undefined, tables), bareTokens: new BareOpenerTokens(tables.texts), steps };
+    this.env = { model, tables, matchers, biases: this.biasesFor(undefined, tables), bareTokens: new BareOpenerTokens(tables.texts), steps, keyVocab: new KeyVocab(tables.texts) };
   }
 
   /** The three sampler biases of a turn, with the caller's logit biases under qtc's own bans. */
@@ -222,13 +223,19 @@ class ModelRuntime implements Runtime {
         for (const token of tokens) bias.set(token as Token, "never");
         return bias;
       },
-      narrowTo: (tokens) => {
+      narrowTo: (tokens, never = []) => {
         const bias = base();
         for (const token of tokens) bias.set(token as Token, { logit: (logitBias?.[token] ?? 0) + NARROWED_BOOST });
+        for (const token of never) bias.set(token as Token, "never");
         return bias;
       },
       inCall: avoiding(tables.partialUtf8Tokens),
       inJsonText: avoiding(tables.partialUtf8Tokens, tables.jsonTextUnsafe),
+      jsonTextBanning: (tokens) => {
+        const bias = avoiding(tables.partialUtf8Tokens, tables.jsonTextUnsafe);
+        for (const token of tokens) bias.set(token as Token, "never");
+        return bias;
+      },
       inRawText: avoiding(tables.partialUtf8Tokens, tables.rawTextUnsafe),
     };
   }

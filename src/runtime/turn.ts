@@ -8,6 +8,7 @@ import { internal } from "../errors.js";
 import { BareOpenerTokens, bareState, type BareState } from "./bare-opener.js";
 import { BudgetGuard } from "./budget-guard.js";
 import { RepeatGuard, REPETITION_STOPPED } from "./repeat-guard.js";
+import { KeyGuard, type KeyVocab } from "./semantic-guard.js";
 import { StreamDetokenizer } from "./detokenizer.js";
 import type { GrammarPhase } from "../grammar/index.js";
 import type { TurnGrammar, TurnGrammarSource } from "./grammar-source.js";
@@ -51,8 +52,10 @@ export interface TurnBiases {
    */
   inJsonText: TokenBias;
   inRawText: TokenBias;
-  /** Only these tokens (the grammar's exact allowed set). */
-  narrowTo(tokens: readonly number[]): TokenBias;
+  /** Only these tokens (the grammar's exact allowed set); `never`: tokens banned outright (the key guard's). */
+  narrowTo(tokens: readonly number[], never?: readonly number[]): TokenBias;
+  /** inJsonText with these tokens banned (they would complete a key a second time). */
+  jsonTextBanning(tokens: readonly number[]): TokenBias;
 }
 
 /** The shared, per-runtime things a turn uses. */
@@ -66,6 +69,8 @@ export interface TurnEnv {
   bareTokens?: BareOpenerTokens;
   /** Keeps the context's concurrent turns in step, so one pass carries a token of each. Default: none. */
   steps?: StepGate;
+  /** The vocabulary indexed for the key guard (no key completed twice in a JSON call). Default: none (no guard). */
+  keyVocab?: KeyVocab;
 }
 
 /** What a turn counted (tokens: the ones it added, in order, sampled and forced), plus where its time went. */
@@ -171,6 +176,8 @@ class Turn {
   private matcher: TurnMatcher | undefined;
   private guard: BudgetGuard | undefined;
   private readonly repeats: RepeatGuard | undefined;
+  /** Keys seen per open object of a JSON call: a key cannot be completed twice. */
+  private keys: KeyGuard | undefined;
   /** Grammar time outside the current matcher: compiles, and matchers replaced. */
   private grammarMs = 0;
   private readonly at = { created: performance.now(), promptDone: 0, grammarStart: 0, firstSample: 0, firstToken: 0 };
@@ -363,6 +370,7 @@ class Turn {
     this.grammar = grammar;
     this.matcher = await createMatcher(grammar.compiled, this.env.matchers);
     this.guard = grammar.guarded ? new BudgetGuard(this.matcher) : undefined;
+    this.keys = this.plan.format.stringText === "json" && this.env.keyVocab ? new KeyGuard(this.env.keyVocab) : undefined;
     this.bias = this.env.biases.inCall;
     this.phase = "grammar";
     this.at.grammarStart += performance.now() - t0;
@@ -417,6 +425,13 @@ class Turn {
   private biasFor(matcher: TurnMatcher): TokenBias {
     const next = matcher.nextTokens();
     const { biases } = this.env;
+    const banned = this.keys?.banned(matcher, next.kind === "set" ? next.tokens : undefined) ?? [];
+    if (banned.length > 0) {
+      const kept = next.kind === "set" ? next.tokens.filter((t) => !banned.includes(t)) : [];
+      // Nothing left (a key space the look-ahead could not see through): the parser still refuses a repeat.
+      if (kept.length > 0) return biases.narrowTo(kept, banned);
+      if (next.kind !== "set") return biases.jsonTextBanning(banned);
+    }
     if (next.kind === "text") return this.plan.format.stringText === "json" ? biases.inJsonText : biases.inRawText;
     return next.kind === "set" ? biases.narrowTo(next.tokens) : biases.inCall;
   }
@@ -440,8 +455,10 @@ class Turn {
   private add(step: Step, added: readonly number[], forced: boolean): void {
     this.tokens.push(...added);
     if (forced) this.forcedCount += added.length;
-    step.text += this.detok.push(added);
+    const text = this.detok.push(added);
+    step.text += text;
     this.repeats?.push(added);
+    if (this.phase === "grammar") this.keys?.feed(text);
   }
 
   flush(): string {
@@ -476,3 +493,4 @@ class Turn {
     };
   }
 }
+

@@ -140,6 +140,8 @@ export interface GrammarUse {
   validator?: { tool?: string; keyword: string; path: string }[];
   /** Tool-argument objects without `additionalProperties` that the grammar closed (extraMembers "closed"). */
   closedObjects?: number;
+  /** How the grammar split the budget: "shared" (closed in time by the budget guard) or "worst-case" (engines without the guard). */
+  budgetSplit?: "shared" | "worst-case";
 }
 
 /**

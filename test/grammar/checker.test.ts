@@ -50,7 +50,7 @@ describe("GrammarChecker", () => {
   });
 
   it("checks compiled schema grammars", async () => {
-    const r = compileSchema({ type: "object", properties: { n: { type: "integer", minimum: 1 } }, required: ["n"] }, { maxTokens: 64 });
+    const r = compileSchema({ type: "object", properties: { n: { type: "integer", minimum: 1 } }, required: ["n"] }, { maxTokens: 64, budgetSplit: "worst-case" });
     if (!r.ok) throw new Error(r.error.message);
     const c = await GrammarChecker.create(model, r.value);
     expect(c.checkText('{"n": 3}').accepted).toBe(true);

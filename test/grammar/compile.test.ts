@@ -16,8 +16,12 @@ beforeAll(async () => {
   ({ model } = await tinyModel());
 });
 
+/**
+ * These tests pin what the grammar alone guarantees, the worst-case split's promise (every call inside maxTokens);
+ * the shared split, the default since issue 38, is pinned in test/regressions/38-default-split.test.ts.
+ */
 function compiled(options: ToolGrammarOptions, tools = harness): CompiledGrammar {
-  const r = compileToolGrammar(tools, options);
+  const r = compileToolGrammar(tools, { budgetSplit: "worst-case", ...options });
   if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
   return r.value;
 }
@@ -173,7 +177,7 @@ describe("budget", () => {
   it("keeps every tool's worst case within maxTokens, and leaves out tools that do not fit", () => {
     for (const format of ["hermes", "qwen3coder"] as const) {
       for (const maxTokens of [48, 64, 100, 512, 4096]) {
-        const r = compileToolGrammar(harness, { format, toolChoice: "auto", maxTokens });
+        const r = compileToolGrammar(harness, { format, toolChoice: "auto", maxTokens, budgetSplit: "worst-case" });
         if (!r.ok) continue;
         for (const t of r.value.tools) if (t.worstCaseTokens !== undefined) expect(t.worstCaseTokens).toBeLessThanOrEqual(maxTokens);
         expect(r.value.omittedTools).toEqual(r.value.tools.filter((t) => t.worstCaseTokens === undefined).map((t) => t.name));
@@ -185,7 +189,7 @@ describe("budget", () => {
   });
 
   it("reports the worst case of one more call", () => {
-    const r = worstCaseCallTokens(harness, { format: "hermes", toolChoice: "required", maxTokens: 300 });
+    const r = worstCaseCallTokens(harness, { format: "hermes", toolChoice: "required", maxTokens: 300, budgetSplit: "worst-case" });
     expect(r).toEqual({ ok: true, value: compiled({ format: "hermes", toolChoice: "required", maxTokens: 300 }).worstCaseCallTokens });
   });
 });

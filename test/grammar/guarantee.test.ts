@@ -49,7 +49,7 @@ afterAll(async () => {
 /** The smallest maxTokens from 64 up for which a call to the tool fits in both formats. */
 function leastBudget(entry: CorpusEntry): number {
   for (let n = 64; n <= 512; n++) {
-    if (FORMATS.every((format) => compileToolGrammar([entry.tool], { format, toolChoice: "required", maxTokens: n }).ok)) return n;
+    if (FORMATS.every((format) => compileToolGrammar([entry.tool], { format, toolChoice: "required", maxTokens: n, budgetSplit: "worst-case" }).ok)) return n;
   }
   throw new Error(`${entry.name}: no call fits 512 tokens`);
 }
@@ -65,7 +65,8 @@ describe("constrained generation with the tiny synthetic model", () => {
         let closest = 0;
         for (let i = 0; i < RUNS; i++) {
           const maxTokens = lo + Math.round((i * (512 - lo)) / (RUNS - 1));
-          const compiled = compileToolGrammar([entry.tool], { format, toolChoice: "required", maxTokens, maxCalls: 3 });
+          // The grammar alone, no runtime guard: the worst-case split's promise (the shared default needs the guard).
+          const compiled = compileToolGrammar([entry.tool], { format, toolChoice: "required", maxTokens, maxCalls: 3, budgetSplit: "worst-case" });
           if (!compiled.ok) throw new Error(`${compiled.error.code}: ${compiled.error.message}`);
           const seed = 1 + i + 1000 * SCHEMAS.indexOf(name) + (format === "hermes" ? 0 : 500);
           const g = await generator.run(compiled.value, { maxTokens, seed, prompt: PROMPT });

@@ -1,0 +1,204 @@
+// Owns: the semantic state beside the grammar of a JSON call body (hermes): per open object the keys already
+// completed, fed the call's text as it is accepted, and which candidate tokens must not come next because they
+// would complete a key a second time (a context-free grammar cannot say "no key twice").
+
+/** What the guard asks of the grammar matcher (GrammarMatcher has this shape): forks to look ahead with. */
+export interface KeyProbe {
+  fork(): KeyProbe;
+  /** Advance past a token; false when the grammar rejects it. */
+  accept(token: number): boolean;
+  nextTokens(): { kind: "text" } | { kind: "set"; tokens: readonly number[] } | { kind: "wide" };
+  forcedContinuation(maxSteps: number): { tokens: number[] };
+}
+
+/** Most characters a look-ahead spells into a key before it assumes the key can still differ. */
+const LOOKAHEAD_CHARS = 48;
+/** Most grammar states one look-ahead visits (a key space larger than this is assumed to hold a new key). */
+const LOOKAHEAD_STATES = 256;
+
+/** One look-ahead's state: grammar states visited, and the verdict per partial key. */
+interface Look {
+  states: number;
+  memo: Map<string, boolean>;
+}
+
+const newLook = (): Look => ({ states: 0, memo: new Map() });
+
+/** Per-vocabulary lookups the guard shares across turns (built once per runtime). */
+export class KeyVocab {
+  /** Token ids by their exact text (first id of each text). */
+  private readonly byText = new Map<string, number[]>();
+  /** Tokens that hold a `"`, by the text before their first `"`. */
+  private readonly byTextBeforeQuote = new Map<string, number[]>();
+
+  constructor(readonly texts: readonly string[]) {
+    texts.forEach((text, id) => {
+      if (text === "" || text.includes("\uFFFD")) return;
+      push(this.byText, text, id);
+      const q = text.indexOf('"');
+      if (q >= 0) push(this.byTextBeforeQuote, text.slice(0, q), id);
+    });
+  }
+
+  /** Tokens whose whole text is `text`. */
+  exactly(text: string): readonly number[] {
+    return this.byText.get(text) ?? [];
+  }
+
+  /** Tokens that spell `text` and then a `"` (and maybe more). */
+  closingAfter(text: string): readonly number[] {
+    return this.byTextBeforeQuote.get(text) ?? [];
+  }
+}
+
+function push(map: Map<string, number[]>, key: string, id: number): void {
+  const list = map.get(key);
+  if (list) list.push(id);
+  else map.set(key, [id]);
+}
+
+interface Frame {
+  /** Keys completed in this object (raw JSON spelling; the grammar admits one spelling per key); undefined for arrays. */
+  keys: Set<string> | undefined;
+  expectKey: boolean;
+}
+
+/**
+ * Tracks JSON structure from the call's text and answers which tokens would repeat a key. Keys are compared
+ * as spelled: qtc's grammars admit one spelling per character (no `\u` escapes, no `\/`), so equal spellings
+ * are equal keys.
+ */
+export class KeyGuard {
+  private readonly stack: Frame[] = [];
+  /** Inside a string: whether it is a key, its raw text so far, and whether the last character was a lone `\`. */
+  private str: { key: boolean; text: string; escaped: boolean } | undefined;
+
+  constructor(private readonly vocab: KeyVocab) {}
+
+  /** Feed the text of accepted tokens, in order. */
+  feed(text: string): void {
+    for (const ch of text) this.step(ch);
+  }
+
+  /** Inside an object's key with at least one key already completed in that object. */
+  get atKey(): boolean {
+    return this.str?.key === true && (this.top()?.keys?.size ?? 0) > 0;
+  }
+
+  /** Between members of an object that already has a key (where `,` opens another member). */
+  get afterMember(): boolean {
+    const top = this.top();
+    return this.str === undefined && top?.keys !== undefined && top.keys.size > 0 && !top.expectKey;
+  }
+
+  /**
+   * Tokens that must not come next: inside a key, those that would complete (here or through the text the grammar
+   * then forces) a key the object already has, or lead only to such keys; between members, a `,` after which the
+   * grammar admits no new key. `candidates` is the grammar's allowed set when it is small (checked one by one),
+   * undefined for free text (only the tokens that could complete a seen key are checked).
+   */
+  banned(probe: KeyProbe, candidates: readonly number[] | undefined): number[] {
+    if (this.afterMember) return candidates ? this.deadCommas(probe, candidates) : [];
+    if (!this.atKey) return [];
+    const seen = this.top()!.keys!;
+    const partial = this.str!.text;
+    const { texts } = this.vocab;
+    if (candidates) return candidates.filter((t) => !this.viableAfter(probe, t, partial, seen, newLook()));
+    const out = new Set<number>();
+    for (const key of seen) {
+      if (!key.startsWith(partial)) continue;
+      const rest = key.slice(partial.length);
+      for (const t of this.vocab.closingAfter(rest)) out.add(t);
+      // A token that spells a prefix of the rest may leave the grammar only seen keys to complete.
+      for (let n = 1; n <= rest.length; n++) {
+        for (const t of this.vocab.exactly(rest.slice(0, n))) {
+          if (!out.has(t) && texts[t] !== undefined && !this.viableAfter(probe, t, partial, seen, newLook())) out.add(t);
+        }
+      }
+    }
+    return [...out];
+  }
+
+  /** `,` tokens (in the allowed set) after which every key the grammar admits is one the object has. */
+  private deadCommas(probe: KeyProbe, candidates: readonly number[]): number[] {
+    const seen = this.top()!.keys!;
+    const out: number[] = [];
+    for (const t of candidates) {
+      const text = this.vocab.texts[t] ?? "";
+      if (!text.startsWith(",")) continue;
+      const fork = probe.fork();
+      if (!fork.accept(t)) continue;
+      // The separator and the key's opening quote are usually forced: spell them, then look for a new key.
+      let spelled = text;
+      for (const f of fork.forcedContinuation(8).tokens) {
+        if (spelled.includes('"')) break;
+        if (!fork.accept(f)) break;
+        spelled += this.vocab.texts[f] ?? "";
+      }
+      const q = spelled.indexOf('"');
+      if (q < 0) continue;
+      const after = spelled.slice(q + 1);
+      if (after.includes('"')) {
+        if (seen.has(after.slice(0, after.indexOf('"')))) out.push(t);
+      } else if (!this.anyNewKey(fork, after, seen, newLook())) out.push(t);
+    }
+    return out;
+  }
+
+  /** Whether, after `token` at a key holding `partial`, some key the object does not have can still be completed. */
+  private viableAfter(probe: KeyProbe, token: number, partial: string, seen: ReadonlySet<string>, look: Look): boolean {
+    const text = this.vocab.texts[token] ?? "";
+    const q = text.indexOf('"');
+    if (q >= 0) return !seen.has(partial + text.slice(0, q));
+    const fork = probe.fork();
+    if (!fork.accept(token)) return true;
+    return this.anyNewKey(fork, partial + text, seen, look);
+  }
+
+  /** Depth-first over the grammar's small allowed sets: can a key the object lacks be completed from here? */
+  private anyNewKey(probe: KeyProbe, partial: string, seen: ReadonlySet<string>, look: Look): boolean {
+    // A key's grammar state follows from the text spelled since its quote: each partial key is explored once.
+    const known = look.memo.get(partial);
+    if (known !== undefined) return known;
+    if (++look.states > LOOKAHEAD_STATES || partial.length > LOOKAHEAD_CHARS) return true;
+    let startsSeen = false;
+    for (const k of seen) if (k.startsWith(partial)) startsSeen = true;
+    let viable = true;
+    if (startsSeen) {
+      const next = probe.nextTokens();
+      viable = next.kind !== "set" || next.tokens.some((t) => this.viableAfter(probe, t, partial, seen, look));
+    }
+    look.memo.set(partial, viable);
+    return viable;
+  }
+
+  private top(): Frame | undefined {
+    return this.stack[this.stack.length - 1];
+  }
+
+  private step(ch: string): void {
+    const s = this.str;
+    if (s) {
+      if (s.escaped) {
+        s.text += ch;
+        s.escaped = false;
+      } else if (ch === "\\") {
+        s.text += ch;
+        s.escaped = true;
+      } else if (ch === '"') {
+        if (s.key) this.stack[this.stack.length - 1]?.keys?.add(s.text);
+        this.str = undefined;
+      } else s.text += ch;
+      return;
+    }
+    const top = this.stack[this.stack.length - 1];
+    if (ch === '"') {
+      const key = top?.keys !== undefined && top.expectKey;
+      if (key) top.expectKey = false;
+      this.str = { key, text: "", escaped: false };
+    } else if (ch === "{") this.stack.push({ keys: new Set(), expectKey: true });
+    else if (ch === "[") this.stack.push({ keys: undefined, expectKey: false });
+    else if (ch === "}" || ch === "]") this.stack.pop();
+    else if (ch === "," && top?.keys) top.expectKey = true;
+  }
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { KeyGuard, KeyVocab, type KeyProbe } from "../../src/runtime/semantic-guard.js";
+
+// A toy vocabulary and a toy grammar: keys are `k0`..`k2` (pattern ^k[0-2]$), spelled `k` then a digit then `"`.
+const TEXTS = ["k", "0", "1", "2", '"', '": ', "k0", ",", "}", ' "', "x"];
+const id = (t: string) => TEXTS.indexOf(t);
+
+/** The key grammar as a probe: the state is the text of the key so far. */
+class KeyGrammar implements KeyProbe {
+  constructor(private text = "") {}
+  fork(): KeyGrammar {
+    return new KeyGrammar(this.text);
+  }
+  accept(token: number): boolean {
+    const next = this.text + TEXTS[token]!;
+    if (!this.allows(next)) return false;
+    this.text = next;
+    return true;
+  }
+  nextTokens() {
+    return { kind: "set" as const, tokens: TEXTS.map((_, i) => i).filter((i) => this.allows(this.text + TEXTS[i]!)) };
+  }
+  /** After a comma the grammar forces the separator's space and the key's quote. */
+  forcedContinuation() {
+    return { tokens: this.text === "," ? [id(' "')] : [] };
+  }
+  private allows(text: string): boolean {
+    if (text.startsWith(",")) return /^,( "?)?$/.test(text) || /^, "(k[0-2]?)?$/.test(text) || /^, "k[0-2]"/.test(text);
+    return /^(k[0-2]?)?$/.test(text) || /^k[0-2]"/.test(text);
+  }
+}
+
+describe("KeyGuard", () => {
+  const vocab = new KeyVocab(TEXTS);
+
+  it("bans the tokens that would complete a key the object already has, nothing else", () => {
+    const guard = new KeyGuard(vocab);
+    guard.feed('{"k0": 1, "k');
+    expect(guard.atKey).toBe(true);
+    const g = new KeyGrammar("k");
+    expect(guard.banned(g, g.nextTokens().tokens).sort()).toEqual([id("0")]);
+    // Free text: a token that spells the rest of a seen key and its closing quote.
+    const fresh = new KeyGuard(vocab);
+    fresh.feed('{"k0": 1, "');
+    expect(fresh.banned(new KeyGrammar(""), undefined)).toEqual([id("k0")]);
+  });
+
+  it("keys are per object: a nested object starts empty, and its close returns to the outer keys", () => {
+    const guard = new KeyGuard(vocab);
+    guard.feed('{"k0": {"k1": 2}, "k');
+    const g = new KeyGrammar("k");
+    expect(guard.banned(g, g.nextTokens().tokens)).toEqual([id("0")]);
+    const inner = new KeyGuard(vocab);
+    inner.feed('{"k0": {"k');
+    expect(inner.atKey).toBe(false);
+  });
+
+  it("bans a comma when every key the grammar admits is already there", () => {
+    const guard = new KeyGuard(vocab);
+    guard.feed('{"k0": 1, "k1": 1, "k2": 1');
+    expect(guard.afterMember).toBe(true);
+    expect(guard.banned(new KeyGrammar(""), [id(","), id("}")])).toEqual([id(",")]);
+    const open = new KeyGuard(vocab);
+    open.feed('{"k0": 1, "k1": 1');
+    expect(open.banned(new KeyGrammar(""), [id(","), id("}")])).toEqual([]);
+  });
+
+  it("ignores quotes and braces inside string values", () => {
+    const guard = new KeyGuard(vocab);
+    guard.feed('{"k0": "a \\" } { \\"k1\\": ", "k');
+    const g = new KeyGrammar("k");
+    expect(guard.banned(g, g.nextTokens().tokens)).toEqual([id("0")]);
+  });
+});
