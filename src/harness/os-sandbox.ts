@@ -150,8 +150,7 @@ function rootMounts(): string[] {
   }
   for (const entry of ETC_ENTRIES) args.push("--ro-bind-try", entry, entry);
   // Node may live outside /usr (nvm, a tarball under /opt or a home folder): bind its install prefix alone.
-  const nodeDir = path.dirname(realpathSync(process.execPath));
-  const nodePrefix = path.dirname(nodeDir) === "/" ? nodeDir : path.dirname(nodeDir);
+  const nodePrefix = nodePrefixOf(process.execPath);
   if (!bound.some((b) => under(b, nodePrefix))) {
     args.push("--ro-bind", nodePrefix, nodePrefix);
     bound.push(nodePrefix);
@@ -160,6 +159,20 @@ function rootMounts(): string[] {
     args.push("--tmpfs", PACKAGE_ROOT);
   }
   return args;
+}
+
+/** The install prefix of the Node binary at `execPath` (the folder above its bin/). */
+export function nodePrefixOf(execPath: string): string {
+  const nodeDir = path.dirname(realpathSync(execPath));
+  return path.dirname(nodeDir) === "/" ? nodeDir : path.dirname(nodeDir);
+}
+
+/**
+ * Mounts that must come after the sandbox's private /tmp: a Node installed under /tmp (a CI cache in a clone
+ * there) would otherwise be hidden by the tmpfs, and no process could start.
+ */
+export function mountsAfterTmp(nodePrefix: string): string[] {
+  return under("/tmp", nodePrefix) ? ["--ro-bind", nodePrefix, nodePrefix] : [];
 }
 
 function lstatOrNull(p: string): ReturnType<typeof lstatSync> | null {
@@ -201,6 +214,7 @@ export function sandboxArgs(m: SandboxMounts, command: string[]): string[] {
     String(r.tmpBytes),
     "--tmpfs",
     "/tmp",
+    ...mountsAfterTmp(nodePrefixOf(process.execPath)),
   ];
   if (m.writable) args.push("--bind", m.writable, m.writable);
   for (const dir of m.readOnly ?? []) args.push("--ro-bind", dir, dir);
