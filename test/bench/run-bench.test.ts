@@ -62,6 +62,7 @@ const ROW_TYPES: Record<string, string[]> = {
   tasksPassed: ["number"],
   taskSuccessRate: ["number", "null"],
   runsErrored: ["number"],
+  loopsStopped: ["number"],
   completionTokens: ["number"],
   forcedTokens: ["number", "null"],
   decodeTokensPerSecond: ["number", "null"],
