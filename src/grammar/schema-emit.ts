@@ -464,7 +464,7 @@ export class ValueEmitter {
     const optionalFrom: boolean[] = new Array(n + 1).fill(false);
     for (let i = n - 1; i >= 0; i--) optionalFrom[i] = items[i]!.optional || optionalFrom[i + 1]!;
     const tails: string[] = new Array(n + 1);
-    tails[n] = extra ? repeat(extraNext, 0, extra.count) : "";
+    tails[n] = extra ? repeat(extraNext, minExtra, extra.count) : "";
     for (let i = n - 1; i >= 1; i--) {
       const rest = tails[i + 1]!;
       const seg = `${sep} ${items[i]!.expr}`;
@@ -476,8 +476,10 @@ export class ValueEmitter {
     while (j < n && items[j]!.optional) j++;
     let head: string;
     // `nonEmpty` (minProperties 1): the same, without the choice of writing nothing.
-    const extraHead = extra ? `${extra.expr}${extra.count > 1 ? " " + repeat(extraNext, 0, extra.count - 1) : ""}` : "";
-    if (j === n && extra && minExtra > 1 && n === 0) head = `${extra.expr} ${repeat(extraNext, minExtra - 1, extra.count - 1)}`;
+    // `minExtra` (minProperties beyond the required members): at least that many extra members after the listed ones.
+    const firstMin = Math.max(0, minExtra - 1);
+    const extraHead = extra ? `${extra.expr}${extra.count > 1 ? " " + repeat(extraNext, firstMin, extra.count - 1) : ""}` : "";
+    if (j === n && extra && minExtra > 0) head = extraHead;
     else if (j === n) head = extra ? (nonEmpty ? `(${extraHead})` : `(${extraHead})?`) : "";
     else head = `${items[j]!.expr}${tails[j + 1] ? " " + tails[j + 1] : ""}`;
     for (let i = j - 1; i >= 0; i--) {

@@ -552,12 +552,14 @@ class Lowerer {
     const requiredCount = props.filter((p) => p.required).length;
     // minProperties 1 with no required member: the object is not empty (exact). Beyond that: refused.
     const nonEmpty = typeof s.minProperties === "number" && s.minProperties === 1 && requiredCount === 0;
-    // Only pattern members: the grammar writes at least minProperties of them (the key guard keeps them distinct).
-    // Not with free extra keys: the budget guard's closing spells the shortest key each time, the same one.
-    const minExtra = typeof s.minProperties === "number" && s.minProperties >= 2 && props.length === 0 && extra === null && (plan?.keys.length ?? 0) > 0 ? s.minProperties : undefined;
-    if (minExtra !== undefined && typeof s.maxProperties === "number" && s.maxProperties < minExtra) return ok(this.never(path, hint));
+    // Extra or pattern members beside required listed ones (no optional listed member: it would count toward the
+    // minimum): the grammar writes at least minProperties - required of them; the key guard keeps their keys
+    // distinct, and the guarded closing spells distinct ones.
+    const open = (extra !== null || (plan?.keys.length ?? 0) > 0) && props.every((p) => p.required || p.never);
+    const minExtra = typeof s.minProperties === "number" && s.minProperties > requiredCount && !nonEmpty && open ? s.minProperties - requiredCount : undefined;
+    if (typeof s.minProperties === "number" && typeof s.maxProperties === "number" && s.maxProperties < s.minProperties) return ok(this.never(path, hint));
     if (typeof s.minProperties === "number" && s.minProperties > requiredCount && !nonEmpty && minExtra === undefined) {
-      return err(unsupported(pointer(path, "minProperties"), "minProperties beyond the required properties is not supported (except 1)"));
+      return err(unsupported(pointer(path, "minProperties"), "minProperties beyond the required properties is supported only over extra or pattern members beside required properties (or 1)"));
     }
     // maxProperties: the listed members must fit it; extra members get what is left (a subset when optional
     // listed members are left out: never more members than the bound).

@@ -43,7 +43,7 @@ export type Node = Base &
         keyAvoid?: KeyAvoid;
         maxExtra?: number;
         nonEmpty?: boolean;
-        /** minProperties ≥ 2 on an object of pattern members only: at least this many (distinct keys: the runtime's key guard). */
+        /** minProperties beyond the required members, with extra or pattern members: at least this many extra members (distinct keys: the runtime's key guard and its closing). */
         minExtra?: number;
       }
     | {

@@ -75,6 +75,14 @@ export class KeyGuard {
 
   constructor(private readonly vocab: KeyVocab) {}
 
+  /** An independent guard at the same point (for a look-ahead that feeds text it may not keep). */
+  clone(): KeyGuard {
+    const copy = new KeyGuard(this.vocab);
+    for (const f of this.stack) copy.stack.push({ keys: f.keys && new Set(f.keys), expectKey: f.expectKey });
+    copy.str = this.str && { ...this.str };
+    return copy;
+  }
+
   /** Feed the text of accepted tokens, in order. */
   feed(text: string): void {
     for (const ch of text) this.step(ch);

@@ -6,7 +6,8 @@ import type { LlamaContextSequence, LlamaModel, Token, TokenBias } from "node-ll
 import type { ToolCallFormat } from "../formats/index.js";
 import { internal } from "../errors.js";
 import { BareOpenerTokens, bareState, type BareState } from "./bare-opener.js";
-import { BudgetGuard } from "./budget-guard.js";
+import { BudgetGuard, type Closable } from "./budget-guard.js";
+import { DistinctClosing } from "./distinct-closing.js";
 import { RepeatGuard, REPETITION_STOPPED } from "./repeat-guard.js";
 import { KeyGuard, type KeyVocab } from "./semantic-guard.js";
 import { StreamDetokenizer } from "./detokenizer.js";
@@ -178,6 +179,8 @@ class Turn {
   private readonly repeats: RepeatGuard | undefined;
   /** Keys seen per open object of a JSON call: a key cannot be completed twice. */
   private keys: KeyGuard | undefined;
+  /** How the current call closes: the matcher's closing, or under the key guard one with distinct keys. */
+  private closer: Closable | undefined;
   /** Grammar time outside the current matcher: compiles, and matchers replaced. */
   private grammarMs = 0;
   private readonly at = { created: performance.now(), promptDone: 0, grammarStart: 0, firstSample: 0, firstToken: 0 };
@@ -355,7 +358,7 @@ class Turn {
 
   /** The repetition guard tripped: under the grammar the value and the call close validly; free text ends. */
   private stopLoop(step: Step): void {
-    const stop = this.repeats!.stop(this.phase === "grammar" ? this.matcher : undefined);
+    const stop = this.repeats!.stop(this.phase === "grammar" ? this.closer : undefined);
     this.force(step, stop.tokens);
     this.finish = stop.finish;
   }
@@ -369,8 +372,10 @@ class Turn {
     this.grammarMs += performance.now() - t0;
     this.grammar = grammar;
     this.matcher = await createMatcher(grammar.compiled, this.env.matchers);
-    this.guard = grammar.guarded ? new BudgetGuard(this.matcher) : undefined;
     this.keys = this.plan.format.stringText === "json" && this.env.keyVocab ? new KeyGuard(this.env.keyVocab) : undefined;
+    // Under the key guard the closing writes distinct keys (a minimum member count is part of the closing).
+    this.closer = this.keys && this.env.keyVocab ? new DistinctClosing(this.matcher, this.keys, this.env.keyVocab) : this.matcher;
+    this.guard = grammar.guarded ? new BudgetGuard(this.closer) : undefined;
     this.bias = this.env.biases.inCall;
     this.phase = "grammar";
     this.at.grammarStart += performance.now() - t0;

@@ -1,0 +1,60 @@
+// Issue 38: `minProperties` beyond the required members with open extra members was refused under `strict` and
+// left to the validator under the default `validate` policy, so a required call came back invalid (3 of 3 seeds).
+// The grammar now writes at least the missing count of extra members, the key guard keeps their keys distinct, and
+// the budget guard's closing (which used to spell the same shortest key each time) writes distinct keys too.
+// Constrained, tool choice required, default options: every seed gives a valid call, judged by ajv.
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { compileToolGrammar } from "../../src/grammar/index.js";
+import { createRuntime, type Runtime } from "../../src/index.js";
+import { tinyModelPath } from "../helpers/models.js";
+
+let rt: Runtime;
+beforeAll(async () => {
+  rt = await createRuntime({ model: await tinyModelPath(), threads: 1, contextSize: 1024, sequences: 1 });
+});
+afterAll(async () => {
+  await rt?.close();
+});
+
+const SCHEMAS = {
+  "minProperties 6 over additionalProperties (integer)": {
+    type: "object",
+    additionalProperties: { type: "integer", minimum: 0, maximum: 99 },
+    minProperties: 6,
+  },
+  "minProperties 6 over additionalProperties: true": { type: "object", additionalProperties: true, minProperties: 6 },
+  "minProperties 4, maxProperties 5 beside a required property and extra members": {
+    type: "object",
+    properties: { a: { type: "string", maxLength: 8 } },
+    required: ["a"],
+    additionalProperties: { type: "boolean" },
+    minProperties: 4,
+    maxProperties: 5,
+  },
+};
+const messages = [{ role: "user" as const, content: "Call the tool." }];
+
+describe("issue 38: minProperties with open extra members gives a valid call every time", () => {
+  for (const [name, schema] of Object.entries(SCHEMAS)) {
+    test(`${name}: compiled under strict, 20 seeds valid, no key twice`, async () => {
+      const compiled = compileToolGrammar([{ name: "t", parameters: schema }], { toolChoice: "required", unsupported: "strict" });
+      expect(compiled.ok && compiled.value.constraint.exact).toBe(true);
+      const valid = new Ajv2020({ strict: false }).compile(schema);
+      for (let seed = 0; seed < 20; seed++) {
+        const r = await rt.generate({ messages, tools: [{ type: "function", function: { name: "t", parameters: schema } }], toolChoice: "required", seed, maxTokens: 256 });
+        // A repeated key would be a `duplicate_key` error here.
+        expect(r.errors.map((e) => e.reason), `seed ${seed}: ${r.raw}`).toEqual([]);
+        expect(r.toolCalls.length, `seed ${seed}`).toBeGreaterThan(0);
+        for (const c of r.toolCalls) expect(valid(JSON.parse(c.arguments)), `seed ${seed}: ${c.arguments}`).toBe(true);
+      }
+    }, 600_000);
+  }
+
+  test("minProperties above maxProperties is unsatisfiable; beside optional listed members minProperties is still refused", () => {
+    const never = compileToolGrammar([{ name: "t", parameters: { type: "object", additionalProperties: true, minProperties: 3, maxProperties: 2 } }], { toolChoice: "required", unsupported: "strict" });
+    expect(never.ok).toBe(false);
+    const tight = compileToolGrammar([{ name: "t", parameters: { type: "object", properties: { a: { type: "string" } }, additionalProperties: true, minProperties: 2 } }], { toolChoice: "required", unsupported: "strict" });
+    expect(tight.ok ? "ok" : tight.error.code).toBe("unsupported_keyword");
+  });
+});
