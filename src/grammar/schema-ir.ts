@@ -26,6 +26,7 @@ import { applyNot, ifThenElse } from "./not.js";
 import { type Body, deref, disjoint, type Node, type Prop, typeAccepts, valueKey } from "./schema-nodes.js";
 import { SCHEMA_LIMITS, tooLarge } from "./limits.js";
 import { foldPropertyNames } from "./property-names.js";
+import { planContains, relabel, type ContainsPlan } from "./contains.js";
 
 export { deref, disjoint, type Kind, type Node, type Prop } from "./schema-nodes.js";
 
@@ -475,6 +476,9 @@ class Lowerer {
   }
 
   private lowerArray(s: JsonSchema, path: string, hint: string, depth: number): Result<Node> {
+    const contains = planContains(s, path);
+    if (contains && "code" in contains) return err(contains);
+    if (contains) return this.lowerContains(contains, path, hint, depth);
     const prefixSchemas: unknown[] = Array.isArray(s.prefixItems) ? s.prefixItems : Array.isArray(s.items) ? s.items : [];
     const prefixKey = Array.isArray(s.prefixItems) ? "prefixItems" : "items";
     const restSchema = Array.isArray(s.prefixItems) ? s.items : Array.isArray(s.items) ? s.additionalItems : s.items;
@@ -505,6 +509,29 @@ class Lowerer {
     }
     if (maxItems !== undefined && minItems > maxItems) return ok(this.never(path, hint));
     return ok(this.node(path, hint, { k: "array", prefix, items, minItems, maxItems }));
+  }
+
+  /** `contains` held by a rewrite (see contains.ts): the first matching items as prefix items, then the rest. */
+  private lowerContains(c: ContainsPlan, path: string, hint: string, depth: number): Result<Node> {
+    const { base, least, most } = c;
+    // The items on their own first: a keyword there the grammar cannot hold is named at its own pointer.
+    const items = this.lower(c.items, pointer(path, "items"), `${hint}-item`, depth + 1);
+    if (!items.ok) return items;
+    const minItems = typeof base.minItems === "number" ? base.minItems : 0;
+    if (most < least || (typeof base.maxItems === "number" && base.maxItems < least)) return ok(this.never(path, hint));
+    const array = (count: number, rest: unknown): Result<Node> => {
+      const r = this.lowerArray({ ...base, prefixItems: new Array(count).fill(c.matching), items: rest, minItems: Math.max(minItems, count) }, path, hint, depth);
+      // The rewrite's parts have no pointer in the document: they are named, and refused, at `contains`.
+      if (r.ok && r.value.k === "array") r.value.prefix.forEach((p, i) => relabel(p, pointer(path, "prefixItems", i), pointer(path, "contains")));
+      return r.ok || r.error.code !== "unsupported_keyword" ? r : err(unsupported(pointer(path, "contains"), `contains cannot be held: ${r.error.message}`));
+    };
+    if (most === Infinity) return array(least, c.items);
+    const exact = array(least, c.other);
+    if (exact.ok) return exact;
+    // items ∧ not contains cannot be held: exactly as many matching items as the array needs, nothing else.
+    const count = Math.max(least, minItems);
+    if (count > most) return err(unsupported(pointer(path, "maxContains"), "maxContains beside items the grammar cannot tell from contains is not supported"));
+    return array(count, false);
   }
 
   private lowerObject(schema: JsonSchema, path: string, hint: string, depth: number): Result<Node> {

@@ -5,6 +5,7 @@
 import { err, ok, type QtcError, type Result } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
 import { foldPropertyNames } from "./property-names.js";
+import { holdsContains } from "./contains.js";
 
 /**
  * Keywords that never change which values are valid (annotations, and draft-04 `id`/`definitions`, 2019/2020
@@ -192,6 +193,7 @@ export function scanKeywords(root: unknown): KeywordScan {
       if (SUPPORTED_KEYWORDS.has(key)) continue;
       if (CONSTRAINING_UNSUPPORTED.has(key)) {
         if (key === "propertyNames" && schema.type === "object" && foldPropertyNames(schema) !== undefined) continue;
+        if ((key === "contains" || key === "minContains" || key === "maxContains") && holdsContains(schema)) continue;
         if (out.refused.length < MAX_SITES) out.refused.push({ keyword: key, path: pointer(path, key) });
       } else if (!ANNOTATION_KEYWORDS.has(key) && !key.startsWith("x-") && !ignoredWords.has(key) && out.ignored.length < MAX_SITES) {
         ignoredWords.add(key);

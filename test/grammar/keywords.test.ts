@@ -18,7 +18,7 @@ describe("unsupported keywords", () => {
     ["patternProperties matching a listed name beside additionalProperties false", obj({ ab: {} }, { patternProperties: { "^a": { type: "string" } }, additionalProperties: false }), "/patternProperties"],
     ["not of a pattern", obj({ a: { type: "string", not: { pattern: "^x" } } }), "/properties/a/not"],
     ["an if whose negation the grammar cannot hold", obj({ a: { type: "string" } }, { if: { minProperties: 2 } }), "/if"],
-    ["contains", obj({ a: { type: "array", contains: { type: "string" } } }), "/properties/a/contains"],
+    ["contains beside prefixItems", obj({ a: { type: "array", prefixItems: [{ type: "string" }], contains: { type: "string" } } }), "/properties/a/contains"],
     ["more than 4 dependencies", obj({ a: {} }, { dependentRequired: { a: [], b: [], c: [], d: [], e: [] } }), "/dependentRequired/e"],
     ["propertyNames", obj({}, { propertyNames: { maxLength: 3 } }), "/propertyNames"],
     ["unevaluatedProperties", obj({}, { unevaluatedProperties: false }), "/unevaluatedProperties"],
