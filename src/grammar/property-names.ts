@@ -1,5 +1,7 @@
-// Owns: holding `propertyNames` in the grammar where it names the keys outright (`enum` or `const` of strings):
-// the object is rewritten to list exactly those names, each with the schema its key would get, and nothing else.
+// Owns: holding `propertyNames` in the grammar by rewriting the object: where it names the keys outright (`enum` or
+// `const` of strings) the object lists exactly those names, each with the schema its key would get, and nothing
+// else; a `pattern` makes the extra members that pattern's members; `true`/`{type: "string"}` say nothing, `false`
+// leaves only the empty object.
 
 import type { JsonSchema } from "../tools/types.js";
 
@@ -15,16 +17,45 @@ const BESIDE_NAMES = new Set(["enum", "const", "type", "title", "description", "
  * folded here: the keyword is then left to the policy).
  */
 export function foldPropertyNames(s: JsonSchema): JsonSchema | undefined {
-  const names = namedKeys(s.propertyNames);
-  if (!names || (isObject(s.patternProperties) && Object.keys(s.patternProperties).length > 0)) return undefined;
+  if (!("propertyNames" in s)) return undefined;
+  const { propertyNames: p, ...rest } = s;
+  // Every key is a string: `true`, `{}` or `{type: "string"}` say nothing.
+  if (p === true || (isObject(p) && Object.keys(p).every((k) => k === "type" || ANNOTATIONS.has(k)) && (p.type === undefined || p.type === "string"))) return rest;
+  if (isObject(s.patternProperties) && Object.keys(s.patternProperties).length > 0) return undefined;
   const listed = isObject(s.properties) ? s.properties : {};
   const ap = s.additionalProperties;
+  if (p === false) return { ...rest, properties: Object.fromEntries(Object.keys(listed).map((n) => [n, false])), additionalProperties: false };
+  const pattern = keyPattern(p);
+  if (pattern) {
+    // Keys matching a pattern: the extra members become that pattern's members; a listed name it refuses is never written.
+    // A listed name the pattern matches would take the pattern member's schema too (not folded: left to the policy).
+    if (ap !== false && Object.keys(listed).some((name) => pattern.test(name))) return undefined;
+    const properties: Record<string, unknown> = {};
+    for (const [name, sub] of Object.entries(listed)) properties[name] = pattern.test(name) ? sub : false;
+    if (ap === false) return { ...rest, properties };
+    return { ...rest, properties, patternProperties: { [pattern.source]: ap ?? {} }, additionalProperties: false };
+  }
+  const names = namedKeys(p);
+  if (!names) return undefined;
   const properties: Record<string, unknown> = {};
   for (const name of names) properties[name] = Object.hasOwn(listed, name) ? listed[name] : ap === undefined ? {} : ap;
   // A listed name the key set excludes can never be written (required, it makes the object unsatisfiable).
   for (const name of Object.keys(listed)) if (!names.includes(name)) properties[name] = false;
-  const { propertyNames: _names, ...rest } = s;
   return { ...rest, properties, additionalProperties: false };
+}
+
+/** Annotations a propertyNames schema may carry (they constrain nothing). */
+const ANNOTATIONS = new Set(["title", "description", "$comment", "examples", "default"]);
+
+/** The pattern a propertyNames schema asks of every key, when that is all it asks (a pattern JavaScript reads). */
+function keyPattern(p: unknown): RegExp | undefined {
+  if (!isObject(p) || typeof p.pattern !== "string" || (p.type !== undefined && p.type !== "string")) return undefined;
+  if (!Object.keys(p).every((k) => k === "pattern" || k === "type" || ANNOTATIONS.has(k))) return undefined;
+  try {
+    return new RegExp(p.pattern, "u");
+  } catch {
+    return undefined;
+  }
 }
 
 /** The key names a propertyNames schema allows, when it allows exactly a finite set of strings. */

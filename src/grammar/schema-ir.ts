@@ -535,8 +535,18 @@ class Lowerer {
   }
 
   private lowerObject(schema: JsonSchema, path: string, hint: string, depth: number): Result<Node> {
-    // propertyNames naming the keys outright is held by listing exactly those names.
-    const s = foldPropertyNames(schema) ?? schema;
+    // propertyNames held by a rewrite (property-names.ts); its pattern's members, which the document does not have,
+    // are refused at propertyNames when the grammar cannot hold them.
+    const folded = foldPropertyNames(schema);
+    const r = this.lowerMembers(folded ?? schema, path, hint, depth);
+    const made = pointer(path, "patternProperties");
+    if (folded && !r.ok && r.error.code === "unsupported_keyword" && !("patternProperties" in schema) && r.error.path?.startsWith(made)) {
+      return err(unsupported(pointer(path, "propertyNames"), `propertyNames cannot be held: ${r.error.message}`));
+    }
+    return r;
+  }
+
+  private lowerMembers(s: JsonSchema, path: string, hint: string, depth: number): Result<Node> {
     const required = new Set(Array.isArray(s.required) ? s.required.filter((r): r is string => typeof r === "string") : []);
     const listed = isObject(s.properties) ? s.properties : {};
     let extra: Node | null = null;

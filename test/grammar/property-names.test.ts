@@ -1,0 +1,27 @@
+// propertyNames held by rewriting the object (src/grammar/property-names.ts): names listed outright, a key pattern
+// (extra members become the pattern's members), the schemas that say nothing about a key, and `false`.
+import { describe, expect, it } from "vitest";
+import { foldPropertyNames } from "../../src/grammar/property-names.js";
+
+describe("foldPropertyNames", () => {
+  it("drops a propertyNames that every key satisfies", () => {
+    for (const p of [true, {}, { type: "string" }, { type: "string", description: "d" }]) {
+      expect(foldPropertyNames({ type: "object", propertyNames: p, additionalProperties: {} })).toEqual({ type: "object", additionalProperties: {} });
+    }
+  });
+
+  it("a key pattern makes the extra members that pattern's members; a listed name it refuses is never written", () => {
+    const folded = foldPropertyNames({ type: "object", properties: { Ab: { type: "string" } }, propertyNames: { pattern: "^[a-z]+$" }, additionalProperties: { type: "integer" } });
+    expect(folded).toEqual({ type: "object", properties: { Ab: false }, patternProperties: { "^[a-z]+$": { type: "integer" } }, additionalProperties: false });
+  });
+
+  it("leaves to the policy a pattern a listed name matches (it would take the extra schema too), and other keywords", () => {
+    expect(foldPropertyNames({ type: "object", properties: { ab: {} }, propertyNames: { pattern: "^[a-z]+$" }, additionalProperties: { type: "integer" } })).toBeUndefined();
+    expect(foldPropertyNames({ type: "object", propertyNames: { maxLength: 3 } })).toBeUndefined();
+    expect(foldPropertyNames({ type: "object", propertyNames: { pattern: "(" } })).toBeUndefined();
+  });
+
+  it("false leaves only the empty object", () => {
+    expect(foldPropertyNames({ type: "object", properties: { a: {} }, propertyNames: false })).toEqual({ type: "object", properties: { a: false }, additionalProperties: false });
+  });
+});
