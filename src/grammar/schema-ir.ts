@@ -72,6 +72,15 @@ export function lowerDocument(root: JsonSchema | boolean, hint: string, ids: { n
   }
 }
 
+/** Most options of an overlapping oneOf held as "this one and none of the others" (each negates all the others). */
+const MAX_EXACTLY_ONE = 8;
+
+/** Whether no two options may match one value. */
+function pairwiseDisjoint(options: readonly Node[]): boolean {
+  for (let i = 0; i < options.length; i++) for (let j = i + 1; j < options.length; j++) if (!disjoint(options[i]!, options[j]!)) return false;
+  return true;
+}
+
 class Lowerer {
   private readonly refs = new Map<string, Node & { k: "ref" }>();
   private any: (Node & { k: "ref" }) | undefined;
@@ -347,8 +356,41 @@ class Lowerer {
       options.push(r.value);
     }
     const exclusive = key === "oneOf" && options.length > 1 ? this.withoutSharedKinds(options) : options;
+    if (key === "oneOf" && options.length > 1 && !pairwiseDisjoint(exclusive)) {
+      const held = this.exactlyOne(list as unknown[], hasBase ? base : undefined, path, hint, depth);
+      if (held) return ok(held);
+    }
     if (key === "oneOf" && options.length > 1) this.oneOfs.push({ path, options: exclusive });
     return ok(exclusive.length === 1 ? exclusive[0]! : this.node(path, hint, { k: "union", options: exclusive }));
+  }
+
+  /**
+   * An overlapping oneOf held exactly where `not` can be: each option i as (base, option i, not any other option),
+   * options that no value shares. Undefined when some negation cannot be held (the oneOf is then judged as is).
+   */
+  private exactlyOne(list: readonly unknown[], base: JsonSchema | undefined, path: string, hint: string, depth: number): Node | undefined {
+    if (list.length > MAX_EXACTLY_ONE) return undefined;
+    const resolved: unknown[] = [];
+    for (const [i, option] of list.entries()) {
+      const r = this.resolvePart(option, pointer(path, "oneOf", i));
+      if (!r.ok) return undefined;
+      resolved.push(r.value);
+    }
+    // What the attempt records (closed sites, nested oneOfs) is the original lowering's again afterwards.
+    const before = { oneOfs: this.oneOfs.length, closed: this.sites.closed.length, closedCount: this.sites.closedCount };
+    const options: Node[] = [];
+    for (const [i, option] of resolved.entries()) {
+      const others = resolved.filter((_, j) => j !== i);
+      const parts = [...(base ? [base] : []), option, { not: others.length === 1 ? others[0] : { anyOf: others } }];
+      const r = this.lower({ allOf: parts }, pointer(path, "oneOf", i), `${hint}-only-${i + 1}`, depth + 1);
+      if (!r.ok) break;
+      options.push(r.value);
+    }
+    this.oneOfs.length = before.oneOfs;
+    this.sites.closed.length = before.closed;
+    this.sites.closedCount = before.closedCount;
+    if (options.length < resolved.length) return undefined;
+    return this.node(path, hint, { k: "union", options });
   }
 
   /**

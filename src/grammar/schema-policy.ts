@@ -9,6 +9,13 @@ import { checkSchemaSize, type SizeMeter } from "./limits.js";
 import { lowerDocument, type Node } from "./schema-ir.js";
 import { isObject, scanKeywords, unsupported } from "./schema-keywords.js";
 
+/**
+ * Keywords never left to the validator (issue 38): where the grammar cannot hold one of these counts or sets, the
+ * superset it would write admits calls that fail it, so the compile refuses it under every policy, naming it.
+ * (`oneOf` stays relaxable: options the compiler cannot prove disjoint are often disjoint in truth.)
+ */
+export const NEVER_RELAXED: ReadonlySet<string> = new Set(["propertyNames", "contains", "minContains", "maxContains", "uniqueItems", "minProperties", "maxProperties"]);
+
 /** Keywords taken out of one schema under `validate` before the compile gives up and refuses (bounds the work). */
 export const MAX_RELAXED = 64;
 
@@ -41,6 +48,8 @@ export function lowerSchema(
   if (scan.refused.length > 0) {
     const first = scan.refused[0]!;
     if (policy === "strict") return err(unsupported(first.path, `keyword "${first.keyword}" is not supported by the grammar compiler`));
+    const kept = scan.refused.find((site) => NEVER_RELAXED.has(site.keyword));
+    if (kept) return err(unsupported(kept.path, `keyword "${kept.keyword}" is not supported by the grammar compiler here, and is not left to the validator (a call could fail it)`));
     doc = structuredClone(root);
     for (const site of scan.refused) {
       if (relaxAt(doc, site.path)) sites.relaxed.push({ ...site, reason: `keyword "${site.keyword}" is not held by the grammar`, ...(options.tool ? { tool: options.tool } : {}) });
@@ -58,6 +67,7 @@ export function lowerSchema(
     if (round >= MAX_RELAXED) return lowered;
     if (doc === root) doc = structuredClone(root);
     const path = lowered.error.path;
+    if (NEVER_RELAXED.has(lastToken(path))) return err({ ...lowered.error, message: `${lowered.error.message} (not left to the validator: a call could fail it)` });
     if (!relaxAt(doc, path)) return lowered;
     sites.relaxed.push({ keyword: lastToken(path), path, reason: lowered.error.message, ...(options.tool ? { tool: options.tool } : {}) });
   }
