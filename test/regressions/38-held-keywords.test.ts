@@ -2,19 +2,11 @@
 // constrained turn ended with a `schema` error). `propertyNames: {enum: [...]}` is now held by listing exactly
 // those names, and `uniqueItems` over a few literal values by listing every array of distinct values. Constrained,
 // tool choice required, default options: every seed gives a valid call, checked independently with ajv.
-import { Ajv2020 } from "ajv/dist/2020.js";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { compileToolGrammar } from "../../src/grammar/index.js";
-import { createRuntime, type Runtime } from "../../src/index.js";
-import { tinyModelPath } from "../helpers/models.js";
+import { expectValidEverySeed, useTinyRuntime } from "../helpers/seeded-calls.js";
 
-let rt: Runtime;
-beforeAll(async () => {
-  rt = await createRuntime({ model: await tinyModelPath(), threads: 1, contextSize: 1024, sequences: 1 });
-});
-afterAll(async () => {
-  await rt?.close();
-});
+const rt = useTinyRuntime();
 
 const SCHEMAS = {
   "propertyNames enum beside additionalProperties": {
@@ -34,20 +26,11 @@ const SCHEMAS = {
     additionalProperties: false,
   },
 };
-const messages = [{ role: "user" as const, content: "Call the tool." }];
 
 describe("issue 38: keywords held by the grammar give a valid call every time", () => {
   for (const [name, schema] of Object.entries(SCHEMAS)) {
     test(`${name}: compiled under strict (nothing left to the validator), 20 seeds valid`, async () => {
-      const compiled = compileToolGrammar([{ name: "t", parameters: schema }], { toolChoice: "required", unsupported: "strict" });
-      expect(compiled.ok && compiled.value.constraint.exact).toBe(true);
-      const valid = new Ajv2020({ strict: false }).compile(schema);
-      for (let seed = 0; seed < 20; seed++) {
-        const r = await rt.generate({ messages, tools: [{ type: "function", function: { name: "t", parameters: schema } }], toolChoice: "required", seed, maxTokens: 256 });
-        expect(r.errors.map((e) => e.reason), `seed ${seed}: ${r.raw}`).toEqual([]);
-        expect(r.toolCalls.length, `seed ${seed}`).toBeGreaterThan(0);
-        for (const c of r.toolCalls) expect(valid(JSON.parse(c.arguments)), `seed ${seed}: ${c.arguments}`).toBe(true);
-      }
+      await expectValidEverySeed(rt(), schema);
     }, 300_000);
   }
 

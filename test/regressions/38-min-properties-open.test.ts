@@ -3,19 +3,11 @@
 // The grammar now writes at least the missing count of extra members, the key guard keeps their keys distinct, and
 // the budget guard's closing (which used to spell the same shortest key each time) writes distinct keys too.
 // Constrained, tool choice required, default options: every seed gives a valid call, judged by ajv.
-import { Ajv2020 } from "ajv/dist/2020.js";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { compileToolGrammar } from "../../src/grammar/index.js";
-import { createRuntime, type Runtime } from "../../src/index.js";
-import { tinyModelPath } from "../helpers/models.js";
+import { expectValidEverySeed, useTinyRuntime } from "../helpers/seeded-calls.js";
 
-let rt: Runtime;
-beforeAll(async () => {
-  rt = await createRuntime({ model: await tinyModelPath(), threads: 1, contextSize: 1024, sequences: 1 });
-});
-afterAll(async () => {
-  await rt?.close();
-});
+const rt = useTinyRuntime();
 
 const SCHEMAS = {
   "minProperties 6 over additionalProperties (integer)": {
@@ -33,21 +25,11 @@ const SCHEMAS = {
     maxProperties: 5,
   },
 };
-const messages = [{ role: "user" as const, content: "Call the tool." }];
 
 describe("issue 38: minProperties with open extra members gives a valid call every time", () => {
   for (const [name, schema] of Object.entries(SCHEMAS)) {
     test(`${name}: compiled under strict, 20 seeds valid, no key twice`, async () => {
-      const compiled = compileToolGrammar([{ name: "t", parameters: schema }], { toolChoice: "required", unsupported: "strict" });
-      expect(compiled.ok && compiled.value.constraint.exact).toBe(true);
-      const valid = new Ajv2020({ strict: false }).compile(schema);
-      for (let seed = 0; seed < 20; seed++) {
-        const r = await rt.generate({ messages, tools: [{ type: "function", function: { name: "t", parameters: schema } }], toolChoice: "required", seed, maxTokens: 256 });
-        // A repeated key would be a `duplicate_key` error here.
-        expect(r.errors.map((e) => e.reason), `seed ${seed}: ${r.raw}`).toEqual([]);
-        expect(r.toolCalls.length, `seed ${seed}`).toBeGreaterThan(0);
-        for (const c of r.toolCalls) expect(valid(JSON.parse(c.arguments)), `seed ${seed}: ${c.arguments}`).toBe(true);
-      }
+      await expectValidEverySeed(rt(), schema);
     }, 600_000);
   }
 
