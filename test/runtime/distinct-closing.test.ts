@@ -1,39 +1,18 @@
 // DistinctClosing: the closing of a call under the key guard writes distinct keys where the matcher's own closing
 // spells the same shortest key each time (a minimum member count the grammar holds makes the closing write members).
-import type { Llama, LlamaModel, Token } from "node-llama-cpp";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { Token } from "node-llama-cpp";
+import { describe, expect, test } from "vitest";
 import { compileToolGrammar } from "../../src/grammar/index.js";
-import { createLlama } from "../../src/model/index.js";
 import { parse } from "../../src/parse/index.js";
 import { DistinctClosing } from "../../src/runtime/distinct-closing.js";
-import { EngineVocab } from "../../src/runtime/engine/engine-vocab.js";
 import { QtcMatcher } from "../../src/runtime/engine/qtc-matcher.js";
-import { tokenizeAsText } from "../../src/runtime/prompt-tokens.js";
 import { KeyGuard, KeyVocab } from "../../src/runtime/semantic-guard.js";
-import { computeTokenTables } from "../../src/runtime/token-tables.js";
-import { VocabTrie } from "../../src/runtime/vocab-trie.js";
 import { normalizeTools } from "../../src/tools/index.js";
-import { tinyModelPath } from "../helpers/models.js";
+import { useTinyVocab } from "../helpers/tiny-vocab.js";
 
-let llama: Llama;
-let model: LlamaModel;
-let engine: EngineVocab;
-let keyVocab: KeyVocab;
+const vocab = useTinyVocab();
 
-beforeAll(async () => {
-  llama = await createLlama({ gpu: "cpu" });
-  model = await llama.loadModel({ modelPath: await tinyModelPath(), vocabOnly: true });
-  const tables = computeTokenTables(model);
-  const added = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
-  engine = new EngineVocab(tables, new VocabTrie(model, tables.vocabSize, tables.partialUtf8Tokens), (text) => tokenizeAsText(text, added));
-  keyVocab = new KeyVocab(tables.texts);
-});
-afterAll(async () => {
-  await model?.dispose();
-  await llama?.dispose();
-});
-
-const text = (tokens: readonly number[]) => model.detokenize(tokens as Token[], true);
+const text = (tokens: readonly number[]) => vocab().model.detokenize(tokens as Token[], true);
 const schema = { type: "object", additionalProperties: { type: "integer", minimum: 0, maximum: 9 }, minProperties: 6 };
 const tools = normalizeTools([{ name: "t", parameters: schema }]);
 
@@ -42,6 +21,8 @@ describe("DistinctClosing", () => {
     const compiled = compileToolGrammar(tools, { toolChoice: "required", maxTokens: 256, parallel: false });
     if (!compiled.ok) throw new Error(compiled.error.message);
     const head = '<tool_call>\n{"name": "t", "arguments": {"e": 1, "';
+    const { model, engine, tables } = vocab();
+    const keyVocab = new KeyVocab(tables.texts);
     const m = QtcMatcher.create(compiled.value, engine);
     expect(m.acceptAll(model.tokenize(head, true) as number[]).length).toBeGreaterThan(0);
     const keys = new KeyGuard(keyVocab);

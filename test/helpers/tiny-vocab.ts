@@ -1,0 +1,34 @@
+// Owns: the synthetic tiny model's vocabulary for tests that run the qtc engine without a runtime: the model
+// (vocabulary only), its token tables and the engine's view of them, made before a file's tests and freed after.
+import type { Llama, LlamaModel } from "node-llama-cpp";
+import { afterAll, beforeAll } from "vitest";
+import { createLlama } from "../../src/model/index.js";
+import { EngineVocab } from "../../src/runtime/engine/engine-vocab.js";
+import { tokenizeAsText } from "../../src/runtime/prompt-tokens.js";
+import { computeTokenTables, type TokenTables } from "../../src/runtime/token-tables.js";
+import { VocabTrie } from "../../src/runtime/vocab-trie.js";
+import { tinyModelPath } from "./models.js";
+
+export interface TinyVocab {
+  model: LlamaModel;
+  tables: TokenTables;
+  engine: EngineVocab;
+}
+
+/** The tiny model's vocabulary for the test file (read once its `beforeAll` ran). */
+export function useTinyVocab(): () => TinyVocab {
+  let llama: Llama | undefined;
+  let vocab: TinyVocab | undefined;
+  beforeAll(async () => {
+    llama = await createLlama({ gpu: "cpu" });
+    const model = await llama.loadModel({ modelPath: await tinyModelPath(), vocabOnly: true });
+    const tables = computeTokenTables(model);
+    const added = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
+    vocab = { model, tables, engine: new EngineVocab(tables, new VocabTrie(model, tables.vocabSize, tables.partialUtf8Tokens), (text) => tokenizeAsText(text, added)) };
+  });
+  afterAll(async () => {
+    await vocab?.model.dispose();
+    await llama?.dispose();
+  });
+  return () => vocab!;
+}
