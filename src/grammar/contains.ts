@@ -27,8 +27,9 @@ export interface ContainsPlan {
 
 const WORDS = ["contains", "minContains", "maxContains"];
 
+/** An array schema, or an untyped one (its contains keywords then constrain only its arrays). */
 function isArrayTyped(s: JsonSchema): boolean {
-  return s.type === "array" || (Array.isArray(s.type) && s.type.includes("array"));
+  return s.type === undefined || s.type === "array" || (Array.isArray(s.type) && s.type.includes("array"));
 }
 
 /**

@@ -21,7 +21,16 @@ export function foldPropertyNames(s: JsonSchema): JsonSchema | undefined {
   const { propertyNames: p, ...rest } = s;
   // Every key is a string: `true`, `{}` or `{type: "string"}` say nothing.
   if (p === true || (isObject(p) && Object.keys(p).every((k) => k === "type" || ANNOTATIONS.has(k)) && (p.type === undefined || p.type === "string"))) return rest;
-  if (isObject(s.patternProperties) && Object.keys(s.patternProperties).length > 0) return undefined;
+  const patterns = isObject(s.patternProperties) ? Object.keys(s.patternProperties) : [];
+  // One pattern every key matches, with no additionalProperties to pass over: it is the extra members' schema.
+  if (patterns.length === 1 && UNIVERSAL.has(patterns[0]!) && (s.additionalProperties === undefined || s.additionalProperties === true)) {
+    const { patternProperties, ...plain } = s;
+    const every = (patternProperties as Record<string, unknown>)[patterns[0]!];
+    // A listed member matches the pattern too: it satisfies both schemas.
+    const listed = isObject(s.properties) ? Object.fromEntries(Object.entries(s.properties).map(([n, own]) => [n, { allOf: [own, every] }])) : undefined;
+    return foldPropertyNames({ ...plain, ...(listed ? { properties: listed } : {}), additionalProperties: every });
+  }
+  if (patterns.length > 0) return undefined;
   const listed = isObject(s.properties) ? s.properties : {};
   const ap = s.additionalProperties;
   if (p === false) return { ...rest, properties: Object.fromEntries(Object.keys(listed).map((n) => [n, false])), additionalProperties: false };
@@ -43,6 +52,9 @@ export function foldPropertyNames(s: JsonSchema): JsonSchema | undefined {
   for (const name of Object.keys(listed)) if (!names.includes(name)) properties[name] = false;
   return { ...rest, properties, additionalProperties: false };
 }
+
+/** Patterns every key matches (`^.*$` is not one: `.` does not match a line break). */
+const UNIVERSAL = new Set([".*", "^.*", ".*$", ""]);
 
 /** Annotations a propertyNames schema may carry (they constrain nothing). */
 const ANNOTATIONS = new Set(["title", "description", "$comment", "examples", "default"]);

@@ -42,8 +42,8 @@ interface Part {
 }
 const JSON_TYPES = ["null", "boolean", "integer", "number", "string", "array", "object"];
 const FAMILIES: Record<string, readonly string[]> = {
-  object: ["properties", "required", "additionalProperties", "minProperties", "maxProperties", "patternProperties", "dependencies", "dependentRequired", "dependentSchemas"],
-  array: ["items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems"],
+  object: ["properties", "required", "additionalProperties", "minProperties", "maxProperties", "patternProperties", "dependencies", "dependentRequired", "dependentSchemas", "propertyNames"],
+  array: ["items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems", "contains", "minContains", "maxContains"],
   string: ["minLength", "maxLength", "pattern", "format"],
   number: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
 };

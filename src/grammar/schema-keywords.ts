@@ -192,7 +192,7 @@ export function scanKeywords(root: unknown): KeywordScan {
     for (const key of Object.keys(schema)) {
       if (SUPPORTED_KEYWORDS.has(key)) continue;
       if (CONSTRAINING_UNSUPPORTED.has(key)) {
-        if (key === "propertyNames" && schema.type === "object" && foldPropertyNames(schema) !== undefined) continue;
+        if (key === "propertyNames" && (schema.type === "object" || schema.type === undefined) && foldPropertyNames(schema) !== undefined) continue;
         if ((key === "contains" || key === "minContains" || key === "maxContains") && holdsContains(schema)) continue;
         if (out.refused.length < MAX_SITES) out.refused.push({ keyword: key, path: pointer(path, key) });
       } else if (!ANNOTATION_KEYWORDS.has(key) && !key.startsWith("x-") && !ignoredWords.has(key) && out.ignored.length < MAX_SITES) {

@@ -60,6 +60,14 @@ describe("contains", () => {
     expect(c.checkText("[1, 7, 7]").accepted).toBe(false);
   });
 
+  it("an untyped schema's contains constrains its arrays only", async () => {
+    const schema = { contains: { const: 7 } };
+    const r = compileSchema(schema, { maxTokens: 256, unsupported: "strict" });
+    if (!r.ok) throw new Error(r.error.message);
+    const c = await GrammarChecker.create(model, r.value);
+    for (const [text, ok] of [["[7]", true], ["[1]", false], ["[]", false], ['"x"', true], ["3", true]] as const) expect(c.checkText(text).accepted, text).toBe(ok);
+  });
+
   it("plans nothing without contains; refuses a bad count at its pointer", () => {
     expect(planContains({ type: "array", minContains: 2 }, "")).toBeUndefined();
     expect(planContains({ type: "array", contains: {}, minContains: -1 }, "/a")).toMatchObject({ code: "invalid_schema", path: "/a/minContains" });

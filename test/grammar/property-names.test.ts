@@ -21,6 +21,13 @@ describe("foldPropertyNames", () => {
     expect(foldPropertyNames({ type: "object", propertyNames: { pattern: "(" } })).toBeUndefined();
   });
 
+  it("a pattern every key matches, with no additionalProperties, is the extra members' schema (listed members satisfy it too)", () => {
+    const folded = foldPropertyNames({ type: "object", properties: { "1": { type: "integer" } }, propertyNames: { pattern: "^[a-z]$" }, patternProperties: { ".*": { minimum: 3 } } });
+    expect(folded).toEqual({ type: "object", properties: { "1": false }, patternProperties: { "^[a-z]$": { minimum: 3 } }, additionalProperties: false });
+    // `^.*$` is not universal (`.` does not match a line break): left to the policy.
+    expect(foldPropertyNames({ type: "object", propertyNames: { pattern: "^[a-z]$" }, patternProperties: { "^.*$": { minimum: 3 } } })).toBeUndefined();
+  });
+
   it("false leaves only the empty object", () => {
     expect(foldPropertyNames({ type: "object", properties: { a: {} }, propertyNames: false })).toEqual({ type: "object", properties: { a: false }, additionalProperties: false });
   });
