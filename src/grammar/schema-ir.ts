@@ -565,7 +565,8 @@ class Lowerer {
       const r = this.lowerArray({ ...base, prefixItems: new Array(count).fill(c.matching), items: rest, minItems: Math.max(minItems, count) }, path, hint, depth);
       // The rewrite's parts have no pointer in the document: they are named, and refused, at `contains`.
       if (r.ok && r.value.k === "array") r.value.prefix.forEach((p, i) => relabel(p, pointer(path, "prefixItems", i), pointer(path, "contains")));
-      return r.ok || r.error.code !== "unsupported_keyword" ? r : err(unsupported(pointer(path, "contains"), `contains cannot be held: ${r.error.message}`));
+      if (r.ok || r.error.code !== "unsupported_keyword" || r.error.path === pointer(path, "contains")) return r;
+      return err(unsupported(pointer(path, "contains"), `contains cannot be held: ${r.error.message}`));
     };
     if (most === Infinity) return array(least, c.items);
     const exact = array(least, c.other);
