@@ -20,6 +20,7 @@ import type { TokenTables } from "./token-tables.js";
 import type { FinishReason } from "./types.js";
 import type { StepGate } from "./step-gate.js";
 import { ThinkOpener } from "./think-opener.js";
+import { RemovedLog, type MaskedStep, type StepMask } from "./probability-removed.js";
 
 /** Everything a turn needs, resolved (no defaults left): the request's settings and what the runtime adds. */
 export interface TurnPlan extends Omit<ResolvedRequest, "format"> {
@@ -36,6 +37,8 @@ export interface TurnPlan extends Omit<ResolvedRequest, "format"> {
   startedAt: number;
   /** Told before each text delta whether the turn is under the grammar after it (the argument streamer). Default: none. */
   onDelta?: (underGrammar: boolean) => void;
+  /** Record the mask of each token sampled under the grammar (for the probability the constraint removed). Default: false. */
+  measureRemoved?: boolean;
 }
 
 /** Sampler biases of a turn (each with the caller's logit biases under qtc's own bans). */
@@ -77,6 +80,8 @@ export interface TurnEnv {
 export interface TurnOutcome extends TurnCounts {
   /** Milliseconds per phase of the turn, for profiling (see TurnPhases). */
   phases: TurnPhases;
+  /** With plan.measureRemoved: each token sampled under the grammar, with the mask it was sampled under. */
+  masked?: MaskedStep[];
 }
 
 /** Where a turn's time went, in milliseconds. */
@@ -180,6 +185,9 @@ class Turn {
   private keys: KeyGuard | undefined;
   /** Grammar time outside the current matcher: compiles, and matchers replaced. */
   private grammarMs = 0;
+  /** The mask the current bias applies under the grammar, and the log it goes to (plan.measureRemoved). */
+  private mask: StepMask | undefined;
+  private readonly removed: RemovedLog | undefined;
   private readonly at = { created: performance.now(), promptDone: 0, grammarStart: 0, firstSample: 0, firstToken: 0 };
 
   constructor(
@@ -201,6 +209,7 @@ class Turn {
     this.phase = plan.thinking ? "think" : this.grammarFromStart ? "grammar" : "free";
     this.thinkOpener = plan.thinking && plan.grammar ? new ThinkOpener(plan, (text) => env.matchers.tokenize(text)) : undefined;
     this.repeats = plan.repeatGuard === false ? undefined : new RepeatGuard(plan.repeatGuard);
+    this.removed = plan.measureRemoved ? new RemovedLog() : undefined;
   }
 
   promptEvaluated(): void {
@@ -343,6 +352,7 @@ class Turn {
 
   /** Sampled under the grammar: the matcher takes it (or, under the qtc engine, what it feeds instead). */
   private takeInGrammar(step: Step, token: number): void {
+    this.removed?.record(this.tokens.length, this.mask);
     const taken = this.matcher!.takeSampled(token);
     if (taken.length !== 1 || taken[0] !== token) step.fed = taken;
     this.add(step, taken, false);
@@ -424,16 +434,19 @@ class Turn {
    */
   private biasFor(matcher: TurnMatcher): TokenBias {
     const next = matcher.nextTokens();
-    const { biases } = this.env;
+    const { biases, tables } = this.env;
+    const json = this.plan.format.stringText === "json";
+    const masked = (mask: StepMask, bias: TokenBias) => ((this.mask = mask), bias);
+    const banning = (...lists: (readonly number[])[]): StepMask => ({ kind: "banned", lists: [tables.partialUtf8Tokens, ...lists] });
     const banned = this.keys?.banned(matcher, next.kind === "set" ? next.tokens : undefined) ?? [];
     if (banned.length > 0) {
       const kept = next.kind === "set" ? next.tokens.filter((t) => !banned.includes(t)) : [];
       // Nothing left (a key space the look-ahead could not see through): the parser still refuses a repeat.
-      if (kept.length > 0) return biases.narrowTo(kept, banned);
-      if (next.kind !== "set") return biases.jsonTextBanning(banned);
+      if (kept.length > 0) return masked({ kind: "allowed", tokens: kept }, biases.narrowTo(kept, banned));
+      if (next.kind !== "set") return masked(banning(tables.jsonTextUnsafe, banned), biases.jsonTextBanning(banned));
     }
-    if (next.kind === "text") return this.plan.format.stringText === "json" ? biases.inJsonText : biases.inRawText;
-    return next.kind === "set" ? biases.narrowTo(next.tokens) : biases.inCall;
+    if (next.kind === "text") return masked(banning(json ? tables.jsonTextUnsafe : tables.rawTextUnsafe), json ? biases.inJsonText : biases.inRawText);
+    return next.kind === "set" ? masked({ kind: "allowed", tokens: next.tokens }, biases.narrowTo(next.tokens)) : masked(banning(), biases.inCall);
   }
 
   /** After a closed call: whether the turn must end (no parallel calls, call limit, or no room for another). */
@@ -483,6 +496,7 @@ class Turn {
       totalMs: end - plan.startedAt,
       ...(this.grammar ? { grammar: this.grammar.compiled.constraint } : {}),
       ...(this.repeats?.stopped ? { notices: [REPETITION_STOPPED] } : {}),
+      ...(this.removed ? { masked: this.removed.steps } : {}),
       phases: {
         setup: at.created - plan.startedAt,
         prompt: at.promptDone - at.created,
