@@ -1,9 +1,16 @@
 // Owns: how much probability the constraint removed. The turn records, per token sampled under the grammar, the
 // mask its sampler applied (RemovedLog); after the turn, one replay of the turn's tokens on its sequence reads the
-// model's own next-token distribution at each such step (softmax of its logits at the sampling temperature, no
-// bias, no grammar, no top-k/top-p) and sums the mass of the tokens the mask banned (measureRemoved).
+// model's own next-token distribution at up to MEASURED_STEPS_PER_TURN of those steps, evenly spaced (softmax of its
+// logits at the sampling temperature, no bias, no grammar, no top-k/top-p), and sums the mass of the tokens the mask
+// banned (measureRemoved).
 
 import type { LlamaContextSequence, Token } from "node-llama-cpp";
+
+/**
+ * Steps measured per turn at most. node-llama-cpp 3.21.1 hands over a step's distribution only whole (151,936
+ * probabilities in a Map): about 130 ms a step on the loaded 2-core machine, so a turn's steps are sampled evenly.
+ */
+export const MEASURED_STEPS_PER_TURN = 16;
 
 /**
  * The mask a sampled step ran under: exactly these tokens allowed (the grammar's allowed set), or these lists of
@@ -44,8 +51,15 @@ export function removedMass(probabilities: ReadonlyMap<number, number>, mask: St
     for (const t of new Set(mask.tokens)) sum += probabilities.get(t) ?? 0;
     return clamp01(1 - sum);
   }
-  const banned = mask.lists.length === 1 ? mask.lists[0]! : new Set(mask.lists.flat());
-  for (const t of banned) sum += probabilities.get(t) ?? 0;
+  // A token in two lists counts once.
+  const seen = new Set<number>();
+  for (const list of mask.lists) {
+    for (const t of list) {
+      if (seen.has(t)) continue;
+      seen.add(t);
+      sum += probabilities.get(t) ?? 0;
+    }
+  }
   return clamp01(sum);
 }
 
@@ -55,11 +69,18 @@ function allows(mask: StepMask, token: number): boolean {
 
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 
+/** Up to `most` of `steps`, evenly spaced, first and last included. */
+export function evenlySpaced<T>(steps: readonly T[], most = MEASURED_STEPS_PER_TURN): T[] {
+  if (steps.length <= most) return [...steps];
+  if (most <= 1) return steps.slice(0, Math.max(0, most));
+  return Array.from({ length: most }, (_, i) => steps[Math.round((i * (steps.length - 1)) / (most - 1))]!);
+}
+
 /**
- * Replay the turn on its sequence and measure each recorded step: the sequence's cache from the prompt's last
- * token on is evaluated again (one batch pass, the turn's timings are already taken), reading the distribution at
- * each step. Returns one value per step, in order. The sequence then holds the prompt and the turn's tokens up to
- * the last step measured.
+ * Replay the turn on its sequence and measure its recorded steps (evenlySpaced): the sequence's cache from the
+ * prompt's last token on is evaluated again (one batch pass; the turn's timings are already taken), reading the
+ * distribution at each measured step. Returns one value per measured step, in order. The sequence then holds the
+ * prompt and the turn's tokens up to the last step measured.
  */
 export async function measureRemoved(
   sequence: LlamaContextSequence,
@@ -68,6 +89,7 @@ export async function measureRemoved(
   steps: readonly MaskedStep[],
   temperature: number,
 ): Promise<number[]> {
+  steps = evenlySpaced(steps);
   if (steps.length === 0 || promptTokens.length === 0) return [];
   const from = promptTokens.length - 1;
   await sequence.eraseContextTokenRanges([{ start: from, end: Math.max(from, sequence.nextTokenIndex) }]);

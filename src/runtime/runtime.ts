@@ -84,10 +84,10 @@ export interface RuntimeOptions {
    */
   onDecodePass?: (pass: DecodePass) => void;
   /**
-   * Measure, per token sampled under the grammar, the probability the constraint removed (the mass its mask
-   * banned, under the model's own distribution at the request's temperature), into the result's
-   * `probabilityRemoved`. Costs one replay of the turn's tokens after it (its timings are taken before). `qtc
-   * bench` turns it on. Default: false.
+   * Measure, per token sampled under the grammar (up to 16 a turn, evenly spaced), the probability the constraint
+   * removed (the mass its mask banned, under the model's own distribution at the request's temperature), into the
+   * result's `probabilityRemoved`. Costs one replay of the turn's tokens after it (its timings are taken before)
+   * and about 130 ms a measured token on a loaded 2-core CPU. `qtc bench` turns it on. Default: false.
    */
   measureProbabilityRemoved?: boolean;
 }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { getLlama, type Token } from "node-llama-cpp";
 import { HARNESS_TOOLS } from "../../src/harness/index.js";
 import { createRuntime, type GenerateRequest, type Runtime } from "../../src/index.js";
-import { removedMass, summarizeRemoved, type StepMask } from "../../src/runtime/probability-removed.js";
+import { evenlySpaced, MEASURED_STEPS_PER_TURN, removedMass, summarizeRemoved, type StepMask } from "../../src/runtime/probability-removed.js";
 import { tinyModelPath } from "../helpers/models.js";
 
 const P = new Map([
@@ -29,6 +29,15 @@ describe("removedMass", () => {
     const banTop: StepMask = { kind: "banned", lists: [[1]] };
     expect(removedMass(P, banTop, true)).toBe(1);
     expect(removedMass(P, { kind: "allowed", tokens: [1] }, true)).toBe(0);
+  });
+});
+
+describe("evenlySpaced", () => {
+  test("all steps when few; else the first, the last and evenly between, each once", () => {
+    expect(evenlySpaced([1, 2, 3], 16)).toEqual([1, 2, 3]);
+    const picked = evenlySpaced(Array.from({ length: 100 }, (_, i) => i), 5);
+    expect(picked).toEqual([0, 25, 50, 74, 99]);
+    expect(evenlySpaced(Array.from({ length: 1000 }, (_, i) => i))).toHaveLength(MEASURED_STEPS_PER_TURN);
   });
 });
 
@@ -67,8 +76,8 @@ describe("measured by the runtime (synthetic tiny, random weights)", () => {
     const removed = r.probabilityRemoved!;
     const sampled = r.usage.completionTokens - r.usage.forcedTokens;
     expect(removed.length).toBeGreaterThan(0);
-    // Every token sampled under the grammar has one (replaced samples add no token of their own: not more).
-    expect(removed.length).toBeLessThanOrEqual(sampled);
+    // Tokens sampled under the grammar, up to 16 of them (replaced samples add no token of their own: not more).
+    expect(removed.length).toBeLessThanOrEqual(Math.min(sampled, MEASURED_STEPS_PER_TURN));
     for (const p of removed) expect(p >= 0 && p <= 1).toBe(true);
     // Random weights spread their mass over 151,936 tokens; a call's structure allows a handful of them.
     expect(Math.max(...removed)).toBeGreaterThan(0.5);
