@@ -33,7 +33,7 @@ import type { GenerateEvent, GenerateRequest } from "./types.js";
 import { VocabTrie } from "./vocab-trie.js";
 import { EngineVocab } from "./engine/engine-vocab.js";
 import type { GrammarEngineId } from "./engine-choice.js";
-import { measureRemoved } from "./probability-removed.js";
+import { measureRemoved, type StepMask } from "./probability-removed.js";
 
 /**
  * Added to the logits of the tokens a narrowed sampler may pick: far above any model logit, so only they survive
@@ -220,11 +220,14 @@ class ModelRuntime implements Runtime {
       for (const [token, value] of Object.entries(logitBias ?? {})) bias.set(Number(token) as Token, { logit: value });
       return bias;
     };
+    // What each in-call bias allows or bans, for the probability the constraint removed.
+    const masks = new WeakMap<TokenBias, StepMask>();
+    const masked = (bias: TokenBias, mask: StepMask) => (masks.set(bias, mask), bias);
     // A large negative logit rather than "never": still possible when the grammar allows nothing else.
     const avoiding = (...lists: (readonly number[])[]) => {
       const bias = base();
       for (const list of lists) for (const token of list) bias.set(token as Token, { logit: -1e9 });
-      return bias;
+      return masked(bias, { kind: "banned", lists });
     };
     return {
       none: base(),
@@ -237,16 +240,17 @@ class ModelRuntime implements Runtime {
         const bias = base();
         for (const token of tokens) bias.set(token as Token, { logit: (logitBias?.[token] ?? 0) + NARROWED_BOOST });
         for (const token of never) bias.set(token as Token, "never");
-        return bias;
+        return masked(bias, { kind: "allowed", tokens });
       },
       inCall: avoiding(tables.partialUtf8Tokens),
       inJsonText: avoiding(tables.partialUtf8Tokens, tables.jsonTextUnsafe),
       jsonTextBanning: (tokens) => {
         const bias = avoiding(tables.partialUtf8Tokens, tables.jsonTextUnsafe);
         for (const token of tokens) bias.set(token as Token, "never");
-        return bias;
+        return masked(bias, { kind: "banned", lists: [tables.partialUtf8Tokens, tables.jsonTextUnsafe, tokens] });
       },
       inRawText: avoiding(tables.partialUtf8Tokens, tables.rawTextUnsafe),
+      maskOf: (bias) => masks.get(bias),
     };
   }
 

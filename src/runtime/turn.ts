@@ -59,6 +59,8 @@ export interface TurnBiases {
   narrowTo(tokens: readonly number[], never?: readonly number[]): TokenBias;
   /** inJsonText with these tokens banned (they would complete a key a second time). */
   jsonTextBanning(tokens: readonly number[]): TokenBias;
+  /** The mask one of the in-call biases above applies (for the probability removed). Default: none. */
+  maskOf?(bias: TokenBias): StepMask | undefined;
 }
 
 /** The shared, per-runtime things a turn uses. */
@@ -185,8 +187,7 @@ class Turn {
   private keys: KeyGuard | undefined;
   /** Grammar time outside the current matcher: compiles, and matchers replaced. */
   private grammarMs = 0;
-  /** The mask the current bias applies under the grammar, and the log it goes to (plan.measureRemoved). */
-  private mask: StepMask | undefined;
+  /** The masks tokens were sampled under in the grammar (plan.measureRemoved). */
   private readonly removed: RemovedLog | undefined;
   private readonly at = { created: performance.now(), promptDone: 0, grammarStart: 0, firstSample: 0, firstToken: 0 };
 
@@ -352,7 +353,7 @@ class Turn {
 
   /** Sampled under the grammar: the matcher takes it (or, under the qtc engine, what it feeds instead). */
   private takeInGrammar(step: Step, token: number): void {
-    this.removed?.record(this.tokens.length, this.mask);
+    this.removed?.record(this.tokens.length, this.env.biases.maskOf?.(this.bias));
     const taken = this.matcher!.takeSampled(token);
     if (taken.length !== 1 || taken[0] !== token) step.fed = taken;
     this.add(step, taken, false);
@@ -434,19 +435,16 @@ class Turn {
    */
   private biasFor(matcher: TurnMatcher): TokenBias {
     const next = matcher.nextTokens();
-    const { biases, tables } = this.env;
-    const json = this.plan.format.stringText === "json";
-    const masked = (mask: StepMask, bias: TokenBias) => ((this.mask = mask), bias);
-    const banning = (...lists: (readonly number[])[]): StepMask => ({ kind: "banned", lists: [tables.partialUtf8Tokens, ...lists] });
+    const { biases } = this.env;
     const banned = this.keys?.banned(matcher, next.kind === "set" ? next.tokens : undefined) ?? [];
     if (banned.length > 0) {
       const kept = next.kind === "set" ? next.tokens.filter((t) => !banned.includes(t)) : [];
       // Nothing left (a key space the look-ahead could not see through): the parser still refuses a repeat.
-      if (kept.length > 0) return masked({ kind: "allowed", tokens: kept }, biases.narrowTo(kept, banned));
-      if (next.kind !== "set") return masked(banning(tables.jsonTextUnsafe, banned), biases.jsonTextBanning(banned));
+      if (kept.length > 0) return biases.narrowTo(kept, banned);
+      if (next.kind !== "set") return biases.jsonTextBanning(banned);
     }
-    if (next.kind === "text") return masked(banning(json ? tables.jsonTextUnsafe : tables.rawTextUnsafe), json ? biases.inJsonText : biases.inRawText);
-    return next.kind === "set" ? masked({ kind: "allowed", tokens: next.tokens }, biases.narrowTo(next.tokens)) : masked(banning(), biases.inCall);
+    if (next.kind === "text") return this.plan.format.stringText === "json" ? biases.inJsonText : biases.inRawText;
+    return next.kind === "set" ? biases.narrowTo(next.tokens) : biases.inCall;
   }
 
   /** After a closed call: whether the turn must end (no parallel calls, call limit, or no room for another). */
