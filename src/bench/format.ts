@@ -50,9 +50,17 @@ export const TABLE_COLUMNS: readonly { head: string; cell: (r: BenchRow) => stri
   { head: "task success", cell: (r) => pctOf(r.taskSuccessRate, r.tasksPassed, r.runs) },
   { head: "tokens (forced)", cell: (r) => `${r.completionTokens} (${r.forcedTokens === null ? "n/a" : r.forcedTokens})` },
   { head: "loops stopped", cell: (r) => (r.loopsStopped === undefined ? "n/a" : String(r.loopsStopped)) },
+  { head: "p removed (mean/p90)", cell: (r) => removedCell(r.probabilityRemoved) },
   { head: "tok/s", cell: (r) => tps(r.decodeTokensPerSecond) },
   { head: "vs unconstrained", cell: (r) => times(r.speedRatioVsUnconstrained) },
 ];
+
+/** The probability the constraint removed per sampled token: mean and 90th percentile, in percent. */
+function removedCell(p: BenchRow["probabilityRemoved"] | undefined): string {
+  if (!p) return "n/a";
+  const pct = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 2 : 1)}%`;
+  return `${pct(p.meanPerToken)} / ${pct(p.p90)}`;
+}
 
 /** A duration as `45s`, `6m07s` or `1h02m` (rounded to whole seconds first, so never `6m60s`). */
 export function duration(ms: number): string {

@@ -4,6 +4,7 @@
 import type { CallErrorCode } from "../errors.js";
 import type { AgentRun } from "../harness/types.js";
 import { REPETITION_STOPPED } from "../runtime/repeat-guard.js";
+import { summarizeRemoved } from "../runtime/probability-removed.js";
 import type { BenchMode, BenchModelInfo, BenchRow, BenchRunRecord } from "./types.js";
 
 /** a / b, or null when b is 0. */
@@ -66,6 +67,7 @@ export function rowFromRuns(id: RowIdentity, runs: readonly AgentRun[]): BenchRo
   let forcedTokens = 0;
   let invalidByReason: Partial<Record<CallErrorCode, number>> = {};
   const turns: { tokens: number; tokensPerSecond: number }[] = [];
+  const removed: number[] = [];
   for (const run of runs) {
     if (run.counts.blocks > 0) runsWithCalls++;
     blocks += run.counts.blocks;
@@ -77,6 +79,7 @@ export function rowFromRuns(id: RowIdentity, runs: readonly AgentRun[]): BenchRo
     forcedTokens += run.tokens.forced;
     loopsStopped += run.turns.filter((t) => t.notices?.includes(REPETITION_STOPPED)).length;
     for (const t of run.turns) turns.push({ tokens: t.usage.completionTokens, tokensPerSecond: t.timings.decodeTokensPerSecond });
+    for (const t of run.turns) for (const p of t.probabilityRemoved ?? []) removed.push(p ?? NaN);
   }
   return {
     model: id.model,
@@ -94,6 +97,7 @@ export function rowFromRuns(id: RowIdentity, runs: readonly AgentRun[]): BenchRo
     taskSuccessRate: ratio(tasksPassed, runs.length),
     runsErrored,
     loopsStopped,
+    probabilityRemoved: summarizeRemoved(removed),
     completionTokens,
     // node-llama-cpp's session does not say which tokens it forced.
     forcedTokens: id.mode === "reference" ? null : forcedTokens,

@@ -140,6 +140,7 @@ class GgufHandle implements BenchModelHandle {
       contextSize: this.settings.contextSize,
       sequences: 1,
       modelsDir: this.settings.modelsDir,
+      measureProbabilityRemoved: true,
       ...(this.info.lora ? { lora: this.info.lora } : {}),
     };
     return createRuntime(options);

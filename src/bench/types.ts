@@ -104,6 +104,13 @@ export interface BenchRow {
   runsErrored: number;
   /** Turns whose loop the repetition guard stopped (notice `repetition_stopped`); absent in reports made before it. */
   loopsStopped?: number;
+  /**
+   * How much probability the constraint removed, over every token sampled under the grammar in the row's turns:
+   * per token, the mass of the tokens the mask banned under the model's own distribution at the sampling
+   * temperature (src/runtime/probability-removed.ts); its mean per token, 90th percentile and the tokens measured.
+   * Null where nothing was measured (unconstrained and reference rows, engines that do not measure it).
+   */
+  probabilityRemoved: { meanPerToken: number; p90: number; steps: number } | null;
   /** Every token the runs' turns added, sampled and forced. */
   completionTokens: number;
   /** Tokens fed by jump-forward or forced tags; null where the engine does not report it (reference row). */

@@ -232,6 +232,7 @@ function turnRecord(index: number, result: GenerateResult, results: ToolResultRe
     errors: (result.errors ?? []).map((e) => ({ reason: e.reason, message: e.message, ...(e.name ? { name: e.name } : {}) })),
     results,
     ...(result.notices && result.notices.length > 0 ? { notices: [...result.notices] } : {}),
+    ...(result.probabilityRemoved ? { probabilityRemoved: result.probabilityRemoved.map((p) => Math.round(p * 1e4) / 1e4) } : {}),
     usage: {
       promptTokens: result.usage?.promptTokens ?? 0,
       completionTokens: result.usage?.completionTokens ?? 0,

@@ -112,6 +112,8 @@ export interface TurnRecord {
   results: ToolResultRecord[];
   /** What the runtime changed in the turn (GenerateResult.notices: `repetition_stopped`); absent when nothing. */
   notices?: string[];
+  /** GenerateResult.probabilityRemoved, to 4 decimals (NaN, a step not measured, is written as null); absent when not measured. */
+  probabilityRemoved?: number[];
   /** promptTokensReused: prompt tokens the engine kept cached from earlier turns (when it says). */
   usage: { promptTokens: number; completionTokens: number; forcedTokens: number; promptTokensReused?: number };
   timings: {

@@ -39,6 +39,8 @@ export interface TurnCounts {
   notices?: string[];
   /** What qtc's grammar constrained in the turn (the last grammar it ran); absent when none ran or the engine does not say. */
   grammar?: ConstraintReport;
+  /** GenerateResult.probabilityRemoved; absent unless measured. */
+  probabilityRemoved?: number[];
 }
 
 /** No tokens, no time: the counts of a turn that was only replayed (or never ran). */
@@ -125,6 +127,7 @@ export function resultOf({ parsed, outcome, raw, mode, format, judgeAnswer, qtcG
     format,
   };
   if (outcome.notices && outcome.notices.length > 0) result.notices = [...outcome.notices];
+  if (outcome.probabilityRemoved) result.probabilityRemoved = [...outcome.probabilityRemoved];
   const use = grammarUse(outcome.grammar, mode);
   if (use) result.grammar = use;
   const answer = judgeAnswer && checkAnswer(parsed, truncated, judgeAnswer);

@@ -21,6 +21,7 @@ import type { TokenTables } from "./token-tables.js";
 import type { FinishReason } from "./types.js";
 import type { StepGate } from "./step-gate.js";
 import { ThinkOpener } from "./think-opener.js";
+import { RemovedLog, type MaskedStep, type StepMask } from "./probability-removed.js";
 
 /** Everything a turn needs, resolved (no defaults left): the request's settings and what the runtime adds. */
 export interface TurnPlan extends Omit<ResolvedRequest, "format"> {
@@ -37,6 +38,8 @@ export interface TurnPlan extends Omit<ResolvedRequest, "format"> {
   startedAt: number;
   /** Told before each text delta whether the turn is under the grammar after it (the argument streamer). Default: none. */
   onDelta?: (underGrammar: boolean) => void;
+  /** Record the mask of each token sampled under the grammar (for the probability the constraint removed). Default: false. */
+  measureRemoved?: boolean;
 }
 
 /** Sampler biases of a turn (each with the caller's logit biases under qtc's own bans). */
@@ -57,6 +60,8 @@ export interface TurnBiases {
   narrowTo(tokens: readonly number[], never?: readonly number[]): TokenBias;
   /** inJsonText with these tokens banned (they would complete a key a second time). */
   jsonTextBanning(tokens: readonly number[]): TokenBias;
+  /** The mask one of the in-call biases above applies (for the probability removed). Default: none. */
+  maskOf?(bias: TokenBias): StepMask | undefined;
 }
 
 /** The shared, per-runtime things a turn uses. */
@@ -78,6 +83,8 @@ export interface TurnEnv {
 export interface TurnOutcome extends TurnCounts {
   /** Milliseconds per phase of the turn, for profiling (see TurnPhases). */
   phases: TurnPhases;
+  /** With plan.measureRemoved: each token sampled under the grammar, with the mask it was sampled under. */
+  masked?: MaskedStep[];
 }
 
 /** Where a turn's time went, in milliseconds. */
@@ -183,6 +190,8 @@ class Turn {
   private closer: Closable | undefined;
   /** Grammar time outside the current matcher: compiles, and matchers replaced. */
   private grammarMs = 0;
+  /** The masks tokens were sampled under in the grammar (plan.measureRemoved). */
+  private readonly removed: RemovedLog | undefined;
   private readonly at = { created: performance.now(), promptDone: 0, grammarStart: 0, firstSample: 0, firstToken: 0 };
 
   constructor(
@@ -204,6 +213,7 @@ class Turn {
     this.phase = plan.thinking ? "think" : this.grammarFromStart ? "grammar" : "free";
     this.thinkOpener = plan.thinking && plan.grammar ? new ThinkOpener(plan, (text) => env.matchers.tokenize(text)) : undefined;
     this.repeats = plan.repeatGuard === false ? undefined : new RepeatGuard(plan.repeatGuard);
+    this.removed = plan.measureRemoved ? new RemovedLog() : undefined;
   }
 
   promptEvaluated(): void {
@@ -346,6 +356,7 @@ class Turn {
 
   /** Sampled under the grammar: the matcher takes it (or, under the qtc engine, what it feeds instead). */
   private takeInGrammar(step: Step, token: number): void {
+    this.removed?.record(this.tokens.length, this.env.biases.maskOf?.(this.bias));
     const taken = this.matcher!.takeSampled(token);
     if (taken.length !== 1 || taken[0] !== token) step.fed = taken;
     this.add(step, taken, false);
@@ -488,6 +499,7 @@ class Turn {
       totalMs: end - plan.startedAt,
       ...(this.grammar ? { grammar: this.grammar.compiled.constraint } : {}),
       ...(this.repeats?.stopped ? { notices: [REPETITION_STOPPED] } : {}),
+      ...(this.removed ? { masked: this.removed.steps } : {}),
       phases: {
         setup: at.created - plan.startedAt,
         prompt: at.promptDone - at.created,

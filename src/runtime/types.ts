@@ -126,6 +126,14 @@ export interface GenerateResult {
    * looping value or ended looping text). Absent when there is nothing to say.
    */
   notices?: string[];
+  /**
+   * Per token sampled under the grammar (up to 16 a turn, evenly spaced: MEASURED_STEPS_PER_TURN), in order: the
+   * probability the constraint removed there, 0 to 1 (the mass
+   * of the tokens its mask banned, under the model's own distribution at the request's temperature; with
+   * temperature 0, 1 where the most likely token was banned). Absent unless the runtime measures it
+   * (RuntimeOptions.measureProbabilityRemoved).
+   */
+  probabilityRemoved?: number[];
 }
 
 /** What constrained a turn (see GenerateResult.grammar). */

@@ -63,6 +63,7 @@ const ROW_TYPES: Record<string, string[]> = {
   taskSuccessRate: ["number", "null"],
   runsErrored: ["number"],
   loopsStopped: ["number"],
+  probabilityRemoved: ["object", "null"],
   completionTokens: ["number"],
   forcedTokens: ["number", "null"],
   decodeTokensPerSecond: ["number", "null"],
