@@ -88,10 +88,11 @@ export class QtcMatcher implements TurnMatcher {
   nextTokens(): NextTokens {
     return this.timed(() => {
       const { pool, at } = this;
-      if (TEXT_PROBES.every((cp) => pool.step(at, cp) !== DEAD)) return { kind: "text" };
+      const isText = (s: StateId) => TEXT_PROBES.every((cp) => pool.step(s, cp) !== DEAD);
+      if (isText(at)) return { kind: "text" };
       let text = pool.masks.get(at);
       if (text === undefined) {
-        text = allowedTextTokens(pool, this.vocab.trie, at) ?? null;
+        text = allowedTextTokens(pool, this.vocab.trie, at, undefined, isText) ?? null;
         if (!pool.full) pool.masks.set(at, text);
       }
       if (text === null) return { kind: "wide" };

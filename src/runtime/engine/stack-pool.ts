@@ -18,6 +18,28 @@ export const POOL_LIMITS = Object.freeze({
 
 export class EngineLimitError extends Error {}
 
+/** A state's code point intervals and the state each leads to (-1: not computed yet; see StackPool.cuts). */
+interface Transitions {
+  bounds: Int32Array;
+  /** ASCII code point → its interval. */
+  ascii: Int32Array;
+  next: Int32Array;
+  /** 1: no top matches the interval (DEAD without an advance). */
+  dead: Uint8Array;
+}
+
+/** The interval of `cp`: how many bounds are ≤ cp. */
+function interval(bounds: Int32Array, cp: number): number {
+  let lo = 0;
+  let hi = bounds.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (bounds[mid]! <= cp) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** A state id: index into the pool's states. DEAD is the state nothing can continue. */
 export type StateId = number;
 export const DEAD: StateId = 0;
@@ -27,7 +49,6 @@ const POS_BITS = 2 ** 23;
 const MAX_DEPTH = 2000;
 /** Above PROGRAM_LIMITS.maxRules: (frame, rule) pairs as one number. */
 const RULE_SPAN = 2 ** 19;
-const CP_BITS = 2 ** 21;
 
 export class StackPool {
   /** Frame id → position (index into program.code of its element) and the frame below (-1: bottom). */
@@ -38,8 +59,16 @@ export class StackPool {
   private readonly stateTops: Int32Array[] = [new Int32Array(0)];
   private readonly stateAccepts: boolean[] = [false];
   private readonly stateIds = new Map<string, number>();
-  private readonly steps = new Map<number, StateId>();
-  private readonly tokenSteps = new Map<string, StateId>();
+  /**
+   * Cached transitions, per state (never one map for the whole pool: growing a map of a million entries rehashes
+   * all of them inside one token's step). Code points are cached by interval: the class boundaries of a state's
+   * tops cut the code points into intervals whose members every top matches alike, so one advance serves a whole
+   * interval (inside a string, every ordinary letter is one interval: a handful of advances per state, not 128).
+   */
+  private readonly cuts: (Transitions | undefined)[] = [];
+  private readonly tokenSteps: (Map<number, StateId> | undefined)[] = [];
+  /** Transitions cached so far (all kinds). */
+  private cachedSteps = 0;
   /** Per-state memo for the matcher's mask cache (allowed tokens), bounded with the pool. */
   readonly masks = new Map<StateId, Int32Array | null>();
   private expansions = 0;
@@ -56,7 +85,7 @@ export class StackPool {
 
   /** Whether the pool holds so much that its owner should start a fresh one. */
   get full(): boolean {
-    return this.framePos.length + this.stateTops.length + this.steps.size + this.masks.size > POOL_LIMITS.entries;
+    return this.framePos.length + this.stateTops.length + this.cachedSteps + this.masks.size > POOL_LIMITS.entries;
   }
 
   accepts(state: StateId): boolean {
@@ -76,22 +105,63 @@ export class StackPool {
   /** Step by one code point. */
   step(state: StateId, cp: number): StateId {
     if (state === DEAD) return DEAD;
-    const key = state * CP_BITS + cp;
-    const cached = this.steps.get(key);
-    if (cached !== undefined) return cached;
-    const next = this.advance(state, EL.cls, (arg) => classMatches(this.program, arg, cp));
-    if (!this.full) this.steps.set(key, next);
+    const tr = this.cuts[state] ?? this.transitions(state);
+    const at = cp < 0x80 ? tr.ascii[cp]! : interval(tr.bounds, cp);
+    const cached = tr.next[at]!;
+    if (cached >= 0) return cached;
+    const next = tr.dead[at] ? DEAD : this.advance(state, EL.cls, (arg) => classMatches(this.program, arg, cp));
+    if (this.full) return next;
+    this.cachedSteps++;
+    tr.next[at] = next;
     return next;
+  }
+
+  /** The state's intervals (see `cuts`), computed on its first step. */
+  private transitions(state: StateId): Transitions {
+    const { code, classes } = this.program;
+    const edges = new Set<number>();
+    const clsTops: number[] = [];
+    for (const f of this.stateTops[state]!) {
+      const pos = this.framePos[f]!;
+      if (code[pos] !== EL.cls) continue;
+      clsTops.push(code[pos + 1]!);
+      const { ranges } = classes[code[pos + 1]!]!;
+      for (let k = 0; k < ranges.length; k += 2) {
+        edges.add(ranges[k]!);
+        edges.add(ranges[k + 1]! + 1);
+      }
+    }
+    // bounds[i]: the first code point of interval i + 1 (interval 0 starts at 0).
+    const bounds = Int32Array.from(edges).sort();
+    const n = bounds.length + 1;
+    const ascii = new Int32Array(0x80);
+    for (let cp = 0, i = 0; cp < 0x80; cp++) {
+      while (i < bounds.length && bounds[i]! <= cp) i++;
+      ascii[cp] = i;
+    }
+    // An interval no top's class matches goes nowhere without an advance.
+    const dead = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      const rep = i === 0 ? 0 : bounds[i - 1]!;
+      dead[i] = clsTops.some((c) => classMatches(this.program, c, rep)) ? 0 : 1;
+    }
+    const tr: Transitions = { bounds, ascii, next: new Int32Array(n).fill(-1), dead };
+    if (!this.full) {
+      this.cuts[state] = tr;
+      this.cachedSteps += n;
+    }
+    return tr;
   }
 
   /** Step by a special token (`<[id]>` in the grammar). */
   stepToken(state: StateId, token: number): StateId {
     if (state === DEAD) return DEAD;
-    const key = `${state}:${token}`;
-    const cached = this.tokenSteps.get(key);
+    const cached = this.tokenSteps[state]?.get(token);
     if (cached !== undefined) return cached;
     const next = this.advance(state, EL.token, (arg) => arg === token);
-    if (!this.full) this.tokenSteps.set(key, next);
+    if (this.full) return next;
+    this.cachedSteps++;
+    (this.tokenSteps[state] ??= new Map()).set(token, next);
     return next;
   }
 
