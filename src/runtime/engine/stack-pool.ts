@@ -54,7 +54,8 @@ export class StackPool {
   /** Frame id → position (index into program.code of its element) and the frame below (-1: bottom). */
   private readonly framePos: number[] = [];
   private readonly frameNext: number[] = [];
-  private readonly frameIds = new Map<number, number>();
+  /** Frame ids by the frame below (index next + 1) and then position: small maps with small-integer keys. */
+  private readonly frameIds: (Map<number, number> | undefined)[] = [];
   /** State id → its top frames (sorted) and whether some stack is complete (the grammar may end). */
   private readonly stateTops: Int32Array[] = [new Int32Array(0)];
   private readonly stateAccepts: boolean[] = [false];
@@ -79,7 +80,8 @@ export class StackPool {
     const tops = new Set<number>();
     const acc = { accepts: false };
     this.expansions = 0;
-    for (const alt of program.alts[program.root]!) this.expand(alt, -1, tops, acc, new Set());
+    const seen = new Set<number>();
+    for (const alt of program.alts[program.root]!) this.expand(alt, -1, tops, acc, seen);
     this.root = this.stateOf(tops, acc.accepts);
   }
 
@@ -109,7 +111,7 @@ export class StackPool {
     const at = cp < 0x80 ? tr.ascii[cp]! : interval(tr.bounds, cp);
     const cached = tr.next[at]!;
     if (cached >= 0) return cached;
-    const next = tr.dead[at] ? DEAD : this.advance(state, EL.cls, (arg) => classMatches(this.program, arg, cp));
+    const next = tr.dead[at] ? DEAD : this.advance(state, EL.cls, cp);
     if (this.full) return next;
     this.cachedSteps++;
     tr.next[at] = next;
@@ -158,7 +160,7 @@ export class StackPool {
     if (state === DEAD) return DEAD;
     const cached = this.tokenSteps[state]?.get(token);
     if (cached !== undefined) return cached;
-    const next = this.advance(state, EL.token, (arg) => arg === token);
+    const next = this.advance(state, EL.token, token);
     if (this.full) return next;
     this.cachedSteps++;
     (this.tokenSteps[state] ??= new Map()).set(token, next);
@@ -166,14 +168,17 @@ export class StackPool {
   }
 
   /** The state after the stacks whose top element (of `kind`) `matches` move past it. */
-  private advance(state: StateId, kind: number, matches: (arg: number) => boolean): StateId {
+  private advance(state: StateId, kind: number, arg: number): StateId {
     const { code } = this.program;
     const out = new Set<number>();
     const acc = { accepts: false };
+    // One cycle guard for the whole step: expanding a rule over the same continuation twice adds nothing new.
+    const seen = new Set<number>();
     this.expansions = 0;
     for (const f of this.stateTops[state]!) {
       const pos = this.framePos[f]!;
-      if (code[pos] === kind && matches(code[pos + 1]!)) this.expand(pos + 2, this.frameNext[f]!, out, acc, new Set());
+      if (code[pos] !== kind) continue;
+      if (kind === EL.cls ? classMatches(this.program, code[pos + 1]!, arg) : code[pos + 1] === arg) this.expand(pos + 2, this.frameNext[f]!, out, acc, seen);
     }
     return this.stateOf(out, acc.accepts);
   }
@@ -222,13 +227,13 @@ export class StackPool {
   }
 
   private frame(pos: number, next: number): number {
-    const key = (next + 1) * POS_BITS + pos;
-    let id = this.frameIds.get(key);
+    const ids = (this.frameIds[next + 1] ??= new Map());
+    let id = ids.get(pos);
     if (id === undefined) {
       id = this.framePos.length;
       this.framePos.push(pos);
       this.frameNext.push(next);
-      this.frameIds.set(key, id);
+      ids.set(pos, id);
     }
     return id;
   }
