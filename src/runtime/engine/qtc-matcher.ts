@@ -93,7 +93,7 @@ export class QtcMatcher implements TurnMatcher {
       let text = pool.masks.get(at);
       if (text === undefined) {
         text = allowedTextTokens(pool, this.vocab.trie, at, undefined, isText) ?? null;
-        if (!pool.full) pool.masks.set(at, text);
+        pool.rememberMask(at, text);
       }
       if (text === null) return { kind: "wide" };
       const tokens: number[] = [];

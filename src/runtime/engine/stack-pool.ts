@@ -22,7 +22,7 @@ export class EngineLimitError extends Error {}
 interface Transitions {
   bounds: Int32Array;
   /** ASCII code point → its interval. */
-  ascii: Int32Array;
+  ascii: Uint8Array | Int32Array;
   next: Int32Array;
   /** 1: no top matches the interval (DEAD without an advance). */
   dead: Uint8Array;
@@ -72,6 +72,8 @@ export class StackPool {
   private cachedSteps = 0;
   /** Per-state memo for the matcher's mask cache (allowed tokens), bounded with the pool. */
   readonly masks = new Map<StateId, Int32Array | null>();
+  /** What the cached masks weigh in entries (a mask of n tokens: 1 + n / 16). */
+  private maskEntries = 0;
   private expansions = 0;
   readonly root: StateId;
 
@@ -87,7 +89,14 @@ export class StackPool {
 
   /** Whether the pool holds so much that its owner should start a fresh one. */
   get full(): boolean {
-    return this.framePos.length + this.stateTops.length + this.cachedSteps + this.masks.size > POOL_LIMITS.entries;
+    return this.framePos.length + this.stateTops.length + this.cachedSteps + this.maskEntries > POOL_LIMITS.entries;
+  }
+
+  /** Cache a state's mask (null: too wide to list) unless the pool is full. */
+  rememberMask(state: StateId, mask: Int32Array | null): void {
+    if (this.full || this.masks.has(state)) return;
+    this.masks.set(state, mask);
+    this.maskEntries += 1 + (mask ? mask.length >> 4 : 0);
   }
 
   accepts(state: StateId): boolean {
@@ -136,7 +145,7 @@ export class StackPool {
     // bounds[i]: the first code point of interval i + 1 (interval 0 starts at 0).
     const bounds = Int32Array.from(edges).sort();
     const n = bounds.length + 1;
-    const ascii = new Int32Array(0x80);
+    const ascii = bounds.length < 0x100 ? new Uint8Array(0x80) : new Int32Array(0x80);
     for (let cp = 0, i = 0; cp < 0x80; cp++) {
       while (i < bounds.length && bounds[i]! <= cp) i++;
       ascii[cp] = i;
@@ -150,7 +159,8 @@ export class StackPool {
     const tr: Transitions = { bounds, ascii, next: new Int32Array(n).fill(-1), dead };
     if (!this.full) {
       this.cuts[state] = tr;
-      this.cachedSteps += n;
+      // The ASCII table and the arrays weigh about as much as a few map entries more than the intervals.
+      this.cachedSteps += n + 4;
     }
     return tr;
   }
