@@ -105,45 +105,60 @@ export class QtcMatcher implements TurnMatcher {
 
   forcedContinuation(maxSteps: number): Continuation {
     return this.timed(() => {
+      const key = `f${this.at}`;
+      const cached = this.pool.plans.get(key);
+      // A cached run that fits the steps asked for is the same run (it stopped on its own, not at the limit).
+      if (cached && cached.steps! < maxSteps) return { tokens: [...cached.tokens], ends: cached.ends };
       const pieces: ForcedPiece[] = [];
-      const { state, ends } = this.forcedRun(this.at, maxSteps, pieces, undefined);
-      void state;
-      return planTokens({ pieces, ends }, this.vocab.tokenize);
+      const run = this.forcedRun(this.at, maxSteps, pieces, undefined);
+      const plan = planTokens({ pieces, ends: run.ends }, this.vocab.tokenize);
+      if (run.steps < maxSteps) this.pool.rememberPlan(key, { ...plan, tokens: [...plan.tokens], steps: run.steps });
+      return plan;
     });
   }
 
   closing(): number[] | undefined {
     return this.timed(() => {
-      const pieces: ForcedPiece[] = [];
-      const close = this.grammar.closeToken;
-      let at = this.at;
-      for (let step = 0; step < CLOSURE_MAX_STEPS; step++) {
-        const run = this.forcedRun(at, CLOSURE_MAX_STEPS, pieces, close);
-        if (run.ends || run.stopped) return planTokens({ pieces, ends: true }, this.vocab.tokenize).tokens;
-        at = run.state;
-        let done = false;
-        for (const closer of this.grammar.valueClosers) {
-          const next = this.stepText(at, closer);
-          if (next !== DEAD) {
-            push(pieces, { kind: "text", text: closer });
-            at = next;
-            done = true;
-            break;
-          }
-        }
-        if (done) continue;
-        const tag = this.pool.stepToken(at, close);
-        if (tag !== DEAD) {
-          pieces.push({ kind: "special", token: close });
-          return planTokens({ pieces, ends: true }, this.vocab.tokenize).tokens;
-        }
-        const ascii = ASCII_ORDER.find((cp) => this.pool.step(at, cp) !== DEAD);
-        if (ascii === undefined) return undefined;
-        push(pieces, { kind: "text", text: String.fromCharCode(ascii) });
-        at = this.pool.step(at, ascii);
-      }
-      return undefined;
+      const key = `c${this.at}`;
+      const cached = this.pool.plans.get(key);
+      if (cached !== undefined) return cached ? [...cached.tokens] : undefined;
+      const tokens = this.closingOf();
+      this.pool.rememberPlan(key, tokens ? { tokens: [...tokens], ends: true } : null);
+      return tokens;
     });
+  }
+
+  /** The closing from the current state, computed (see closing()). */
+  private closingOf(): number[] | undefined {
+    const pieces: ForcedPiece[] = [];
+    const close = this.grammar.closeToken;
+    let at = this.at;
+    for (let step = 0; step < CLOSURE_MAX_STEPS; step++) {
+      const run = this.forcedRun(at, CLOSURE_MAX_STEPS, pieces, close);
+      if (run.ends || run.stopped) return planTokens({ pieces, ends: true }, this.vocab.tokenize).tokens;
+      at = run.state;
+      let done = false;
+      for (const closer of this.grammar.valueClosers) {
+        const next = this.stepText(at, closer);
+        if (next !== DEAD) {
+          push(pieces, { kind: "text", text: closer });
+          at = next;
+          done = true;
+          break;
+        }
+      }
+      if (done) continue;
+      const tag = this.pool.stepToken(at, close);
+      if (tag !== DEAD) {
+        pieces.push({ kind: "special", token: close });
+        return planTokens({ pieces, ends: true }, this.vocab.tokenize).tokens;
+      }
+      const ascii = ASCII_ORDER.find((cp) => this.pool.step(at, cp) !== DEAD);
+      if (ascii === undefined) return undefined;
+      push(pieces, { kind: "text", text: String.fromCharCode(ascii) });
+      at = this.pool.step(at, ascii);
+    }
+    return undefined;
   }
 
   fork(): QtcMatcher {
@@ -151,22 +166,23 @@ export class QtcMatcher implements TurnMatcher {
   }
 
   /** Forced steps from `at` (ASCII characters and special tokens) appended to `pieces`. */
-  private forcedRun(at: StateId, maxSteps: number, pieces: ForcedPiece[], stopToken: number | undefined): { state: StateId; ends: boolean; stopped: boolean } {
-    for (let step = 0; step < maxSteps; step++) {
+  private forcedRun(at: StateId, maxSteps: number, pieces: ForcedPiece[], stopToken: number | undefined): { state: StateId; ends: boolean; stopped: boolean; steps: number } {
+    let step = 0;
+    for (; step < maxSteps; step++) {
       const one = this.pool.single(at);
       if (!one) break;
-      if (one.kind === "end") return { state: at, ends: true, stopped: false };
+      if (one.kind === "end") return { state: at, ends: true, stopped: false, steps: step };
       if (one.kind === "token") {
         pieces.push({ kind: "special", token: one.token });
         at = this.pool.stepToken(at, one.token);
-        if (one.token === stopToken) return { state: at, ends: false, stopped: true };
+        if (one.token === stopToken) return { state: at, ends: false, stopped: true, steps: step + 1 };
         continue;
       }
       if (one.cp >= 0x80) break; // a multi-byte character: left to sampling
       push(pieces, { kind: "text", text: String.fromCharCode(one.cp) });
       at = this.pool.step(at, one.cp);
     }
-    return { state: at, ends: false, stopped: false };
+    return { state: at, ends: false, stopped: false, steps: step };
   }
 
   /** The state after `token` from `at` (DEAD when refused). */

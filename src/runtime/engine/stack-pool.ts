@@ -92,6 +92,19 @@ export class StackPool {
     return this.framePos.length + this.stateTops.length + this.cachedSteps + this.maskEntries > POOL_LIMITS.entries;
   }
 
+  /**
+   * Per-state memo of the matcher's tokenized plans (the forced continuation, the closing), so a state the turn
+   * reaches again costs no tokenizer call; weighed like masks.
+   */
+  readonly plans = new Map<string, { tokens: number[]; ends: boolean; steps?: number } | null>();
+
+  /** Cache a plan (key: its kind and the state) unless the pool is full. */
+  rememberPlan(key: string, plan: { tokens: number[]; ends: boolean; steps?: number } | null): void {
+    if (this.full || this.plans.has(key)) return;
+    this.plans.set(key, plan);
+    this.maskEntries += 1 + (plan ? plan.tokens.length >> 4 : 0);
+  }
+
   /** Cache a state's mask (null: too wide to list) unless the pool is full. */
   rememberMask(state: StateId, mask: Int32Array | null): void {
     if (this.full || this.masks.has(state)) return;
