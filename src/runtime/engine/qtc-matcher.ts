@@ -105,25 +105,23 @@ export class QtcMatcher implements TurnMatcher {
 
   forcedContinuation(maxSteps: number): Continuation {
     return this.timed(() => {
-      const key = `f${this.at}`;
-      const cached = this.pool.plans.get(key);
+      const cached = this.pool.plans.forced[this.at];
       // A cached run that fits the steps asked for is the same run (it stopped on its own, not at the limit).
       if (cached && cached.steps! < maxSteps) return { tokens: [...cached.tokens], ends: cached.ends };
       const pieces: ForcedPiece[] = [];
       const run = this.forcedRun(this.at, maxSteps, pieces, undefined);
       const plan = planTokens({ pieces, ends: run.ends }, this.vocab.tokenize);
-      if (run.steps < maxSteps) this.pool.rememberPlan(key, { ...plan, tokens: [...plan.tokens], steps: run.steps });
+      if (run.steps < maxSteps) this.pool.rememberPlan("forced", this.at, { ...plan, tokens: [...plan.tokens], steps: run.steps });
       return plan;
     });
   }
 
   closing(): number[] | undefined {
     return this.timed(() => {
-      const key = `c${this.at}`;
-      const cached = this.pool.plans.get(key);
+      const cached = this.pool.plans.closing[this.at];
       if (cached !== undefined) return cached ? [...cached.tokens] : undefined;
       const tokens = this.closingOf();
-      this.pool.rememberPlan(key, tokens ? { tokens: [...tokens], ends: true } : null);
+      this.pool.rememberPlan("closing", this.at, tokens ? { tokens: [...tokens], ends: true } : null);
       return tokens;
     });
   }

@@ -18,6 +18,13 @@ export const POOL_LIMITS = Object.freeze({
 
 export class EngineLimitError extends Error {}
 
+/** A memoized plan of the matcher: tokens, whether the grammar ends after them, and the steps the run took. */
+export interface Plan {
+  tokens: number[];
+  ends: boolean;
+  steps?: number;
+}
+
 /** A state's code point intervals and the state each leads to (-1: not computed yet; see StackPool.cuts). */
 interface Transitions {
   bounds: Int32Array;
@@ -66,8 +73,8 @@ export class StackPool {
    * tops cut the code points into intervals whose members every top matches alike, so one advance serves a whole
    * interval (inside a string, every ordinary letter is one interval: a handful of advances per state, not 128).
    */
-  private readonly cuts: (Transitions | undefined)[] = [];
-  private readonly tokenSteps: (Map<number, StateId> | undefined)[] = [];
+  private readonly cuts: (Transitions | undefined)[] = [undefined];
+  private readonly tokenSteps: (Map<number, StateId> | undefined)[] = [undefined];
   /** Transitions cached so far (all kinds). */
   private cachedSteps = 0;
   /** Per-state memo for the matcher's mask cache (allowed tokens), bounded with the pool. */
@@ -93,15 +100,17 @@ export class StackPool {
   }
 
   /**
-   * Per-state memo of the matcher's tokenized plans (the forced continuation, the closing), so a state the turn
-   * reaches again costs no tokenizer call; weighed like masks.
+   * Per-state memo of the matcher's tokenized plans, indexed by state (`forced`: the forced continuation; `closing`:
+   * the closing, null when none was found), so a state the turn reaches again costs no tokenizer call; weighed like
+   * masks.
    */
-  readonly plans = new Map<string, { tokens: number[]; ends: boolean; steps?: number } | null>();
+  readonly plans: { forced: (Plan | undefined)[]; closing: (Plan | null | undefined)[] } = { forced: [undefined], closing: [undefined] };
 
-  /** Cache a plan (key: its kind and the state) unless the pool is full. */
-  rememberPlan(key: string, plan: { tokens: number[]; ends: boolean; steps?: number } | null): void {
-    if (this.full || this.plans.has(key)) return;
-    this.plans.set(key, plan);
+  /** Cache a plan unless the pool is full. */
+  rememberPlan(kind: "forced" | "closing", state: StateId, plan: Plan | null): void {
+    const list = this.plans[kind];
+    if (this.full || list[state] !== undefined) return;
+    list[state] = plan as Plan;
     this.maskEntries += 1 + (plan ? plan.tokens.length >> 4 : 0);
   }
 
@@ -301,6 +310,11 @@ export class StackPool {
       id = this.stateTops.length;
       this.stateTops.push(sorted);
       this.stateAccepts.push(accepts);
+      // Per-state tables stay dense (one slot per state), so V8 keeps them as plain arrays, not dictionaries.
+      this.cuts.push(undefined);
+      this.tokenSteps.push(undefined);
+      this.plans.forced.push(undefined);
+      this.plans.closing.push(undefined);
       this.stateIds.set(key, id);
     }
     return id;
