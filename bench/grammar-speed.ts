@@ -17,7 +17,7 @@ import { createLlama, ensureSyntheticModel, loadModel } from "../dist/model/inde
 import { normalizeTools } from "../dist/tools/normalize.js";
 import type { ToolDefinition } from "../dist/tools/types.js";
 import { runXgrammarBench, xgrammarTable, type XgrammarRow } from "../dist/bench/grammar-xgrammar.js";
-import { decodeTimes, llamaTokenCost, qtcTokenCost, quantile, tokenCostLists, tokenCostTable, TOKEN_COST_DEFAULTS, xgrammarTokenCost, type TokenCostRow } from "../dist/bench/grammar-token-cost.js";
+import { decodeTimes, llamaTokenCost, qtcTokenCost, quantile, tokenCostLists, tokenCostTable, TOKEN_COST_DEFAULTS, xgrammarTokenCost, type EngineName, type TokenCostRow } from "../dist/bench/grammar-token-cost.js";
 import { XgrammarSession } from "../dist/grammar/xgrammar-check.js";
 import { computeTokenTables } from "../dist/runtime/token-tables.js";
 import { VocabTrie } from "../dist/runtime/vocab-trie.js";
@@ -146,8 +146,18 @@ async function decodeCost(model: LlamaModel, gbnf: string | undefined, runs: num
   return { tokens, ms, parseMs };
 }
 
+/** Which tokenCost rows to run (`--engine qtc|xgrammar|llama.cpp`, repeatable) and whether to profile qtc's slow tokens (`--profile`). */
+export interface TokenCostSelection {
+  /** Engines whose rows run. Default: all three. */
+  engines: readonly EngineName[];
+  /** qtc rows count their tokens over the p99 target by the step part that cost most. Default: false. */
+  profile: boolean;
+}
+
+const ALL_ENGINES: readonly EngineName[] = ["qtc", "xgrammar", "llama.cpp"];
+
 /** The tokenCost rows: every engine × tool list (see ./grammar-token-cost.ts), measured in one run. */
-async function runTokenCost(model: LlamaModel, harness: ToolDefinition[]): Promise<TokenCostRow[]> {
+async function runTokenCost(model: LlamaModel, harness: ToolDefinition[], sel: TokenCostSelection = { engines: ALL_ENGINES, profile: false }): Promise<TokenCostRow[]> {
   const lists = tokenCostLists(harness, clientToolLists(), generatedTools);
   const tables = computeTokenTables(model);
   const trie = new VocabTrie(model, tables.vocabSize, tables.partialUtf8Tokens);
@@ -156,13 +166,15 @@ async function runTokenCost(model: LlamaModel, harness: ToolDefinition[]): Promi
   // Warm the engine's code on a list outside the rows, so "cold" means a grammar seen for the first time.
   qtcTokenCost("warm-up", generatedTools(3), tables, trie, tokenize, { ...TOKEN_COST_DEFAULTS, walks: 2 });
   const rows: TokenCostRow[] = [];
-  for (const [label, tools] of lists) rows.push(qtcTokenCost(label, tools, tables, trie, tokenize));
+  if (sel.engines.includes("qtc")) for (const [label, tools] of lists) rows.push(qtcTokenCost(label, tools, tables, trie, tokenize, { ...TOKEN_COST_DEFAULTS, profile: sel.profile }));
+  if (!sel.engines.includes("xgrammar") && !sel.engines.includes("llama.cpp")) return rows;
   const session = await XgrammarSession.create();
   try {
-    for (const [label, tools] of lists) rows.push(await xgrammarTokenCost(label, tools, session));
+    if (sel.engines.includes("xgrammar")) for (const [label, tools] of lists) rows.push(await xgrammarTokenCost(label, tools, session));
   } finally {
     session.dispose();
   }
+  if (!sel.engines.includes("llama.cpp")) return rows;
   const prompt = model.tokenize(PROMPT, true) as Token[];
   const base = await decodeTimes(model, prompt, 2, TOKEN_COST_DEFAULTS.maxTokens);
   const baseUs = quantile(base.rest, 0.5);
@@ -170,14 +182,14 @@ async function runTokenCost(model: LlamaModel, harness: ToolDefinition[]): Promi
   return rows;
 }
 
-export async function runGrammarBench(opts: Partial<typeof GRAMMAR_BENCH_DEFAULTS> = {}, only?: "tokenCost"): Promise<Record<string, unknown>> {
+export async function runGrammarBench(opts: Partial<typeof GRAMMAR_BENCH_DEFAULTS> = {}, only?: "tokenCost", sel?: TokenCostSelection): Promise<Record<string, unknown>> {
   const o = { ...GRAMMAR_BENCH_DEFAULTS, ...opts };
   const harness = normalizeTools(JSON.parse(readFileSync(join(grammarsDir(), "harness-tools.json"), "utf8")));
   if (only === "tokenCost") {
     const llama = await createLlama({ gpu: "cpu" });
     const model = await loadModel(llama, { path: await ensureSyntheticModel("tiny") });
     try {
-      return { model: "synthetic tiny Qwen3 (random weights; Q8_0)", cpu: cpus()[0]?.model ?? "unknown", cores: cpus().length, node: process.version, tokenCost: await runTokenCost(model, harness) };
+      return { model: "synthetic tiny Qwen3 (random weights; Q8_0)", cpu: cpus()[0]?.model ?? "unknown", cores: cpus().length, node: process.version, tokenCost: await runTokenCost(model, harness, sel) };
     } finally {
       await model.dispose();
       await llama.dispose();
@@ -264,10 +276,16 @@ function printTable(result: Record<string, unknown>): void {
 
 async function main(): Promise<void> {
   // `--token-cost`: only the tokenCost rows, written beside the full results (bench/results/grammar-token-cost.json).
-  const only = process.argv.includes("--token-cost") ? "tokenCost" : undefined;
-  const result = await runGrammarBench({}, only);
+  // `--engine NAME` (repeatable, with --token-cost): only those engines' rows; `--profile`: qtc's slow tokens by cause.
+  const argv = process.argv;
+  const only = argv.includes("--token-cost") ? "tokenCost" : undefined;
+  const engines = argv.flatMap((a, i) => (a === "--engine" ? [argv[i + 1] as EngineName] : []));
+  const bad = engines.find((e) => !ALL_ENGINES.includes(e));
+  if (bad !== undefined) throw new Error(`unknown engine ${String(bad)} (one of ${ALL_ENGINES.join(", ")})`);
+  const result = await runGrammarBench({}, only, { engines: engines.length > 0 ? engines : ALL_ENGINES, profile: argv.includes("--profile") });
   printTable(result);
-  const out = only ? GRAMMAR_BENCH_DEFAULTS.out.replace("grammar-speed", "grammar-token-cost") : GRAMMAR_BENCH_DEFAULTS.out;
+  const part = engines.length > 0 ? `grammar-token-cost-${[...new Set(engines)].join("-")}` : "grammar-token-cost";
+  const out = only ? GRAMMAR_BENCH_DEFAULTS.out.replace("grammar-speed", part) : GRAMMAR_BENCH_DEFAULTS.out;
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, JSON.stringify(result, null, 2) + "\n");
   process.stdout.write(`\nwrote ${out}\n`);

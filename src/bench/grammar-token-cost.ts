@@ -40,7 +40,12 @@ export interface TokenCostRow {
   tokens: number;
   /** qtc only: sampled tokens refused at free-text positions and replaced. */
   replaced?: number;
+  /** qtc only, with `profile`: the tokens over targetP99Us, counted by the part of the step that cost most. */
+  slow?: Record<string, number>;
 }
+
+/** The parts of one qtc step the profile tells apart. */
+type Phase = "forced" | "guard" | "mask" | "take";
 
 export function quantile(xs: readonly number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -59,7 +64,7 @@ const grammarOf = (tools: readonly ToolDefinition[], maxTokens: number): Compile
 };
 
 /** qtc's engine: a fresh engine cache per list (cold compile), then seeded walks timing each token's whole work. */
-export function qtcTokenCost(label: string, tools: readonly ToolDefinition[], tables: TokenTables, trie: VocabTrie, tokenize: (t: string) => number[], o: { walks: number; maxTokens: number } = TOKEN_COST_DEFAULTS): TokenCostRow {
+export function qtcTokenCost(label: string, tools: readonly ToolDefinition[], tables: TokenTables, trie: VocabTrie, tokenize: (t: string) => number[], o: { walks: number; maxTokens: number; profile?: boolean } = TOKEN_COST_DEFAULTS): TokenCostRow {
   const grammar = grammarOf(tools, o.maxTokens);
   const vocab = new EngineVocab(tables, trie, tokenize);
   const t0 = performance.now();
@@ -69,6 +74,7 @@ export function qtcTokenCost(label: string, tools: readonly ToolDefinition[], ta
   const firstMaskMs = performance.now() - t0;
   const costs: number[] = [];
   let replaced = 0;
+  const slow: Record<string, number> = {};
   for (let w = 0; w < o.walks; w++) {
     const random = rng(100 + w);
     const m = QtcMatcher.create(grammar, vocab);
@@ -78,17 +84,29 @@ export function qtcTokenCost(label: string, tools: readonly ToolDefinition[], ta
       const t = performance.now();
       const forced = m.acceptAll(m.forcedContinuation(o.maxTokens - used).tokens);
       used += forced.length;
+      const t1 = performance.now();
       const close = guard.check(o.maxTokens - used);
       if (close) break;
+      const t2 = performance.now();
       const next = m.nextTokens();
+      const t3 = performance.now();
       const pick = next.kind === "set" ? next.tokens[Math.floor(random() * next.tokens.length)]! : Math.floor(random() * tables.vocabSize);
       if (tables.eogTokens.includes(pick) && m.canBeNext(pick)) break;
+      const before = m.replaced;
       used += m.takeSampled(pick).length;
-      costs.push((performance.now() - t) * 1000);
+      const t4 = performance.now();
+      const us = (t4 - t) * 1000;
+      costs.push(us);
+      if (o.profile && us > TOKEN_COST_DEFAULTS.targetP99Us) {
+        const parts: [Phase, number][] = [["forced", t1 - t], ["guard", t2 - t1], ["mask", t3 - t2], ["take", t4 - t3]];
+        const [phase] = parts.reduce((a, b) => (b[1] > a[1] ? b : a));
+        const key = `${phase}${phase === "mask" ? ` (${next.kind})` : phase === "take" && m.replaced > before ? " (replaced)" : ""}`;
+        slow[key] = (slow[key] ?? 0) + 1;
+      }
     }
     replaced += m.replaced;
   }
-  return { engine: "qtc", tools: label, toolCount: tools.length, p50Us: quantile(costs, 0.5), p99Us: quantile(costs, 0.99), firstMaskMs, tokens: costs.length, replaced };
+  return { engine: "qtc", tools: label, toolCount: tools.length, p50Us: quantile(costs, 0.5), p99Us: quantile(costs, 0.99), firstMaskMs, tokens: costs.length, replaced, ...(o.profile ? { slow } : {}) };
 }
 
 /** xgrammar's matcher (WASM): compile of its dialect + first mask, then its per-token mask time over seeded walks. */
@@ -155,6 +173,7 @@ export function tokenCostTable(rows: readonly TokenCostRow[]): string[] {
   const out = ["", "token cost (required, hermes)           engine      p50 µs    p99 µs  first mask ms  tokens"];
   for (const r of rows) {
     out.push(`  ${r.tools.padEnd(36)} ${r.engine.padEnd(10)} ${r.p50Us.toFixed(0).padStart(7)} ${r.p99Us.toFixed(0).padStart(9)} ${r.firstMaskMs.toFixed(1).padStart(14)} ${String(r.tokens).padStart(7)}`);
+    if (r.slow) out.push(`    over ${TOKEN_COST_DEFAULTS.targetP99Us} µs: ${Object.entries(r.slow).map(([k, n]) => `${k} ${n}`).join(", ") || "none"}${r.replaced ? `; replaced ${r.replaced}` : ""}`);
   }
   const o = TOKEN_COST_DEFAULTS;
   out.push(`  targets (qtc): p50 ≤ ${o.targetP50Us} µs, p99 ≤ ${o.targetP99Us} µs, p50 at 200 ≤ 1.5× at 5, first mask for Claude Code's list ≤ ${o.targetFirstMaskMs} ms cold`);

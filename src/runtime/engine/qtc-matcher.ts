@@ -88,11 +88,12 @@ export class QtcMatcher implements TurnMatcher {
   nextTokens(): NextTokens {
     return this.timed(() => {
       const { pool, at } = this;
-      if (TEXT_PROBES.every((cp) => pool.step(at, cp) !== DEAD)) return { kind: "text" };
+      const isText = (s: StateId) => TEXT_PROBES.every((cp) => pool.step(s, cp) !== DEAD);
+      if (isText(at)) return { kind: "text" };
       let text = pool.masks.get(at);
       if (text === undefined) {
-        text = allowedTextTokens(pool, this.vocab.trie, at) ?? null;
-        if (!pool.full) pool.masks.set(at, text);
+        text = allowedTextTokens(pool, this.vocab.trie, at, undefined, isText) ?? null;
+        pool.rememberMask(at, text);
       }
       if (text === null) return { kind: "wide" };
       const tokens: number[] = [];
@@ -104,45 +105,58 @@ export class QtcMatcher implements TurnMatcher {
 
   forcedContinuation(maxSteps: number): Continuation {
     return this.timed(() => {
+      const cached = this.pool.plans.forced[this.at];
+      // A cached run that fits the steps asked for is the same run (it stopped on its own, not at the limit).
+      if (cached && cached.steps! < maxSteps) return { tokens: [...cached.tokens], ends: cached.ends };
       const pieces: ForcedPiece[] = [];
-      const { state, ends } = this.forcedRun(this.at, maxSteps, pieces, undefined);
-      void state;
-      return planTokens({ pieces, ends }, this.vocab.tokenize);
+      const run = this.forcedRun(this.at, maxSteps, pieces, undefined);
+      const plan = planTokens({ pieces, ends: run.ends }, this.vocab.tokenize);
+      if (run.steps < maxSteps) this.pool.rememberPlan("forced", this.at, { ...plan, tokens: [...plan.tokens], steps: run.steps });
+      return plan;
     });
   }
 
   closing(): number[] | undefined {
     return this.timed(() => {
-      const pieces: ForcedPiece[] = [];
-      const close = this.grammar.closeToken;
-      let at = this.at;
-      for (let step = 0; step < CLOSURE_MAX_STEPS; step++) {
-        const run = this.forcedRun(at, CLOSURE_MAX_STEPS, pieces, close);
-        if (run.ends || run.stopped) return planTokens({ pieces, ends: true }, this.vocab.tokenize).tokens;
-        at = run.state;
-        let done = false;
-        for (const closer of this.grammar.valueClosers) {
-          const next = this.stepText(at, closer);
-          if (next !== DEAD) {
-            push(pieces, { kind: "text", text: closer });
-            at = next;
-            done = true;
-            break;
-          }
-        }
-        if (done) continue;
-        const tag = this.pool.stepToken(at, close);
-        if (tag !== DEAD) {
-          pieces.push({ kind: "special", token: close });
-          return planTokens({ pieces, ends: true }, this.vocab.tokenize).tokens;
-        }
-        const ascii = ASCII_ORDER.find((cp) => this.pool.step(at, cp) !== DEAD);
-        if (ascii === undefined) return undefined;
-        push(pieces, { kind: "text", text: String.fromCharCode(ascii) });
-        at = this.pool.step(at, ascii);
-      }
-      return undefined;
+      const cached = this.pool.plans.closing[this.at];
+      if (cached !== undefined) return cached ? [...cached.tokens] : undefined;
+      const tokens = this.closingOf();
+      this.pool.rememberPlan("closing", this.at, tokens ? { tokens: [...tokens], ends: true } : null);
+      return tokens;
     });
+  }
+
+  /** The closing from the current state, computed (see closing()). */
+  private closingOf(): number[] | undefined {
+    const pieces: ForcedPiece[] = [];
+    const close = this.grammar.closeToken;
+    let at = this.at;
+    for (let step = 0; step < CLOSURE_MAX_STEPS; step++) {
+      const run = this.forcedRun(at, CLOSURE_MAX_STEPS, pieces, close);
+      if (run.ends || run.stopped) return planTokens({ pieces, ends: true }, this.vocab.tokenize).tokens;
+      at = run.state;
+      let done = false;
+      for (const closer of this.grammar.valueClosers) {
+        const next = this.stepText(at, closer);
+        if (next !== DEAD) {
+          push(pieces, { kind: "text", text: closer });
+          at = next;
+          done = true;
+          break;
+        }
+      }
+      if (done) continue;
+      const tag = this.pool.stepToken(at, close);
+      if (tag !== DEAD) {
+        pieces.push({ kind: "special", token: close });
+        return planTokens({ pieces, ends: true }, this.vocab.tokenize).tokens;
+      }
+      const ascii = ASCII_ORDER.find((cp) => this.pool.step(at, cp) !== DEAD);
+      if (ascii === undefined) return undefined;
+      push(pieces, { kind: "text", text: String.fromCharCode(ascii) });
+      at = this.pool.step(at, ascii);
+    }
+    return undefined;
   }
 
   fork(): QtcMatcher {
@@ -150,22 +164,23 @@ export class QtcMatcher implements TurnMatcher {
   }
 
   /** Forced steps from `at` (ASCII characters and special tokens) appended to `pieces`. */
-  private forcedRun(at: StateId, maxSteps: number, pieces: ForcedPiece[], stopToken: number | undefined): { state: StateId; ends: boolean; stopped: boolean } {
-    for (let step = 0; step < maxSteps; step++) {
+  private forcedRun(at: StateId, maxSteps: number, pieces: ForcedPiece[], stopToken: number | undefined): { state: StateId; ends: boolean; stopped: boolean; steps: number } {
+    let step = 0;
+    for (; step < maxSteps; step++) {
       const one = this.pool.single(at);
       if (!one) break;
-      if (one.kind === "end") return { state: at, ends: true, stopped: false };
+      if (one.kind === "end") return { state: at, ends: true, stopped: false, steps: step };
       if (one.kind === "token") {
         pieces.push({ kind: "special", token: one.token });
         at = this.pool.stepToken(at, one.token);
-        if (one.token === stopToken) return { state: at, ends: false, stopped: true };
+        if (one.token === stopToken) return { state: at, ends: false, stopped: true, steps: step + 1 };
         continue;
       }
       if (one.cp >= 0x80) break; // a multi-byte character: left to sampling
       push(pieces, { kind: "text", text: String.fromCharCode(one.cp) });
       at = this.pool.step(at, one.cp);
     }
-    return { state: at, ends: false, stopped: false };
+    return { state: at, ends: false, stopped: false, steps: step };
   }
 
   /** The state after `token` from `at` (DEAD when refused). */

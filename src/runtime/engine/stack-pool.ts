@@ -18,6 +18,35 @@ export const POOL_LIMITS = Object.freeze({
 
 export class EngineLimitError extends Error {}
 
+/** A memoized plan of the matcher: tokens, whether the grammar ends after them, and the steps the run took. */
+export interface Plan {
+  tokens: number[];
+  ends: boolean;
+  steps?: number;
+}
+
+/** A state's code point intervals and the state each leads to (-1: not computed yet; see StackPool.cuts). */
+interface Transitions {
+  bounds: Int32Array;
+  /** ASCII code point → its interval. */
+  ascii: Uint8Array | Int32Array;
+  next: Int32Array;
+  /** 1: no top matches the interval (DEAD without an advance). */
+  dead: Uint8Array;
+}
+
+/** The interval of `cp`: how many bounds are ≤ cp. */
+function interval(bounds: Int32Array, cp: number): number {
+  let lo = 0;
+  let hi = bounds.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (bounds[mid]! <= cp) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** A state id: index into the pool's states. DEAD is the state nothing can continue. */
 export type StateId = number;
 export const DEAD: StateId = 0;
@@ -27,21 +56,31 @@ const POS_BITS = 2 ** 23;
 const MAX_DEPTH = 2000;
 /** Above PROGRAM_LIMITS.maxRules: (frame, rule) pairs as one number. */
 const RULE_SPAN = 2 ** 19;
-const CP_BITS = 2 ** 21;
 
 export class StackPool {
   /** Frame id → position (index into program.code of its element) and the frame below (-1: bottom). */
   private readonly framePos: number[] = [];
   private readonly frameNext: number[] = [];
-  private readonly frameIds = new Map<number, number>();
+  /** Frame ids by the frame below (index next + 1) and then position: small maps with small-integer keys. */
+  private readonly frameIds: (Map<number, number> | undefined)[] = [];
   /** State id → its top frames (sorted) and whether some stack is complete (the grammar may end). */
   private readonly stateTops: Int32Array[] = [new Int32Array(0)];
   private readonly stateAccepts: boolean[] = [false];
   private readonly stateIds = new Map<string, number>();
-  private readonly steps = new Map<number, StateId>();
-  private readonly tokenSteps = new Map<string, StateId>();
+  /**
+   * Cached transitions, per state (never one map for the whole pool: growing a map of a million entries rehashes
+   * all of them inside one token's step). Code points are cached by interval: the class boundaries of a state's
+   * tops cut the code points into intervals whose members every top matches alike, so one advance serves a whole
+   * interval (inside a string, every ordinary letter is one interval: a handful of advances per state, not 128).
+   */
+  private readonly cuts: (Transitions | undefined)[] = [undefined];
+  private readonly tokenSteps: (Map<number, StateId> | undefined)[] = [undefined];
+  /** Transitions cached so far (all kinds). */
+  private cachedSteps = 0;
   /** Per-state memo for the matcher's mask cache (allowed tokens), bounded with the pool. */
   readonly masks = new Map<StateId, Int32Array | null>();
+  /** What the cached masks weigh in entries (a mask of n tokens: 1 + n / 16). */
+  private maskEntries = 0;
   private expansions = 0;
   readonly root: StateId;
 
@@ -50,13 +89,36 @@ export class StackPool {
     const tops = new Set<number>();
     const acc = { accepts: false };
     this.expansions = 0;
-    for (const alt of program.alts[program.root]!) this.expand(alt, -1, tops, acc, new Set());
+    const seen = new Set<number>();
+    for (const alt of program.alts[program.root]!) this.expand(alt, -1, tops, acc, seen);
     this.root = this.stateOf(tops, acc.accepts);
   }
 
   /** Whether the pool holds so much that its owner should start a fresh one. */
   get full(): boolean {
-    return this.framePos.length + this.stateTops.length + this.steps.size + this.masks.size > POOL_LIMITS.entries;
+    return this.framePos.length + this.stateTops.length + this.cachedSteps + this.maskEntries > POOL_LIMITS.entries;
+  }
+
+  /**
+   * Per-state memo of the matcher's tokenized plans, indexed by state (`forced`: the forced continuation; `closing`:
+   * the closing, null when none was found), so a state the turn reaches again costs no tokenizer call; weighed like
+   * masks.
+   */
+  readonly plans: { forced: (Plan | undefined)[]; closing: (Plan | null | undefined)[] } = { forced: [undefined], closing: [undefined] };
+
+  /** Cache a plan unless the pool is full. */
+  rememberPlan(kind: "forced" | "closing", state: StateId, plan: Plan | null): void {
+    const list = this.plans[kind];
+    if (this.full || list[state] !== undefined) return;
+    list[state] = plan as Plan;
+    this.maskEntries += 1 + (plan ? plan.tokens.length >> 4 : 0);
+  }
+
+  /** Cache a state's mask (null: too wide to list) unless the pool is full. */
+  rememberMask(state: StateId, mask: Int32Array | null): void {
+    if (this.full || this.masks.has(state)) return;
+    this.masks.set(state, mask);
+    this.maskEntries += 1 + (mask ? mask.length >> 4 : 0);
   }
 
   accepts(state: StateId): boolean {
@@ -76,34 +138,79 @@ export class StackPool {
   /** Step by one code point. */
   step(state: StateId, cp: number): StateId {
     if (state === DEAD) return DEAD;
-    const key = state * CP_BITS + cp;
-    const cached = this.steps.get(key);
-    if (cached !== undefined) return cached;
-    const next = this.advance(state, EL.cls, (arg) => classMatches(this.program, arg, cp));
-    if (!this.full) this.steps.set(key, next);
+    const tr = this.cuts[state] ?? this.transitions(state);
+    const at = cp < 0x80 ? tr.ascii[cp]! : interval(tr.bounds, cp);
+    const cached = tr.next[at]!;
+    if (cached >= 0) return cached;
+    const next = tr.dead[at] ? DEAD : this.advance(state, EL.cls, cp);
+    if (this.full) return next;
+    this.cachedSteps++;
+    tr.next[at] = next;
     return next;
+  }
+
+  /** The state's intervals (see `cuts`), computed on its first step. */
+  private transitions(state: StateId): Transitions {
+    const { code, classes } = this.program;
+    const edges = new Set<number>();
+    const clsTops: number[] = [];
+    for (const f of this.stateTops[state]!) {
+      const pos = this.framePos[f]!;
+      if (code[pos] !== EL.cls) continue;
+      clsTops.push(code[pos + 1]!);
+      const { ranges } = classes[code[pos + 1]!]!;
+      for (let k = 0; k < ranges.length; k += 2) {
+        edges.add(ranges[k]!);
+        edges.add(ranges[k + 1]! + 1);
+      }
+    }
+    // bounds[i]: the first code point of interval i + 1 (interval 0 starts at 0).
+    const bounds = Int32Array.from(edges).sort();
+    const n = bounds.length + 1;
+    const ascii = bounds.length < 0x100 ? new Uint8Array(0x80) : new Int32Array(0x80);
+    for (let cp = 0, i = 0; cp < 0x80; cp++) {
+      while (i < bounds.length && bounds[i]! <= cp) i++;
+      ascii[cp] = i;
+    }
+    // An interval no top's class matches goes nowhere without an advance.
+    const dead = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      const rep = i === 0 ? 0 : bounds[i - 1]!;
+      dead[i] = clsTops.some((c) => classMatches(this.program, c, rep)) ? 0 : 1;
+    }
+    const tr: Transitions = { bounds, ascii, next: new Int32Array(n).fill(-1), dead };
+    if (!this.full) {
+      this.cuts[state] = tr;
+      // The ASCII table and the arrays weigh about as much as a few map entries more than the intervals.
+      this.cachedSteps += n + 4;
+    }
+    return tr;
   }
 
   /** Step by a special token (`<[id]>` in the grammar). */
   stepToken(state: StateId, token: number): StateId {
     if (state === DEAD) return DEAD;
-    const key = `${state}:${token}`;
-    const cached = this.tokenSteps.get(key);
+    const cached = this.tokenSteps[state]?.get(token);
     if (cached !== undefined) return cached;
-    const next = this.advance(state, EL.token, (arg) => arg === token);
-    if (!this.full) this.tokenSteps.set(key, next);
+    const next = this.advance(state, EL.token, token);
+    if (this.full) return next;
+    this.cachedSteps++;
+    (this.tokenSteps[state] ??= new Map()).set(token, next);
     return next;
   }
 
   /** The state after the stacks whose top element (of `kind`) `matches` move past it. */
-  private advance(state: StateId, kind: number, matches: (arg: number) => boolean): StateId {
+  private advance(state: StateId, kind: number, arg: number): StateId {
     const { code } = this.program;
     const out = new Set<number>();
     const acc = { accepts: false };
+    // One cycle guard for the whole step: expanding a rule over the same continuation twice adds nothing new.
+    const seen = new Set<number>();
     this.expansions = 0;
     for (const f of this.stateTops[state]!) {
       const pos = this.framePos[f]!;
-      if (code[pos] === kind && matches(code[pos + 1]!)) this.expand(pos + 2, this.frameNext[f]!, out, acc, new Set());
+      if (code[pos] !== kind) continue;
+      if (kind === EL.cls ? classMatches(this.program, code[pos + 1]!, arg) : code[pos + 1] === arg) this.expand(pos + 2, this.frameNext[f]!, out, acc, seen);
     }
     return this.stateOf(out, acc.accepts);
   }
@@ -152,13 +259,13 @@ export class StackPool {
   }
 
   private frame(pos: number, next: number): number {
-    const key = (next + 1) * POS_BITS + pos;
-    let id = this.frameIds.get(key);
+    const ids = (this.frameIds[next + 1] ??= new Map());
+    let id = ids.get(pos);
     if (id === undefined) {
       id = this.framePos.length;
       this.framePos.push(pos);
       this.frameNext.push(next);
-      this.frameIds.set(key, id);
+      ids.set(pos, id);
     }
     return id;
   }
@@ -203,6 +310,11 @@ export class StackPool {
       id = this.stateTops.length;
       this.stateTops.push(sorted);
       this.stateAccepts.push(accepts);
+      // Per-state tables stay dense (one slot per state), so V8 keeps them as plain arrays, not dictionaries.
+      this.cuts.push(undefined);
+      this.tokenSteps.push(undefined);
+      this.plans.forced.push(undefined);
+      this.plans.closing.push(undefined);
       this.stateIds.set(key, id);
     }
     return id;

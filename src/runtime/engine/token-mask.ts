@@ -8,6 +8,12 @@ import type { VocabTrie, TrieRange } from "../vocab-trie.js";
 
 /** Trie nodes one walk may visit before it gives up ("wide"). */
 export const MASK_NODE_BUDGET = 6000;
+/**
+ * Tokens under prefixes that lead into free text (`isText`) one walk may enter before it gives up ("wide") without
+ * visiting them: after a string's `\\` every token that starts with `n` continues the string, so listing them would
+ * spend the whole node budget to answer "wide" anyway.
+ */
+export const MASK_TEXT_TOKENS = 2048;
 
 const OVER = Symbol("over budget");
 
@@ -15,9 +21,10 @@ const OVER = Symbol("over budget");
  * Tokens of the trie `state` allows next (text tokens only; special tokens are the caller's), or undefined when
  * the walk passed `budget` nodes.
  */
-export function allowedTextTokens(pool: StackPool, trie: VocabTrie, state: StateId, budget = MASK_NODE_BUDGET): Int32Array | undefined {
+export function allowedTextTokens(pool: StackPool, trie: VocabTrie, state: StateId, budget = MASK_NODE_BUDGET, isText?: (s: StateId) => boolean): Int32Array | undefined {
   const allowed: number[] = [];
   let left = budget;
+  let textLeft = MASK_TEXT_TOKENS;
   // cp: the code point being decoded (its bits so far); need: continuation bytes still to come.
   const walk = (range: TrieRange, at: StateId, cp: number, need: number): void => {
     if (--left < 0) throw OVER;
@@ -44,6 +51,7 @@ export function allowedTextTokens(pool: StackPool, trie: VocabTrie, state: State
         }
       }
       if (next === DEAD) continue;
+      if (nneed === 0 && isText?.(next) && (textLeft -= child.hi - child.lo) < 0) throw OVER;
       if (nneed > 0) {
         const lo = ncp * 2 ** (6 * nneed);
         if (!pool.meets(at, lo, lo + 2 ** (6 * nneed) - 1)) continue;
