@@ -2,11 +2,14 @@
 // types), of `required` (a member absent; `not` of required also rules out every non-object), of `properties`
 // (a member present that breaks its schema), of enum/const beside an enum (the values left), of several of
 // these (any one broken), of `anyOf` (each option negated in turn), and `not: {}` (nothing); and `if`/`then`/
-// `else` as (if and then) | (not if, and else). Any other `not` is refused by pointer (under `validate`, left to
-// the validator).
+// `else` as (if and then) | (not if, and else); `not` of `not` (the schema itself), of `allOf` (any part broken),
+// of a count or bound (the other side of it: `minItems: 2` → at most 1 item), and any `not` beside an enum or
+// const (the values the negated schema refuses, judged by the validator). Any other `not` is refused by pointer
+// (under `validate`, left to the validator).
 
 import type { QtcError } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
+import { compileValueValidator } from "../tools/validators.js";
 import { deepEqual, isAnnotation, isObject, pointer, unsupported } from "./schema-keywords.js";
 
 const TYPES = ["null", "boolean", "object", "array", "number", "string", "integer"];
@@ -33,6 +36,15 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string): Json
   if (!isObject(negated)) return unsupported(at, "not must be a schema");
   const keys = words(negated);
   const only = (k: string) => keys.length === 1 && keys[0] === k;
+  if ((Array.isArray(rest.enum) || "const" in rest) && !mentionsRef(negated)) {
+    // Finitely many values: keep those the negated schema refuses (exact whatever it says).
+    const judge = validatorOf(negated);
+    if (judge) {
+      const values: unknown[] = Array.isArray(rest.enum) ? rest.enum : [rest.const];
+      const { const: _c, ...base } = rest;
+      return [{ ...base, enum: values.filter((v) => !judge(v)) }];
+    }
+  }
   if (only("type")) {
     const out = typesOf({ type: negated.type } as JsonSchema);
     // No number that is not an integer can be spelled apart from the integers.
@@ -46,6 +58,24 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string): Json
     const types = typesOf(rest).filter((t) => t === "object");
     if (types.length === 0) return [];
     return (negated.required as unknown[]).filter((n): n is string => typeof n === "string").map((n) => ({ ...rest, type: "object", properties: { ...props, [n]: false } }));
+  }
+  if (only("not")) return [{ allOf: [rest, negated.not as JsonSchema] }];
+  if (only("allOf") && Array.isArray(negated.allOf)) {
+    // not(A and B ...) = not A | not B | ...
+    const out: JsonSchema[] = [];
+    for (const part of negated.allOf) {
+      const r = applyNot(rest, part, path);
+      if (!Array.isArray(r)) return r;
+      out.push(...r);
+    }
+    return out.length > 16 ? unsupported(at, "not of allOf expands into more than 16 variants") : out;
+  }
+  if (keys.length === 1 && keys[0]! in FLIPS && typeof negated[keys[0]!] === "number") {
+    const [type, word, value] = FLIPS[keys[0]!]!(negated[keys[0]!] as number);
+    // A count below 0 can never hold: `not` of `minItems: 0` leaves nothing.
+    if (value !== undefined && value < 0) return [];
+    if (!typesOf(rest).some((t) => t === type || (type === "number" && t === "integer"))) return [];
+    return [{ allOf: [rest, { type, [word]: value }] }];
   }
   if ((only("enum") || only("const")) && (Array.isArray(rest.enum) || "const" in rest)) {
     const banned: unknown[] = only("enum") ? (Array.isArray(negated.enum) ? negated.enum : []) : [negated.const];
@@ -65,7 +95,7 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string): Json
       properties: { ...props, [n]: n in props ? { allOf: [props[n], { not: sub }] } : { not: sub } },
     }));
   }
-  if (keys.length > 1 && keys.every((k) => ["type", "required", "properties", "enum", "const"].includes(k))) {
+  if (keys.length > 1 && keys.every((k) => SPLITTABLE.has(k))) {
     // not(a and b) = not a | not b: each keyword negated on its own.
     const out: JsonSchema[] = [];
     for (const k of keys) {
@@ -90,6 +120,44 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string): Json
     return variants;
   }
   return unsupported(at, `not of ${keys.join(", ")} is not supported (supported: not of type, required, enum/const beside an enum, anyOf of those, {})`);
+}
+
+/**
+ * A count or bound and what its negation is: only values of `type` are constrained by it, and those that break
+ * it satisfy `{type, [word]: value}`.
+ */
+const FLIPS: Record<string, (n: number) => [string, string, number]> = {
+  minItems: (n) => ["array", "maxItems", Math.ceil(n) - 1],
+  maxItems: (n) => ["array", "minItems", Math.floor(n) + 1],
+  minLength: (n) => ["string", "maxLength", Math.ceil(n) - 1],
+  maxLength: (n) => ["string", "minLength", Math.floor(n) + 1],
+  minProperties: (n) => ["object", "maxProperties", Math.ceil(n) - 1],
+  maxProperties: (n) => ["object", "minProperties", Math.floor(n) + 1],
+  minimum: (n) => ["number", "exclusiveMaximum", n],
+  maximum: (n) => ["number", "exclusiveMinimum", n],
+  exclusiveMinimum: (n) => ["number", "maximum", n],
+  exclusiveMaximum: (n) => ["number", "minimum", n],
+};
+
+/** Keywords that each constrain on their own, so that not(a and b) is not a | not b. */
+const SPLITTABLE = new Set(["type", "required", "properties", "enum", "const", "not", ...Object.keys(FLIPS)]);
+
+/** Whether a schema holds a `$ref` anywhere (it would be judged without the document it points into). */
+function mentionsRef(v: unknown): boolean {
+  if (Array.isArray(v)) return v.some(mentionsRef);
+  if (!isObject(v)) return false;
+  return Object.entries(v).some(([k, x]) => k === "$ref" || k === "$dynamicRef" || k === "$recursiveRef" || (k !== "enum" && k !== "const" && mentionsRef(x)));
+}
+
+/** `schema` as a predicate (the validator's verdict); undefined when the validator refuses to compile it. */
+function validatorOf(schema: unknown): ((v: unknown) => boolean) | undefined {
+  if (typeof schema !== "boolean" && !isObject(schema)) return undefined;
+  try {
+    const validate = compileValueValidator(schema as JsonSchema | boolean);
+    return (v) => validate(v) === null;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `if`/`then`/`else` as the union (rest, if, then) | (rest, not if, else); undefined when `if` is absent. */

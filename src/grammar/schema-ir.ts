@@ -6,7 +6,8 @@ import { err, ok, type QtcError, type Result } from "../errors.js";
 import type { ConstraintSites, ExtraMembersPolicy } from "./constraint-report.js";
 import type { JsonSchema } from "../tools/types.js";
 import type { ParsedPattern } from "./regex.js";
-import { boundedPattern, bounds, farBound, int32Bounds } from "./schema-bounds.js";
+import { boundedPattern, bounds, decimalPlaces, farBound, int32Bounds } from "./schema-bounds.js";
+import { numberBoundsSpellable } from "./numbers.js";
 import {
   deepEqual,
   invalid,
@@ -418,22 +419,22 @@ class Lowerer {
   private lowerNumber(s: JsonSchema, path: string, hint: string): Result<Node> {
     // ajv-formats' int32 and int64 admit integers only.
     if (s.format === "int32" || s.format === "int64") return this.lowerInteger(s, path, hint);
-    if (s.multipleOf !== undefined) return err(unsupported(pointer(path, "multipleOf"), "multipleOf is not supported on numbers"));
+    // multipleOf 1 is the integers; 10^-k (0.01) at most k fraction digits. Others are refused.
+    if (s.multipleOf === 1) return this.lowerInteger(s, path, hint);
+    const frac = s.multipleOf === undefined ? undefined : decimalPlaces(s.multipleOf);
+    if (s.multipleOf !== undefined && frac === undefined) {
+      return err(unsupported(pointer(path, "multipleOf"), "multipleOf on numbers is supported only as 1 or a power of ten below it (0.1, 0.01, …)"));
+    }
     const b = bounds(s, path);
     if (!b.ok) return b;
-    for (const [key, bound] of [
-      [b.value.loKey, b.value.lo],
-      [b.value.hiKey, b.value.hi],
-    ] as const) {
-      if (bound && !Number.isInteger(bound.value)) {
-        return err(unsupported(pointer(path, key!), `a number bound must be a whole number (got ${bound.value}); use type integer or a whole bound`));
-      }
+    if (!numberBoundsSpellable(b.value.lo, b.value.hi)) {
+      return err(unsupported(pointer(path, b.value.loKey ?? b.value.hiKey!), "number bounds with fractions on both sides of one whole number are not supported"));
     }
     const { lo, hi } = b.value;
     const far = farBound(lo?.value, hi?.value, b.value.loKey, b.value.hiKey, path);
     if (far) return err(far);
     if (lo && hi && (lo.value > hi.value || (lo.value === hi.value && (lo.open || hi.open)))) return ok(this.never(path, hint));
-    return ok(this.node(path, hint, { k: "number", lo, hi }));
+    return ok(this.node(path, hint, frac === undefined ? { k: "number", lo, hi } : { k: "number", lo, hi, frac }));
   }
 
   private lowerString(s: JsonSchema, path: string, hint: string): Result<Node> {
