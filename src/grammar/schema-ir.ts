@@ -72,6 +72,12 @@ export function lowerDocument(root: JsonSchema | boolean, hint: string, ids: { n
   }
 }
 
+/** Whether no two of these nodes may match one value (as far as `disjoint` can tell). */
+function pairwiseDisjoint(options: readonly Node[]): boolean {
+  for (let i = 0; i < options.length; i++) for (let j = i + 1; j < options.length; j++) if (!disjoint(options[i]!, options[j]!)) return false;
+  return true;
+}
+
 class Lowerer {
   private readonly refs = new Map<string, Node & { k: "ref" }>();
   private any: (Node & { k: "ref" }) | undefined;
@@ -278,6 +284,13 @@ class Lowerer {
         merged = false;
         continue;
       }
+      if ("if" in resolved.value && "if" in merged) {
+        // A second if/then/else: this part as the union of its two branches (merged as any union is).
+        const { if: cond, then: yes, else: no, ...rest } = resolved.value;
+        const branches = { anyOf: [{ allOf: [cond, yes ?? true] }, { allOf: [{ not: cond }, no ?? true] }] };
+        queue.unshift({ part: { allOf: [rest, branches] }, at, depth: depth + 1 });
+        continue;
+      }
       const { allOf: inner, ...own } = resolved.value;
       const key = Array.isArray(own.anyOf) === Array.isArray(own.oneOf) ? undefined : Array.isArray(own.anyOf) ? "anyOf" : "oneOf";
       const { [key ?? "anyOf"]: union, ...plain } = own;
@@ -346,9 +359,35 @@ class Lowerer {
       if (!r.ok) return r;
       options.push(r.value);
     }
+    if (key === "oneOf" && options.length > 1 && options.length <= 4 && !pairwiseDisjoint(options)) {
+      // Overlapping options: each option without the others (held where `not` of them can be, see not.ts).
+      const alone = this.lowerExclusive(base, list as unknown[], path, hint, depth);
+      if (alone) return ok(alone);
+    }
     const exclusive = key === "oneOf" && options.length > 1 ? this.withoutSharedKinds(options) : options;
     if (key === "oneOf" && options.length > 1) this.oneOfs.push({ path, options: exclusive });
     return ok(exclusive.length === 1 ? exclusive[0]! : this.node(path, hint, { k: "union", options: exclusive }));
+  }
+
+  /**
+   * oneOf as the union of (base, option i, not any other option) for each i: exact, the options then disjoint by
+   * construction. Undefined when some `not` cannot be held (the overlap is then refused as before).
+   */
+  private lowerExclusive(base: JsonSchema, list: readonly unknown[], path: string, hint: string, depth: number): Node | undefined {
+    const raw: unknown[] = [];
+    for (const [i, option] of list.entries()) {
+      const resolved = this.resolvePart(option, pointer(path, "oneOf", i));
+      if (!resolved.ok) return undefined;
+      raw.push(resolved.value);
+    }
+    const options: Node[] = [];
+    for (const [i, option] of raw.entries()) {
+      const others = raw.filter((_, j) => j !== i);
+      const r = this.lower({ allOf: [base, option, { not: { anyOf: others } }] }, pointer(path, "oneOf", i), `${hint}-${i + 1}`, depth + 1);
+      if (!r.ok) return undefined;
+      options.push(r.value);
+    }
+    return this.node(path, hint, { k: "union", options });
   }
 
   /**

@@ -271,6 +271,11 @@ export function mergeSchemas(a: JsonSchema, b: JsonSchema, bPath: string): Resul
       else if (mine === true) out[key] = value;
       else if (value === true) out[key] = mine;
       else out[key] = { allOf: [mine, value] };
+    } else if (key === "const") out.enum = []; // two different constants: no value is both
+    else if (key === "not") out.not = { anyOf: [mine, value] }; // neither A nor B
+    else if ((key === "anyOf" || key === "oneOf") && Array.isArray(value) && (out.allOf === undefined || Array.isArray(out.allOf))) {
+      // Both unions must hold: the second becomes an allOf part (distributed when lowered).
+      out.allOf = [...((out.allOf as unknown[] | undefined) ?? []), { [key]: value }];
     } else return err(unsupported(pointer(bPath, key), `allOf parts give "${key}" values that cannot be combined`));
   }
   for (const side of [a, b]) {
