@@ -9,7 +9,7 @@
 
 import type { QtcError } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
-import { compileValueValidator } from "../tools/validators.js";
+import { fewValues, judgeOf, mentionsRef } from "./value-judge.js";
 import { deepEqual, isAnnotation, isObject, pointer, unsupported } from "./schema-keywords.js";
 
 const TYPES = ["null", "boolean", "object", "array", "number", "string", "integer"];
@@ -36,11 +36,12 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string): Json
   if (!isObject(negated)) return unsupported(at, "not must be a schema");
   const keys = words(negated);
   const only = (k: string) => keys.length === 1 && keys[0] === k;
-  if ((Array.isArray(rest.enum) || "const" in rest) && !mentionsRef(negated)) {
+  const few = Array.isArray(rest.enum) || "const" in rest ? undefined : fewValues(rest);
+  if ((Array.isArray(rest.enum) || "const" in rest || few) && !mentionsRef(negated)) {
     // Finitely many values: keep those the negated schema refuses (exact whatever it says).
-    const judge = validatorOf(negated);
+    const judge = judgeOf(negated);
     if (judge) {
-      const values: unknown[] = Array.isArray(rest.enum) ? rest.enum : [rest.const];
+      const values: unknown[] = few ?? (Array.isArray(rest.enum) ? rest.enum : [rest.const]);
       const { const: _c, ...base } = rest;
       return [{ ...base, enum: values.filter((v) => !judge(v)) }];
     }
@@ -141,24 +142,6 @@ const FLIPS: Record<string, (n: number) => [string, string, number]> = {
 
 /** Keywords that each constrain on their own, so that not(a and b) is not a | not b. */
 const SPLITTABLE = new Set(["type", "required", "properties", "enum", "const", "not", ...Object.keys(FLIPS)]);
-
-/** Whether a schema holds a `$ref` anywhere (it would be judged without the document it points into). */
-function mentionsRef(v: unknown): boolean {
-  if (Array.isArray(v)) return v.some(mentionsRef);
-  if (!isObject(v)) return false;
-  return Object.entries(v).some(([k, x]) => k === "$ref" || k === "$dynamicRef" || k === "$recursiveRef" || (k !== "enum" && k !== "const" && mentionsRef(x)));
-}
-
-/** `schema` as a predicate (the validator's verdict); undefined when the validator refuses to compile it. */
-function validatorOf(schema: unknown): ((v: unknown) => boolean) | undefined {
-  if (typeof schema !== "boolean" && !isObject(schema)) return undefined;
-  try {
-    const validate = compileValueValidator(schema as JsonSchema | boolean);
-    return (v) => validate(v) === null;
-  } catch {
-    return undefined;
-  }
-}
 
 /** `if`/`then`/`else` as the union (rest, if, then) | (rest, not if, else); undefined when `if` is absent. */
 export function ifThenElse(s: JsonSchema): JsonSchema[] | undefined {

@@ -24,6 +24,7 @@ import { avoidsAny, type KeyAvoid } from "./extra-key.js";
 import { planPatterns } from "./pattern-properties.js";
 import { expandDependencies, hasDependencies } from "./dependencies.js";
 import { applyNot, ifThenElse } from "./not.js";
+import { judgeOf } from "./value-judge.js";
 import { type Body, deref, disjoint, type Node, type Prop, typeAccepts, valueKey } from "./schema-nodes.js";
 import { SCHEMA_LIMITS, tooLarge } from "./limits.js";
 import { foldPropertyNames } from "./property-names.js";
@@ -72,9 +73,9 @@ export function lowerDocument(root: JsonSchema | boolean, hint: string, ids: { n
   }
 }
 
-/** Whether no two of these nodes may match one value (as far as `disjoint` can tell). */
-function pairwiseDisjoint(options: readonly Node[]): boolean {
-  for (let i = 0; i < options.length; i++) for (let j = i + 1; j < options.length; j++) if (!disjoint(options[i]!, options[j]!)) return false;
+/** Whether no two of these nodes may match one value (as far as `disjoint` can tell, or `apart` says). */
+function pairwiseDisjoint(options: readonly Node[], apart: ReadonlySet<string>): boolean {
+  for (let i = 0; i < options.length; i++) for (let j = i + 1; j < options.length; j++) if (!apart.has(`${i},${j}`) && !disjoint(options[i]!, options[j]!)) return false;
   return true;
 }
 
@@ -82,7 +83,8 @@ class Lowerer {
   private readonly refs = new Map<string, Node & { k: "ref" }>();
   private any: (Node & { k: "ref" }) | undefined;
   private made = 0;
-  private readonly oneOfs: { path: string; options: Node[] }[] = [];
+  /** oneOfs to check once every `$ref` has its target; `apart`: pairs "i,j" known disjoint already. */
+  private readonly oneOfs: { path: string; options: Node[]; apart: ReadonlySet<string> }[] = [];
 
   constructor(
     private readonly root: unknown,
@@ -93,10 +95,10 @@ class Lowerer {
 
   /** The first `oneOf` whose options may overlap (judged after lowering, when every `$ref` has its target). */
   checkOneOfs(): QtcError | undefined {
-    for (const { path, options } of this.oneOfs) {
+    for (const { path, options, apart } of this.oneOfs) {
       for (let i = 0; i < options.length; i++) {
         for (let j = i + 1; j < options.length; j++) {
-          if (!disjoint(options[i]!, options[j]!)) {
+          if (!apart.has(`${i},${j}`) && !disjoint(options[i]!, options[j]!)) {
             return unsupported(pointer(path, "oneOf"), `oneOf options ${i} and ${j} may both match one value; use anyOf or make them disjoint (different types or a const discriminator)`);
           }
         }
@@ -359,14 +361,37 @@ class Lowerer {
       if (!r.ok) return r;
       options.push(r.value);
     }
-    if (key === "oneOf" && options.length > 1 && options.length <= 4 && !pairwiseDisjoint(options)) {
+    const apart = key === "oneOf" ? this.literalsApart(list as unknown[], path) : new Set<string>();
+    if (key === "oneOf" && options.length > 1 && options.length <= 4 && !pairwiseDisjoint(options, apart)) {
       // Overlapping options: each option without the others (held where `not` of them can be, see not.ts).
       const alone = this.lowerExclusive(base, list as unknown[], path, hint, depth);
       if (alone) return ok(alone);
     }
     const exclusive = key === "oneOf" && options.length > 1 ? this.withoutSharedKinds(options) : options;
-    if (key === "oneOf" && options.length > 1) this.oneOfs.push({ path, options: exclusive });
+    if (key === "oneOf" && options.length > 1) this.oneOfs.push({ path, options: exclusive, apart });
     return ok(exclusive.length === 1 ? exclusive[0]! : this.node(path, hint, { k: "union", options: exclusive }));
+  }
+
+  /**
+   * Pairs of oneOf options ("i,j", i < j) known disjoint because one of them is an enum or const none of whose
+   * values the other admits (judged by the validator: a pattern, a format or a bound the node tree cannot compare).
+   */
+  private literalsApart(list: readonly unknown[], path: string): Set<string> {
+    const apart = new Set<string>();
+    const raw = list.map((o, i) => {
+      const r = this.resolvePart(o, pointer(path, "oneOf", i));
+      return r.ok ? r.value : undefined;
+    });
+    const valuesOf = (o: unknown) => (isObject(o) && (Array.isArray(o.enum) || "const" in o) ? (Array.isArray(o.enum) ? o.enum : [o.const]) : undefined);
+    for (let i = 0; i < raw.length; i++) {
+      for (let j = i + 1; j < raw.length; j++) {
+        const [values, other] = valuesOf(raw[i]) ? [valuesOf(raw[i])!, raw[j]] : [valuesOf(raw[j]), raw[i]];
+        if (!values || other === undefined) continue;
+        const judge = judgeOf(other, this.root);
+        if (judge && values.every((v) => !judge(v))) apart.add(`${i},${j}`);
+      }
+    }
+    return apart;
   }
 
   /**
@@ -413,6 +438,11 @@ class Lowerer {
       let values: unknown[] = Array.isArray(s.enum) ? [...s.enum] : [s.const];
       if ("const" in s && Array.isArray(s.enum)) values = values.filter((v) => deepEqual(v, s.const));
       if (type !== undefined) values = values.filter((v) => typeAccepts(type, v));
+      // Other keywords beside the values (a pattern, a bound): only the values they admit.
+      if (Object.keys(s).some((k) => !isAnnotation(k) && k !== "enum" && k !== "const" && k !== "type")) {
+        const judge = judgeOf(s, this.root);
+        if (judge) values = values.filter(judge);
+      }
       const seen = new Set<string>();
       const unique = values.filter((v) => {
         const key = valueKey(v);
