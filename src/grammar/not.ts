@@ -61,6 +61,8 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string): Json
     return (negated.required as unknown[]).filter((n): n is string => typeof n === "string").map((n) => ({ ...rest, type: "object", properties: { ...props, [n]: false } }));
   }
   if (only("not")) return [{ allOf: [rest, negated.not as JsonSchema] }];
+  // One option: the union is that option.
+  if ((only("oneOf") || only("anyOf")) && Array.isArray(negated[keys[0]!]) && (negated[keys[0]!] as unknown[]).length === 1) return applyNot(rest, (negated[keys[0]!] as unknown[])[0], path);
   if (only("allOf") && Array.isArray(negated.allOf)) {
     // not(A and B ...) = not A | not B | ...
     const out: JsonSchema[] = [];
@@ -89,7 +91,9 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string): Json
     if (!typesOf(rest).includes("object")) return [];
     const props = isObject(rest.properties) ? rest.properties : {};
     const required = Array.isArray(rest.required) ? rest.required : [];
-    return Object.entries(negated.properties).map(([n, sub]) => ({
+    // A member whose schema here is the negated one (or that says nothing) cannot break it: no variant.
+    const breakable = Object.entries(negated.properties).filter(([n, sub]) => sub !== true && !(isObject(sub) && words(sub).length === 0) && !(n in props && deepEqual(props[n], sub)));
+    return breakable.map(([n, sub]) => ({
       ...rest,
       type: "object",
       required: [...required, n],

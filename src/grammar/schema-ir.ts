@@ -615,7 +615,8 @@ class Lowerer {
       const byPattern = plan ? this.lower(plan.required(name), pointer(path, "required"), `${hint}-${name}`, depth + 1) : undefined;
       if (byPattern && !byPattern.ok) return byPattern;
       const node = byPattern ? byPattern.value : (extra ?? (ap === undefined ? this.anyNode() : undefined));
-      if (!node) return err(invalid(pointer(path, "required"), `required property "${name}" is not listed in properties and extra properties are not allowed`));
+      // A required member no key may name: no object satisfies this schema (refused as unsatisfiable where nothing else can stand in).
+      if (!node) return ok(this.never(path, hint));
       props.push({ name, node, required: true });
     }
     const count = props.filter((p) => !p.never).length;
