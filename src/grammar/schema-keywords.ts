@@ -271,6 +271,11 @@ export function mergeSchemas(a: JsonSchema, b: JsonSchema, bPath: string): Resul
       else if (mine === true) out[key] = value;
       else if (value === true) out[key] = mine;
       else out[key] = { allOf: [mine, value] };
+    } else if (key === "propertyNames" && isObject(mine) && isObject(value)) {
+      // Every key must satisfy both (merged as any two schemas are).
+      const both = mergeSchemas(mine, value, pointer(bPath, key));
+      if (!both.ok) return both;
+      out[key] = both.value;
     } else if (key === "const") out.enum = []; // two different constants: no value is both
     else if (key === "not") out.not = { anyOf: [mine, value] }; // neither A nor B
     else if ((key === "anyOf" || key === "oneOf") && Array.isArray(value) && (out.allOf === undefined || Array.isArray(out.allOf))) {
