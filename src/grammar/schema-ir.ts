@@ -362,6 +362,7 @@ class Lowerer {
       options.push(r.value);
     }
     const apart = key === "oneOf" ? this.literalsApart(list as unknown[], path) : new Set<string>();
+    if (key === "oneOf") this.nonEmptyArrays(options, apart);
     if (key === "oneOf" && options.length > 1 && options.length <= 4 && !pairwiseDisjoint(options, apart)) {
       // Overlapping options: each option without the others (held where `not` of them can be, see not.ts).
       const alone = this.lowerExclusive(base, list as unknown[], path, hint, depth);
@@ -392,6 +393,33 @@ class Lowerer {
       }
     }
     return apart;
+  }
+
+  /**
+   * oneOf options that are arrays of items no two of them share: they overlap only in the empty array, which
+   * therefore matches none (oneOf admits none of it). Such options become non-empty and the pair disjoint. Exact.
+   */
+  private nonEmptyArrays(options: Node[], apart: Set<string>): void {
+    const plain = (n: Node) => (n.k === "array" && n.prefix.length === 0 && n.items !== null ? n : undefined);
+    const arrays = options.map(plain);
+    const pairs: [number, number][] = [];
+    for (let i = 0; i < options.length; i++) {
+      for (let j = i + 1; j < options.length; j++) {
+        if (apart.has(`${i},${j}`) || disjoint(options[i]!, options[j]!)) continue;
+        const [a, b] = [arrays[i], arrays[j]];
+        if (!a || !b || !disjoint(a.items!, b.items!)) return;
+        pairs.push([i, j]);
+      }
+    }
+    for (const [i, j] of pairs) {
+      for (const k of [i, j]) {
+        const a = arrays[k]!;
+        if (a.minItems >= 1) continue;
+        const nonEmpty = this.node(a.path, a.hint, { k: "array", prefix: [], items: a.items, minItems: 1, ...(a.maxItems === undefined ? {} : { maxItems: a.maxItems }) }) as Node & { k: "array" };
+        options[k] = arrays[k] = nonEmpty;
+      }
+      apart.add(`${i},${j}`);
+    }
   }
 
   /**
