@@ -43,7 +43,7 @@ interface Part {
 }
 const JSON_TYPES = ["null", "boolean", "integer", "number", "string", "array", "object"];
 const FAMILIES: Record<string, readonly string[]> = {
-  object: ["properties", "required", "additionalProperties", "minProperties", "maxProperties", "patternProperties", "dependencies", "dependentRequired", "dependentSchemas"],
+  object: ["properties", "required", "additionalProperties", "minProperties", "maxProperties", "patternProperties", "propertyNames", "dependencies", "dependentRequired", "dependentSchemas"],
   array: ["items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems"],
   string: ["minLength", "maxLength", "pattern", "format"],
   number: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
@@ -608,6 +608,8 @@ class Lowerer {
   private lowerObject(schema: JsonSchema, path: string, hint: string, depth: number): Result<Node> {
     // propertyNames naming the keys outright is held by listing exactly those names.
     const s = foldPropertyNames(schema) ?? schema;
+    // One that could not be folded (after allOf parts met: a pattern beside names, pattern members beside it).
+    if ("propertyNames" in s) return err(unsupported(pointer(path, "propertyNames"), "propertyNames that neither names the keys nor is one pattern beside no other pattern members is not supported"));
     const required = new Set(Array.isArray(s.required) ? s.required.filter((r): r is string => typeof r === "string") : []);
     const listed = isObject(s.properties) ? s.properties : {};
     let extra: Node | null = null;

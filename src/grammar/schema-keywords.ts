@@ -212,7 +212,8 @@ export function scanKeywords(root: unknown): KeywordScan {
     for (const key of Object.keys(schema)) {
       if (SUPPORTED_KEYWORDS.has(key)) continue;
       if (CONSTRAINING_UNSUPPORTED.has(key)) {
-        if (key === "propertyNames" && schema.type === "object" && foldPropertyNames(schema) !== undefined) continue;
+        // Folded where the object is lowered (refused there if allOf parts met make it unfoldable).
+        if (key === "propertyNames" && (schema.type === undefined || schema.type === "object") && foldPropertyNames(schema) !== undefined) continue;
         if (out.refused.length < MAX_SITES) out.refused.push({ keyword: key, path: pointer(path, key) });
       } else if (!ANNOTATION_KEYWORDS.has(key) && !key.startsWith("x-") && !ignoredWords.has(key) && out.ignored.length < MAX_SITES) {
         ignoredWords.add(key);
