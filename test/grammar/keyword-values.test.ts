@@ -2,31 +2,11 @@
 // ajv (qtc's validator options): `not` beside an enum and `not` of not/allOf/counts/bounds, fractional number
 // bounds, multipleOf 1 and 10^-k on numbers, and the formats url, uri-reference, ipv6 and byte.
 
-import type { LlamaModel } from "node-llama-cpp";
-import { beforeAll, describe, expect, it } from "vitest";
-import { compileSchema, GrammarChecker } from "../../src/grammar/index.js";
+import { describe, expect, it } from "vitest";
+import { compileSchema } from "../../src/grammar/index.js";
 import { compileValueValidator } from "../../src/tools/validators.js";
 import type { JsonSchema } from "../../src/tools/types.js";
-import { tinyModel } from "./helpers.js";
-
-let model: LlamaModel;
-beforeAll(async () => {
-  ({ model } = await tinyModel());
-});
-
-async function checker(schema: JsonSchema, maxTokens = 256): Promise<(text: string) => boolean> {
-  const r = compileSchema(schema, { maxTokens });
-  if (!r.ok) throw new Error(`${r.error.code} ${r.error.path}: ${r.error.message}`);
-  const c = await GrammarChecker.create(model, r.value);
-  return (text) => c.checkText(text).accepted;
-}
-
-/** Each JSON text: the grammar accepts it exactly when the validator does. */
-async function agrees(schema: JsonSchema, texts: readonly string[], maxTokens = 256): Promise<void> {
-  const accepts = await checker(schema, maxTokens);
-  const validate = compileValueValidator(schema);
-  for (const t of texts) expect(accepts(t), `${JSON.stringify(schema)} ${t}`).toBe(validate(JSON.parse(t)) === null);
-}
+import { agreesWithValidator as agrees, schemaChecker as checker } from "./helpers.js";
 
 describe("not", () => {
   it("beside an enum keeps the values the negated schema refuses, whatever it says", async () => {

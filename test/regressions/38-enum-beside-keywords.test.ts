@@ -3,16 +3,10 @@
 // fails validation). Now only the values the whole schema admits are spelled.
 
 import { describe, expect, it } from "vitest";
-import { compileSchema, GrammarChecker } from "../../src/grammar/index.js";
 import type { JsonSchema } from "../../src/tools/types.js";
-import { tinyModel } from "../grammar/helpers.js";
+import { schemaChecker } from "../grammar/helpers.js";
 
-async function accepts(schema: JsonSchema, text: string): Promise<boolean> {
-  const { model } = await tinyModel();
-  const r = compileSchema(schema, { maxTokens: 256 });
-  if (!r.ok) throw new Error(r.error.message);
-  return (await GrammarChecker.create(model, r.value)).checkText(text).accepted;
-}
+const accepts = async (schema: JsonSchema, text: string) => (await schemaChecker(schema))(text);
 
 describe("38: an enum beside other keywords", () => {
   it("spells only the values the other keywords admit", async () => {
