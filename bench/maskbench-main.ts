@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { createLlama, ensureSyntheticModel, loadModel } from "../dist/model/index.js";
 import { dataFolder, DataError, ensureData } from "../dist/bench/maskbench-data.js";
 import { MASKBENCH_DEFAULTS, renderTable, runSchemaFile, type SchemaResult, summarize } from "../dist/bench/maskbench.js";
+import { CHECKERS, EngineTables, type CheckerId } from "../dist/bench/maskbench-check.js";
 import { readBenchFlags } from "../dist/bench/script-args.js";
 
 const flags = readBenchFlags("bench:maskbench", {
@@ -17,6 +18,7 @@ const flags = readBenchFlags("bench:maskbench", {
   sample: { type: "string" },
   policy: { type: "string", default: MASKBENCH_DEFAULTS.unsupported },
   split: { type: "string", default: MASKBENCH_DEFAULTS.budgetSplit },
+  checker: { type: "string", default: MASKBENCH_DEFAULTS.checker },
   "max-tokens": { type: "string", default: String(MASKBENCH_DEFAULTS.maxTokens) },
   out: { type: "string", default: "bench/results/maskbench.json" },
   only: { type: "string" },
@@ -73,11 +75,19 @@ function runInChunks(count: number, size: number): SchemaResult[] {
 /** Write the JSON result and print the table for these results. */
 function report(results: readonly SchemaResult[], files: number, o: typeof MASKBENCH_DEFAULTS): void {
   const summary = summarize(results);
-  const label = `qtc (compileSchema, ${o.unsupported}, budget ${o.maxTokens} ${o.budgetSplit})`;
+  const label = `qtc (compileSchema, ${o.unsupported}, budget ${o.maxTokens} ${o.budgetSplit}, checked by ${o.checker === "qtc" ? "qtc's engine + key guard" : "llama.cpp"})`;
   const failures = results.filter((r) => r.status !== "passing").map((r) => ({ file: r.file, status: r.status, code: r.code, message: r.message, validRejected: r.validRejected, invalidAccepted: r.invalidAccepted }));
   mkdirSync(dirname(flags.out!), { recursive: true });
   writeFileSync(flags.out!, JSON.stringify({ bench: "maskbench", label, options: o, files, summary, failures }, null, 1) + "\n");
   process.stdout.write(renderTable(summary, label) + "\n");
+}
+
+/** The --checker flag (qtc or llama.cpp); anything else is refused. */
+function checkerFlag(): CheckerId {
+  const id = flags.checker as CheckerId;
+  if (CHECKERS.includes(id)) return id;
+  process.stderr.write(`bench:maskbench: --checker must be one of ${CHECKERS.join(", ")}\n`);
+  process.exit(2);
 }
 
 async function main(): Promise<void> {
@@ -85,7 +95,7 @@ async function main(): Promise<void> {
     // Results of runs over parts of the data (their --raw files), reported as one run.
     const results = flags.merge.split(",").flatMap((f) => JSON.parse(readFileSync(f, "utf8")) as SchemaResult[]);
     const budgetSplit = flags.split === "worst-case" ? "worst-case" : "shared";
-    report(results, results.length, { ...MASKBENCH_DEFAULTS, unsupported: flags.policy === "validate" ? "validate" : "strict", budgetSplit, maxTokens: Number(flags["max-tokens"]) });
+    report(results, results.length, { ...MASKBENCH_DEFAULTS, unsupported: flags.policy === "validate" ? "validate" : "strict", budgetSplit, checker: checkerFlag(), maxTokens: Number(flags["max-tokens"]) });
     return;
   }
   let dir: string | undefined;
@@ -110,7 +120,7 @@ async function main(): Promise<void> {
   if (flags.limit) files = files.slice(0, Number(flags.limit));
   const policy = flags.policy === "validate" ? "validate" : "strict";
   const budgetSplit = flags.split === "worst-case" ? "worst-case" : "shared";
-  const o = { ...MASKBENCH_DEFAULTS, unsupported: policy as "strict" | "validate", budgetSplit: budgetSplit as "shared" | "worst-case", maxTokens: Number(flags["max-tokens"]) };
+  const o = { ...MASKBENCH_DEFAULTS, unsupported: policy as "strict" | "validate", budgetSplit: budgetSplit as "shared" | "worst-case", checker: checkerFlag(), maxTokens: Number(flags["max-tokens"]) };
   const results: SchemaResult[] = flags.chunk ? runInChunks(files.length, Number(flags.chunk)) : await runHere(dir, files, o);
   if (flags.raw && !flags.chunk) {
     writeFileSync(flags.raw, JSON.stringify(results));
@@ -123,10 +133,11 @@ async function main(): Promise<void> {
 async function runHere(dir: string, files: readonly string[], o: typeof MASKBENCH_DEFAULTS): Promise<SchemaResult[]> {
   const llama = await createLlama({ gpu: "cpu" });
   const model = await loadModel(llama, { path: await ensureSyntheticModel("tiny") });
+  const engine = o.checker === "qtc" ? EngineTables.create(model) : undefined;
   const results: SchemaResult[] = [];
   const t0 = Date.now();
   for (const [i, f] of files.entries()) {
-    results.push(await runSchemaFile(model, dir, f, o));
+    results.push(await runSchemaFile(model, engine, dir, f, o));
     // llama.cpp's grammars live outside the JS heap: collect them now and then (when node runs with --expose-gc).
     if (i % 20 === 19) (globalThis as { gc?: () => void }).gc?.();
     if (i % 100 === 99 || i === files.length - 1) {

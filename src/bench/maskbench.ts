@@ -1,13 +1,13 @@
 // Owns: running MaskBench (guidance-ai/jsonschemabench maskbench/data) through qtc's compileSchema: each schema
-// compiled, each instance checked with llama.cpp's own grammar engine (GrammarChecker) in qtc's canonical
-// spelling, ajv's verdict beside each label, rejected valid instances split into spelling artefacts and real
+// compiled, each instance checked in qtc's canonical spelling the way the runtime constrains a call (qtc's engine
+// and key guard; llama.cpp's grammar evaluator on request, see maskbench-check.ts), ajv's verdict beside each label, rejected valid instances split into spelling artefacts and real
 // validation errors, and MaskBench's table (passing, errors by code, crashes, timeouts, TTFM and mask time).
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { LlamaModel } from "node-llama-cpp";
 import { compileSchema } from "../grammar/compile.js";
-import { GrammarChecker } from "../grammar/checker.js";
+import { createChecker, type CheckerId, type EngineTables, type InstanceChecker } from "./maskbench-check.js";
 import { canonicalJson, utf8Length } from "../grammar/canonical-json.js";
 import type { UnsupportedPolicy } from "../grammar/constraint-report.js";
 import type { BudgetSplit } from "../grammar/budget-share.js";
@@ -26,6 +26,11 @@ export const MASKBENCH_DEFAULTS = Object.freeze({
    * "worst-case" (static shares whose sum fits the budget). Default: "shared".
    */
   budgetSplit: "shared" as BudgetSplit,
+  /**
+   * What checks each instance: "qtc" (the runtime's own engine with its key guard: what a user's constrained turn
+   * runs) or "llama.cpp" (llama.cpp's grammar evaluator). Default: "qtc".
+   */
+  checker: "qtc" as CheckerId,
   /** A schema whose compile plus checks take longer than this counts as a timeout, in ms. Default: 60000. */
   timeoutMs: 60_000 as number,
 });
@@ -72,7 +77,7 @@ function stringsFine(v: unknown): boolean {
 }
 
 /** Run one schema file. Never throws: an exception is a `crash`. */
-export async function runSchemaFile(model: LlamaModel, dir: string, file: string, o: typeof MASKBENCH_DEFAULTS): Promise<SchemaResult> {
+export async function runSchemaFile(model: LlamaModel, engine: EngineTables | undefined, dir: string, file: string, o: typeof MASKBENCH_DEFAULTS): Promise<SchemaResult> {
   const base: SchemaResult = { file, status: "passing", tests: 0, validRejected: 0, artefacts: {}, invalidAccepted: 0, labelDisputes: 0, maskUs: [] };
   let doc: { schema: JsonSchema | boolean; tests?: Test[] };
   try {
@@ -84,11 +89,11 @@ export async function runSchemaFile(model: LlamaModel, dir: string, file: string
   base.tests = tests.length;
   base.semantic = semanticKeywords(doc.schema);
   const t0 = performance.now();
-  let checker: GrammarChecker;
+  let checker: InstanceChecker;
   try {
     const compiled = compileSchema(doc.schema, { maxTokens: o.maxTokens, unsupported: o.unsupported, budgetSplit: o.budgetSplit });
     if (!compiled.ok) return { ...base, status: "compile-error", code: compiled.error.code, message: `${compiled.error.path ?? ""}: ${compiled.error.message}`.slice(0, 300) };
-    checker = await GrammarChecker.create(model, compiled.value);
+    checker = await createChecker(o.checker, model, engine, compiled.value);
   } catch (e) {
     return { ...base, status: "crash", code: "exception", message: (e instanceof Error ? e.message : String(e)).slice(0, 300) };
   }
@@ -152,7 +157,7 @@ function withoutIds(v: unknown): unknown {
  * `\u00XX` spells, keys in an order other than the schema's (the instance's own order is accepted), or ajv
  * calling the "valid" instance invalid. Undefined: a real validation error.
  */
-function classify(checker: GrammarChecker, data: unknown, text: string, budget: number, ajvValid: boolean | undefined): Artefact | undefined {
+function classify(checker: InstanceChecker, data: unknown, text: string, budget: number, ajvValid: boolean | undefined): Artefact | undefined {
   if (ajvValid === false) return "label";
   if (utf8Length(text) > Math.min(budget, 8192)) return "over-budget";
   if (!numbersFine(data)) return "number-spelling";
@@ -243,6 +248,6 @@ export function renderTable(s: MaskbenchSummary, label: string): string {
     semanticLine(s.semantic ?? {}),
     "",
     `Schemas: ${s.schemas}. Compile errors by code: ${codes || "none"}. Passing includes ${s.artefactOnly} schemas whose only rejected valid instances are spelling artefacts (${arte} instances); invalid-labelled instances ajv calls valid (label disputes, not counted): ${s.labelDisputes}.`,
-    `TTFM (compile + llama.cpp grammar load) ms: p25 ${s.ttfmMs.p25}, p50 ${s.ttfmMs.p50}, p75 ${s.ttfmMs.p75}, p90 ${s.ttfmMs.p90}, p99 ${s.ttfmMs.p99}, max ${s.ttfmMs.max}. Mask time per token (llama.cpp check) µs: p50 ${s.maskUs.p50}, p90 ${s.maskUs.p90}, p99 ${s.maskUs.p99}, max ${s.maskUs.max}.`,
+    `TTFM (compile + the checker's grammar load) ms: p25 ${s.ttfmMs.p25}, p50 ${s.ttfmMs.p50}, p75 ${s.ttfmMs.p75}, p90 ${s.ttfmMs.p90}, p99 ${s.ttfmMs.p99}, max ${s.ttfmMs.max}. Check time per token µs: p50 ${s.maskUs.p50}, p90 ${s.maskUs.p90}, p99 ${s.maskUs.p99}, max ${s.maskUs.max}.`,
   ].join("\n");
 }

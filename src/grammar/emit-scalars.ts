@@ -96,7 +96,7 @@ function stringContent(
 }
 
 function boundName(v: number): string {
-  return v < 0 ? `m${-v}` : String(v);
+  return (v < 0 ? `m${-v}` : String(v)).replace(".", "p");
 }
 
 /** An integer or number value within `budget` bytes. */
@@ -109,15 +109,17 @@ export function emitNumber(ctx: ScalarContext, n: Node & { k: "integer" | "numbe
     const name = `integer${n.lo === undefined ? "" : `-min-${boundName(n.lo)}`}${n.hi === undefined ? "" : `-max-${boundName(n.hi)}`}${size}`;
     return { expr: ctx.rules.add(name, rule.expr), worst: rule.maxBytes };
   }
-  const d = fitDigits((k) => numberBytes(n.lo, n.hi, k), budget);
-  const rule = d === undefined ? undefined : numberRule(n.lo, n.hi, d);
+  const r = n.frac ?? MAX_DIGITS;
+  const d = fitDigits((k) => numberBytes(n.lo, n.hi, k, r), budget);
+  const rule = d === undefined ? undefined : numberRule(n.lo, n.hi, d, true, Math.min(r, d));
   if (!rule) return undefined;
   const side = (tag: string, b: { value: number; open: boolean } | undefined) =>
     b === undefined ? "" : `-${b.open ? "above" : tag}-${boundName(b.value)}`;
   const lo = side("min", n.lo);
   const hi = n.hi === undefined ? "" : `-${n.hi.open ? "below" : "max"}-${boundName(n.hi.value)}`;
-  const size = rule.maxBytes < numberBytes(n.lo, n.hi, MAX_DIGITS)! ? `-${rule.maxBytes}b` : "";
-  return { expr: ctx.rules.add(`number${lo}${hi}${size}`, rule.expr), worst: rule.maxBytes };
+  const size = rule.maxBytes < numberBytes(n.lo, n.hi, MAX_DIGITS, r)! ? `-${rule.maxBytes}b` : "";
+  const places = n.frac === undefined ? "" : `-frac${n.frac}`;
+  return { expr: ctx.rules.add(`number${lo}${hi}${places}${size}`, rule.expr), worst: rule.maxBytes };
 }
 
 /** Text of a literal: canonical JSON, or a string's raw text in a qwen3coder value. */

@@ -2,11 +2,14 @@
 // types), of `required` (a member absent; `not` of required also rules out every non-object), of `properties`
 // (a member present that breaks its schema), of enum/const beside an enum (the values left), of several of
 // these (any one broken), of `anyOf` (each option negated in turn), and `not: {}` (nothing); and `if`/`then`/
-// `else` as (if and then) | (not if, and else). Any other `not` is refused by pointer (under `validate`, left to
-// the validator).
+// `else` as (if and then) | (not if, and else); `not` of `not` (the schema itself), of `allOf` (any part broken),
+// of a count or bound (the other side of it: `minItems: 2` → at most 1 item), and any `not` beside an enum or
+// const (the values the negated schema refuses, judged by the validator). Any other `not` is refused by pointer
+// (under `validate`, left to the validator).
 
 import type { QtcError } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
+import { fewValues, judgeOf, mentionsRef } from "./value-judge.js";
 import { deepEqual, isAnnotation, isObject, pointer, unsupported } from "./schema-keywords.js";
 
 const TYPES = ["null", "boolean", "object", "array", "number", "string", "integer"];
@@ -33,6 +36,16 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string): Json
   if (!isObject(negated)) return unsupported(at, "not must be a schema");
   const keys = words(negated);
   const only = (k: string) => keys.length === 1 && keys[0] === k;
+  const few = Array.isArray(rest.enum) || "const" in rest ? undefined : fewValues(rest);
+  if ((Array.isArray(rest.enum) || "const" in rest || few) && !mentionsRef(negated)) {
+    // Finitely many values: keep those the negated schema refuses (exact whatever it says).
+    const judge = judgeOf(negated);
+    if (judge) {
+      const values: unknown[] = few ?? (Array.isArray(rest.enum) ? rest.enum : [rest.const]);
+      const { const: _c, ...base } = rest;
+      return [{ ...base, enum: values.filter((v) => !judge(v)) }];
+    }
+  }
   if (only("type")) {
     const out = typesOf({ type: negated.type } as JsonSchema);
     // No number that is not an integer can be spelled apart from the integers.
@@ -47,6 +60,26 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string): Json
     if (types.length === 0) return [];
     return (negated.required as unknown[]).filter((n): n is string => typeof n === "string").map((n) => ({ ...rest, type: "object", properties: { ...props, [n]: false } }));
   }
+  if (only("not")) return [{ allOf: [rest, negated.not as JsonSchema] }];
+  // One option: the union is that option.
+  if ((only("oneOf") || only("anyOf")) && Array.isArray(negated[keys[0]!]) && (negated[keys[0]!] as unknown[]).length === 1) return applyNot(rest, (negated[keys[0]!] as unknown[])[0], path);
+  if (only("allOf") && Array.isArray(negated.allOf)) {
+    // not(A and B ...) = not A | not B | ...
+    const out: JsonSchema[] = [];
+    for (const part of negated.allOf) {
+      const r = applyNot(rest, part, path);
+      if (!Array.isArray(r)) return r;
+      out.push(...r);
+    }
+    return out.length > 16 ? unsupported(at, "not of allOf expands into more than 16 variants") : out;
+  }
+  if (keys.length === 1 && keys[0]! in FLIPS && typeof negated[keys[0]!] === "number") {
+    const [type, word, value] = FLIPS[keys[0]!]!(negated[keys[0]!] as number);
+    // A count below 0 can never hold: `not` of `minItems: 0` leaves nothing.
+    if (value !== undefined && value < 0) return [];
+    if (!typesOf(rest).some((t) => t === type || (type === "number" && t === "integer"))) return [];
+    return [{ allOf: [rest, { type, [word]: value }] }];
+  }
   if ((only("enum") || only("const")) && (Array.isArray(rest.enum) || "const" in rest)) {
     const banned: unknown[] = only("enum") ? (Array.isArray(negated.enum) ? negated.enum : []) : [negated.const];
     const values: unknown[] = Array.isArray(rest.enum) ? rest.enum : [rest.const];
@@ -58,14 +91,16 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string): Json
     if (!typesOf(rest).includes("object")) return [];
     const props = isObject(rest.properties) ? rest.properties : {};
     const required = Array.isArray(rest.required) ? rest.required : [];
-    return Object.entries(negated.properties).map(([n, sub]) => ({
+    // A member whose schema here is the negated one (or that says nothing) cannot break it: no variant.
+    const breakable = Object.entries(negated.properties).filter(([n, sub]) => sub !== true && !(isObject(sub) && words(sub).length === 0) && !(n in props && deepEqual(props[n], sub)));
+    return breakable.map(([n, sub]) => ({
       ...rest,
       type: "object",
       required: [...required, n],
       properties: { ...props, [n]: n in props ? { allOf: [props[n], { not: sub }] } : { not: sub } },
     }));
   }
-  if (keys.length > 1 && keys.every((k) => ["type", "required", "properties", "enum", "const"].includes(k))) {
+  if (keys.length > 1 && keys.every((k) => SPLITTABLE.has(k))) {
     // not(a and b) = not a | not b: each keyword negated on its own.
     const out: JsonSchema[] = [];
     for (const k of keys) {
@@ -91,6 +126,26 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string): Json
   }
   return unsupported(at, `not of ${keys.join(", ")} is not supported (supported: not of type, required, enum/const beside an enum, anyOf of those, {})`);
 }
+
+/**
+ * A count or bound and what its negation is: only values of `type` are constrained by it, and those that break
+ * it satisfy `{type, [word]: value}`.
+ */
+const FLIPS: Record<string, (n: number) => [string, string, number]> = {
+  minItems: (n) => ["array", "maxItems", Math.ceil(n) - 1],
+  maxItems: (n) => ["array", "minItems", Math.floor(n) + 1],
+  minLength: (n) => ["string", "maxLength", Math.ceil(n) - 1],
+  maxLength: (n) => ["string", "minLength", Math.floor(n) + 1],
+  minProperties: (n) => ["object", "maxProperties", Math.ceil(n) - 1],
+  maxProperties: (n) => ["object", "minProperties", Math.floor(n) + 1],
+  minimum: (n) => ["number", "exclusiveMaximum", n],
+  maximum: (n) => ["number", "exclusiveMinimum", n],
+  exclusiveMinimum: (n) => ["number", "maximum", n],
+  exclusiveMaximum: (n) => ["number", "minimum", n],
+};
+
+/** Keywords that each constrain on their own, so that not(a and b) is not a | not b. */
+const SPLITTABLE = new Set(["type", "required", "properties", "enum", "const", "not", ...Object.keys(FLIPS)]);
 
 /** `if`/`then`/`else` as the union (rest, if, then) | (rest, not if, else); undefined when `if` is absent. */
 export function ifThenElse(s: JsonSchema): JsonSchema[] | undefined {

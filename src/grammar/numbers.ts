@@ -1,5 +1,6 @@
 // Owns: canonical JSON numbers as GBNF: integers in a range (exact, digit by digit) and numbers between
-// integer bounds (open or closed), with the digit counts capped so every number has a known worst length.
+// decimal bounds (open or closed), with the digit counts capped so every number has a known worst length, and
+// the fraction digits capped apart (multipleOf 0.01: at most 2).
 
 /** Most digits of an integer part (and of a fraction): 10^15 - 1 is the largest integer the grammar spells. */
 export const MAX_DIGITS = 15;
@@ -94,64 +95,177 @@ export function integerRule(lo: number | undefined, hi: number | undefined, d = 
   return { expr: alt(parts), minBytes, maxBytes };
 }
 
-/** A bound of a number interval: an integer value, open (exclusive) or closed. */
+/** A bound of a number interval: a decimal value, open (exclusive) or closed. */
 export interface Bound {
   value: number;
   open: boolean;
 }
 
-/** Non-negative reals in ⟨lo, hi⟩ (integers; hi undefined = unbounded) with at most `d` digits on each side of the point. */
-function nonNegative(lo: Bound, hi: Bound | undefined, d: number, build: boolean): { parts: string[]; intDigits: number } {
-  const a = lo.value;
-  const beyond = hi === undefined || hi.value > cap(d);
-  const b = beyond ? cap(d) : hi.value;
+/** `cls` repeated lo..hi times (GBNF); "" when hi is 0. */
+function rep(cls: string, lo: number, hi: number): string {
+  if (hi <= 0) return "";
+  return lo === hi ? (hi === 1 ? cls : `${cls}{${hi}}`) : `${cls}{${lo},${hi}}`;
+}
+
+/** A digit class from `from` to `to` (undefined when empty). */
+function digitClass(from: number, to: number): string | undefined {
+  if (from > to) return undefined;
+  return from === to ? `"${from}"` : `[${from}-${to}]`;
+}
+
+const seq = (...xs: string[]) => xs.filter((x) => x !== "").join(" ");
+
+/**
+ * Fraction digits (at most `r`, possibly none when `empty`) whose decimal value compares to `0.f` as `cmp` says.
+ * `f` has no trailing zeros. Undefined when no digits do.
+ */
+function fractionDigits(f: string, r: number, cmp: "ge" | "gt" | "le" | "lt", empty: boolean): string | undefined {
+  const any = (n: number) => rep("[0-9]", 0, n);
+  if (f === "") {
+    // Matched every digit of the bound: what is left compares with 0.
+    if (cmp === "ge") return empty ? any(r) || "" : r > 0 ? rep("[0-9]", 1, r) : undefined;
+    if (cmp === "le") return empty ? rep(`"0"`, 0, r) : r > 0 ? rep(`"0"`, 1, r) : undefined;
+    if (cmp === "gt") return r > 0 ? seq(any(r - 1), "[1-9]") : undefined;
+    return undefined;
+  }
+  if (r === 0) return empty && (cmp === "le" || cmp === "lt") ? "" : undefined;
+  const d = Number(f[0]);
+  const options: string[] = [];
+  const beyond = cmp === "ge" || cmp === "gt" ? digitClass(d + 1, 9) : digitClass(0, d - 1);
+  if (beyond) options.push(seq(beyond, any(r - 1)));
+  const same = fractionDigits(f.slice(1), r - 1, cmp, true);
+  if (same !== undefined) options.push(seq(`"${d}"`, same));
+  // Fewer digits than the bound: a value below it (0.2 < 0.25).
+  if (empty && (cmp === "le" || cmp === "lt")) options.push("");
+  if (options.length === 0) return undefined;
+  const body = options.filter((o) => o !== "");
+  const optional = options.includes("");
+  if (body.length === 0) return "";
+  const group = body.length === 1 ? body[0]! : `(${body.join(" | ")})`;
+  return optional ? `(${body.join(" | ")})?` : group;
+}
+
+/** Fraction digits (at least one, at most r) with a value above 0 and at most (`le`) or below (`lt`) `0.f`. */
+function positiveFraction(f: string, r: number, cmp: "le" | "lt"): string | undefined {
+  if (f === "" || r === 0) return undefined;
+  const d = Number(f[0]);
+  if (d === 0) {
+    const rest = positiveFraction(f.slice(1), r - 1, cmp);
+    return rest === undefined ? undefined : seq(`"0"`, rest);
+  }
+  const options: string[] = [];
+  const below = digitClass(1, d - 1);
+  if (below) options.push(seq(below, rep("[0-9]", 0, r - 1)));
+  const same = fractionDigits(f.slice(1), r - 1, cmp, true);
+  if (same !== undefined) options.push(seq(`"${d}"`, same));
+  const zero = fractionDigits("", r - 1, "gt", true);
+  if (zero !== undefined) options.push(seq(`"0"`, zero));
+  return options.length === 0 ? undefined : alt(options);
+}
+
+/** What may follow the integer part so that the fraction compares to `0.f` as `cmp` says (at most r digits). */
+function fractionPart(f: string, r: number, cmp: "ge" | "gt" | "le" | "lt"): string | undefined {
+  if (f === "" && cmp === "ge") return r > 0 ? `("." ${rep("[0-9]", 1, r)})?` : "";
+  if (f === "" && cmp === "le") return r > 0 ? ZERO_FRACTION : "";
+  if (f === "" && cmp === "gt") return r > 0 ? `"." ${fractionDigits("", r, "gt", false)}` : undefined;
+  if (f === "" && cmp === "lt") return undefined;
+  const digitsPart = fractionDigits(f, r, cmp, false);
+  // No fraction at all is 0, below every nonzero 0.f.
+  const none = cmp === "le" || cmp === "lt";
+  if (digitsPart === undefined) return none ? "" : undefined;
+  return none ? `("." ${digitsPart})?` : `"." ${digitsPart}`;
+}
+
+/** The integer part and the fraction digits of a non-negative bound (undefined when it needs an exponent). */
+function splitBound(v: number): { int: number; frac: string } | undefined {
+  const text = String(v);
+  if (/e/i.test(text)) return undefined;
+  const [int, frac = ""] = text.split(".");
+  return { int: Number(int), frac: frac.replace(/0+$/, "") };
+}
+
+/**
+ * Non-negative reals in ⟨lo, hi⟩ (hi undefined = unbounded) with at most `d` digits before the point and `r`
+ * after it. A bound may have a fraction; one whose integer parts are equal must then be whole on one side.
+ */
+function nonNegative(lo: Bound, hi: Bound | undefined, d: number, r: number, build: boolean): { parts: string[]; intDigits: number } | undefined {
   const none = { parts: [], intDigits: 0 };
+  const l = splitBound(lo.value);
+  const h = hi === undefined ? undefined : splitBound(hi.value);
+  if (!l || (hi !== undefined && !h)) return undefined;
+  const a = l.int;
+  const beyond = hi === undefined || h!.int > cap(d);
+  const b = beyond ? cap(d) : h!.int;
   if (a > b) return none;
-  if (a === b) return !lo.open && (beyond || !hi.open) ? { parts: [`"${a}" ${ZERO_FRACTION}`], intDigits: digits(a) } : none;
+  const fb = beyond ? "" : h!.frac;
+  const low = fractionPart(l.frac, r, lo.open ? "gt" : "ge");
+  const high = beyond ? fraction(r) : fractionPart(fb, r, hi!.open ? "lt" : "le");
+  if (a === b) {
+    if (l.frac === "" && fb === "") return !lo.open && (beyond || !hi!.open) ? { parts: [`"${a}" ${ZERO_FRACTION}`], intDigits: digits(a) } : none;
+    if (l.frac !== "" && fb !== "") return undefined;
+    // One side whole: the other side's comparison, with the whole side's own (closed: any; open: not 0).
+    if (l.frac === "" && lo.open) {
+      const above = positiveFraction(fb, r, hi!.open ? "lt" : "le");
+      return above === undefined ? none : { parts: [`"${a}" "." ${above}`], intDigits: digits(a) };
+    }
+    if (l.frac === "") return high === undefined ? none : { parts: [seq(`"${a}"`, high)], intDigits: digits(a) };
+    return !beyond && hi!.open ? none : low === undefined ? none : { parts: [seq(`"${a}"`, low)], intDigits: digits(a) };
+  }
   const parts: string[] = [];
-  parts.push(lo.open ? `"${a}" ${nonzeroFraction(d)}` : `"${a}" ${fraction(d)}`);
-  if (a + 1 <= b - 1) parts.push(build ? `${naturalRange(a + 1, b - 1)} ${fraction(d)}` : "");
-  if (beyond) parts.push(`"${b}" ${fraction(d)}`);
-  else if (!hi.open) parts.push(`"${b}" ${ZERO_FRACTION}`);
+  if (low !== undefined) parts.push(seq(`"${a}"`, low));
+  if (a + 1 <= b - 1) parts.push(build ? seq(naturalRange(a + 1, b - 1), fraction(r)) : "");
+  if (high !== undefined) parts.push(seq(`"${b}"`, high));
   return { parts, intDigits: digits(b) };
 }
 
 /**
- * JSON numbers between integer bounds (undefined = unbounded on that side) with at most `d` digits on each
- * side of the point. Unbounded on both sides the spelling may use an exponent (`1e-05`); bounded, it is plain
- * decimal. Returns undefined when empty.
+ * JSON numbers between bounds (undefined = unbounded on that side) with at most `d` digits before the point and
+ * `r` (default `d`) after it. Unbounded on both sides and with no fraction cap the spelling may use an exponent
+ * (`1e-05`); otherwise it is plain decimal. Returns undefined when empty, or when a bound cannot be spelled
+ * (see nonNegative; the compiler refuses those first).
  */
-export function numberRule(lo: Bound | undefined, hi: Bound | undefined, d = MAX_DIGITS, build = true): NumberRule | undefined {
+export function numberRule(lo: Bound | undefined, hi: Bound | undefined, d = MAX_DIGITS, build = true, r = d): NumberRule | undefined {
   if (lo === undefined && hi === undefined) {
-    const expr = `"-"? ("0" | [1-9]${d > 1 ? ` [0-9]{0,${d - 1}}` : ""}) ${fraction(d)} ("e" [-+]? [0-9]{1,2})?`;
-    return { expr, minBytes: 1, maxBytes: 1 + d + 1 + d + 4 };
+    const exponent = r >= d ? ` ("e" [-+]? [0-9]{1,2})?` : "";
+    const expr = `"-"? ("0" | [1-9]${d > 1 ? ` [0-9]{0,${d - 1}}` : ""}) ${fraction(r)}${exponent}`;
+    return { expr, minBytes: 1, maxBytes: 1 + d + 1 + r + (exponent ? 4 : 0) };
   }
   const parts: string[] = [];
   let maxBytes = 0;
   // x ≥ 0
   if (hi === undefined || hi.value > 0 || (hi.value === 0 && !hi.open)) {
     const from: Bound = lo !== undefined && lo.value >= 0 ? lo : { value: 0, open: false };
-    const pos = nonNegative(from, hi, d, build);
+    const pos = nonNegative(from, hi, d, r, build);
+    if (!pos) return undefined;
     parts.push(...pos.parts);
-    if (pos.parts.length > 0) maxBytes = Math.max(maxBytes, pos.intDigits + 1 + d);
+    if (pos.parts.length > 0) maxBytes = Math.max(maxBytes, pos.intDigits + 1 + r);
   }
   // x < 0, spelled "-" y with y > 0
   if (lo === undefined || lo.value < 0) {
     const yLo: Bound = hi !== undefined && hi.value < 0 ? { value: -hi.value, open: hi.open } : { value: 0, open: true };
     const yHi: Bound | undefined = lo === undefined ? undefined : { value: -lo.value, open: lo.open };
-    const neg = nonNegative(yLo, yHi, d, build);
+    const neg = nonNegative(yLo, yHi, d, r, build);
+    if (!neg) return undefined;
     if (neg.parts.length > 0) {
       parts.push(`"-" ${alt(neg.parts)}`);
-      maxBytes = Math.max(maxBytes, 1 + neg.intDigits + 1 + d);
+      maxBytes = Math.max(maxBytes, 1 + neg.intDigits + 1 + r);
     }
   }
   if (parts.length === 0) return undefined;
   return { expr: alt(parts), minBytes: 1, maxBytes };
 }
 
+/** Whether numberRule can spell these bounds (an exponent, or a fraction on both sides of one integer, cannot). */
+export function numberBoundsSpellable(lo: Bound | undefined, hi: Bound | undefined): boolean {
+  const l = lo === undefined ? undefined : splitBound(Math.abs(lo.value));
+  const h = hi === undefined ? undefined : splitBound(Math.abs(hi.value));
+  if ((lo && !l) || (hi && !h)) return false;
+  return !(l && h && Math.sign(lo!.value) === Math.sign(hi!.value) && l.int === h.int && l.frac !== "" && h.frac !== "");
+}
+
 /** Longest spelling (bytes) of the numbers numberRule(lo, hi, d) admits; undefined when there are none. */
-export function numberBytes(lo: Bound | undefined, hi: Bound | undefined, d = MAX_DIGITS): number | undefined {
-  return numberRule(lo, hi, d, false)?.maxBytes;
+export function numberBytes(lo: Bound | undefined, hi: Bound | undefined, d = MAX_DIGITS, r = d): number | undefined {
+  return numberRule(lo, hi, d, false, Math.min(r, d))?.maxBytes;
 }
 
 /** The most digits (up to MAX_DIGITS) whose longest spelling fits `budget`; undefined if none. */

@@ -54,7 +54,7 @@ export function foldPropertyNames(s: JsonSchema): JsonSchema | undefined {
 }
 
 /** Patterns every key matches (`^.*$` is not one: `.` does not match a line break). */
-const UNIVERSAL = new Set([".*", "^.*", ".*$", ""]);
+const UNIVERSAL = new Set([".*", "^.*", ".*$", "", "[\\s\\S]*", "^[\\s\\S]*$"]);
 
 /** Annotations a propertyNames schema may carry (they constrain nothing). */
 const ANNOTATIONS = new Set(["title", "description", "$comment", "examples", "default"]);

@@ -61,3 +61,10 @@ export function int32Bounds(s: JsonSchema): JsonSchema {
   if (typeof out.maximum !== "number" || out.maximum > hi) out.maximum = hi;
   return out;
 }
+
+/** k when `m` is 10^-k (0.1, 0.01, … up to 15 places): a multiple of it has at most k fraction digits. */
+export function decimalPlaces(m: unknown): number | undefined {
+  if (typeof m !== "number" || !(m > 0) || m >= 1) return undefined;
+  for (let k = 1; k <= 15; k++) if (Number(`1e-${k}`) === m) return k;
+  return undefined;
+}

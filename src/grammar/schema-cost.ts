@@ -177,7 +177,7 @@ export function literalBytes(value: unknown, raw: boolean): number {
 }
 
 export function numberCost(n: Node & { k: "integer" | "number" }): Cost {
-  return digitsCost(n.k === "integer" ? (d) => integerBytes(n.lo, n.hi, d) : (d) => numberBytes(n.lo, n.hi, d));
+  return digitsCost(n.k === "integer" ? (d) => integerBytes(n.lo, n.hi, d) : (d) => numberBytes(n.lo, n.hi, d, n.frac ?? d));
 }
 
 /**

@@ -6,7 +6,8 @@ import { err, ok, type QtcError, type Result } from "../errors.js";
 import type { ConstraintSites, ExtraMembersPolicy } from "./constraint-report.js";
 import type { JsonSchema } from "../tools/types.js";
 import type { ParsedPattern } from "./regex.js";
-import { boundedPattern, bounds, farBound, int32Bounds } from "./schema-bounds.js";
+import { boundedPattern, bounds, decimalPlaces, farBound, int32Bounds } from "./schema-bounds.js";
+import { numberBoundsSpellable } from "./numbers.js";
 import {
   deepEqual,
   invalid,
@@ -23,6 +24,7 @@ import { avoidsAny, type KeyAvoid } from "./extra-key.js";
 import { planPatterns } from "./pattern-properties.js";
 import { expandDependencies, hasDependencies } from "./dependencies.js";
 import { applyNot, ifThenElse } from "./not.js";
+import { judgeOf } from "./value-judge.js";
 import { type Body, deref, disjoint, type Node, type Prop, typeAccepts, valueKey } from "./schema-nodes.js";
 import { SCHEMA_LIMITS, tooLarge } from "./limits.js";
 import { foldPropertyNames } from "./property-names.js";
@@ -75,9 +77,9 @@ export function lowerDocument(root: JsonSchema | boolean, hint: string, ids: { n
 /** Most options of an overlapping oneOf held as "this one and none of the others" (each negates all the others). */
 const MAX_EXACTLY_ONE = 8;
 
-/** Whether no two options may match one value. */
-function pairwiseDisjoint(options: readonly Node[]): boolean {
-  for (let i = 0; i < options.length; i++) for (let j = i + 1; j < options.length; j++) if (!disjoint(options[i]!, options[j]!)) return false;
+/** Whether no two of these nodes may match one value (as far as `disjoint` can tell, or `apart` says). */
+function pairwiseDisjoint(options: readonly Node[], apart: ReadonlySet<string>): boolean {
+  for (let i = 0; i < options.length; i++) for (let j = i + 1; j < options.length; j++) if (!apart.has(`${i},${j}`) && !disjoint(options[i]!, options[j]!)) return false;
   return true;
 }
 
@@ -85,7 +87,8 @@ class Lowerer {
   private readonly refs = new Map<string, Node & { k: "ref" }>();
   private any: (Node & { k: "ref" }) | undefined;
   private made = 0;
-  private readonly oneOfs: { path: string; options: Node[] }[] = [];
+  /** oneOfs to check once every `$ref` has its target; `apart`: pairs "i,j" known disjoint already. */
+  private readonly oneOfs: { path: string; options: Node[]; apart: ReadonlySet<string> }[] = [];
 
   constructor(
     private readonly root: unknown,
@@ -96,10 +99,10 @@ class Lowerer {
 
   /** The first `oneOf` whose options may overlap (judged after lowering, when every `$ref` has its target). */
   checkOneOfs(): QtcError | undefined {
-    for (const { path, options } of this.oneOfs) {
+    for (const { path, options, apart } of this.oneOfs) {
       for (let i = 0; i < options.length; i++) {
         for (let j = i + 1; j < options.length; j++) {
-          if (!disjoint(options[i]!, options[j]!)) {
+          if (!apart.has(`${i},${j}`) && !disjoint(options[i]!, options[j]!)) {
             return unsupported(pointer(path, "oneOf"), `oneOf options ${i} and ${j} may both match one value; use anyOf or make them disjoint (different types or a const discriminator)`);
           }
         }
@@ -287,6 +290,13 @@ class Lowerer {
         merged = false;
         continue;
       }
+      if ("if" in resolved.value && "if" in merged) {
+        // A second if/then/else: this part as the union of its two branches (merged as any union is).
+        const { if: cond, then: yes, else: no, ...rest } = resolved.value;
+        const branches = { anyOf: [{ allOf: [cond, yes ?? true] }, { allOf: [{ not: cond }, no ?? true] }] };
+        queue.unshift({ part: { allOf: [rest, branches] }, at, depth: depth + 1 });
+        continue;
+      }
       const { allOf: inner, ...own } = resolved.value;
       const key = Array.isArray(own.anyOf) === Array.isArray(own.oneOf) ? undefined : Array.isArray(own.anyOf) ? "anyOf" : "oneOf";
       const { [key ?? "anyOf"]: union, ...plain } = own;
@@ -355,13 +365,64 @@ class Lowerer {
       if (!r.ok) return r;
       options.push(r.value);
     }
+    const apart = key === "oneOf" ? this.literalsApart(list as unknown[], path) : new Set<string>();
+    if (key === "oneOf") this.nonEmptyArrays(options, apart);
     const exclusive = key === "oneOf" && options.length > 1 ? this.withoutSharedKinds(options) : options;
-    if (key === "oneOf" && options.length > 1 && !pairwiseDisjoint(exclusive)) {
+    if (key === "oneOf" && options.length > 1 && !pairwiseDisjoint(exclusive, apart)) {
       const held = this.exactlyOne(list as unknown[], hasBase ? base : undefined, path, hint, depth);
       if (held) return ok(held);
     }
-    if (key === "oneOf" && options.length > 1) this.oneOfs.push({ path, options: exclusive });
+    if (key === "oneOf" && options.length > 1) this.oneOfs.push({ path, options: exclusive, apart });
     return ok(exclusive.length === 1 ? exclusive[0]! : this.node(path, hint, { k: "union", options: exclusive }));
+  }
+
+  /**
+   * Pairs of oneOf options ("i,j", i < j) known disjoint because one of them is an enum or const none of whose
+   * values the other admits (judged by the validator: a pattern, a format or a bound the node tree cannot compare).
+   */
+  private literalsApart(list: readonly unknown[], path: string): Set<string> {
+    const apart = new Set<string>();
+    const raw = list.map((o, i) => {
+      const r = this.resolvePart(o, pointer(path, "oneOf", i));
+      return r.ok ? r.value : undefined;
+    });
+    const valuesOf = (o: unknown) => (isObject(o) && (Array.isArray(o.enum) || "const" in o) ? (Array.isArray(o.enum) ? o.enum : [o.const]) : undefined);
+    for (let i = 0; i < raw.length; i++) {
+      for (let j = i + 1; j < raw.length; j++) {
+        const [values, other] = valuesOf(raw[i]) ? [valuesOf(raw[i])!, raw[j]] : [valuesOf(raw[j]), raw[i]];
+        if (!values || other === undefined) continue;
+        const judge = judgeOf(other, this.root);
+        if (judge && values.every((v) => !judge(v))) apart.add(`${i},${j}`);
+      }
+    }
+    return apart;
+  }
+
+  /**
+   * oneOf options that are arrays of items no two of them share: they overlap only in the empty array, which
+   * therefore matches none (oneOf admits none of it). Such options become non-empty and the pair disjoint. Exact.
+   */
+  private nonEmptyArrays(options: Node[], apart: Set<string>): void {
+    const plain = (n: Node) => (n.k === "array" && n.prefix.length === 0 && n.items !== null ? n : undefined);
+    const arrays = options.map(plain);
+    const pairs: [number, number][] = [];
+    for (let i = 0; i < options.length; i++) {
+      for (let j = i + 1; j < options.length; j++) {
+        if (apart.has(`${i},${j}`) || disjoint(options[i]!, options[j]!)) continue;
+        const [a, b] = [arrays[i], arrays[j]];
+        if (!a || !b || !disjoint(a.items!, b.items!)) return;
+        pairs.push([i, j]);
+      }
+    }
+    for (const [i, j] of pairs) {
+      for (const k of [i, j]) {
+        const a = arrays[k]!;
+        if (a.minItems >= 1) continue;
+        const nonEmpty = this.node(a.path, a.hint, { k: "array", prefix: [], items: a.items, minItems: 1, ...(a.maxItems === undefined ? {} : { maxItems: a.maxItems }) }) as Node & { k: "array" };
+        options[k] = arrays[k] = nonEmpty;
+      }
+      apart.add(`${i},${j}`);
+    }
   }
 
   /**
@@ -416,6 +477,11 @@ class Lowerer {
       let values: unknown[] = Array.isArray(s.enum) ? [...s.enum] : [s.const];
       if ("const" in s && Array.isArray(s.enum)) values = values.filter((v) => deepEqual(v, s.const));
       if (type !== undefined) values = values.filter((v) => typeAccepts(type, v));
+      // Other keywords beside the values (a pattern, a bound): only the values they admit.
+      if (Object.keys(s).some((k) => !isAnnotation(k) && k !== "enum" && k !== "const" && k !== "type")) {
+        const judge = judgeOf(s, this.root);
+        if (judge) values = values.filter(judge);
+      }
       const seen = new Set<string>();
       const unique = values.filter((v) => {
         const key = valueKey(v);
@@ -461,22 +527,22 @@ class Lowerer {
   private lowerNumber(s: JsonSchema, path: string, hint: string): Result<Node> {
     // ajv-formats' int32 and int64 admit integers only.
     if (s.format === "int32" || s.format === "int64") return this.lowerInteger(s, path, hint);
-    if (s.multipleOf !== undefined) return err(unsupported(pointer(path, "multipleOf"), "multipleOf is not supported on numbers"));
+    // multipleOf 1 is the integers; 10^-k (0.01) at most k fraction digits. Others are refused.
+    if (s.multipleOf === 1) return this.lowerInteger(s, path, hint);
+    const frac = s.multipleOf === undefined ? undefined : decimalPlaces(s.multipleOf);
+    if (s.multipleOf !== undefined && frac === undefined) {
+      return err(unsupported(pointer(path, "multipleOf"), "multipleOf on numbers is supported only as 1 or a power of ten below it (0.1, 0.01, …)"));
+    }
     const b = bounds(s, path);
     if (!b.ok) return b;
-    for (const [key, bound] of [
-      [b.value.loKey, b.value.lo],
-      [b.value.hiKey, b.value.hi],
-    ] as const) {
-      if (bound && !Number.isInteger(bound.value)) {
-        return err(unsupported(pointer(path, key!), `a number bound must be a whole number (got ${bound.value}); use type integer or a whole bound`));
-      }
+    if (!numberBoundsSpellable(b.value.lo, b.value.hi)) {
+      return err(unsupported(pointer(path, b.value.loKey ?? b.value.hiKey!), "number bounds with fractions on both sides of one whole number are not supported"));
     }
     const { lo, hi } = b.value;
     const far = farBound(lo?.value, hi?.value, b.value.loKey, b.value.hiKey, path);
     if (far) return err(far);
     if (lo && hi && (lo.value > hi.value || (lo.value === hi.value && (lo.open || hi.open)))) return ok(this.never(path, hint));
-    return ok(this.node(path, hint, { k: "number", lo, hi }));
+    return ok(this.node(path, hint, frac === undefined ? { k: "number", lo, hi } : { k: "number", lo, hi, frac }));
   }
 
   private lowerString(s: JsonSchema, path: string, hint: string): Result<Node> {
@@ -581,6 +647,8 @@ class Lowerer {
     // propertyNames held by a rewrite (property-names.ts); its pattern's members, which the document does not have,
     // are refused at propertyNames when the grammar cannot hold them.
     const folded = foldPropertyNames(schema);
+    // One that could not be folded (after allOf parts met: a pattern beside names, pattern members beside it).
+    if (!folded && "propertyNames" in schema) return err(unsupported(pointer(path, "propertyNames"), "propertyNames that neither names the keys nor is one pattern beside no other pattern members is not supported"));
     const r = this.lowerMembers(folded ?? schema, path, hint, depth);
     const made = pointer(path, "patternProperties");
     if (folded && !r.ok && r.error.code === "unsupported_keyword" && !("patternProperties" in schema) && r.error.path?.startsWith(made)) {
@@ -625,7 +693,8 @@ class Lowerer {
       const byPattern = plan ? this.lower(plan.required(name), pointer(path, "required"), `${hint}-${name}`, depth + 1) : undefined;
       if (byPattern && !byPattern.ok) return byPattern;
       const node = byPattern ? byPattern.value : (extra ?? (ap === undefined ? this.anyNode() : undefined));
-      if (!node) return err(invalid(pointer(path, "required"), `required property "${name}" is not listed in properties and extra properties are not allowed`));
+      // A required member no key may name: no object satisfies this schema (refused as unsatisfiable where nothing else can stand in).
+      if (!node) return ok(this.never(path, hint));
       props.push({ name, node, required: true });
     }
     const count = props.filter((p) => !p.never).length;

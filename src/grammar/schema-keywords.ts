@@ -123,6 +123,11 @@ export function invalid(path: string, message: string): QtcError {
 /** Follow a local `$ref` (`#`, `#/…` JSON pointer) in `root`; a QtcError when it is remote or dangles. */
 export function resolveRef(root: unknown, ref: string, at: string): { schema: unknown; path: string } | QtcError {
   if (ref === "#") return { schema: root, path: "" };
+  if (/^#[A-Za-z_][-A-Za-z0-9_.:]*$/.test(ref)) {
+    // A plain-name fragment: the subschema whose `$id`/`id` is that fragment, or whose `$anchor` is its name.
+    const found = findAnchor(root, ref);
+    return found ?? invalid(pointer(at, "$ref"), `$ref "${ref}" names no $anchor or $id in the document`);
+  }
   if (!ref.startsWith("#/")) return unsupported(pointer(at, "$ref"), `$ref "${ref}" is not a local reference (#/…)`);
   let node: unknown = root;
   for (const raw of ref.slice(2).split("/")) {
@@ -132,6 +137,22 @@ export function resolveRef(root: unknown, ref: string, at: string): { schema: un
     else return invalid(pointer(at, "$ref"), `$ref "${ref}" points at nothing`);
   }
   return { schema: node, path: ref.slice(1) };
+}
+
+/** The first subschema (breadth first, at most 100,000 visited) named `#name` by `$id`/`id`, or `name` by `$anchor`. */
+function findAnchor(root: unknown, ref: string): { schema: unknown; path: string } | undefined {
+  const queue: [unknown, string][] = [[root, ""]];
+  for (let i = 0; i < queue.length && i < 100_000; i++) {
+    const [node, path] = queue[i]!;
+    if (!isObject(node)) continue;
+    if (node.$id === ref || node.id === ref || node.$anchor === ref.slice(1)) return { schema: node, path };
+    for (const [k, v] of Object.entries(node)) {
+      if (k === "enum" || k === "const" || k === "examples" || k === "default") continue;
+      if (Array.isArray(v)) v.forEach((x, j) => queue.push([x, pointer(path, k, j)]));
+      else if (isObject(v)) queue.push([v, pointer(path, k)]);
+    }
+  }
+  return undefined;
 }
 
 /** Subschemas of a schema, with their pointers (what the scan walks). */
@@ -273,6 +294,16 @@ export function mergeSchemas(a: JsonSchema, b: JsonSchema, bPath: string): Resul
       else if (mine === true) out[key] = value;
       else if (value === true) out[key] = mine;
       else out[key] = { allOf: [mine, value] };
+    } else if (key === "propertyNames" && isObject(mine) && isObject(value)) {
+      // Every key must satisfy both (merged as any two schemas are).
+      const both = mergeSchemas(mine, value, pointer(bPath, key));
+      if (!both.ok) return both;
+      out[key] = both.value;
+    } else if (key === "const") out.enum = []; // two different constants: no value is both
+    else if (key === "not") out.not = { anyOf: [mine, value] }; // neither A nor B
+    else if ((key === "anyOf" || key === "oneOf") && Array.isArray(value) && (out.allOf === undefined || Array.isArray(out.allOf))) {
+      // Both unions must hold: the second becomes an allOf part (distributed when lowered).
+      out.allOf = [...((out.allOf as unknown[] | undefined) ?? []), { [key]: value }];
     } else return err(unsupported(pointer(bPath, key), `allOf parts give "${key}" values that cannot be combined`));
   }
   for (const side of [a, b]) {

@@ -29,7 +29,8 @@ export type Node = Base &
     | { k: "boolean" }
     | { k: "literal"; values: readonly unknown[] }
     | { k: "integer"; lo?: number; hi?: number }
-    | { k: "number"; lo?: Bound; hi?: Bound }
+    /** `frac`: most fraction digits (multipleOf 10^-frac); absent: as many as the budget allows. */
+    | { k: "number"; lo?: Bound; hi?: Bound; frac?: number }
     | ({ k: "string" } & StringShape)
     | { k: "array"; prefix: Node[]; items: Node | null; minItems: number; maxItems?: number }
     | {

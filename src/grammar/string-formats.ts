@@ -15,6 +15,12 @@ const PCHAR = "[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2}";
 const QCHAR = "[A-Za-z0-9._~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2}";
 const OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])";
 const LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,60}[A-Za-z0-9])?";
+/** A path segment's character without ":" (the first segment of a relative reference, RFC 3986 segment-nz-nc). */
+const NCCHAR = "[A-Za-z0-9._~!$&'()*+,;=@-]|%[0-9A-Fa-f]{2}";
+const HEX4 = "[0-9A-Fa-f]{1,4}";
+/** An IPv6 address compressed at "::" with i groups before it (and at most 7 - i after). */
+const ipv6Compressed = (i: number) => `${i === 0 ? "" : `${HEX4}(?::${HEX4}){${i - 1}}`}::(?:${HEX4}(?::${HEX4}){0,${6 - Math.min(i, 6)}})?`;
+const URI = `[A-Za-z][A-Za-z0-9+.-]*:(?://(?:${URI_CHAR})*(?::[0-9]*)?(?:/(?:${PCHAR})*)*|/(?:(?:${PCHAR})+(?:/(?:${PCHAR})*)*)?|(?:${PCHAR})+(?:/(?:${PCHAR})*)*)(?:\\?(?:${QCHAR})*)?(?:#(?:${QCHAR})*)?`;
 
 /**
  * Formats ajv-formats asserts ("full" mode) that the grammar spells as a pattern: each pattern admits only
@@ -29,10 +35,21 @@ export const FORMAT_PATTERNS: Readonly<Record<string, { pattern: string; exact: 
   },
   ipv4: { pattern: `^(?:${OCTET}\\.){3}${OCTET}$`, exact: true },
   hostname: { pattern: `^${LABEL}(?:\\.${LABEL}){0,3}\\.?$`, exact: false },
-  uri: {
-    pattern: `^[A-Za-z][A-Za-z0-9+.-]*:(?://(?:${URI_CHAR})*(?::[0-9]*)?(?:/(?:${PCHAR})*)*|/(?:(?:${PCHAR})+(?:/(?:${PCHAR})*)*)?|(?:${PCHAR})+(?:/(?:${PCHAR})*)*)(?:\\?(?:${QCHAR})*)?(?:#(?:${QCHAR})*)?$`,
+  uri: { pattern: `^${URI}$`, exact: false },
+  // A URI, or a relative reference (network path, absolute path, or a first segment without ":").
+  "uri-reference": {
+    pattern: `^(?:${URI}|(?://(?:${URI_CHAR})*(?::[0-9]*)?(?:/(?:${PCHAR})*)*|/(?:(?:${PCHAR})+(?:/(?:${PCHAR})*)*)?|(?:${NCCHAR})+(?:/(?:${PCHAR})*)*)?(?:\\?(?:${QCHAR})*)?(?:#(?:${QCHAR})*)?)$`,
     exact: false,
   },
+  // http, https or ftp and a registered name with a top-level domain of letters (no IP hosts, no user part).
+  url: {
+    pattern: "^(?:[Hh][Tt][Tt][Pp][Ss]?|[Ff][Tt][Pp])://[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?:\\.[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)*\\.[A-Za-z]{2,63}(?::[0-9]{2,5})?(?:/[^\\s]*)?$",
+    exact: false,
+  },
+  // Eight groups, or fewer around one "::" (no embedded IPv4 form).
+  ipv6: { pattern: `^(?:(?:${HEX4}:){7}${HEX4}|${[0, 1, 2, 3, 4, 5, 6, 7].map(ipv6Compressed).join("|")})$`, exact: false },
+  // Base64 in groups of 4, padded.
+  byte: { pattern: "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$", exact: true },
 };
 
 /**
@@ -44,15 +61,11 @@ export const ASSERTED_FORMATS: ReadonlySet<string> = new Set([
   "iso-time",
   "iso-date-time",
   "duration",
-  "uri-reference",
   "uri-template",
-  "url",
-  "ipv6",
   "regex",
   "json-pointer",
   "json-pointer-uri-fragment",
   "relative-json-pointer",
-  "byte",
 ]);
 
 /** Shortest and longest spelling of each format, in characters (all ASCII, so also bytes). */

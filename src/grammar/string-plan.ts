@@ -35,8 +35,10 @@ export interface StringShape {
 export function classRepeat(p: ParsedPattern): CharRepeat | undefined {
   if (p.branches.length !== 1) return undefined;
   const { re, start, end } = p.branches[0]!;
-  if (!start || !end || re.t !== "seq" || re.items.length !== 1) return undefined;
-  const item = re.items[0]!;
+  if (!start || !end) return undefined;
+  // A lone item may stand unwrapped (boundedPattern flattens a one-item sequence).
+  const item = re.t === "seq" ? (re.items.length === 1 ? re.items[0]! : undefined) : re;
+  if (!item) return undefined;
   if (item.t === "set") return { ranges: item.ranges, min: 1, max: 1 };
   if (item.t === "rep" && item.item.t === "set") return { ranges: item.item.ranges, min: item.min, max: item.max };
   return undefined;

@@ -160,8 +160,8 @@ export class XgValuePrinter {
   }
 
   private number(n: Node & { k: "number" }): string {
-    if (n.lo === undefined && n.hi === undefined) return this.rules.add("xg-number", '"-"? ("0" | [1-9] [0-9]*) ("." [0-9]+)?');
-    const rule = numberRule(n.lo, n.hi);
+    if (n.lo === undefined && n.hi === undefined && n.frac === undefined) return this.rules.add("xg-number", '"-"? ("0" | [1-9] [0-9]*) ("." [0-9]+)?');
+    const rule = numberRule(n.lo, n.hi, undefined, true, n.frac);
     return rule ? this.rules.add(`${n.hint}-num`, rule.expr) : '""';
   }
 

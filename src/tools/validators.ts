@@ -48,6 +48,11 @@ const COMPILE_OPTIONS = {
   logger: false,
   /** maxLength/minLength count code points, like the grammar. */
   unicode: true,
+  /**
+   * multipleOf judged on the quotient rounded to 1e-9, not exactly in floating point (which calls 0.07 no multiple
+   * of 0.01): the grammar spells multiples of 0.01 as at most 2 fraction digits, and the judge must agree.
+   */
+  multipleOfPrecision: 9,
   /** The schema was checked against its meta-schema already (see compileChecked). */
   validateSchema: false,
   /**

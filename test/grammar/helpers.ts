@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Llama, LlamaModel } from "node-llama-cpp";
 import { getFormat } from "../../src/formats/index.js";
 import { renderToolCall } from "../../src/prompt/render-calls.js";
-import type { ToolDefinition } from "../../src/tools/types.js";
+import type { JsonSchema, ToolDefinition } from "../../src/tools/types.js";
 import { tinyModelPath } from "../helpers/models.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
@@ -56,4 +56,23 @@ export function tinyModel(): Promise<{ llama: Llama; model: LlamaModel }> {
     return { llama, model };
   })();
   return loaded;
+}
+
+/** The schema compiled by compileSchema and loaded into llama.cpp: whether a JSON text is accepted whole. */
+export async function schemaChecker(schema: JsonSchema | boolean, maxTokens = 256): Promise<(text: string) => boolean> {
+  const { compileSchema, GrammarChecker } = await import("../../src/grammar/index.js");
+  const { model } = await tinyModel();
+  const r = compileSchema(schema, { maxTokens });
+  if (!r.ok) throw new Error(`${r.error.code} ${r.error.path}: ${r.error.message}`);
+  const c = await GrammarChecker.create(model, r.value);
+  return (text) => c.checkText(text).accepted;
+}
+
+/** Each JSON text: the grammar accepts it exactly when qtc's validator does. */
+export async function agreesWithValidator(schema: JsonSchema, texts: readonly string[], maxTokens = 256): Promise<void> {
+  const { compileValueValidator } = await import("../../src/tools/validators.js");
+  const { expect } = await import("vitest");
+  const accepts = await schemaChecker(schema, maxTokens);
+  const validate = compileValueValidator(schema);
+  for (const t of texts) expect(accepts(t), `${JSON.stringify(schema)} ${t}`).toBe(validate(JSON.parse(t)) === null);
 }

@@ -14,7 +14,7 @@ const obj = (properties: Record<string, unknown>, extra: JsonSchema = {}): JsonS
 
 describe("unsupported keywords", () => {
   const cases: [string, JsonSchema, string][] = [
-    ["format ipv6", obj({ a: { type: "string", format: "ipv6" } }), "/properties/a/format"],
+    ["format uri-template", obj({ a: { type: "string", format: "uri-template" } }), "/properties/a/format"],
     ["patternProperties matching a listed name beside additionalProperties false", obj({ ab: {} }, { patternProperties: { "^a": { type: "string" } }, additionalProperties: false }), "/patternProperties"],
     ["not of a pattern", obj({ a: { type: "string", not: { pattern: "^x" } } }), "/properties/a/not"],
     ["an if whose negation the grammar cannot hold", obj({ a: { type: "string" } }, { if: { minProperties: 2 } }), "/if"],
@@ -24,7 +24,7 @@ describe("unsupported keywords", () => {
     ["unevaluatedProperties", obj({}, { unevaluatedProperties: false }), "/unevaluatedProperties"],
     ["multipleOf on a number", obj({ a: { type: "number", multipleOf: 0.5 } }), "/properties/a/multipleOf"],
     ["multipleOf 3 on an integer", obj({ a: { type: "integer", multipleOf: 3 } }), "/properties/a/multipleOf"],
-    ["a fractional number bound", obj({ a: { type: "number", minimum: 0.5 } }), "/properties/a/minimum"],
+    ["fractional number bounds on both sides of one whole number", obj({ a: { type: "number", minimum: 0.2, maximum: 0.8 } }), "/properties/a/minimum"],
     ["lookahead in a pattern", obj({ a: { type: "string", pattern: "^(?=x)x$" } }), "/properties/a/pattern"],
     ["a backreference in a pattern", obj({ a: { type: "string", pattern: "^(a)\\1$" } }), "/properties/a/pattern"],
     ["a word boundary in a pattern", obj({ a: { type: "string", pattern: "\\bword\\b" } }), "/properties/a/pattern"],
@@ -38,7 +38,7 @@ describe("unsupported keywords", () => {
     ["overlapping oneOf options", obj({ a: { oneOf: [{ type: "integer" }, { type: "number" }] } }), "/properties/a/oneOf"],
     ["pattern with format", obj({ a: { type: "string", format: "date", pattern: "^2" } }), "/properties/a/pattern"],
     ["minLength a pattern does not imply", obj({ a: { type: "string", pattern: "^a(b|cd)$", minLength: 3 } }), "/properties/a/minLength"],
-    ["a JSON pointer token with ~ and /", obj({ "a/b~c": { type: "string", format: "uri-reference" } }), "/properties/a~1b~0c/format"],
+    ["a JSON pointer token with ~ and /", obj({ "a/b~c": { type: "string", format: "uri-template" } }), "/properties/a~1b~0c/format"],
   ];
   for (const [what, schema, path] of cases) {
     it(`refuses ${what} at ${path}`, () => {
@@ -47,7 +47,7 @@ describe("unsupported keywords", () => {
   }
 
   it("names the tool and keeps the pointer when a tool's schema is refused", () => {
-    const r = compileToolGrammar([{ name: "t", parameters: obj({ a: { type: "string", format: "ipv6" } }) }], { toolChoice: "required", unsupported: "strict" });
+    const r = compileToolGrammar([{ name: "t", parameters: obj({ a: { type: "string", format: "uri-template" } }) }], { toolChoice: "required", unsupported: "strict" });
     expect(r.ok).toBe(false);
     if (!r.ok) {
       expect(r.error).toMatchObject({ code: "unsupported_keyword", path: "/properties/a/format" });

@@ -1,0 +1,81 @@
+// Owns: how MaskBench checks an instance against a compiled schema: the way the runtime constrains a call (qtc's
+// own engine, QtcMatcher, with the runtime's key guard beside it, token by token; the default), or with
+// llama.cpp's grammar evaluator (GrammarChecker; `--checker llama.cpp`, for comparison).
+
+import type { LlamaModel } from "node-llama-cpp";
+import { GrammarChecker } from "../grammar/checker.js";
+import type { CompiledSchema } from "../grammar/types.js";
+import { EngineVocab } from "../runtime/engine/engine-vocab.js";
+import { QtcMatcher } from "../runtime/engine/qtc-matcher.js";
+import { tokenizeAsText } from "../runtime/prompt-tokens.js";
+import { KeyGuard, KeyVocab } from "../runtime/semantic-guard.js";
+import { computeTokenTables } from "../runtime/token-tables.js";
+import { VocabTrie } from "../runtime/vocab-trie.js";
+
+/** `qtc`: the runtime's engine and key guard (the default); `llama.cpp`: llama.cpp's grammar evaluator. */
+export type CheckerId = "qtc" | "llama.cpp";
+export const CHECKERS: readonly CheckerId[] = ["qtc", "llama.cpp"];
+
+/** Checks instance texts against one compiled schema. */
+export interface InstanceChecker {
+  /** Whether the text (tokenized with special tokens on) is accepted whole, the grammar able to end after it. */
+  checkText(text: string): { accepted: boolean };
+}
+
+/** What the qtc checker needs of the model, built once per process (as the runtime builds it once). */
+export class EngineTables {
+  private constructor(
+    readonly model: LlamaModel,
+    readonly vocab: EngineVocab,
+    readonly keys: KeyVocab,
+    private readonly eos: number,
+  ) {}
+
+  static create(model: LlamaModel): EngineTables {
+    const tables = computeTokenTables(model);
+    const trie = new VocabTrie(model, tables.vocabSize, tables.partialUtf8Tokens);
+    const prompt = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
+    const vocab = new EngineVocab(tables, trie, (text) => tokenizeAsText(text, prompt));
+    return new EngineTables(model, vocab, new KeyVocab(tables.texts), model.tokens.eos ?? tables.eogTokens[0] ?? 151645);
+  }
+
+  /** The end-of-generation token an accepted text is followed by. */
+  get end(): number {
+    return this.eos;
+  }
+}
+
+/** A checker of `id` for `compiled` (throws where the engine refuses the grammar: counted as a crash). */
+export async function createChecker(id: CheckerId, model: LlamaModel, engine: EngineTables | undefined, compiled: CompiledSchema): Promise<InstanceChecker> {
+  if (id === "llama.cpp" || !engine) return GrammarChecker.create(model, compiled);
+  return new QtcChecker(engine, compiled);
+}
+
+/** qtc's engine and the key guard, fed the instance's tokens as a turn feeds sampled ones. */
+class QtcChecker implements InstanceChecker {
+  private readonly start: QtcMatcher;
+
+  constructor(
+    private readonly engine: EngineTables,
+    compiled: CompiledSchema,
+  ) {
+    this.start = QtcMatcher.create({ gbnf: compiled.gbnf, specialTokens: [], closeToken: -1, valueClosers: [] }, engine.vocab);
+  }
+
+  checkText(text: string): { accepted: boolean } {
+    const { model, keys } = this.engine;
+    const tokens = model.tokenize(text, true);
+    const matcher = this.start.fork();
+    const guard = new KeyGuard(keys);
+    for (const token of tokens) {
+      // Where the guard may ban (inside a key, or between members), ask it as the turn does before sampling.
+      if (guard.atKey || guard.afterMember) {
+        const next = matcher.nextTokens();
+        if (guard.banned(matcher, next.kind === "set" ? next.tokens : undefined).includes(token)) return { accepted: false };
+      }
+      if (!matcher.accept(token)) return { accepted: false };
+      guard.feed(model.detokenize([token], true));
+    }
+    return { accepted: matcher.canBeNext(this.engine.end) };
+  }
+}

@@ -1,0 +1,44 @@
+// How MaskBench checks an instance: by default as the runtime constrains a call (qtc's engine with the key guard),
+// so a keyword the guard holds is judged as users get it; llama.cpp's evaluator (the grammar alone) on request.
+
+import type { LlamaModel } from "node-llama-cpp";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createChecker, EngineTables } from "../../src/bench/maskbench-check.js";
+import { MASKBENCH_DEFAULTS } from "../../src/bench/maskbench.js";
+import { compileSchema } from "../../src/grammar/index.js";
+import type { JsonSchema } from "../../src/tools/types.js";
+import { tinyModel } from "../grammar/helpers.js";
+
+let model: LlamaModel;
+let engine: EngineTables;
+beforeAll(async () => {
+  ({ model } = await tinyModel());
+  engine = EngineTables.create(model);
+});
+
+async function both(schema: JsonSchema) {
+  const r = compileSchema(schema, { maxTokens: 512 });
+  if (!r.ok) throw new Error(r.error.message);
+  return { qtc: await createChecker("qtc", model, engine, r.value), llama: await createChecker("llama.cpp", model, engine, r.value) };
+}
+
+describe("MaskBench's instance checker", () => {
+  it("is qtc's engine with the key guard by default", () => {
+    expect(MASKBENCH_DEFAULTS.checker).toBe("qtc");
+  });
+
+  it("agrees with llama.cpp's evaluator on what the grammar alone decides", async () => {
+    const c = await both({ type: "object", properties: { n: { type: "integer", minimum: 1, maximum: 20 }, s: { enum: ["a", "bc"] } }, required: ["n"], additionalProperties: false });
+    for (const text of ['{"n": 3}', '{"n": 3, "s": "bc"}', '{"n": 21}', '{"n": 3, "s": "b"}', '{"s": "a"}', '{"n": 3', '{"n": 3}x', '{"n":3}']) {
+      expect(c.qtc.checkText(text).accepted, text).toBe(c.llama.checkText(text).accepted);
+    }
+    expect(c.qtc.checkText('{"n": 3, "s": "bc"}').accepted).toBe(true);
+  });
+
+  it("refuses a key written twice, which the grammar alone admits (the runtime's key guard)", async () => {
+    const c = await both({ type: "object", patternProperties: { "^k[0-9]$": { type: "integer", minimum: 0, maximum: 9 } }, additionalProperties: false });
+    expect(c.llama.checkText('{"k1": 1, "k1": 2}').accepted).toBe(true);
+    expect(c.qtc.checkText('{"k1": 1, "k1": 2}').accepted).toBe(false);
+    expect(c.qtc.checkText('{"k1": 1, "k2": 2}').accepted).toBe(true);
+  });
+});
