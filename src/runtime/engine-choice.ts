@@ -4,6 +4,9 @@
 import type { MatcherGrammar, MatcherEnv, TurnMatcher } from "./matcher.js";
 import { GrammarMatcher } from "./matcher.js";
 import { QtcMatcher } from "./engine/qtc-matcher.js";
+import { GbnfError } from "./engine/gbnf-program.js";
+import { EngineLimitError } from "./engine/stack-pool.js";
+import { QtcException } from "../errors.js";
 
 /** `qtc`: qtc's own pushdown matcher and token masks, no native grammar state; `llama.cpp`: llama.cpp's sampler. */
 export type GrammarEngineId = "qtc" | "llama.cpp";
@@ -12,5 +15,15 @@ export const GRAMMAR_ENGINES: readonly GrammarEngineId[] = ["qtc", "llama.cpp"];
 
 /** A matcher at the grammar's start, with the engine the runtime chose (env.engine set: qtc's). */
 export async function createMatcher(grammar: MatcherGrammar, env: MatcherEnv): Promise<TurnMatcher> {
-  return env.engine ? QtcMatcher.create(grammar, env.engine) : GrammarMatcher.create(grammar, env);
+  if (!env.engine) return GrammarMatcher.create(grammar, env);
+  try {
+    return QtcMatcher.create(grammar, env.engine);
+  } catch (e) {
+    // The compiler's bounds and the engine's differ (a repetition the engine unrolls past its rule limit): the
+    // caller's tools are too large to constrain, which is bad input, not a crash.
+    if (e instanceof GbnfError || e instanceof EngineLimitError) {
+      throw new QtcException({ code: "schema_too_large", message: `the tools are too large for qtc's constraint engine: ${e.message}; simplify the schemas or send fewer tools (or use grammarEngine: "llama.cpp")` });
+    }
+    throw e;
+  }
 }
