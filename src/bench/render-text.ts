@@ -26,12 +26,13 @@ export function configLine(c: BenchConfig): string {
  */
 export function renderTable(report: BenchReport, opts: { color?: boolean; width?: number } = {}): string {
   const width = opts.width ?? (process.stdout.isTTY ? process.stdout.columns : undefined) ?? Infinity;
+  const cells = report.rows.map((row) => TABLE_COLUMNS.map((c) => c.cell(row)));
   const table = new Table({
-    head: TABLE_COLUMNS.map((c) => c.head),
+    head: TABLE_COLUMNS.map((c, i) => headFor(c.head, cells.map((r) => r[i]!))),
     style: { head: opts.color ? ["cyan"] : [], border: opts.color ? ["grey"] : [] },
     wordWrap: true,
   });
-  for (const row of report.rows) table.push(TABLE_COLUMNS.map((c) => c.cell(row)));
+  for (const row of cells) table.push(row);
   const drawn = table.toString();
   const fits = drawn.split("\n").every((l) => visibleWidth(l) <= width);
   const notes = [configLine(report.config)];
@@ -39,6 +40,15 @@ export function renderTable(report: BenchReport, opts: { color?: boolean; width?
   if (report.config.partial) notes.push(`partial: ${report.config.runsDone} of ${report.config.runsPlanned} runs finished.`);
   const body = fits ? drawn : `${renderCompact(report, width)}\n`;
   return [body, ...notes.flatMap((n) => (Number.isFinite(width) ? wrap(n, width, "  ") : [n]))].join("\n");
+}
+
+/**
+ * A column's heading for the box table, broken at spaces so that it is no wider than the column's widest cell
+ * (or its longest word): the headings, not the figures, would otherwise set most columns' widths.
+ */
+function headFor(head: string, cells: readonly string[]): string {
+  const widest = Math.max(0, ...cells.map(visibleWidth), ...head.split(" ").map((w) => w.length));
+  return wrap(head, widest).join("\n");
 }
 
 /** Each row as a heading (model · mode) and one `column  value` line per other column, values wrapped to `width`. */
