@@ -7,6 +7,7 @@ import type { QtcError } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
 import { invalid, pointer, unsupported } from "./schema-keywords.js";
 import type { Node } from "./schema-nodes.js";
+import { holdsContains } from "./contains-held.js";
 
 /** Most matching items the rewrite lists one by one (a larger minContains is refused). */
 export const MAX_CONTAINS_PREFIX = 64;
@@ -26,21 +27,6 @@ export interface ContainsPlan {
 }
 
 const WORDS = ["contains", "minContains", "maxContains"];
-
-/** An array schema, or an untyped one (its contains keywords then constrain only its arrays). */
-function isArrayTyped(s: JsonSchema): boolean {
-  return s.type === undefined || s.type === "array" || (Array.isArray(s.type) && s.type.includes("array"));
-}
-
-/**
- * Whether the contains keywords of `s` are held by the rewrite (checked by the keyword scan, before lowering):
- * an array schema with one items schema (no prefixItems or item list), no uniqueItems. `minContains` or
- * `maxContains` without `contains` constrain nothing and count as held.
- */
-export function holdsContains(s: JsonSchema): boolean {
-  if (!("contains" in s)) return true;
-  return isArrayTyped(s) && !("prefixItems" in s) && !Array.isArray(s.items) && s.uniqueItems !== true;
-}
 
 /** The plan for an array schema with `contains`; undefined without it; a QtcError for a bad count. */
 export function planContains(s: JsonSchema, path: string): ContainsPlan | QtcError | undefined {

@@ -5,7 +5,7 @@
 import { err, ok, type QtcError, type Result } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
 import { foldPropertyNames } from "./property-names.js";
-import { holdsContains } from "./contains.js";
+import { holdsContains } from "./contains-held.js";
 
 /**
  * Keywords that never change which values are valid (annotations, and draft-04 `id`/`definitions`, 2019/2020
