@@ -14,7 +14,6 @@ export interface NumberRule {
 
 const fraction = (d: number) => `("." [0-9]{1,${d}})?`;
 const ZERO_FRACTION = `(".0")?`;
-const nonzeroFraction = (d: number) => (d === 1 ? `"." [1-9]` : `"." [0-9]{0,${d - 1}} [1-9]`);
 const cap = (d: number) => 10 ** d - 1;
 
 function alt(parts: readonly string[]): string {
