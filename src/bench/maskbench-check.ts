@@ -6,7 +6,8 @@ import type { LlamaModel } from "node-llama-cpp";
 import { GrammarChecker } from "../grammar/checker.js";
 import type { CompiledSchema } from "../grammar/types.js";
 import { EngineVocab } from "../runtime/engine/engine-vocab.js";
-import { QtcMatcher } from "../runtime/engine/qtc-matcher.js";
+import type { QtcMatcher } from "../runtime/engine/qtc-matcher.js";
+import { createQtcMatcher } from "../runtime/engine-choice.js";
 import { tokenizeAsText } from "../runtime/prompt-tokens.js";
 import { KeyGuard, KeyVocab } from "../runtime/semantic-guard.js";
 import { computeTokenTables } from "../runtime/token-tables.js";
@@ -45,7 +46,10 @@ export class EngineTables {
   }
 }
 
-/** A checker of `id` for `compiled` (throws where the engine refuses the grammar: counted as a crash). */
+/**
+ * A checker of `id` for `compiled`. Throws a QtcException `schema_too_large` where qtc's engine refuses the grammar,
+ * as the runtime refuses it (counted as a compile error); anything else it throws is a crash.
+ */
 export async function createChecker(id: CheckerId, model: LlamaModel, engine: EngineTables | undefined, compiled: CompiledSchema): Promise<InstanceChecker> {
   if (id === "llama.cpp" || !engine) return GrammarChecker.create(model, compiled);
   return new QtcChecker(engine, compiled);
@@ -59,7 +63,7 @@ class QtcChecker implements InstanceChecker {
     private readonly engine: EngineTables,
     compiled: CompiledSchema,
   ) {
-    this.start = QtcMatcher.create({ gbnf: compiled.gbnf, specialTokens: [], closeToken: -1, valueClosers: [] }, engine.vocab);
+    this.start = createQtcMatcher({ gbnf: compiled.gbnf, specialTokens: [], closeToken: -1, valueClosers: [] }, engine.vocab);
   }
 
   checkText(text: string): { accepted: boolean } {

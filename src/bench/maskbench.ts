@@ -12,6 +12,7 @@ import { canonicalJson, utf8Length } from "../grammar/canonical-json.js";
 import type { UnsupportedPolicy } from "../grammar/constraint-report.js";
 import type { BudgetSplit } from "../grammar/budget-share.js";
 import { compileValueValidator } from "../tools/validators.js";
+import { QtcException } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
 import { schemaOrdered } from "./maskbench-order.js";
 import { countSemantic, semanticKeywords, semanticLine, type SemanticCounts, type SemanticKeyword } from "./maskbench-semantic.js";
@@ -95,6 +96,8 @@ export async function runSchemaFile(model: LlamaModel, engine: EngineTables | un
     if (!compiled.ok) return { ...base, status: "compile-error", code: compiled.error.code, message: `${compiled.error.path ?? ""}: ${compiled.error.message}`.slice(0, 300) };
     checker = await createChecker(o.checker, model, engine, compiled.value);
   } catch (e) {
+    // The runtime refuses this schema before a turn starts, as the compiler refuses others: not a crash.
+    if (e instanceof QtcException && e.code === "schema_too_large") return { ...base, status: "compile-error", code: e.code, message: e.message.slice(0, 300) };
     return { ...base, status: "crash", code: "exception", message: (e instanceof Error ? e.message : String(e)).slice(0, 300) };
   }
   base.ttfmMs = performance.now() - t0;

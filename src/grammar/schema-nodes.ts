@@ -6,6 +6,7 @@ import type { Bound } from "./numbers.js";
 import { canonicalJson } from "./canonical-json.js";
 import { deepEqual } from "./schema-keywords.js";
 import type { StringShape } from "./string-plan.js";
+import { languageHolds, languageNfa, languagesDisjoint, type Nfa } from "./regex-overlap.js";
 
 export interface Prop {
   name: string;
@@ -100,6 +101,10 @@ export function disjoint(a: Node, b: Node, depth = 0): boolean {
   const kx = kindOf(x);
   const ky = kindOf(y);
   if (kx !== ky) return true;
+  if (x.k === "string" && y.k === "string") {
+    const [nx, ny] = [stringNfa(x), stringNfa(y)];
+    return nx !== undefined && ny !== undefined && languagesDisjoint(nx, ny);
+  }
   if (x.k === "object" && y.k === "object") {
     // An object with pattern keys may hold a member of any name: only a listed-or-nothing object is closed.
     const closed = (o: Node & { k: "object" }) => o.extra === null && !o.patternKeys?.length;
@@ -121,7 +126,28 @@ function kindAccepts(n: Node, v: unknown): boolean {
   const t = jsonTypeOf(v);
   const k = kindOf(n);
   if (k === "number") return t === "integer" || (t === "number" && n.k === "number");
+  if (n.k === "string" && typeof v === "string") {
+    const nfa = stringNfa(n);
+    return nfa === undefined || languageHolds(nfa, v);
+  }
   return k === t;
+}
+
+const nfas = new WeakMap<Node, Nfa | undefined>();
+
+/**
+ * The strings a string node may spell, as an NFA (a superset where a bound is too wide to unroll), or undefined
+ * when it is not told (a format, or too large a pattern).
+ */
+function stringNfa(n: Node & { k: "string" }): Nfa | undefined {
+  if (nfas.has(n)) return nfas.get(n);
+  const nfa = n.format
+    ? undefined
+    : n.pattern
+      ? languageNfa({ t: "pattern", pattern: n.pattern })
+      : languageNfa({ t: "repeat", ranges: n.chars?.ranges ?? [[0, 0x10ffff]], min: n.chars?.min ?? n.minLength, max: n.chars ? n.chars.max : n.maxLength });
+  nfas.set(n, nfa);
+  return nfa;
 }
 
 /** A key equal for values deepEqual calls equal (object keys sorted), so de-duplication is linear. */

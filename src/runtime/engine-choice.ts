@@ -4,6 +4,7 @@
 import type { MatcherGrammar, MatcherEnv, TurnMatcher } from "./matcher.js";
 import { GrammarMatcher } from "./matcher.js";
 import { QtcMatcher } from "./engine/qtc-matcher.js";
+import type { EngineVocab } from "./engine/engine-vocab.js";
 import { GbnfError } from "./engine/gbnf-program.js";
 import { EngineLimitError } from "./engine/stack-pool.js";
 import { QtcException } from "../errors.js";
@@ -15,12 +16,18 @@ export const GRAMMAR_ENGINES: readonly GrammarEngineId[] = ["qtc", "llama.cpp"];
 
 /** A matcher at the grammar's start, with the engine the runtime chose (env.engine set: qtc's). */
 export async function createMatcher(grammar: MatcherGrammar, env: MatcherEnv): Promise<TurnMatcher> {
-  if (!env.engine) return GrammarMatcher.create(grammar, env);
+  return env.engine ? createQtcMatcher(grammar, env.engine) : GrammarMatcher.create(grammar, env);
+}
+
+/**
+ * qtc's engine at the grammar's start; a grammar it will not hold is refused as `schema_too_large`. The compiler's
+ * bounds and the engine's differ (a repetition the engine unrolls past its rule limit): the caller's tools are too
+ * large to constrain, which is bad input, not a crash.
+ */
+export function createQtcMatcher(grammar: MatcherGrammar, vocab: EngineVocab): QtcMatcher {
   try {
-    return QtcMatcher.create(grammar, env.engine);
+    return QtcMatcher.create(grammar, vocab);
   } catch (e) {
-    // The compiler's bounds and the engine's differ (a repetition the engine unrolls past its rule limit): the
-    // caller's tools are too large to constrain, which is bad input, not a crash.
     if (e instanceof GbnfError || e instanceof EngineLimitError) {
       throw new QtcException({ code: "schema_too_large", message: `the tools are too large for qtc's constraint engine: ${e.message}; simplify the schemas or send fewer tools (or use grammarEngine: "llama.cpp")` });
     }

@@ -23,6 +23,17 @@ describe("oneOf whose options overlap", () => {
     await agrees({ oneOf: [{ type: "string", pattern: "^[0-9]+\\.[0-9]+$" }, { enum: ["alpha", "beta"] }] }, ['"1.2"', '"alpha"', '"gamma"']);
   });
 
+  it("tells string options apart by their patterns (no string matches two of them) and a const by the patterns it fails", async () => {
+    // MaskBench's Github_hard---o84383: sizes in megabytes, in gigabytes, or "unlimited".
+    const sizes = { oneOf: [{ type: "string", pattern: "^[0-9]+(m|M)(b|B)?$" }, { type: "string", pattern: "^[0-9]+(g|G)(b|B)?$" }, { type: "string", enum: ["unlimited"] }] };
+    await agrees(sizes, ['"512M"', '"2gb"', '"unlimited"', '"12"', '"1Mg"', '"unlimitedM"']);
+  });
+
+  it("still refuses string options whose patterns share a string (searched patterns, one string matching both)", () => {
+    const r = compileSchema({ oneOf: [{ type: "string", pattern: "^a" }, { type: "string", pattern: "b$" }] }, { maxTokens: 256 });
+    expect(r.ok ? undefined : [r.error.code, r.error.message]).toEqual(["unsupported_keyword", expect.stringContaining("oneOf options 0 and 1 may both match")]);
+  });
+
   it("holds arrays of disjoint items as non-empty arrays (the empty array matches both)", async () => {
     await agrees({ oneOf: [{ type: "array", items: num, maxItems: 3 }, { type: "array", items: { type: "string", maxLength: 3 }, maxItems: 3 }] }, ["[]", "[1, 2]", '["a"]', '[1, "a"]']);
   });

@@ -41,6 +41,10 @@ class Reader {
   private readonly classIds = new Map<string, number>();
   private readonly tokenIds = new Set<number>();
   private readonly singles = new Map<number, number>();
+  /** Rules already made for a group's body, a star of some items, and "up to k copies" chains of some items. */
+  private readonly groups = new Map<string, number>();
+  private readonly stars = new Map<string, number>();
+  private readonly optionals = new Map<string, number[]>();
 
   constructor(private readonly src: string) {}
 
@@ -184,7 +188,7 @@ class Reader {
         if (s[this.i] !== ")") this.fail("expected )");
         this.i++;
         lastStart = seq.length;
-        seq.push(item(EL.ref, this.newRule(body)));
+        seq.push(item(EL.ref, this.group(body)));
       } else if (isNameChar(s.charCodeAt(this.i))) {
         lastStart = seq.length;
         seq.push(item(EL.ref, this.ruleId(this.name())));
@@ -209,20 +213,44 @@ class Reader {
     if (from >= seq.length) this.fail("repetition of nothing");
     const items = seq.splice(from);
     for (let k = 0; k < min; k++) seq.push(...items);
-    if (max === Infinity) {
-      // star ::= item star | ""
-      const star = this.newRule();
-      this.defined[star] = [[...items, item(EL.ref, star)], []];
-      seq.push(item(EL.ref, star));
-      return;
+    if (max === Infinity) seq.push(item(EL.ref, this.star(items)));
+    else if (max > min) seq.push(item(EL.ref, this.upTo(items, max - min)));
+  }
+
+  /**
+   * The rule for a group's body, one per distinct body: schema grammars repeat the same group (a string's
+   * character, a separator) thousands of times, and one rule each made MaskBench's largest grammars outgrow
+   * PROGRAM_LIMITS.maxRules.
+   */
+  private group(body: Seq[]): number {
+    const key = body.map((alt) => alt.join(",")).join("|");
+    let id = this.groups.get(key);
+    if (id === undefined) this.groups.set(key, (id = this.newRule(body)));
+    return id;
+  }
+
+  /** star ::= items star | "" (one per distinct items). */
+  private star(items: Seq): number {
+    const key = items.join(",");
+    let id = this.stars.get(key);
+    if (id === undefined) {
+      id = this.newRule();
+      this.defined[id] = [[...items, item(EL.ref, id)], []];
+      this.stars.set(key, id);
     }
-    // opt_n ::= item opt_{n-1} | "" (nested, so a repetition adds one rule per extra copy)
-    let tail: number | undefined;
-    for (let k = 0; k < max - min; k++) {
-      const opt = this.newRule([[...items, ...(tail === undefined ? [] : [item(EL.ref, tail)])], []]);
-      tail = opt;
-    }
-    if (tail !== undefined) seq.push(item(EL.ref, tail));
+    return id;
+  }
+
+  /**
+   * Up to `n` copies of items: opt_k ::= items opt_{k-1} | "", one chain per distinct items, shared by every
+   * bound (a repetition adds rules only past the longest chain made so far).
+   */
+  private upTo(items: Seq, n: number): number {
+    const key = items.join(",");
+    let chain = this.optionals.get(key);
+    if (!chain) this.optionals.set(key, (chain = []));
+    while (chain.length < n) chain.push(this.newRule([[...items, ...(chain.length === 0 ? [] : [item(EL.ref, chain[chain.length - 1]!)])], []]));
+    return chain[n - 1]!;
   }
 
   /** One character of a literal or class (escapes as llama.cpp reads them). */

@@ -61,6 +61,18 @@ describe("compileGbnf", () => {
     expect(classMatches(p, clsIds[0]!, 0x61)).toBe(true);
   });
 
+  test("a group or bounded repetition written many times is one set of rules, and each copy still counts its own bound", () => {
+    // MaskBench's Github_hard---o13029 wrote a string's character group with {0,n} 2,851 times: one rule per copy
+    // came to 390,000 rules, over PROGRAM_LIMITS.maxRules, so the schema was refused.
+    const uses = Array.from({ length: 400 }, (_, i) => `f${i} ::= "<" ([a-c] | "\\\\" [nt]){0,${999 - (i % 3)}} ">"`).join("\n");
+    const g = `root ::= f0 | f1 | f399\n${uses}\n`;
+    const p = compileGbnf(g);
+    expect(p.alts.length).toBeLessThan(1_500);
+    expect(accepts(g, `<${"a\\n".repeat(300)}>`)).toBe(true);
+    const bounded = 'root ::= "x" ("a"){0,2} "y" ("a"){0,3} "z" ("a"){0,1}\n';
+    expect(["xyz", "xaayaaaza", "xaaayz", "xyaaaaz", "xyzaa"].map((t) => accepts(bounded, t))).toEqual([true, true, false, false, false]);
+  });
+
   test("reads the harness grammars qtc ships and accepts a call of each format", () => {
     const dir = join(import.meta.dirname, "..", "..", "..", "grammars");
     const hermes = readFileSync(join(dir, "harness-hermes.gbnf"), "utf8");

@@ -1,0 +1,182 @@
+// Owns: whether two string languages (patterns as JSON Schema searches them, class repeats, length bounds) can
+// share a string, and whether one holds a given string: a small NFA per language and a bounded search of their
+// product. It lets a oneOf whose options are strings told apart by pattern (`^[0-9]+[mM]$` vs `^[0-9]+[gG]$` vs
+// "unlimited") compile as a plain union.
+
+import type { CodeRange } from "./gbnf.js";
+import type { ParsedPattern, Re } from "./regex.js";
+
+/** Every code point a JSON string may hold. */
+const ANY: CodeRange[] = [[0, 0x10ffff]];
+/** Most NFA states one language may build (a larger one is "unsure"). */
+const MAX_STATES = 2_000;
+/**
+ * Most work (NFA states stepped) one product search does before it answers "unsure": a oneOf of n string options
+ * asks n(n-1)/2 of them, and patterns told apart at all are told apart in a few hundred.
+ */
+const MAX_WORK = 20_000;
+/** Least copies of "any character" a minLength unrolls; above it the language is widened to `.{64,}` (still a superset). */
+const MAX_UNROLLED_LENGTH = 64;
+
+/** One string language as an NFA: state 0 starts, `accept` ends; edges on code-point ranges, and empty moves. */
+export interface Nfa {
+  readonly eps: number[][];
+  readonly edges: { ranges: readonly CodeRange[]; to: number }[][];
+  readonly accept: number;
+}
+
+/** A string language described by what a string node says of its content. */
+export type Language =
+  | { t: "pattern"; pattern: ParsedPattern }
+  | { t: "repeat"; ranges: readonly CodeRange[]; min: number; max?: number };
+
+class TooLarge extends Error {}
+
+class Builder {
+  readonly eps: number[][] = [];
+  readonly edges: { ranges: readonly CodeRange[]; to: number }[][] = [];
+
+  state(): number {
+    if (this.eps.length >= MAX_STATES) throw new TooLarge();
+    this.eps.push([]);
+    this.edges.push([]);
+    return this.eps.length - 1;
+  }
+
+  /** States for `re` entered at `from`; returns the state it leaves at. */
+  re(re: Re, from: number): number {
+    switch (re.t) {
+      case "set": {
+        const to = this.state();
+        this.edges[from]!.push({ ranges: re.ranges, to });
+        return to;
+      }
+      case "seq":
+        return re.items.reduce((at, item) => this.re(item, at), from);
+      case "alt": {
+        const end = this.state();
+        for (const item of re.items) this.eps[this.re(item, from)]!.push(end);
+        return end;
+      }
+      case "rep":
+        return this.repeat(re.item, re.min, re.max, from);
+    }
+  }
+
+  private repeat(item: Re, min: number, max: number | undefined, from: number): number {
+    let at = from;
+    for (let i = 0; i < min; i++) at = this.re(item, at);
+    if (max === undefined) {
+      // item*: loop back to where it started, or skip it.
+      const loop = this.state();
+      this.eps[at]!.push(loop);
+      this.eps[this.re(item, loop)]!.push(loop);
+      return loop;
+    }
+    const end = this.state();
+    for (let i = min; i < max; i++) {
+      this.eps[at]!.push(end);
+      at = this.re(item, at);
+    }
+    this.eps[at]!.push(end);
+    return end;
+  }
+}
+
+/** The NFA of a language, or undefined when it would be larger than this module searches. */
+export function languageNfa(language: Language): Nfa | undefined {
+  const b = new Builder();
+  try {
+    const start = b.state();
+    let accept: number;
+    if (language.t === "repeat") {
+      const widened = language.min > MAX_UNROLLED_LENGTH || (language.max !== undefined && language.max - language.min > MAX_UNROLLED_LENGTH);
+      const max = widened ? undefined : language.max;
+      accept = b.re({ t: "rep", item: { t: "set", ranges: [...language.ranges] }, min: Math.min(language.min, MAX_UNROLLED_LENGTH), max }, start);
+    } else {
+      // A branch not anchored at an end matches anywhere in the string: any characters may stand before or after it.
+      accept = b.state();
+      for (const branch of language.pattern.branches) {
+        let at = branch.start ? start : b.re({ t: "rep", item: { t: "set", ranges: ANY }, min: 0, max: undefined }, start);
+        at = b.re(branch.re, at);
+        if (!branch.end) at = b.re({ t: "rep", item: { t: "set", ranges: ANY }, min: 0, max: undefined }, at);
+        b.eps[at]!.push(accept);
+      }
+    }
+    return { eps: b.eps, edges: b.edges, accept };
+  } catch (e) {
+    if (e instanceof TooLarge) return undefined;
+    throw e;
+  }
+}
+
+/** The states reachable from `states` by empty moves, sorted. */
+function closure(nfa: Nfa, states: Iterable<number>): number[] {
+  const seen = new Set<number>();
+  const stack = [...states];
+  while (stack.length > 0) {
+    const s = stack.pop()!;
+    if (seen.has(s)) continue;
+    seen.add(s);
+    for (const t of nfa.eps[s]!) stack.push(t);
+  }
+  return [...seen].sort((a, b) => a - b);
+}
+
+/** The states `states` reach on code point `cp`, closed under empty moves. */
+function step(nfa: Nfa, states: readonly number[], cp: number): number[] {
+  const next: number[] = [];
+  for (const s of states) for (const e of nfa.edges[s]!) if (e.ranges.some(([lo, hi]) => cp >= lo && cp <= hi)) next.push(e.to);
+  return closure(nfa, next);
+}
+
+/** Whether the language holds `text` exactly (an NFA simulation: linear in the text). */
+export function languageHolds(nfa: Nfa, text: string): boolean {
+  let states = closure(nfa, [0]);
+  for (const ch of text) {
+    states = step(nfa, states, ch.codePointAt(0)!);
+    if (states.length === 0) return false;
+  }
+  return states.includes(nfa.accept);
+}
+
+/** The code points where what `a` and `b` may do next changes: one representative per interval both may take. */
+function sharedPoints(x: Nfa, a: readonly number[], y: Nfa, b: readonly number[]): number[] {
+  const cuts = new Set<number>();
+  const ranges = (nfa: Nfa, states: readonly number[]) => states.flatMap((s) => nfa.edges[s]!.flatMap((e) => e.ranges));
+  const ra = ranges(x, a);
+  const rb = ranges(y, b);
+  for (const [lo, hi] of [...ra, ...rb]) {
+    cuts.add(lo);
+    cuts.add(hi + 1);
+  }
+  const inside = (rs: readonly CodeRange[], cp: number) => rs.some(([lo, hi]) => cp >= lo && cp <= hi);
+  return [...cuts].sort((p, q) => p - q).filter((cp) => inside(ra, cp) && inside(rb, cp));
+}
+
+/**
+ * Whether no string belongs to both languages: true when proven, false when some string is in both or the search
+ * ran past its bounds (callers treat false as "may overlap").
+ */
+export function languagesDisjoint(x: Nfa, y: Nfa): boolean {
+  const start: [number[], number[]] = [closure(x, [0]), closure(y, [0])];
+  const seen = new Set<string>();
+  const queue = [start];
+  let work = 0;
+  while (queue.length > 0) {
+    const [a, b] = queue.shift()!;
+    const key = `${a.join(",")}|${b.join(",")}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (a.includes(x.accept) && b.includes(y.accept)) return false;
+    const points = sharedPoints(x, a, y, b);
+    work += (a.length + b.length) * (points.length + 1);
+    if (work > MAX_WORK) return false;
+    for (const cp of points) {
+      const na = step(x, a, cp);
+      const nb = step(y, b, cp);
+      if (na.length > 0 && nb.length > 0) queue.push([na, nb]);
+    }
+  }
+  return true;
+}
