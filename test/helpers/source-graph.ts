@@ -19,11 +19,12 @@ export interface ImportEdge {
   dynamic?: boolean;
 }
 
+/** The project's own .ts files under `dir` (not installed packages: test/clients/ has a node_modules of its own). */
 function listTs(dir: string): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...listTs(path));
+    if (entry.isDirectory()) out.push(...(entry.name === "node_modules" ? [] : listTs(path)));
     else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts")) out.push(path);
   }
   return out.sort();
