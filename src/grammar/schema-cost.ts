@@ -84,10 +84,12 @@ export class Costs {
       case "object": {
         // Members are separated, not terminated: the first one writes no separator.
         const required = n.props.filter((p) => p.required);
+        const requiredBytes = required.reduce((sum, p) => sum + keyBytes(p.name) + child(p.node) + SEP, 0);
         if (n.minExtra) {
+          // The required members, then at least minExtra extra members (each after a separator but the first).
           const extra = n.extra ? 3 + KEY_SEP_BYTES + child(n.extra) : Infinity;
           const keyed = raw ? [] : (n.patternKeys ?? []).map((x) => child(x.key) + KEY_SEP_BYTES + child(x.value));
-          return 2 + n.minExtra * Math.min(extra, ...keyed) + (n.minExtra - 1) * SEP;
+          return 2 + requiredBytes + n.minExtra * Math.min(extra, ...keyed) + (n.minExtra - 1) * SEP;
         }
         if (n.nonEmpty && required.length === 0) {
           // At least one member: the cheapest listed one (an extra key costs at least `"a": ` and its value).
@@ -97,7 +99,7 @@ export class Costs {
           const keyed = raw ? [] : (n.patternKeys ?? []).map((x) => child(x.key) + KEY_SEP_BYTES + child(x.value));
           return 2 + Math.min(extra, ...listed, ...keyed);
         }
-        return 2 + required.reduce((sum, p) => sum + keyBytes(p.name) + child(p.node) + SEP, 0) - (required.length > 0 ? SEP : 0);
+        return 2 + requiredBytes - (required.length > 0 ? SEP : 0);
       }
     }
   }

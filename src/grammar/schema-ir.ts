@@ -701,14 +701,14 @@ class Lowerer {
     const requiredCount = props.filter((p) => p.required).length;
     // minProperties 1 with no required member: the object is not empty (exact). Beyond that: refused.
     const nonEmpty = typeof s.minProperties === "number" && s.minProperties === 1 && requiredCount === 0;
-    // Extra or pattern members beside required listed ones (no optional listed member: it would count toward the
-    // minimum): the grammar writes at least minProperties - required of them; the key guard keeps their keys
-    // distinct, and the guarded closing spells distinct ones.
-    const open = (extra !== null || (plan?.keys.length ?? 0) > 0) && props.every((p) => p.required || p.never);
+    // Extra or pattern members: the grammar writes at least minProperties - required of them, whatever optional
+    // listed members it writes too (a subset: an object reaching the minimum through those has the extra members
+    // anyway); the key guard keeps their keys distinct, and the guarded closing spells distinct ones.
+    const open = extra !== null || (plan?.keys.length ?? 0) > 0;
     const minExtra = typeof s.minProperties === "number" && s.minProperties > requiredCount && !nonEmpty && open ? s.minProperties - requiredCount : undefined;
     if (typeof s.minProperties === "number" && typeof s.maxProperties === "number" && s.maxProperties < s.minProperties) return ok(this.never(path, hint));
     if (typeof s.minProperties === "number" && s.minProperties > requiredCount && !nonEmpty && minExtra === undefined) {
-      return err(unsupported(pointer(path, "minProperties"), "minProperties beyond the required properties is supported only over extra or pattern members beside required properties (or 1)"));
+      return err(unsupported(pointer(path, "minProperties"), "minProperties beyond the required properties is supported only over extra or pattern members (or 1)"));
     }
     // maxProperties: the listed members must fit it; extra members get what is left (a subset when optional
     // listed members are left out: never more members than the bound).
@@ -716,6 +716,10 @@ class Lowerer {
     if (typeof s.maxProperties === "number") {
       if (s.maxProperties < count) return err(unsupported(pointer(path, "maxProperties"), "maxProperties below the number of listed properties is not supported"));
       if (extra !== null || plan?.keys.length) maxExtra = s.maxProperties - count;
+      // Room for every optional listed member leaves too few extra members for the minimum.
+      if (minExtra !== undefined && (maxExtra ?? 0) < minExtra) {
+        return err(unsupported(pointer(path, "minProperties"), "minProperties with maxProperties beside optional listed properties is supported only where every listed property and the minimum's extra members fit the maximum"));
+      }
     }
     const patternKeys = maxExtra === 0 || !plan?.keys.length ? {} : { patternKeys: plan.keys };
     const keyAvoid = plan ? { keyAvoid: plan.avoid } : {};

@@ -24,6 +24,13 @@ const SCHEMAS = {
     minProperties: 4,
     maxProperties: 5,
   },
+  // Session 14: optional listed members beside it (refused before): at least 4 extra members whatever of `a` is written.
+  "minProperties 4 beside an optional listed property and extra members": {
+    type: "object",
+    properties: { a: { type: "string", maxLength: 8 } },
+    additionalProperties: { type: "integer" },
+    minProperties: 4,
+  },
 };
 
 describe("issue 38: minProperties with open extra members gives a valid call every time", () => {
@@ -33,10 +40,12 @@ describe("issue 38: minProperties with open extra members gives a valid call eve
     }, 600_000);
   }
 
-  test("minProperties above maxProperties is unsatisfiable; beside optional listed members minProperties is still refused", () => {
+  test("minProperties above maxProperties is unsatisfiable; beside optional listed members, a maximum with no room for the minimum's extra members is refused", () => {
     const never = compileToolGrammar([{ name: "t", parameters: { type: "object", additionalProperties: true, minProperties: 3, maxProperties: 2 } }], { toolChoice: "required", unsupported: "strict" });
     expect(never.ok).toBe(false);
-    const tight = compileToolGrammar([{ name: "t", parameters: { type: "object", properties: { a: { type: "string" } }, additionalProperties: true, minProperties: 2 } }], { toolChoice: "required", unsupported: "strict" });
-    expect(tight.ok ? "ok" : tight.error.code).toBe("unsupported_keyword");
+    const tight = compileToolGrammar([{ name: "t", parameters: { type: "object", properties: { a: { type: "string" } }, additionalProperties: true, minProperties: 2, maxProperties: 2 } }], { toolChoice: "required", unsupported: "strict" });
+    expect(tight.ok ? "ok" : [tight.error.code, tight.error.path]).toEqual(["unsupported_keyword", "/minProperties"]);
+    const roomy = compileToolGrammar([{ name: "t", parameters: { type: "object", properties: { a: { type: "string" } }, additionalProperties: true, minProperties: 2, maxProperties: 3 } }], { toolChoice: "required", unsupported: "strict" });
+    expect(roomy.ok && roomy.value.constraint.exact).toBe(true);
   });
 });
