@@ -10,10 +10,16 @@ export interface Closable {
   acceptAll(tokens: readonly number[]): number[];
 }
 
-/** One sampled token lengthens the closing of a call by less than this (an escape, a `<` in raw text). */
+/**
+ * A sampled token in free text lengthens the closing of a call by less than this (an escape, a `<` in raw text);
+ * where the grammar allows a small set of tokens, each is checked instead (see `unaffordable`).
+ */
 export const GUARD_MARGIN = 4;
-/** How far from the budget's end the closing is recomputed each step (further out, the last cost is trusted). */
-export const GUARD_SLACK = 8;
+/**
+ * How far from the closing the candidates of a small allowed set are checked one by one (a tool name's first token,
+ * a key: the text they force and the members they require can lengthen the closing by dozens of tokens).
+ */
+export const GUARD_LOOKAHEAD = 64;
 
 /** The guard's decision: feed these tokens (already accepted) and end the turn with this reason. */
 export interface GuardClose {
@@ -33,18 +39,36 @@ export class BudgetGuard {
   }
 
   /**
-   * Call after each step of the turn with the tokens left. Far from the end it trusts the last cost; within
-   * GUARD_SLACK of it, it measures again, and once `remaining` is at most the closing plus GUARD_MARGIN (one more
-   * sampled token could lengthen the closing by up to GUARD_MARGIN - 1) it closes the call. A closing that the
-   * grammar refuses or that no longer fits is cut to the budget and the turn ends at the limit.
+   * Call after each step of the turn with the tokens left. It measures the closing (matchers remember it per
+   * state, so a step that returns to a known state costs a lookup), and once `remaining` is at most the closing plus
+   * GUARD_MARGIN (one more sampled token could lengthen the closing by up to GUARD_MARGIN - 1) it closes the call.
+   * A closing that the grammar refuses or that no longer fits is cut to the budget and the turn ends at the limit.
+   * (It used to trust the last cost until within 8 tokens of it; a closing that grew meanwhile did not fit.)
    */
   check(remaining: number): GuardClose | undefined {
-    if (this.cost !== undefined && remaining > this.cost + GUARD_MARGIN + GUARD_SLACK) return undefined;
     const closing = this.measure();
     if (!closing || remaining > closing.length + GUARD_MARGIN) return undefined;
     const accepted = this.matcher.acceptAll(closing);
     const fits = accepted.length === closing.length && closing.length <= remaining;
     return fits ? { tokens: accepted, finish: "tool_calls" } : { tokens: accepted.slice(0, Math.max(0, remaining)), finish: "length" };
+  }
+
+  /** Whether the budget left is within GUARD_LOOKAHEAD of the last measured closing (where `unaffordable` is asked). */
+  near(remaining: number): boolean {
+    return this.cost !== undefined && remaining <= this.cost + GUARD_LOOKAHEAD;
+  }
+
+  /**
+   * Of the candidates for the next token, those whose cost (the token, the text the grammar then forces, and the
+   * closing after it: `costAfter`, undefined when unknown) exceeds `remaining`. When every candidate does, all but
+   * the cheapest: the turn then ends at the limit as late as it can.
+   */
+  unaffordable(candidates: readonly number[], remaining: number, costAfter: (token: number) => number | undefined): number[] {
+    const costs = candidates.map((t) => costAfter(t) ?? Infinity);
+    const over = candidates.filter((_, i) => costs[i]! > remaining);
+    if (over.length < candidates.length) return over;
+    const least = Math.min(...costs);
+    return candidates.filter((_, i) => costs[i]! > least);
   }
 
   private measure(): readonly number[] | undefined {

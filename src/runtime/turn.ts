@@ -441,7 +441,12 @@ class Turn {
   private biasFor(matcher: TurnMatcher): TokenBias {
     const next = matcher.nextTokens();
     const { biases } = this.env;
-    const banned = this.keys?.banned(matcher, next.kind === "set" ? next.tokens : undefined) ?? [];
+    // The guards' look-aheads work on forks of the matcher, whose time the matcher does not count: counted here.
+    const t0 = performance.now();
+    const ms0 = matcher.ms;
+    const keyBanned = this.keys?.banned(matcher, next.kind === "set" ? next.tokens : undefined) ?? [];
+    const banned = next.kind === "set" ? [...keyBanned, ...this.unaffordable(matcher, next.tokens.filter((t) => !keyBanned.includes(t)))] : keyBanned;
+    this.grammarMs += performance.now() - t0 - (matcher.ms - ms0);
     if (banned.length > 0) {
       const kept = next.kind === "set" ? next.tokens.filter((t) => !banned.includes(t)) : [];
       // Nothing left (a key space the look-ahead could not see through): the parser still refuses a repeat.
@@ -450,6 +455,23 @@ class Turn {
     }
     if (next.kind === "text") return this.plan.format.stringText === "json" ? biases.inJsonText : biases.inRawText;
     return next.kind === "set" ? biases.narrowTo(next.tokens) : biases.inCall;
+  }
+
+  /**
+   * Near the budget's end, the candidates after which the call could not close inside the budget any more: a
+   * sampled token and the text the grammar then forces can lengthen the closing by more than GUARD_MARGIN (the
+   * first token of a tool's name forces the rest of it, and its required arguments join the closing).
+   */
+  private unaffordable(matcher: TurnMatcher, candidates: readonly number[]): number[] {
+    const remaining = this.remaining();
+    if (!this.guard?.near(remaining)) return [];
+    return this.guard.unaffordable(candidates, remaining, (token) => {
+      const fork = matcher.fork();
+      if (!fork.accept(token)) return undefined;
+      const forced = this.plan.jumpForward ? fork.acceptAll(fork.forcedContinuation(remaining).tokens).length : 0;
+      const closing = fork.closing();
+      return closing && 1 + forced + closing.length;
+    });
   }
 
   /** After a closed call: whether the turn must end (no parallel calls, call limit, or no room for another). */

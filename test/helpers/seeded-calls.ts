@@ -8,10 +8,10 @@ import { createRuntime, type Runtime } from "../../src/index.js";
 import { tinyModelPath } from "./models.js";
 
 /** A runtime on the synthetic tiny model for the test file (made before its tests, closed after). */
-export function useTinyRuntime(): () => Runtime {
+export function useTinyRuntime(contextSize = 1024): () => Runtime {
   let rt: Runtime | undefined;
   beforeAll(async () => {
-    rt = await createRuntime({ model: await tinyModelPath(), threads: 1, contextSize: 1024, sequences: 1 });
+    rt = await createRuntime({ model: await tinyModelPath(), threads: 1, contextSize, sequences: 1 });
   });
   afterAll(async () => {
     await rt?.close();

@@ -13,7 +13,7 @@ import { HARNESS_TOOLS } from "../../src/harness/index.js";
 import { createLlama } from "../../src/model/index.js";
 import { parse } from "../../src/parse/index.js";
 import { AllowedNext } from "../../src/runtime/allowed-next.js";
-import { BudgetGuard, GUARD_MARGIN, GUARD_SLACK, type Closable } from "../../src/runtime/budget-guard.js";
+import { BudgetGuard, GUARD_LOOKAHEAD, GUARD_MARGIN, type Closable } from "../../src/runtime/budget-guard.js";
 import { canBeNext, GrammarStates, acceptForced } from "../../src/runtime/grammar-state.js";
 import { turnGrammarSource } from "../../src/runtime/grammar-source.js";
 import { grammarSpecialTokens } from "../../src/runtime/jump-forward.js";
@@ -139,17 +139,26 @@ class ScriptedClosable implements Closable {
 }
 
 describe("BudgetGuard", () => {
-  test("far from the end it trusts the last cost; within GUARD_SLACK of it it measures every step", () => {
+  test("measures every step: a closing that grew far from the end still closes in time", () => {
     const m = new ScriptedClosable(6);
     const guard = new BudgetGuard(m);
     expect(guard.fits(100)).toBe(true);
-    expect(m.asked).toBe(1);
-    const far = 6 + GUARD_MARGIN + GUARD_SLACK;
-    for (let remaining = 100; remaining > far; remaining--) expect(guard.check(remaining)).toBeUndefined();
-    expect(m.asked).toBe(1);
-    for (let remaining = far; remaining > 6 + GUARD_MARGIN; remaining--) expect(guard.check(remaining)).toBeUndefined();
-    expect(m.asked).toBe(1 + GUARD_SLACK);
-    expect(m.accepted).toEqual([]);
+    for (let remaining = 100; remaining > 40; remaining--) expect(guard.check(remaining)).toBeUndefined();
+    // The model opened a member with required ones inside, 40 tokens from the end: the closing is 30 now.
+    m.cost = 30;
+    for (let remaining = 40; remaining > 30 + GUARD_MARGIN; remaining--) expect(guard.check(remaining)).toBeUndefined();
+    expect(guard.check(30 + GUARD_MARGIN)).toMatchObject({ finish: "tool_calls" });
+    expect(m.accepted).toHaveLength(30);
+  });
+
+  test("near the end, the candidates after which the call could not close are named; if none could, all but the cheapest", () => {
+    const guard = new BudgetGuard(new ScriptedClosable(10));
+    expect(guard.near(100)).toBe(false);
+    guard.check(50);
+    expect([guard.near(10 + GUARD_LOOKAHEAD), guard.near(11 + GUARD_LOOKAHEAD)]).toEqual([true, false]);
+    const cost: Record<number, number | undefined> = { 1: 12, 2: 30, 3: undefined, 4: 20 };
+    expect(guard.unaffordable([1, 2, 3, 4], 20, (t) => cost[t])).toEqual([2, 3]);
+    expect(guard.unaffordable([2, 3, 4], 15, (t) => cost[t])).toEqual([2, 3]);
   });
 
   test("closes the call once the budget left is the closing plus GUARD_MARGIN, not a token earlier", () => {
