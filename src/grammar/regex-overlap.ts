@@ -4,7 +4,7 @@
 // "unlimited") compile as a plain union.
 
 import type { CodeRange } from "./gbnf.js";
-import type { ParsedPattern, Re } from "./regex.js";
+import { inRanges, type ParsedPattern, type Re } from "./regex.js";
 
 /** Every code point a JSON string may hold. */
 const ANY: CodeRange[] = [[0, 0x10ffff]];
@@ -126,7 +126,7 @@ function closure(nfa: Nfa, states: Iterable<number>): number[] {
 /** The states `states` reach on code point `cp`, closed under empty moves. */
 function step(nfa: Nfa, states: readonly number[], cp: number): number[] {
   const next: number[] = [];
-  for (const s of states) for (const e of nfa.edges[s]!) if (e.ranges.some(([lo, hi]) => cp >= lo && cp <= hi)) next.push(e.to);
+  for (const s of states) for (const e of nfa.edges[s]!) if (inRanges(e.ranges, cp)) next.push(e.to);
   return closure(nfa, next);
 }
 
@@ -150,8 +150,7 @@ function sharedPoints(x: Nfa, a: readonly number[], y: Nfa, b: readonly number[]
     cuts.add(lo);
     cuts.add(hi + 1);
   }
-  const inside = (rs: readonly CodeRange[], cp: number) => rs.some(([lo, hi]) => cp >= lo && cp <= hi);
-  return [...cuts].sort((p, q) => p - q).filter((cp) => inside(ra, cp) && inside(rb, cp));
+  return [...cuts].sort((p, q) => p - q).filter((cp) => inRanges(ra, cp) && inRanges(rb, cp));
 }
 
 /**

@@ -77,6 +77,11 @@ export function complement(ranges: readonly CodeRange[]): CodeRange[] {
 }
 
 /** Intersection of two range lists. */
+/** Whether code point `cp` lies in one of `ranges`. */
+export function inRanges(ranges: readonly CodeRange[], cp: number): boolean {
+  return ranges.some(([lo, hi]) => cp >= lo && cp <= hi);
+}
+
 export function intersect(a: readonly CodeRange[], b: readonly CodeRange[]): CodeRange[] {
   const out: CodeRange[] = [];
   for (const [alo, ahi] of normalizeRanges(a)) {

@@ -8,7 +8,7 @@ import { canonicalJson, jsonString } from "./canonical-json.js";
 import { avoidsAny, type KeyAvoid } from "./extra-key.js";
 import type { CodeRange, RuleSet } from "./gbnf.js";
 import { integerRule, numberRule } from "./numbers.js";
-import { complement, intersect, normalizeRanges, type ParsedPattern, type Re } from "./regex.js";
+import { complement, inRanges, intersect, normalizeRanges, type ParsedPattern, type Re } from "./regex.js";
 import { deref, type Node } from "./schema-nodes.js";
 import { formatRule } from "./string-formats.js";
 
@@ -389,10 +389,6 @@ const KEY_CHARS: readonly CodeRange[] = [
   [0x23, 0x5b],
   [0x5d, 0x7e],
 ];
-
-function inRanges(ranges: readonly CodeRange[], cp: number): boolean {
-  return ranges.some(([lo, hi]) => cp >= lo && cp <= hi);
-}
 
 /** A range without some code points. */
 function minus(range: CodeRange, points: readonly number[]): CodeRange[] {

@@ -468,7 +468,7 @@ class Turn {
     return this.guard.unaffordable(candidates, remaining, (token) => {
       const fork = matcher.fork();
       if (!fork.accept(token)) return undefined;
-      const forced = this.plan.jumpForward ? fork.acceptAll(fork.forcedContinuation(remaining).tokens).length : 0;
+      const forced = this.jumpForward(fork).forced.length;
       const closing = fork.closing();
       return closing && 1 + forced + closing.length;
     });
