@@ -8,7 +8,7 @@ import type { JsonSchema } from "../tools/types.js";
 import { group, literal, type RuleSet } from "./gbnf.js";
 import { emitPattern, patternCaps, type PreparedPattern, preparePattern } from "./regex-gbnf.js";
 import { boundedPattern } from "./schema-bounds.js";
-import { grammarAccepts, grammarLiterals, parseUserGrammar, printUserGrammar, USER_GRAMMAR_LIMITS, type UserGrammar } from "./user-gbnf.js";
+import { grammarLiterals, parseUserGrammar, printUserGrammar, USER_GRAMMAR_LIMITS, type UserGrammar, userGrammarGbnf } from "./user-gbnf.js";
 
 /**
  * What the text answer must be, when the turn answers rather than calls. `regex`: ECMAScript syntax (the `u`
@@ -37,7 +37,7 @@ export const CONSTRAINT_LIMITS = Object.freeze({
 export type TextConstraint =
   | { kind: "regex"; source: string; pattern: PreparedPattern; test: (s: string) => boolean }
   | { kind: "choice"; choices: readonly string[] }
-  | { kind: "grammar"; source: string; grammar: UserGrammar };
+  | { kind: "grammar"; source: string; grammar: UserGrammar; gbnf: string };
 
 const bad = (message: string): { ok: false; error: QtcError } => err({ code: "invalid_option", message });
 
@@ -91,7 +91,7 @@ export function checkTextConstraint(c: Exclude<AnswerConstraint, { jsonSchema: u
   if (!grammar.ok) return grammar;
   const unspellable = grammarLiterals(grammar.value).find((s) => !spellable(s));
   if (unspellable !== undefined) return bad(`the constraint grammar's literal ${JSON.stringify(unspellable.slice(0, 100))} cannot be part of an answer (an answer holds no "<" and no control characters but tab and line breaks)`);
-  return ok({ kind: "grammar", source, grammar: grammar.value });
+  return ok({ kind: "grammar", source, grammar: grammar.value, gbnf: userGrammarGbnf(grammar.value) });
 }
 
 /** Text an answer may hold: no `<` (no tag can be spelled), no control characters but tab, LF and CR. */
@@ -122,15 +122,25 @@ export function constraintKey(c: TextConstraint): string {
   return JSON.stringify([c.kind, c.kind === "choice" ? c.choices : c.source]);
 }
 
+/**
+ * How a grammar answer is judged: by the engine that constrains (src/runtime/engine/text-judge.ts), which this layer
+ * sits below; "too_costly" when the judgement would outrun its work bound.
+ */
+export type GrammarJudge = (gbnf: string, answer: string) => "accepted" | "rejected" | "too_costly";
+
 /** Why an answer breaks the constraint (a message written for the model), or undefined when it is accepted. */
-export function constraintBreach(c: TextConstraint, answer: string): string | undefined {
+export function constraintBreach(c: TextConstraint, answer: string, judgeGrammar?: GrammarJudge): string | undefined {
   switch (c.kind) {
     case "regex":
       return c.test(answer) ? undefined : `the answer does not match the regex ${JSON.stringify(c.source)}; answer with text that matches it as a whole`;
     case "choice":
       return c.choices.includes(answer) ? undefined : `the answer must be exactly one of ${c.choices.map((s) => JSON.stringify(s)).join(", ")}`;
-    case "grammar":
+    case "grammar": {
       if (answer.length > USER_GRAMMAR_LIMITS.judgedChars) return `the answer is over ${USER_GRAMMAR_LIMITS.judgedChars} characters, too long to judge against the grammar`;
-      return grammarAccepts(c.grammar, answer) ? undefined : "the answer is not accepted by the constraint grammar";
+      if (!judgeGrammar) throw new Error("internal: a grammar answer is judged by the constraint engine; pass its judge");
+      const verdict = judgeGrammar(c.gbnf, answer);
+      if (verdict === "too_costly") return "the answer is too costly to judge against the constraint grammar (its parses outran the judge's work bound)";
+      return verdict === "accepted" ? undefined : "the answer is not accepted by the constraint grammar";
+    }
   }
 }

@@ -1,12 +1,17 @@
 // Owns: a caller's own GBNF for a text answer (llama-server's `grammar`, qtc's `constraint.grammar`): parsing the
 // dialect qtc prints (rules, literals, classes, `.`, groups, `* + ?`, `{m,n}`), its bounds (size, rule count,
-// repetition counts, no left recursion, no special tokens), printing it into a turn's rule set under fresh names,
-// and judging a text against it (the one validation path: the same tree the grammar was printed from).
+// repetition counts, nesting, expanded size, no left recursion, no ambiguous repetition, no special tokens), and
+// printing it into a turn's rule set under fresh names. Every walk here is iterative (an explicit stack), so no
+// grammar under the size bound can overflow the call stack, whatever it nests or refers to. The answer is judged
+// by the engine that constrains (src/runtime/answer-request.ts), from the GBNF printed here.
 
 import { err, ok, type Result } from "../errors.js";
-import { charClass, type CodeRange, literal, type RuleSet } from "./gbnf.js";
+import { charClass, type CodeRange, literal, RuleSet } from "./gbnf.js";
 import { intersect, normalizeRanges } from "./regex.js";
 import { MAX_REPEAT, universe } from "./regex-gbnf.js";
+import { childrenOf, expandedSize, type GExpr, grammarAmbiguity, postOrder } from "./user-gbnf-ambiguity.js";
+
+export type { GExpr };
 
 /** Bounds on a caller's grammar, checked before any work. */
 export const USER_GRAMMAR_LIMITS = Object.freeze({
@@ -16,15 +21,14 @@ export const USER_GRAMMAR_LIMITS = Object.freeze({
   rules: 256,
   /** Most characters of an answer the judge reads (longer answers are refused as too long to judge). */
   judgedChars: 65_536,
+  /** Most groups nested one inside another, once groups that change nothing are unwrapped. */
+  nesting: 100,
+  /**
+   * Most elements the grammar expands to once every `{m,n}` is unrolled (what the engine's program and its
+   * states grow with): 390 chains of `("k" [a-z]){0,1000}` count 1,170,000.
+   */
+  expandedElements: 2_000_000,
 });
-
-export type GExpr =
-  | { t: "lit"; text: string }
-  | { t: "set"; ranges: CodeRange[] }
-  | { t: "ref"; name: string }
-  | { t: "seq"; items: GExpr[] }
-  | { t: "alt"; items: GExpr[] }
-  | { t: "rep"; item: GExpr; min: number; max: number | undefined };
 
 /** A parsed, bounded grammar: its rules by name (`root` among them). */
 export interface UserGrammar {
@@ -35,6 +39,18 @@ class Bad extends Error {}
 
 const ANY: CodeRange[] = [[0, 0x10ffff]];
 const isWord = (c: string | undefined) => c !== undefined && /[A-Za-z0-9_-]/.test(c);
+
+/** One open group while reading: its finished alternatives and the sequence being read. */
+interface Open {
+  alts: GExpr[];
+  seq: GExpr[];
+}
+
+/** A sequence or alternation of parts, one part unwrapped; nested ones of the same kind spliced in. */
+function join(t: "seq" | "alt", parts: GExpr[]): GExpr {
+  const items = parts.flatMap((p) => (p.t === t ? p.items : [p]));
+  return items.length === 1 ? items[0]! : { t, items };
+}
 
 class Parser {
   private i = 0;
@@ -50,7 +66,7 @@ class Parser {
       this.i += 3;
       this.space(true);
       if (rules.has(name)) this.bad(`rule "${name}" is defined twice`);
-      rules.set(name, this.alternates(false));
+      rules.set(name, this.body());
       this.space(true);
     }
     return rules;
@@ -78,29 +94,49 @@ class Parser {
     return this.s.slice(start, this.i);
   }
 
-  private alternates(nested: boolean): GExpr {
-    const items = [this.sequence(nested)];
-    while (this.s[this.i] === "|") {
-      this.i++;
-      this.space(true);
-      items.push(this.sequence(nested));
+  /**
+   * A rule's body, to the end of its line (groups may span lines). Groups are kept on an explicit stack, so 8,000
+   * nested parentheses cost 8,000 entries of an array, not 8,000 frames of the call stack.
+   */
+  private body(): GExpr {
+    const open: Open[] = [{ alts: [], seq: [] }];
+    for (;;) {
+      const nested = open.length > 1;
+      const top = open[open.length - 1]!;
+      const c = this.s[this.i];
+      if (c === undefined || (!nested && (c === "\n" || c === "\r"))) {
+        if (nested) this.bad('expected ")"');
+        return this.close(top);
+      }
+      if (c === "|") {
+        top.alts.push(join("seq", top.seq));
+        top.seq = [];
+        this.i++;
+        this.space(true);
+        continue;
+      }
+      if (c === "(") {
+        this.i++;
+        this.space(true);
+        open.push({ alts: [], seq: [] });
+        continue;
+      }
+      let atom: GExpr;
+      if (c === ")") {
+        if (!nested) this.bad('unexpected ")"');
+        this.i++;
+        open.pop();
+        atom = this.close(top);
+      } else atom = this.atom();
+      const into = open[open.length - 1]!;
+      this.space(open.length > 1);
+      into.seq.push(this.repeat(atom));
+      this.space(open.length > 1);
     }
-    return items.length === 1 ? items[0]! : { t: "alt", items };
   }
 
-  private sequence(nested: boolean): GExpr {
-    const items: GExpr[] = [];
-    for (;;) {
-      const c = this.s[this.i];
-      if (c === undefined || c === "|" || c === ")" || c === "\n" || c === "\r") break;
-      // Outside a group a line break ends the rule (as llama.cpp reads it).
-      let atom = this.atom();
-      this.space(nested);
-      atom = this.repeat(atom);
-      items.push(atom);
-      this.space(nested);
-    }
-    return items.length === 1 ? items[0]! : { t: "seq", items };
+  private close(g: Open): GExpr {
+    return join("alt", [...g.alts, join("seq", g.seq)]);
   }
 
   private atom(): GExpr {
@@ -111,19 +147,10 @@ class Parser {
       this.i++;
       return { t: "set", ranges: ANY };
     }
-    if (c === "(") {
-      this.i++;
-      this.space(true);
-      const inner = this.alternates(true);
-      if (this.s[this.i] !== ")") this.bad('expected ")"');
-      this.i++;
-      return inner;
-    }
     if (c === "<" || c === "!") this.bad("special tokens (<[id]>, <name>) cannot be part of an answer; write text");
     if (isWord(c)) return { t: "ref", name: this.name() };
     return this.bad(`unexpected ${JSON.stringify(c)}`);
   }
-
   private repeat(item: GExpr): GExpr {
     const c = this.s[this.i];
     if (c === "*" || c === "+" || c === "?") {
@@ -131,7 +158,7 @@ class Parser {
       return { t: "rep", item, min: c === "+" ? 1 : 0, max: c === "?" ? 1 : undefined };
     }
     if (c !== "{") return item;
-    const m = /^\{\s*(\d+)\s*(?:(,)\s*(\d*)\s*)?\}/.exec(this.s.slice(this.i));
+    const m = /^\{\s*(\d+)\s*(?:(,)\s*(\d*)\s*)?\}/.exec(this.s.slice(this.i, this.i + 48));
     if (!m) this.bad('expected "{m}", "{m,}" or "{m,n}"');
     this.i += m[0].length;
     const min = Number(m[1]);
@@ -204,55 +231,54 @@ function invert(ranges: readonly CodeRange[]): CodeRange[] {
   return out;
 }
 
-/** What `e` refers to at its left edge (through parts that can match nothing), and whether it can match nothing. */
-function leftRefs(e: GExpr, nullable: ReadonlySet<string>, out: Set<string>): boolean {
-  switch (e.t) {
-    case "lit":
-      return e.text === "";
-    case "set":
-      return false;
-    case "ref":
-      out.add(e.name);
-      return nullable.has(e.name);
-    case "seq":
-      for (const item of e.items) if (!leftRefs(item, nullable, out)) return false;
-      return true;
-    case "alt":
-      return e.items.map((item) => leftRefs(item, nullable, out)).some(Boolean);
-    case "rep":
-      return leftRefs(e.item, nullable, out) || e.min === 0;
-  }
+/** Every node of every rule. */
+function nodesOf(rules: ReadonlyMap<string, GExpr>): GExpr[] {
+  return [...rules.values()].flatMap(postOrder);
 }
 
-function refsOf(e: GExpr, out: string[] = []): string[] {
-  if (e.t === "ref") out.push(e.name);
-  else if (e.t === "seq" || e.t === "alt") for (const item of e.items) refsOf(item, out);
-  else if (e.t === "rep") refsOf(e.item, out);
-  return out;
+/** How deep groups nest in `e` (a leaf is 1). */
+function depthOf(e: GExpr): number {
+  const depth = new Map<GExpr, number>();
+  for (const n of postOrder(e)) depth.set(n, 1 + Math.max(0, ...childrenOf(n).map((k) => depth.get(k)!)));
+  return depth.get(e)!;
 }
 
-/** Refuse an undefined rule, a missing root, and left recursion (llama.cpp refuses it; the judge could not end). */
-function checkRules(rules: ReadonlyMap<string, GExpr>): string | undefined {
+/**
+ * Refuse an undefined rule, a missing root, and left recursion (llama.cpp refuses it; no parser could end).
+ * `nullable`: the rules that can match nothing (from the ambiguity analysis).
+ */
+function checkRules(rules: ReadonlyMap<string, GExpr>, nullableRules: ReadonlySet<string>): string | undefined {
   if (!rules.has("root")) return 'the grammar has no "root" rule';
   for (const [name, body] of rules) {
-    const missing = refsOf(body).find((r) => !rules.has(r));
-    if (missing !== undefined) return `rule "${name}" refers to "${missing}", which is not defined`;
+    const missing = postOrder(body).find((e) => e.t === "ref" && !rules.has(e.name));
+    if (missing !== undefined && missing.t === "ref") return `rule "${name}" refers to "${missing.name}", which is not defined`;
   }
-  const nullable = new Set<string>();
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const [name, body] of rules) {
-      if (!nullable.has(name) && leftRefs(body, nullable, new Set())) {
-        nullable.add(name);
-        grew = true;
+  // What each rule refers to at its left edge (through parts that can match nothing).
+  const left = new Map<string, Set<string>>();
+  for (const [name, body] of rules) {
+    const info = new Map<GExpr, { nullable: boolean; refs: string[] }>();
+    for (const e of postOrder(body)) {
+      const kids = childrenOf(e).map((k) => info.get(k)!);
+      if (e.t === "lit") info.set(e, { nullable: e.text === "", refs: [] });
+      else if (e.t === "set") info.set(e, { nullable: false, refs: [] });
+      else if (e.t === "ref") info.set(e, { nullable: nullableRules.has(e.name), refs: [e.name] });
+      else if (e.t === "alt") info.set(e, { nullable: kids.some((k) => k.nullable), refs: kids.flatMap((k) => k.refs) });
+      else if (e.t === "rep") info.set(e, { nullable: kids[0]!.nullable || e.min === 0, refs: kids[0]!.refs });
+      else {
+        const refs: string[] = [];
+        let nullable = true;
+        for (const k of kids) {
+          refs.push(...k.refs);
+          if (!k.nullable) {
+            nullable = false;
+            break;
+          }
+        }
+        info.set(e, { nullable, refs });
       }
     }
+    left.set(name, new Set(info.get(body)!.refs));
   }
-  const left = new Map([...rules].map(([name, body]) => {
-    const out = new Set<string>();
-    leftRefs(body, nullable, out);
-    return [name, out] as const;
-  }));
   for (const start of rules.keys()) {
     const seen = new Set<string>();
     const stack = [...left.get(start)!];
@@ -267,7 +293,7 @@ function checkRules(rules: ReadonlyMap<string, GExpr>): string | undefined {
   return undefined;
 }
 
-/** Parse and bound a caller's GBNF (errors are written for the caller: line and what is wrong). */
+/** Parse and bound a caller's GBNF (errors are written for the caller: line, rule and what is wrong). */
 export function parseUserGrammar(source: string): Result<UserGrammar> {
   if (Buffer.byteLength(source, "utf8") > USER_GRAMMAR_LIMITS.bytes) {
     return err({ code: "too_large", message: `the grammar is over ${USER_GRAMMAR_LIMITS.bytes} bytes` });
@@ -280,29 +306,25 @@ export function parseUserGrammar(source: string): Result<UserGrammar> {
     throw e;
   }
   if (rules.size > USER_GRAMMAR_LIMITS.rules) return err({ code: "too_large", message: `the grammar has ${rules.size} rules, over ${USER_GRAMMAR_LIMITS.rules}` });
+  for (const [name, body] of rules) {
+    if (depthOf(body) > USER_GRAMMAR_LIMITS.nesting) return err({ code: "too_large", message: `rule "${name}" nests groups over ${USER_GRAMMAR_LIMITS.nesting} deep; move inner groups into rules of their own` });
+  }
   const allowed = universe("raw");
   if (nodesOf(rules).some((e) => e.t === "set" && intersect(e.ranges, allowed).length === 0)) {
     return err({ code: "invalid_option", message: "the grammar has a character class that holds only characters an answer cannot hold (\"<\" and control characters other than tab and line breaks)" });
   }
-  const problem = checkRules(rules);
+  const size = expandedSize(rules);
+  if (size.elements > USER_GRAMMAR_LIMITS.expandedElements) {
+    return err({ code: "too_large", message: `the grammar expands to over ${USER_GRAMMAR_LIMITS.expandedElements} elements once its repetitions are unrolled (rule "${size.largest}" is the largest); lower its {m,n} counts` });
+  }
+  const ambiguity = grammarAmbiguity(rules);
+  const problem = (ambiguity.nullable && checkRules(rules, ambiguity.nullable)) || ambiguity.problem;
   return problem ? err({ code: "invalid_option", message: `the grammar is not accepted: ${problem}` }) : ok({ rules });
 }
 
 /** Every literal of a grammar (to refuse text an answer may not spell). */
 export function grammarLiterals(g: UserGrammar): string[] {
   return nodesOf(g.rules).flatMap((e) => (e.t === "lit" ? [e.text] : []));
-}
-
-/** Every node of every rule. */
-function nodesOf(rules: ReadonlyMap<string, GExpr>): GExpr[] {
-  const out: GExpr[] = [];
-  const walk = (e: GExpr): void => {
-    out.push(e);
-    if (e.t === "seq" || e.t === "alt") e.items.forEach(walk);
-    else if (e.t === "rep") walk(e.item);
-  };
-  rules.forEach(walk);
-  return out;
 }
 
 /**
@@ -313,81 +335,39 @@ export function printUserGrammar(rules: RuleSet, g: UserGrammar): string {
   const names = new Map<string, string>();
   for (const name of g.rules.keys()) names.set(name, rules.reserve(`answer-${name}`));
   const allowed = universe("raw");
-  const print = (e: GExpr): string => {
-    switch (e.t) {
-      case "lit":
-        return literal(e.text);
-      case "set": {
-        return charClass(intersect(e.ranges, allowed));
-      }
-      case "ref":
-        return names.get(e.name)!;
-      case "seq":
-        return e.items.length === 0 ? '""' : e.items.map(print).join(" ");
-      case "alt":
-        return `(${e.items.map(print).join(" | ")})`;
-      case "rep": {
-        const inner = e.item.t === "lit" || e.item.t === "set" || e.item.t === "ref" ? print(e.item) : `(${print(e.item)})`;
-        return e.max === undefined ? `${inner}{${e.min},}` : `${inner}{${e.min},${e.max}}`;
+  for (const [name, body] of g.rules) {
+    const text = new Map<GExpr, string>();
+    for (const e of postOrder(body)) {
+      const kids = childrenOf(e).map((k) => text.get(k)!);
+      switch (e.t) {
+        case "lit":
+          text.set(e, literal(e.text));
+          break;
+        case "set":
+          text.set(e, charClass(intersect(e.ranges, allowed)));
+          break;
+        case "ref":
+          text.set(e, names.get(e.name)!);
+          break;
+        case "seq":
+          text.set(e, kids.length === 0 ? '""' : kids.join(" "));
+          break;
+        case "alt":
+          text.set(e, `(${kids.join(" | ")})`);
+          break;
+        case "rep": {
+          const inner = e.item.t === "lit" || e.item.t === "set" || e.item.t === "ref" ? kids[0]! : `(${kids[0]!})`;
+          text.set(e, e.max === undefined ? `${inner}{${e.min},}` : `${inner}{${e.min},${e.max}}`);
+        }
       }
     }
-  };
-  for (const [name, body] of g.rules) rules.define(names.get(name)!, print(body));
+    rules.define(names.get(name)!, text.get(body)!);
+  }
   return names.get("root")!;
 }
 
-/** Whether the grammar accepts exactly `text` (from `root`, to the end). Work is bounded by text × grammar size. */
-export function grammarAccepts(g: UserGrammar, text: string): boolean {
-  const cps = [...text].map((c) => c.codePointAt(0)!);
-  const memo = new Map<string, ReadonlySet<number>>();
-  const inSet = (ranges: readonly CodeRange[], cp: number) => ranges.some(([lo, hi]) => cp >= lo && cp <= hi);
-  // Every end position `e` can reach from each start in `from`.
-  const step = (e: GExpr, from: ReadonlySet<number>): Set<number> => {
-    const out = new Set<number>();
-    switch (e.t) {
-      case "lit": {
-        const want = [...e.text].map((c) => c.codePointAt(0)!);
-        for (const p of from) if (want.every((cp, k) => cps[p + k] === cp)) out.add(p + want.length);
-        return out;
-      }
-      case "set":
-        for (const p of from) if (p < cps.length && inSet(e.ranges, cps[p]!)) out.add(p + 1);
-        return out;
-      case "ref":
-        for (const p of from) for (const end of rule(e.name, p)) out.add(end);
-        return out;
-      case "seq": {
-        let at: ReadonlySet<number> = from;
-        for (const item of e.items) if ((at = step(item, at)).size === 0) break;
-        return at as Set<number>;
-      }
-      case "alt":
-        for (const item of e.items) for (const end of step(item, from)) out.add(end);
-        return out;
-      case "rep": {
-        let frontier: ReadonlySet<number> = from;
-        const seen = new Set<number>();
-        if (e.min === 0) for (const p of from) out.add(p);
-        for (let n = 1; e.max === undefined || n <= e.max; n++) {
-          // Unbounded: past the lower count, a position seen before adds nothing new (the loop ends).
-          const next = [...step(e.item, frontier)].filter((p) => !(e.max === undefined && n > e.min && seen.has(p)));
-          if (next.length === 0) break;
-          if (n >= e.min) for (const p of next) seen.add(p);
-          if (n >= e.min) for (const p of next) out.add(p);
-          frontier = new Set(next);
-        }
-        return out;
-      }
-    }
-  };
-  const rule = (name: string, at: number): ReadonlySet<number> => {
-    const key = `${name}@${at}`;
-    const known = memo.get(key);
-    if (known) return known;
-    memo.set(key, new Set()); // left recursion is refused at parse time; this only guards against a loop
-    const ends = step(g.rules.get(name)!, new Set([at]));
-    memo.set(key, ends);
-    return ends;
-  };
-  return rule("root", 0).has(cps.length);
+/** The grammar alone as GBNF text (what the answer judge hands the engine). */
+export function userGrammarGbnf(g: UserGrammar): string {
+  const rules = new RuleSet();
+  return rules.print(printUserGrammar(rules, g)).text;
 }

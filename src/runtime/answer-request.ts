@@ -5,6 +5,7 @@
 import { fail, QtcException } from "../errors.js";
 import { checkTextConstraint, constraintBreach, constraintKind, type TextConstraint } from "../grammar/answer-constraint.js";
 import type { JsonSchema } from "../tools/types.js";
+import { judgeTextWithGbnf } from "./engine/text-judge.js";
 import type { AnswerCheck, GenerateRequest } from "./types.js";
 
 /** The request's answer schema (`responseSchema` or `constraint.jsonSchema`) or its checked text constraint. */
@@ -24,14 +25,22 @@ export function answerConstraintOf(request: Pick<GenerateRequest, "responseSchem
 }
 
 /**
+ * Why `answer` breaks the constraint, or undefined: the one judge of a text answer (a grammar's by the constraint
+ * engine, iteratively and under a work bound).
+ */
+export function judgeConstraint(c: TextConstraint, answer: string): string | undefined {
+  return constraintBreach(c, answer, judgeTextWithGbnf);
+}
+
+/**
  * A text answer judged against a regex, choice or grammar constraint: the content as written, or with its
  * surrounding whitespace trimmed (a model's stray newline), must be accepted.
  */
 export function judgeText(content: string, truncated: boolean, c: TextConstraint): AnswerCheck {
-  const breach = constraintBreach(c, content);
+  const breach = judgeConstraint(c, content);
   if (breach === undefined) return { ok: true, value: content, constraint: c.kind };
   const trimmed = content.trim();
-  if (trimmed !== content && constraintBreach(c, trimmed) === undefined) return { ok: true, value: trimmed, constraint: c.kind };
+  if (trimmed !== content && judgeConstraint(c, trimmed) === undefined) return { ok: true, value: trimmed, constraint: c.kind };
   if (truncated) return { ok: false, reason: "truncated", message: `the answer was cut off at the token limit before the constraint (${c.kind}) accepted it`, constraint: c.kind };
   return { ok: false, reason: c.kind, message: breach, constraint: c.kind };
 }

@@ -4,6 +4,7 @@
 import { describe, expect, test } from "vitest";
 import { checkTextConstraint, constraintBreach, CONSTRAINT_LIMITS, constraintKind } from "../../src/grammar/answer-constraint.js";
 import { compileToolGrammar } from "../../src/grammar/compile.js";
+import { judgeConstraint } from "../../src/runtime/answer-request.js";
 
 const TOOLS = [{ name: "lookup", description: "", parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] } }];
 const checked = (c: Parameters<typeof checkTextConstraint>[0]) => {
@@ -35,8 +36,9 @@ describe("checkTextConstraint", () => {
     expect(constraintBreach(choice, "PASS")).toBeUndefined();
     expect(constraintBreach(choice, "PASSED")).toMatch(/exactly one of "PASS", "FAIL"/);
     const g = checked({ grammar: 'root ::= "v" [0-9]+' });
-    expect(constraintBreach(g, "v12")).toBeUndefined();
-    expect(constraintBreach(g, "v")).toMatch(/not accepted/);
+    expect(judgeConstraint(g, "v12")).toBeUndefined();
+    expect(judgeConstraint(g, "v")).toMatch(/not accepted/);
+    expect(() => constraintBreach(g, "v12")).toThrow(/judged by the constraint engine/);
   });
 });
 
