@@ -52,6 +52,8 @@ export interface TurnMatcher {
   /** True when the native sampler holds the grammar (`state`) and accepts sampled tokens itself. */
   readonly native: boolean;
   readonly state: LlamaGrammarEvaluationState | undefined;
+  /** The compiled grammar's estimated bytes in the qtc engine (GrammarUse.bytes); undefined for llama.cpp's. */
+  readonly footprintBytes?: number;
   canBeNext(token: number): boolean;
   accept(token: number): boolean;
   acceptAll(tokens: readonly number[]): number[];

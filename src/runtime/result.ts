@@ -39,6 +39,8 @@ export interface TurnCounts {
   notices?: string[];
   /** What qtc's grammar constrained in the turn (the last grammar it ran); absent when none ran or the engine does not say. */
   grammar?: ConstraintReport;
+  /** The estimated bytes the turn's compiled grammar holds in the qtc engine (GrammarUse.bytes); absent otherwise. */
+  grammarBytes?: number;
   /** GenerateResult.probabilityRemoved; absent unless measured. */
   probabilityRemoved?: number[];
 }
@@ -128,7 +130,7 @@ export function resultOf({ parsed, outcome, raw, mode, format, judgeAnswer, qtcG
   };
   if (outcome.notices && outcome.notices.length > 0) result.notices = [...outcome.notices];
   if (outcome.probabilityRemoved) result.probabilityRemoved = [...outcome.probabilityRemoved];
-  const use = grammarUse(outcome.grammar, mode);
+  const use = grammarUse(outcome.grammar, mode, outcome.grammarBytes);
   if (use) result.grammar = use;
   const answer = judgeAnswer && checkAnswer(parsed, truncated, judgeAnswer);
   if (answer) result.answer = answer;
@@ -154,7 +156,7 @@ export function buildResult(parts: ResultParts): GenerateOutput {
 }
 
 /** What constrained a turn, as the result says it (see GenerateResult.grammar). */
-export function grammarUse(report: ConstraintReport | undefined, mode: GenerationMode): GrammarUse | undefined {
+export function grammarUse(report: ConstraintReport | undefined, mode: GenerationMode, bytes?: number): GrammarUse | undefined {
   if (report) {
     return {
       constrained: true,
@@ -164,6 +166,7 @@ export function grammarUse(report: ConstraintReport | undefined, mode: Generatio
       validator: report.relaxed.map((s) => ({ ...(s.tool ? { tool: s.tool } : {}), keyword: s.keyword, path: s.path })),
       closedObjects: report.closedObjects,
       budgetSplit: report.budgetSplit,
+      ...(bytes === undefined ? {} : { bytes }),
     };
   }
   return mode === "unconstrained" ? { constrained: false } : undefined;

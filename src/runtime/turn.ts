@@ -520,6 +520,7 @@ class Turn {
       grammarMs: this.grammarMs + (this.matcher?.ms ?? 0),
       totalMs: end - plan.startedAt,
       ...(this.grammar ? { grammar: this.grammar.compiled.constraint } : {}),
+      ...(this.matcher?.footprintBytes !== undefined ? { grammarBytes: this.matcher.footprintBytes } : {}),
       ...(this.repeats?.stopped ? { notices: [REPETITION_STOPPED] } : {}),
       ...(this.removed ? { masked: this.removed.steps } : {}),
       phases: {

@@ -150,6 +150,11 @@ export interface GrammarUse {
   closedObjects?: number;
   /** How the grammar split the budget: "shared" (closed in time by the budget guard) or "worst-case" (engines without the guard). */
   budgetSplit?: "shared" | "worst-case";
+  /**
+   * The compiled grammar's footprint in the qtc engine at the end of the turn, in estimated bytes (its program and
+   * the parser states and masks it cached; what the engine's byte-bounded grammar cache weighs it by).
+   */
+  bytes?: number;
 }
 
 /**

@@ -1,28 +1,30 @@
 // Owns: what the qtc engine knows of one model's vocabulary, built once per runtime: each token's code points
 // (text tokens that are whole UTF-8), which tokens are special (added tokens, end of generation), the byte trie
-// the mask walk descends, and the engine's per-model cache of compiled grammars (bounded LRU keyed by GBNF text).
+// the mask walk descends, and the engine's per-model cache of compiled grammars (pool-cache.ts: bounded by bytes).
 
-import { compileGbnf, type Program } from "./gbnf-program.js";
-import { StackPool } from "./stack-pool.js";
+import { ENGINE_GRAMMAR_CACHE, PoolCache, type PoolCacheReport } from "./pool-cache.js";
+import type { StackPool } from "./stack-pool.js";
 import type { TokenTables } from "../token-tables.js";
 import type { VocabTrie } from "../vocab-trie.js";
 
-/** Compiled grammars kept per runtime (least recently used dropped first). */
-export const ENGINE_GRAMMAR_CACHE = 32;
+export { ENGINE_GRAMMAR_CACHE };
 
 export class EngineVocab {
   /** Token id → its code points; undefined for special tokens and tokens that are not whole UTF-8. */
   private readonly cps: (Int32Array | undefined)[];
   private readonly special: Uint8Array;
   readonly eogTokens: readonly number[];
-  private readonly grammars = new Map<string, { program: Program; pool: StackPool }>();
+  private readonly grammars: PoolCache;
 
   constructor(
     readonly tables: TokenTables,
     readonly trie: VocabTrie,
     /** Canonical tokens of forced text. */
     readonly tokenize: (text: string) => number[],
+    /** The compiled-grammar cache's bounds. Default: ENGINE_GRAMMAR_CACHE. */
+    cacheLimits: { readonly bytes: number; readonly entries: number } = ENGINE_GRAMMAR_CACHE,
   ) {
+    this.grammars = new PoolCache(cacheLimits);
     const n = tables.vocabSize;
     this.special = new Uint8Array(n);
     for (const a of tables.addedTokens) if (a.token < n) this.special[a.token] = 1;
@@ -58,16 +60,11 @@ export class EngineVocab {
    * (the ones holding it keep it). Throws GbnfError / EngineLimitError on a grammar the engine refuses.
    */
   poolFor(gbnf: string): StackPool {
-    let entry = this.grammars.get(gbnf);
-    if (entry) {
-      this.grammars.delete(gbnf);
-      if (entry.pool.full) entry = { program: entry.program, pool: new StackPool(entry.program) };
-    } else {
-      const program = compileGbnf(gbnf);
-      entry = { program, pool: new StackPool(program) };
-      if (this.grammars.size >= ENGINE_GRAMMAR_CACHE) this.grammars.delete(this.grammars.keys().next().value!);
-    }
-    this.grammars.set(gbnf, entry);
-    return entry.pool;
+    return this.grammars.poolFor(gbnf);
+  }
+
+  /** The compiled-grammar cache's footprint: each grammar's estimated bytes, their sum and the budget. */
+  grammarCacheReport(): PoolCacheReport {
+    return this.grammars.report();
   }
 }

@@ -47,6 +47,11 @@ export class QtcMatcher implements TurnMatcher {
     return m;
   }
 
+  /** The compiled grammar's estimated bytes (its pool: program, states, cached steps and masks). */
+  get footprintBytes(): number {
+    return this.pool.bytes;
+  }
+
   /** Parses (stacks) the current state holds: what one step's work scales with (read by tests and the bench). */
   get parses(): number {
     return this.pool.tops(this.at).length;

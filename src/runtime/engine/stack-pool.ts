@@ -10,6 +10,11 @@ import { classMatches, classMeets, EL, type Program } from "./gbnf-program.js";
 export const POOL_LIMITS = Object.freeze({
   /** Interned frames + states + cached transitions before the pool counts as full. */
   entries: 1_500_000,
+  /**
+   * Estimated bytes (program, frames, states, cached transitions, masks, plans) before the pool counts as full:
+   * entries alone missed states of thousands of parses each (140-220 MB per grammar before).
+   */
+  bytes: 128 * 1024 * 1024,
   /** Most stacks one state may hold (an ambiguous grammar fails here instead of growing without end). */
   stacksPerState: 20_000,
   /** Most rule expansions one step may make (left recursion, nullable cycles). */
@@ -82,10 +87,13 @@ export class StackPool {
   /** What the cached masks weigh in entries (a mask of n tokens: 1 + n / 16). */
   private maskEntries = 0;
   private expansions = 0;
+  /** Estimated bytes held (see `bytes`). */
+  private held = 0;
   readonly root: StateId;
 
   constructor(readonly program: Program) {
     if (program.code.length / 2 >= POS_BITS) throw new EngineLimitError("the grammar is too large for the engine");
+    this.held = programBytes(program);
     const tops = new Set<number>();
     const acc = { accepts: false };
     this.expansions = 0;
@@ -96,7 +104,15 @@ export class StackPool {
 
   /** Whether the pool holds so much that its owner should start a fresh one. */
   get full(): boolean {
-    return this.framePos.length + this.stateTops.length + this.cachedSteps + this.maskEntries > POOL_LIMITS.entries;
+    return this.framePos.length + this.stateTops.length + this.cachedSteps + this.maskEntries > POOL_LIMITS.entries || this.held > POOL_LIMITS.bytes;
+  }
+
+  /**
+   * The pool's estimated footprint in bytes: its program and everything interned and cached so far (what a cache of
+   * compiled grammars weighs it by, and what a turn reports as its grammar's footprint).
+   */
+  get bytes(): number {
+    return this.held;
   }
 
   /**
@@ -112,6 +128,7 @@ export class StackPool {
     if (this.full || list[state] !== undefined) return;
     list[state] = plan as Plan;
     this.maskEntries += 1 + (plan ? plan.tokens.length >> 4 : 0);
+    this.held += 64 + (plan ? plan.tokens.length * 8 : 0);
   }
 
   /** Cache a state's mask (null: too wide to list) unless the pool is full. */
@@ -119,6 +136,7 @@ export class StackPool {
     if (this.full || this.masks.has(state)) return;
     this.masks.set(state, mask);
     this.maskEntries += 1 + (mask ? mask.length >> 4 : 0);
+    this.held += 64 + (mask ? mask.byteLength : 0);
   }
 
   accepts(state: StateId): boolean {
@@ -183,6 +201,7 @@ export class StackPool {
       this.cuts[state] = tr;
       // The ASCII table and the arrays weigh about as much as a few map entries more than the intervals.
       this.cachedSteps += n + 4;
+      this.held += 256 + bounds.byteLength + ascii.byteLength + n * 5;
     }
     return tr;
   }
@@ -195,6 +214,7 @@ export class StackPool {
     const next = this.advance(state, EL.token, token);
     if (this.full) return next;
     this.cachedSteps++;
+    this.held += 48;
     (this.tokenSteps[state] ??= new Map()).set(token, next);
     return next;
   }
@@ -263,6 +283,7 @@ export class StackPool {
     let id = ids.get(pos);
     if (id === undefined) {
       id = this.framePos.length;
+      this.held += ids.size === 0 ? 128 : 48;
       this.framePos.push(pos);
       this.frameNext.push(next);
       ids.set(pos, id);
@@ -308,6 +329,8 @@ export class StackPool {
     let id = this.stateIds.get(key);
     if (id === undefined) {
       id = this.stateTops.length;
+      // The key string (one byte a character), the tops, and the per-state slots and map entry.
+      this.held += 200 + key.length + sorted.byteLength;
       this.stateTops.push(sorted);
       this.stateAccepts.push(accepts);
       // Per-state tables stay dense (one slot per state), so V8 keeps them as plain arrays, not dictionaries.
@@ -319,4 +342,12 @@ export class StackPool {
     }
     return id;
   }
+}
+
+/** What a compiled program weighs: its code, one small typed-array view per rule, and its classes. */
+export function programBytes(p: Program): number {
+  let bytes = p.code.byteLength + 64;
+  for (const a of p.alts) bytes += a.byteLength + 120;
+  for (const c of p.classes) bytes += c.ranges.byteLength + 240;
+  return bytes;
 }
