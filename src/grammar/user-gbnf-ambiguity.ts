@@ -173,16 +173,59 @@ export function grammarAmbiguity(rules: ReadonlyMap<string, GExpr>): { nullable?
   }
   if (!settled) return { problem: "its rules refer to one another too intricately to check for ambiguity; simplify it" };
   const nullable = new Set(order.filter((name) => ruleInfo.get(name)!.nullable));
+  const reach = reachable(rules);
   for (const name of order) {
     const info = new Map<GExpr, Info>();
+    const cyclic = (r: string) => r === name || reach.get(r)!.has(name);
     for (const e of orders.get(name)!) {
       const kids = childrenOf(e).map((k) => info.get(k)!);
       info.set(e, infoOf(e, kids, ruleInfo));
-      const problem = ambiguityAt(e, kids);
+      const problem = ambiguityAt(e, kids) ?? pendingRecursion(e, kids, cyclic);
       if (problem) return { nullable, problem: `rule "${name}" is ambiguous: ${problem}, so one text can be read in many ways (each a parse the constraint engine must carry); rewrite it so that where one iteration ends and the next begins is certain` };
     }
   }
   return { nullable };
+}
+
+/** The rules each rule can reach through references (an iterative walk per rule). */
+function reachable(rules: ReadonlyMap<string, GExpr>): Map<string, Set<string>> {
+  const direct = new Map([...rules].map(([name, body]) => [name, postOrder(body).flatMap((e) => (e.t === "ref" ? [e.name] : []))] as const));
+  const out = new Map<string, Set<string>>();
+  for (const name of rules.keys()) {
+    const seen = new Set<string>();
+    const stack = [...direct.get(name)!];
+    while (stack.length > 0) {
+      const r = stack.pop()!;
+      if (seen.has(r)) continue;
+      seen.add(r);
+      stack.push(...(direct.get(r) ?? []));
+    }
+    out.set(name, seen);
+  }
+  return out;
+}
+
+/**
+ * Alternatives that start alike, one of which recurses into its own rule before its end (`a ::= "x" a "y" |
+ * "x" a "z" | ""`): each pending choice is a parse the engine carries, 2^n after n characters. A recursion last in
+ * its alternative (`root ::= "a" root | "a"`) pushes nothing and is allowed.
+ */
+function pendingRecursion(e: GExpr, kids: Info[], cyclic: (rule: string) => boolean): string | undefined {
+  if (e.t !== "alt") return undefined;
+  const before: CodeRange[][] = [[]];
+  for (const k of kids) before.push(union(before[before.length - 1]!, k.first));
+  let after: CodeRange[] = [];
+  for (let n = kids.length - 1; n >= 0; n--) {
+    const branch = e.items[n]!;
+    if (meets(kids[n]!.first, union(before[n]!, after))) {
+      const tail = branch.t === "ref" ? branch : branch.t === "seq" ? branch.items[branch.items.length - 1] : undefined;
+      if (postOrder(branch).some((x) => x.t === "ref" && x !== tail && cyclic(x.name))) {
+        return "alternatives that start alike, one of which recurses into its own rule before its end (each pending choice is a parse the constraint engine must carry)";
+      }
+    }
+    after = union(after, kids[n]!.first);
+  }
+  return undefined;
 }
 
 function ambiguityAt(e: GExpr, kids: Info[]): string | undefined {

@@ -145,73 +145,92 @@ class Reader {
     return id;
   }
 
+  /**
+   * A rule's alternatives, to the end of its line (groups may span lines). Open groups are kept on an explicit
+   * stack, so nesting costs array entries, not call-stack frames (8,000 parentheses overflowed the recursive reader).
+   */
   private alternates(nested: boolean): Seq[] {
-    const alts: Seq[] = [this.sequence(nested)];
-    while (this.src[this.i] === "|") {
-      this.i++;
-      this.space(true);
-      alts.push(this.sequence(nested));
-    }
-    return alts;
-  }
-
-  private sequence(nested: boolean): Seq {
-    const seq: Seq = [];
-    let lastStart = 0;
+    const open: { alts: Seq[]; seq: Seq; lastStart: number }[] = [{ alts: [], seq: [], lastStart: 0 }];
     const s = this.src;
     for (;;) {
-      this.space(nested);
+      const top = open[open.length - 1]!;
+      const inGroup = nested || open.length > 1;
+      this.space(inGroup);
       const c = s[this.i];
-      if (c === undefined || c === "|" || c === ")" || c === "\n") break;
-      if (c === '"') {
-        lastStart = seq.length;
-        this.i++;
-        while (s[this.i] !== '"') {
-          if (this.i >= s.length) this.fail("unterminated literal");
-          const cp = this.char();
-          seq.push(item(EL.cls, this.single(cp)));
-        }
-        this.i++;
-      } else if (c === "[") {
-        lastStart = seq.length;
-        seq.push(item(EL.cls, this.charClass()));
-      } else if (c === ".") {
-        lastStart = seq.length;
-        this.i++;
-        seq.push(item(EL.cls, this.classOf([], true)));
-      } else if (c === "<" && s[this.i + 1] === "[") {
-        const m = /^<\[(\d+)\]>/.exec(s.slice(this.i, this.i + 24));
-        if (!m) this.fail("bad token reference");
-        this.i += m[0].length;
-        lastStart = seq.length;
-        const id = Number(m[1]);
-        this.tokenIds.add(id);
-        seq.push(item(EL.token, id));
-      } else if (c === "(") {
+      if (c === "|") {
+        top.alts.push(top.seq);
+        top.seq = [];
+        top.lastStart = 0;
         this.i++;
         this.space(true);
-        const body = this.alternates(true);
-        if (s[this.i] !== ")") this.fail("expected )");
+        continue;
+      }
+      if (c === "(") {
         this.i++;
-        lastStart = seq.length;
-        seq.push(item(EL.ref, this.group(body)));
-      } else if (isNameChar(s.charCodeAt(this.i))) {
-        lastStart = seq.length;
-        seq.push(item(EL.ref, this.ruleId(this.name())));
-      } else if (c === "*" || c === "+" || c === "?") {
+        this.space(true);
+        open.push({ alts: [], seq: [], lastStart: 0 });
+        continue;
+      }
+      if (c === ")" && open.length > 1) {
         this.i++;
-        this.repeat(seq, lastStart, c === "+" ? 1 : 0, c === "?" ? 1 : Infinity);
-      } else if (c === "{") {
-        const m = /^\{\s*(\d+)\s*(,\s*(\d*)\s*)?\}/.exec(s.slice(this.i, this.i + 48));
-        if (!m) this.fail("bad repetition");
-        this.i += m[0].length;
-        const min = Number(m[1]);
-        const max = m[2] === undefined ? min : m[3] === "" ? Infinity : Number(m[3]);
-        if (max < min || min > PROGRAM_LIMITS.maxRepeat || (max !== Infinity && max > PROGRAM_LIMITS.maxRepeat)) this.fail("repetition out of range");
-        this.repeat(seq, lastStart, min, max);
-      } else this.fail(`unexpected ${JSON.stringify(c)}`);
+        open.pop();
+        const parent = open[open.length - 1]!;
+        parent.lastStart = parent.seq.length;
+        parent.seq.push(item(EL.ref, this.group([...top.alts, top.seq])));
+        continue;
+      }
+      if (c === undefined || c === ")" || c === "\n") {
+        if (open.length > 1) this.fail("expected )");
+        return [...top.alts, top.seq];
+      }
+      top.lastStart = this.element(top.seq, top.lastStart);
     }
-    return seq;
+  }
+
+  /** Read one element (or a repetition of the last one) into `seq`; returns where the last element starts. */
+  private element(seq: Seq, lastStart: number): number {
+    const s = this.src;
+    const c = s[this.i]!;
+    if (c === '"') {
+      lastStart = seq.length;
+      this.i++;
+      while (s[this.i] !== '"') {
+        if (this.i >= s.length) this.fail("unterminated literal");
+        const cp = this.char();
+        seq.push(item(EL.cls, this.single(cp)));
+      }
+      this.i++;
+    } else if (c === "[") {
+      lastStart = seq.length;
+      seq.push(item(EL.cls, this.charClass()));
+    } else if (c === ".") {
+      lastStart = seq.length;
+      this.i++;
+      seq.push(item(EL.cls, this.classOf([], true)));
+    } else if (c === "<" && s[this.i + 1] === "[") {
+      const m = /^<\[(\d+)\]>/.exec(s.slice(this.i, this.i + 24));
+      if (!m) this.fail("bad token reference");
+      this.i += m[0].length;
+      lastStart = seq.length;
+      const id = Number(m[1]);
+      this.tokenIds.add(id);
+      seq.push(item(EL.token, id));
+    } else if (isNameChar(s.charCodeAt(this.i))) {
+      lastStart = seq.length;
+      seq.push(item(EL.ref, this.ruleId(this.name())));
+    } else if (c === "*" || c === "+" || c === "?") {
+      this.i++;
+      this.repeat(seq, lastStart, c === "+" ? 1 : 0, c === "?" ? 1 : Infinity);
+    } else if (c === "{") {
+      const m = /^\{\s*(\d+)\s*(,\s*(\d*)\s*)?\}/.exec(s.slice(this.i, this.i + 48));
+      if (!m) this.fail("bad repetition");
+      this.i += m[0].length;
+      const min = Number(m[1]);
+      const max = m[2] === undefined ? min : m[3] === "" ? Infinity : Number(m[3]);
+      if (max < min || min > PROGRAM_LIMITS.maxRepeat || (max !== Infinity && max > PROGRAM_LIMITS.maxRepeat)) this.fail("repetition out of range");
+      this.repeat(seq, lastStart, min, max);
+    } else this.fail(`unexpected ${JSON.stringify(c)}`);
+    return lastStart;
   }
 
   /** Replace seq[from..] (the last item) with `min` copies and up to `max - min` optional ones. */

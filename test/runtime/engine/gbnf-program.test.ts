@@ -90,6 +90,14 @@ describe("compileGbnf", () => {
   });
 });
 
+describe("compileGbnf on deep nesting (issue 52 row 5)", () => {
+  test("8,000 nested groups are read on an explicit stack, not the call stack", () => {
+    const program = compileGbnf(`root ::= ${"(".repeat(8000)}"a" | "b"${")".repeat(8000)}\n`);
+    expect(program.alts.length).toBeGreaterThan(1);
+    expect(() => compileGbnf(`root ::= ${"(".repeat(8000)}"a"\n`)).toThrow(/expected \)/);
+  });
+});
+
 describe("StackPool limits", () => {
   test("left recursion fails clearly instead of overflowing", () => {
     expect(() => new StackPool(compileGbnf('root ::= root "a" | "b"\n'))).toThrow(EngineLimitError);
