@@ -314,13 +314,15 @@ export function parseUserGrammar(source: string): Result<UserGrammar> {
   if (nodesOf(rules).some((e) => e.t === "set" && intersect(e.ranges, allowed).length === 0)) {
     return err({ code: "invalid_option", message: "the grammar has a character class that holds only characters an answer cannot hold (\"<\" and control characters other than tab and line breaks)" });
   }
+  // Ambiguity first (its cost is linear in the source, not in the unrolled size): it says more than the size.
+  const ambiguity = grammarAmbiguity(rules);
+  const problem = (ambiguity.nullable && checkRules(rules, ambiguity.nullable)) || ambiguity.problem;
+  if (problem) return err({ code: "invalid_option", message: `the grammar is not accepted: ${problem}` });
   const size = expandedSize(rules);
   if (size.elements > USER_GRAMMAR_LIMITS.expandedElements) {
     return err({ code: "too_large", message: `the grammar expands to over ${USER_GRAMMAR_LIMITS.expandedElements} elements once its repetitions are unrolled (rule "${size.largest}" is the largest); lower its {m,n} counts` });
   }
-  const ambiguity = grammarAmbiguity(rules);
-  const problem = (ambiguity.nullable && checkRules(rules, ambiguity.nullable)) || ambiguity.problem;
-  return problem ? err({ code: "invalid_option", message: `the grammar is not accepted: ${problem}` }) : ok({ rules });
+  return ok({ rules });
 }
 
 /** Every literal of a grammar (to refuse text an answer may not spell). */
