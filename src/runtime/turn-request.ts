@@ -91,10 +91,10 @@ export function promptSegmentsOf(request: Pick<GenerateRequest, "messages" | "pr
 }
 
 /** The incremental parser of a prepared turn, and the call counter its stream events number calls with. */
-export function turnParser(turn: PreparedTurn, newId?: () => string): { parser: ReturnType<typeof createParser>; callIndex: () => number } {
+export function turnParser(turn: PreparedTurn, newId?: () => string, untrusted = false): { parser: ReturnType<typeof createParser>; callIndex: () => number } {
   let calls = 0;
   return {
-    parser: createParser({ tools: turn.tools, format: turn.req.format, thinking: turn.req.thinking ? "auto" : "closed", ...(newId ? { newId } : {}) }),
+    parser: createParser({ tools: turn.tools, format: turn.req.format, thinking: turn.req.thinking ? "auto" : "closed", ...(newId ? { newId } : {}), ...(untrusted ? { untrusted } : {}) }),
     callIndex: () => calls++,
   };
 }
