@@ -9,12 +9,15 @@ import { startFakeUpstream, type FakeUpstream } from "../engines/fake-upstream.j
 import { post } from "../server/helpers.js";
 
 let fake: FakeUpstream;
+/** Chat requests the scripted upstreams received. */
+let chats = 0;
 const timers = new Set<NodeJS.Timeout>();
 beforeAll(async () => {
   fake = await startFakeUpstream();
   // Pings forever, every 20 ms; a data event (an empty delta) too when the query asks for it.
   fake.override = (req, res) => {
     if (req.url !== "/v1/chat/completions") return false;
+    chats++;
     res.writeHead(200, { "content-type": "text/event-stream" });
     const timer = setInterval(() => {
       if (res.destroyed) return clearInterval(timer);
@@ -66,6 +69,22 @@ describe("issue 52 row 15: upstream keep-alives extend nothing", () => {
     } finally {
       child.kill("SIGTERM");
       fake.behaviour = "ok";
+    }
+  }, 60_000);
+
+  test("replicas: a request whose deadline ran out is not tried again on another replica (a second deadline)", async () => {
+    const other = await startFakeUpstream();
+    other.override = fake.override;
+    const before = chats;
+    const serving: Serving = await serve({ model: `openai:${fake.url},${other.url}`, port: 0, upstreamLimits: { timeoutMs: 400 }, onInternalError: () => undefined });
+    try {
+      const res = await post(`${serving.url}/v1/chat/completions`, request);
+      expect(res.status).toBe(504);
+      expect(res.json.error.code).toBe("upstream_timeout");
+      expect(chats - before).toBe(1);
+    } finally {
+      await serving.close();
+      await other.stop();
     }
   }, 60_000);
 
