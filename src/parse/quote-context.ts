@@ -55,9 +55,55 @@ export class QuoteContext {
     this.afterQuoted = false;
   }
 
-  /** Text written before the next opener. */
+  /** Text written before the next opener (one pass over its character codes; lines are sliced, not built). */
   push(text: string): void {
-    for (let k = 0; k < text.length; k++) this.char(text[k]!);
+    let seg = 0; // where the current line starts in `text`
+    for (let k = 0; k < text.length; k++) {
+      const c = text.charCodeAt(k);
+      const blank = c === 32 || c === 9 || c === 10 || c === 13;
+      if (!blank) this.afterQuoted = false;
+      if (this.json === "undecided" && !blank) this.json = c === 123 || c === 91 ? "in" : "no";
+      if (this.json === "in") {
+        this.jsonChar(c);
+        if (c === 10) {
+          this.endLine(text, seg, k);
+          seg = k + 1;
+        }
+        this.lineStarted = true; // inside a JSON value, indentation is layout, not a code block
+        continue;
+      }
+      if (c === 96) {
+        this.run++;
+        this.lineStarted = true;
+        continue;
+      }
+      if (this.run > 0) {
+        if (this.span === 0) this.span = this.run;
+        else if (this.span === this.run) this.span = 0;
+        this.run = 0;
+      }
+      if (c === 10) {
+        if (!this.lineStarted) this.span = 0; // a blank line ends the paragraph, and any span left open in it
+        this.endLine(text, seg, k);
+        seg = k + 1;
+      } else if (!this.lineStarted) {
+        if (c === 32) this.indent++;
+        else if (c === 9) this.indent += CODE_INDENT;
+        else if (c !== 13) this.lineStarted = true;
+      }
+    }
+    if (text.length > 0) {
+      this.line = seg === 0 && this.line.length + text.length <= LINE_TAIL ? this.line + text : (this.line + text.slice(Math.max(seg, text.length - LINE_TAIL))).slice(-LINE_TAIL);
+      this.last = text[text.length - 1]!;
+    }
+  }
+
+  /** The line that ends at `text[k]` (a newline): remembered when it had more than blanks. */
+  private endLine(text: string, seg: number, k: number): void {
+    if (this.lineStarted) this.lastLine = (this.line + text.slice(Math.max(seg, k - LINE_TAIL), k)).slice(-LINE_TAIL);
+    this.line = "";
+    this.indent = 0;
+    this.lineStarted = false;
   }
 
   /** Why a block opening here is quoted text (undefined: it is not); remembers the answer for the blocks right after it. */
@@ -83,67 +129,16 @@ export class QuoteContext {
     return EXAMPLE_INTRO.test(line) ? "an example" : undefined;
   }
 
-  private char(c: string): void {
-    if (c !== " " && c !== "\t" && c !== "\n" && c !== "\r") this.afterQuoted = false;
-    if (this.json !== "no" && this.json !== "done" && this.jsonChar(c)) return;
-    if (c === "`") {
-      this.run++;
-      this.text(c);
-      return;
-    }
-    if (this.run > 0) {
-      if (this.span === 0) this.span = this.run;
-      else if (this.span === this.run) this.span = 0;
-      this.run = 0;
-    }
-    if (c === "\n") {
-      if (this.line.trim() !== "") this.lastLine = this.line;
-      else this.span = 0; // a blank line ends the paragraph, and any span left open in it
-      this.line = "";
-      this.indent = 0;
-      this.lineStarted = false;
-      this.last = c;
-      return;
-    }
-    this.text(c);
-  }
-
-  private text(c: string): void {
-    if (!this.lineStarted) {
-      if (c === " ") this.indent++;
-      else if (c === "\t") this.indent += CODE_INDENT;
-      else if (c !== "\r") this.lineStarted = true;
-    }
-    this.line = this.line.length < LINE_TAIL ? this.line + c : this.line.slice(1) + c;
-    this.last = c;
-  }
-
-  /** JSON answer tracking; true when the character was consumed as JSON (inside the value). */
-  private jsonChar(c: string): boolean {
-    if (this.json === "undecided") {
-      if (c === " " || c === "\t" || c === "\n" || c === "\r") return false;
-      if (c !== "{" && c !== "[") {
-        this.json = "no";
-        return false;
-      }
-      this.json = "in";
-    }
+  /** One character of a JSON answer's value: strings (with escapes) and nesting, until the value closes. */
+  private jsonChar(c: number): void {
     if (this.inString) {
       if (this.escaped) this.escaped = false;
-      else if (c === "\\") this.escaped = true;
-      else if (c === '"') this.inString = false;
-    } else if (c === '"') this.inString = true;
-    else if (c === "{" || c === "[") this.depth++;
-    else if (c === "}" || c === "]") {
+      else if (c === 92) this.escaped = true;
+      else if (c === 34) this.inString = false;
+    } else if (c === 34) this.inString = true;
+    else if (c === 123 || c === 91) this.depth++;
+    else if (c === 125 || c === 93) {
       if (--this.depth === 0) this.json = "done";
     }
-    this.last = c;
-    if (c === "\n") {
-      this.line = "";
-      this.indent = 0;
-      this.lineStarted = false;
-    } else this.line = this.line.length < LINE_TAIL ? this.line + c : this.line.slice(1) + c;
-    this.lineStarted = true; // inside a JSON value, indentation is layout, not a code block
-    return true;
   }
 }
