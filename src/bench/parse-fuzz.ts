@@ -1,5 +1,6 @@
 // Owns: the parse fuzz: generated outputs (parse-fuzz-gen.ts) through batch and streaming under random
-// chunkings, in the case's own thinking mode (with the oracle) and in the other two (streaming == batch only).
+// chunkings, in the case's own thinking mode (with the oracle) and in the other two (streaming == batch only),
+// and once more as untrusted output (a proxy's, issue 52: streaming == batch, no fenced or invalid call).
 // Counts divergences, calls emitted from a fence or reasoning, valid calls missed, invalid calls accepted and
 // throws. Seeded: a failure names its case seed, and `generateCase(seededRandom(caseSeed))` rebuilds it.
 
@@ -105,6 +106,17 @@ export function runCase(caseSeed: number, report: FuzzReport, maxExamples = 10):
       report.calls += batch.result.calls.length;
       report.rejected += batch.result.errors.length;
       judge(fx, batch.result, (kind, d) => fail(kind, thinking, d));
+      try {
+        // Untrusted output may keep a quoted call as text (no missed_call check), never anything else.
+        const loose = run(fx, thinking, [fx.text], true);
+        const chunks = chunk(fx.text, r);
+        const stream = run(fx, thinking, chunks, true);
+        report.parses += 2;
+        if (stream.key !== loose.key) fail("divergence", thinking, `untrusted, chunks ${JSON.stringify(chunks.slice(0, 40))}`);
+        judge({ ...fx, expected: [] }, loose.result, (kind, d) => fail(kind, thinking, `untrusted: ${d}`));
+      } catch (e) {
+        fail("threw", thinking, `untrusted: ${e instanceof Error ? `${e.name}: ${e.message}`.slice(0, 200) : String(e)}`);
+      }
     }
   }
 }
@@ -132,9 +144,9 @@ interface Run {
   key: string;
 }
 
-function run(fx: FuzzCase, thinking: ThinkingStart, chunks: readonly string[]): Run {
+function run(fx: FuzzCase, thinking: ThinkingStart, chunks: readonly string[], untrusted = false): Run {
   let n = 0;
-  const parser = createParser({ tools: FUZZ_TOOLS, format: fx.format, thinking, newId: () => `id${++n}` });
+  const parser = createParser({ tools: FUZZ_TOOLS, format: fx.format, thinking, newId: () => `id${++n}`, untrusted });
   const events: ParseEvent[] = [];
   for (const c of chunks) events.push(...parser.feed(c));
   events.push(...parser.end({ truncated: fx.truncated }));

@@ -77,9 +77,10 @@ export async function createEngineRuntime(spec: EngineSpec, options: EngineOptio
 /**
  * Choose the engine the model spec names and build its Runtime: a remote engine for `<kind>:URL[,URL…]` (qtc
  * still renders, constrains and judges; generation runs upstream), else the local engine loading the model here.
+ * `upstreamLimits` bound each exchange with a remote engine (default: UPSTREAM_DEFAULTS); a local model ignores them.
  */
-export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+export async function createRuntime(options: RuntimeOptions & { upstreamLimits?: Partial<UpstreamLimits> } = {}): Promise<Runtime> {
   const engine = parseEngineSpec(options.model ?? "");
-  if (engine) return createEngineRuntime(engine, { format: options.format, validators: options.validators });
+  if (engine) return createEngineRuntime(engine, { format: options.format, validators: options.validators, ...(options.upstreamLimits ? { limits: options.upstreamLimits } : {}) });
   return createLocalEngineRuntime(options);
 }

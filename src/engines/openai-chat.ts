@@ -1,6 +1,8 @@
 // Owns: the plain OpenAI-compatible engine (LM Studio, Ollama, any `/v1/chat/completions`): the messages and
 // tools go out as they are, no grammar holds the output, and the text that comes back is judged by qtc's strict
-// parser: the XML re-parsing adapter as a service. Results say plainly that nothing guaranteed them.
+// parser: the XML re-parsing adapter as a service. Results say plainly that nothing guaranteed them. The text is
+// untrusted (a call it only quotes is never run: ParserOptions.untrusted), and tool calls the upstream already
+// returns structured are judged like text calls (upstream-tool-calls.ts).
 
 import { resolveFormat, type FormatId, type ToolCallFormat } from "../formats/index.js";
 import { streamEventsOf } from "../adapters/index.js";
@@ -15,6 +17,7 @@ import { upstreamBase } from "./llama-server.js";
 import type { UpstreamRuntime } from "./replicas.js";
 import { enforceToolChoice, UpstreamRuntimeBase } from "./upstream-runtime.js";
 import { upstreamInteger } from "./upstream-values.js";
+import { StructuredCalls, withStructuredCalls } from "./upstream-tool-calls.js";
 import { postSse, probe, UPSTREAM_DEFAULTS, upstreamFailure, type UpstreamLimits } from "./upstream-http.js";
 
 /** The note every result of this engine carries (tests and reports key on its start). */
@@ -38,9 +41,9 @@ export async function createOpenAIChatRuntime(url: string, options: OpenAIChatOp
   return new OpenAIChatRuntime(base, options);
 }
 
-/** One streamed chat chunk (the fields qtc reads). */
+/** One streamed chat chunk, or a whole reply from an upstream that does not stream (the fields qtc reads). */
 interface ChatChunk {
-  choices?: { delta?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }[];
+  choices?: { delta?: { content?: unknown; tool_calls?: unknown }; message?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }[];
   usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
   error?: unknown;
 }
@@ -79,7 +82,11 @@ class OpenAIChatRuntime extends UpstreamRuntimeBase implements UpstreamRuntime {
 
   private async *run(turn: PreparedTurn, request: GenerateRequest, startedAt: number): AsyncGenerator<GenerateEvent, void, void> {
     const { req } = turn;
-    const { parser, callIndex } = turnParser(turn);
+    const where = `${this.base}/v1/chat/completions`;
+    const structured = new StructuredCalls(where);
+    const text = turnParser(turn, undefined, true);
+    const parser = withStructuredCalls(text.parser, structured, turn.tools);
+    const { callIndex } = text;
     const body = {
       model: this.options.upstreamModel ?? "default",
       messages: request.messages,
@@ -96,7 +103,6 @@ class OpenAIChatRuntime extends UpstreamRuntimeBase implements UpstreamRuntime {
     let raw = "";
     let ended: FinishReason | undefined;
     let usage: ChatChunk["usage"];
-    let structured = 0;
     let firstAt: number | undefined;
     let aborted = false;
     try {
@@ -105,8 +111,9 @@ class OpenAIChatRuntime extends UpstreamRuntimeBase implements UpstreamRuntime {
         if (chunk.error !== undefined) throw upstreamFailure("upstream_error", `${this.base} streamed an error: ${JSON.stringify(chunk.error).slice(0, 300)}`);
         if (typeof chunk.usage === "object" && chunk.usage !== null) usage = chunk.usage;
         const choice = chunk.choices?.[0];
-        const text = choice?.delta?.content;
-        if (Array.isArray(choice?.delta?.tool_calls)) structured += choice.delta.tool_calls.length;
+        const part = choice?.delta ?? choice?.message;
+        const text = part?.content;
+        if (Array.isArray(part?.tool_calls)) structured.push(part.tool_calls);
         if (typeof text === "string" && text !== "") {
           firstAt ??= performance.now();
           raw += text;
@@ -126,7 +133,6 @@ class OpenAIChatRuntime extends UpstreamRuntimeBase implements UpstreamRuntime {
     const done = events[events.length - 1];
     if (done?.type === "done") {
       done.result.diagnostics.notes.push(NO_GRAMMAR_NOTE);
-      if (structured > 0) done.result.diagnostics.notes.push(`the upstream returned ${structured} structured tool call part(s), which qtc does not judge and dropped: serve the model without the server's own tool parsing`);
     }
     yield* events;
   }

@@ -122,8 +122,9 @@ class ReplicaSet implements Runtime {
       } catch (e) {
         if (!isUpstreamFailure(e)) throw e;
         this.takeOut(replica);
-        // Nothing reached the caller yet: the request is as good as new on another replica.
-        if (streamed || request.signal?.aborted) throw e;
+        // Nothing reached the caller yet: the request is as good as new on another replica, unless its time ran
+        // out (a deadline or a silence limit): another try would give it a second deadline (issue 52, row 15).
+        if (streamed || request.signal?.aborted || e.code === "upstream_timeout") throw e;
       } finally {
         replica.inFlight--;
       }

@@ -1,14 +1,21 @@
-// Owns: talking HTTP to an upstream engine with its cost bounded: a time limit on every exchange, a silence limit
-// while a reply streams, a size limit on every reply read (JSON, streams, metadata, error bodies), no redirect
-// ever followed (a 3xx is an upstream error), and every failure turned into an upstream_* error value.
+// Owns: talking HTTP to an upstream engine with its cost bounded: a time limit on every exchange (a deadline
+// nothing extends), a silence limit while a reply streams (only an event with data breaks the silence: keep-alive
+// comments and pings do not, issue 52), a size limit on every reply read (JSON, streams, metadata, error bodies),
+// no redirect ever followed (a 3xx is an upstream error), and every failure turned into an upstream_* error value.
 
 import { QtcException, type ErrorCode } from "../errors.js";
 
 /** Limits on one upstream exchange. */
 export interface UpstreamLimits {
-  /** The whole exchange (connect, prompt, every token). Default: UPSTREAM_DEFAULTS.timeoutMs. */
+  /**
+   * The whole exchange (connect, prompt, every token): a deadline from the request's start that no reply, comment
+   * or ping extends (`qtc serve --upstream-timeout`). Default: UPSTREAM_DEFAULTS.timeoutMs.
+   */
   timeoutMs: number;
-  /** Longest silence between two streamed chunks (and before the first). Default: UPSTREAM_DEFAULTS.idleTimeoutMs. */
+  /**
+   * Longest silence between two streamed events that carry data (and before the first); comments (`: ping`) and
+   * empty events do not count (`qtc serve --upstream-idle-timeout`). Default: UPSTREAM_DEFAULTS.idleTimeoutMs.
+   */
   idleTimeoutMs: number;
   /** Most bytes read from one reply. Default: UPSTREAM_DEFAULTS.maxReplyBytes. */
   maxReplyBytes: number;
@@ -193,6 +200,17 @@ export async function* postSse(url: string, body: unknown, limits: UpstreamLimit
   const ex = await open(url, body, limits, signal);
   try {
     await checkStatus(url, ex, limits);
+    if (/^application\/json\b/i.test(ex.response.headers.get("content-type") ?? "")) {
+      // An upstream that does not stream answers with the whole reply (`message` instead of `delta`).
+      let text: string;
+      try {
+        text = await readBounded(url, ex, limits.maxReplyBytes);
+      } catch (e) {
+        throw readFailure(url, e, ex, signal);
+      }
+      yield parseEvent(url, text);
+      return;
+    }
     const reader = ex.response.body?.getReader();
     if (!reader) throw upstreamFailure("upstream_error", `${url}: the reply has no body`);
     const decoder = new TextDecoder();
@@ -206,12 +224,12 @@ export async function* postSse(url: string, body: unknown, limits: UpstreamLimit
         throw readFailure(url, e, ex, signal);
       }
       if (chunk.done) break;
-      ex.heard();
       bytes += chunk.value.byteLength;
       if (bytes > limits.maxReplyBytes) throw upstreamFailure("upstream_error", `${url}: the reply is over ${limits.maxReplyBytes} bytes`);
       for (const event of events.push(decoder.decode(chunk.value, { stream: true }))) {
         const data = eventData(event);
-        if (data === undefined) continue;
+        if (data === undefined) continue; // a comment or keep-alive: no sign of progress
+        ex.heard();
         if (data === "[DONE]") return;
         yield parseEvent(url, data);
       }

@@ -48,6 +48,8 @@ export interface BlockEndSettings {
   /** Inner length (UTF-16 units) past which a block is kept only as a preview (too_large). */
   maxBlockChars: number;
   sink: ScanSink;
+  /** Why a block opening now is quoted text (untrusted output); undefined: every block is judged as a call. */
+  quoteAt?: () => string | undefined;
 }
 
 const RAW_PREVIEW = 256;
@@ -71,6 +73,9 @@ export class BlockEnd {
   private quotedLine: number | undefined;
   private quotedBy: ToolCallFormat | undefined;
   private tagChecks = 0;
+  /** Why the open block is quoted text (untrusted output only). */
+  private quote: string | undefined;
+  private readonly quoteAt: (() => string | undefined) | undefined;
   private readonly open: string;
   private readonly close: string;
   private readonly bodies: readonly ToolCallFormat[];
@@ -83,6 +88,7 @@ export class BlockEnd {
     this.bodies = settings.bodies;
     this.maxBlockChars = settings.maxBlockChars;
     this.sink = settings.sink;
+    this.quoteAt = settings.quoteAt;
   }
 
   /**
@@ -115,7 +121,14 @@ export class BlockEnd {
       }
       this.tagChecks++;
       if (opensCall && this.quotedClose !== undefined) {
-        // A call starts after the quoted close: that close was real, and the next call is never swallowed.
+        // An opener still inside the string that quoted the close (a JSON string cannot span lines, so it is on
+        // that line) is that string's text: a value may quote `</tool_call>\n<tool_call>{…}` (issue 52, row 17).
+        const by = this.quotedBy;
+        if (by && !by.valuesSpanLines && !by.closesAt(this.innerUpTo(j))) {
+          if (this.keep(tagEnd)) return true;
+          continue;
+        }
+        // Otherwise a call starts after the quoted close: that close was real, and the next call is never swallowed.
         this.fallBackToQuotedClose();
         return true;
       }
@@ -301,6 +314,7 @@ export class BlockEnd {
     this.quotedClose = undefined;
     this.quotedLine = undefined;
     this.tagChecks = 0;
+    this.quote = this.quoteAt?.();
   }
 
   /** Hold the buffer's text from..to (the block's, or with `unbounded` the undecided start of the stream). */
@@ -329,7 +343,7 @@ export class BlockEnd {
   private tryFinish(j: number, tagEnd: number, quoted: () => boolean): boolean {
     const inner = this.innerUpTo(j);
     const end = this.c.base + tagEnd;
-    const block: RawBlock = { inner, raw: this.open + inner + this.close, start: this.blockStart, end, wrapped: true, closed: true, overflow: false };
+    const block: RawBlock = { inner, raw: this.open + inner + this.close, start: this.blockStart, end, wrapped: true, closed: true, overflow: false, ...this.quoted() };
     if (!this.sink.block(block, quoted)) return false;
     this.parts = [];
     this.partsLen = 0;
@@ -348,7 +362,11 @@ export class BlockEnd {
     this.overflow = false;
     this.quotedClose = undefined;
     this.quotedLine = undefined;
-    this.sink.block({ inner, raw, start: this.blockStart, end, wrapped, closed, overflow });
+    this.sink.block({ inner, raw, start: this.blockStart, end, wrapped, closed, overflow, ...this.quoted() });
+  }
+
+  private quoted(): { quote?: string } {
+    return this.quote === undefined ? {} : { quote: this.quote };
   }
 }
 

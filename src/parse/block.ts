@@ -26,6 +26,8 @@ export interface RawBlock {
   closed: boolean;
   /** Larger than maxBlockBytes; the scanner kept only a prefix. */
   overflow: boolean;
+  /** Untrusted output only (ParserOptions.untrusted): why the block is quoted text, not a call (QuoteContext). */
+  quote?: string;
 }
 
 export interface JudgeContext {

@@ -45,6 +45,15 @@ export interface ParserOptions {
   limits?: Partial<ParseLimits>;
   /** Makes each call's id; must return a fresh unique string each time. Default: 32 random hex digits (crypto.randomUUID). */
   newId?: () => string;
+  /**
+   * The output comes from an engine qtc did not constrain (a proxy's upstream: `--upstream-kind openai`), so a
+   * call it only quotes is never run: a block in an inline code span, on an indented code line, in a string of a
+   * JSON answer, right after a quote mark or under an example intro ("Example of the format:") is kept as answer
+   * text; think tags nest inside reasoning; and a call ending an unclosed think block is read as the answer's
+   * only when the output was not cut at the token limit, the section nested no think, and the call is not quoted.
+   * Local and grammar-held output keeps false: its grammar writes calls at top level. Default: false.
+   */
+  untrusted?: boolean;
 }
 
 export interface EndOptions {
@@ -82,4 +91,5 @@ export const PARSER_DEFAULTS = Object.freeze({
   thinking: "auto" as ThinkingStart,
   limits: PARSE_LIMITS,
   newId: randomCallId,
+  untrusted: false,
 });

@@ -81,7 +81,7 @@ class StreamParser implements Parser, ScanSink {
     // Bodies are told apart in the parser's own format first, then in any other known one (their blocks get a
     // "not used here" error, but they still decide where the block ends).
     const bodies = bodiesFor(format);
-    this.scanner = new Scanner(scanned[0]!, bodies, bare, thinking, limits.maxBlockBytes, this);
+    this.scanner = new Scanner(scanned[0]!, bodies, bare, thinking, limits.maxBlockBytes, this, options.untrusted ?? PARSER_DEFAULTS.untrusted);
   }
 
   feed(chunk: string): ParseEvent[] {
@@ -95,7 +95,7 @@ class StreamParser implements Parser, ScanSink {
     if (this.ended) fail("internal", "parser: end() called twice", { exitCode: 1 });
     this.ended = true;
     this.ctx.truncatedStream = opts.truncated === true;
-    this.scanner.end();
+    this.scanner.end(this.ctx.truncatedStream);
     const result: ParseResult = {
       content: this.content.value(),
       reasoning: this.reasoningStarted ? this.reasoningText.value() : null,
@@ -125,6 +125,14 @@ class StreamParser implements Parser, ScanSink {
   }
 
   block(block: RawBlock, quoted?: () => boolean): boolean {
+    if (block.quote !== undefined) {
+      // Untrusted output quoted this block: its text stays in the answer, and it ends where a call would (its
+      // close tag quoted inside a value reads on).
+      if (quoted?.()) return false;
+      this.text(block.raw);
+      this.note(`a call block in ${block.quote} was kept as text, not run (untrusted upstream output)`);
+      return true;
+    }
     const verdict = judgeBlock(block, this.ctx);
     if (!verdict.ok && quoted && verdict.error.reason === "invalid_json" && quoted()) return false;
     this.diagnostics.detected++;

@@ -14,6 +14,7 @@ import { BlockEnd, type Mode, type ScanCursor, type ScanSink } from "./block-end
 import type { ThinkingStart } from "./options.js";
 import type { RawBlock } from "./block.js";
 import { FENCE_AT_START, FENCE_RE, partialSuffix, patternsFor, THINK_RE } from "./scan-patterns.js";
+import { QuoteContext } from "./quote-context.js";
 import { ThinkCalls, type ScannedRun } from "./think-calls.js";
 
 export type { ScanSink } from "./block-end.js";
@@ -42,12 +43,17 @@ export class Scanner implements ScanCursor {
   private fenceLen = 0;
   /** Calls written at the end of an unclosed think block (issue 43). */
   private readonly thinkCalls: ThinkCalls;
+  /** Untrusted output only: where an opener in answer text is quoted (issue 52). */
+  private readonly prose: QuoteContext | undefined;
+  /** Untrusted output only: think tags opened inside think sections and not closed yet (countNested). */
+  private thinkDepth = 0;
 
   /**
    * @param format whose open/close tags wrap calls (both Qwen formats share them)
    * @param bodies the formats whose bodies a block may hold (they decide where a block ends; docs/parser.md)
    * @param bare the bare block to recognize at a line start (qwen3coder's `<function=`, also in auto); undefined for none
    * @param maxBlockChars inner length (UTF-16 units) past which a block is kept only as a preview (too_large)
+   * @param untrusted the output of an engine qtc did not constrain (ParserOptions.untrusted)
    */
   constructor(
     private readonly format: ToolCallFormat,
@@ -56,6 +62,7 @@ export class Scanner implements ScanCursor {
     thinking: ThinkingStart,
     private readonly maxBlockChars: number,
     private readonly sink: ScanSink,
+    private readonly untrusted = false,
   ) {
     this.open = format.open.text;
     this.close = format.close.text;
@@ -68,8 +75,11 @@ export class Scanner implements ScanCursor {
     this.tailWindow = patterns.tailWindow;
     this.bareAtStart = patterns.bareAtStart;
     this.bareNote = bare ? `bare ${bare.label} block without the ${this.open} wrapper` : "";
-    this.block = new BlockEnd(this, { open: this.open, close: this.close, bodies, maxBlockChars, sink });
-    this.thinkCalls = new ThinkCalls({ open: this.open, scan: (text) => this.scanRun(text) });
+    this.prose = untrusted ? new QuoteContext(true) : undefined;
+    const prose = this.prose;
+    const quoteAt = prose ? () => (this.thinkDepth > 0 ? "a think block nested in another" : prose.quoteBlock()) : undefined;
+    this.block = new BlockEnd(this, { open: this.open, close: this.close, bodies, maxBlockChars, sink, ...(quoteAt ? { quoteAt } : {}) });
+    this.thinkCalls = new ThinkCalls({ open: this.open, scan: (text) => this.scanRun(text), untrusted });
   }
 
   /** Scan `text` on its own as answer text and collect its blocks (for ThinkCalls). */
@@ -79,11 +89,15 @@ export class Scanner implements ScanCursor {
       text: (t) => void (run.text += t),
       reasoning: () => void (run.other = true),
       reasoningSeen: () => void (run.other = true),
-      block: (b: RawBlock) => (run.blocks.push(b), true),
+      block: (b: RawBlock) => {
+        if (b.quote !== undefined) run.other = true;
+        run.blocks.push(b);
+        return true;
+      },
       reasoningCalls: () => false,
       note: () => void (run.other = true),
     };
-    const scanner = new Scanner(this.format, this.bodies, this.bare, "closed", this.maxBlockChars, sink);
+    const scanner = new Scanner(this.format, this.bodies, this.bare, "closed", this.maxBlockChars, sink, this.untrusted);
     scanner.feed(text);
     scanner.end();
     return run;
@@ -97,8 +111,8 @@ export class Scanner implements ScanCursor {
     this.loop(false);
   }
 
-  /** The output is over: flush everything held back and close whatever is open. */
-  end(): void {
+  /** The output is over (`truncated`: cut at the token limit): flush everything held back and close whatever is open. */
+  end(truncated = false): void {
     for (;;) {
       this.loop(true);
       if (this.mode === "undecided") this.replayAsText();
@@ -106,7 +120,7 @@ export class Scanner implements ScanCursor {
     }
     if (this.mode === "block" || this.mode === "bare") this.block.finish(false, this.base + this.buf.length);
     else if (this.mode === "think") {
-      const calls = this.thinkCalls.settle();
+      const calls = this.thinkCalls.settle(truncated);
       if (!calls || !this.sink.reasoningCalls(calls.blocks, calls.reasoning)) this.emitHeld(this.thinkCalls.release());
       this.sink.note("reasoning was not closed with </think>");
     }
@@ -150,6 +164,9 @@ export class Scanner implements ScanCursor {
       this.emitText(this.pos, j);
       this.block.start(j, "block");
       this.pos = j + this.open.length;
+    } else if (m[2] !== undefined && this.prose?.quoted() !== undefined) {
+      this.emitText(this.pos, j + this.close.length); // a close tag quoted in untrusted text is text
+      this.pos = j + this.close.length;
     } else if (m[2] !== undefined) {
       this.emitText(this.pos, j);
       this.sink.note(`stray ${this.close} without an open tag dropped`);
@@ -160,6 +177,10 @@ export class Scanner implements ScanCursor {
       this.thinkCalls.reset();
       this.mode = "think";
       this.pos = j + THINK_OPEN.length;
+    } else if (m[4] !== undefined && this.thinkDepth > 0) {
+      this.emitText(this.pos, j);
+      this.thinkDepth--; // the outer think of a nested one closes here (untrusted output)
+      this.pos = j + THINK_CLOSE.length;
     } else if (m[4] !== undefined) {
       this.emitText(this.pos, j);
       this.sink.note(`stray ${THINK_CLOSE} without ${THINK_OPEN} dropped`);
@@ -182,6 +203,7 @@ export class Scanner implements ScanCursor {
       this.fenceChar = m[8]![0]!;
       this.fenceLen = m[8]!.length;
       this.mode = "fence";
+      this.prose?.fenced();
       this.pos = end;
     }
     return true;
@@ -201,6 +223,7 @@ export class Scanner implements ScanCursor {
       this.fenceChar = fence[1]![0]!;
       this.fenceLen = fence[1]!.length;
       this.mode = "fence";
+      this.prose?.fenced();
       this.pos = fence[0].length;
       return true;
     }
@@ -265,17 +288,32 @@ export class Scanner implements ScanCursor {
   private scanThink(final: boolean): boolean {
     const j = this.buf.indexOf(THINK_CLOSE, this.pos);
     if (j < 0) {
-      const partial = Math.min(partialSuffix(this.buf, this.pos, THINK_CLOSE), partialSuffix(this.buf, this.pos, this.open));
+      let partial = Math.min(partialSuffix(this.buf, this.pos, THINK_CLOSE), partialSuffix(this.buf, this.pos, this.open));
+      if (this.untrusted) partial = Math.min(partial, partialSuffix(this.buf, this.pos, THINK_OPEN));
       const hold = final ? this.buf.length : this.wholePairs(partial);
+      this.countNested(this.pos, hold);
       this.thinkText(this.pos, hold);
       this.pos = hold;
       return false;
     }
+    this.countNested(this.pos, j);
     this.thinkText(this.pos, j);
     this.emitHeld(this.thinkCalls.release());
     this.pos = j + THINK_CLOSE.length;
     this.mode = "text";
     return true;
+  }
+
+  /**
+   * Untrusted output: think tags opened inside the section. Its first close still ends it (the boundaries stay
+   * the trusted parse's), but a block before as many more closes is still inside the outer think: quoted text.
+   */
+  private countNested(from: number, to: number): void {
+    if (!this.untrusted) return;
+    for (let k = this.buf.indexOf(THINK_OPEN, from); k >= 0 && k + THINK_OPEN.length <= to; k = this.buf.indexOf(THINK_OPEN, k + 1)) {
+      this.thinkDepth++;
+      this.thinkCalls.nested();
+    }
   }
 
   /** Reasoning from `from` to `to`: emitted up to the section's first call opener, held from there (ThinkCalls). */
@@ -316,6 +354,7 @@ export class Scanner implements ScanCursor {
       this.emitText(this.pos, end);
       this.pos = end;
       this.mode = "text";
+      this.prose?.fenced();
       return true;
     }
     let hold = buf.length;
@@ -371,7 +410,10 @@ export class Scanner implements ScanCursor {
   }
 
   private emitText(from: number, to: number): void {
-    if (to > from) this.sink.text(this.buf.slice(from, to));
+    if (to <= from) return;
+    const text = this.buf.slice(from, to);
+    if (this.prose && this.mode === "text") this.prose.push(text);
+    this.sink.text(text);
   }
 
   private emitReasoning(from: number, to: number): void {

@@ -3,9 +3,12 @@
 // judged: a run of complete calls that ends the output (only whitespace between and after them), whose first
 // opener is neither inside a fence nor right after a quote, is the model's action; the text before it stays
 // reasoning. Everything else stays reasoning, as before. The decision reads only the held text and the fences
-// of the section, so every chunking of the output decides alike.
+// of the section, so every chunking of the output decides alike. In untrusted output (a proxy's upstream, issue
+// 52) the rule also stays off for an output cut at the token limit, a section that nested another think, and an
+// opener the section quotes (a code span, an indented line, an example intro: QuoteContext).
 
 import type { RawBlock } from "./block.js";
+import { QuoteContext } from "./quote-context.js";
 
 /** Openers tried, from the last one back, before the held text is left as reasoning (bounds the work). */
 const MAX_TRIES = 16;
@@ -68,6 +71,8 @@ export interface ThinkCallsOptions {
   open: string;
   /** Scan `text` as answer text (no think phase) and report its blocks; offsets relative to `text`. */
   scan(text: string): ScannedRun;
+  /** The output is untrusted (ParserOptions.untrusted). Default: false. */
+  untrusted?: boolean;
 }
 
 /** The end of a think section that held a call: the reasoning before the calls and the calls' blocks. */
@@ -82,8 +87,13 @@ export class ThinkCalls {
   private heldAt = 0;
   /** The last reasoning character before the held text ("" at a section's start). */
   private before = "";
+  /** Untrusted output: the section's quoting so far, and whether a think tag nested inside it. */
+  private prose: QuoteContext | undefined;
+  private nestedSeen = false;
 
-  constructor(private readonly opts: ThinkCallsOptions) {}
+  constructor(private readonly opts: ThinkCallsOptions) {
+    this.prose = opts.untrusted ? new QuoteContext(false) : undefined;
+  }
 
   /** Whether the section's text is being held (an opener was seen in it). */
   get holding(): boolean {
@@ -95,12 +105,20 @@ export class ThinkCalls {
     this.fences = new FenceTracker();
     this.held = undefined;
     this.before = "";
+    this.prose = this.opts.untrusted ? new QuoteContext(false) : undefined;
+    this.nestedSeen = false;
+  }
+
+  /** A think tag opened inside the section (untrusted output): its calls are never the answer's. */
+  nested(): void {
+    this.nestedSeen = true;
   }
 
   /** Reasoning that was emitted (before any opener of the section). */
   reasoning(text: string): void {
     if (text === "") return;
     this.fences.push(text);
+    this.prose?.push(text);
     this.before = text[text.length - 1]!;
   }
 
@@ -123,21 +141,25 @@ export class ThinkCalls {
 
   /**
    * The output ended inside the section: the calls that end it, with the reasoning before them; undefined when
-   * the held text holds no such run (it is all reasoning then: `release()`).
+   * the held text holds no such run (it is all reasoning then: `release()`). `truncated`: the output was cut at
+   * the token limit.
    */
-  settle(): HeldCalls | undefined {
+  settle(truncated = false): HeldCalls | undefined {
     const held = this.held;
     if (held === undefined) return undefined;
+    if (this.prose && (truncated || this.nestedSeen)) return undefined;
     const openers: number[] = [];
     for (let k = held.indexOf(this.opts.open); k >= 0; k = held.indexOf(this.opts.open, k + 1)) openers.push(k);
     // The fence state at each opener, read once over the held text.
     const fenced = new Map<number, boolean>();
     const fences = this.fences.copy();
+    const prose = this.prose?.copy();
     let from = 0;
     for (const k of openers) {
       fences.push(held.slice(from, k));
+      prose?.push(held.slice(from, k));
       from = k;
-      fenced.set(k, fences.open);
+      fenced.set(k, fences.open || (prose !== undefined && prose.quoteBlock() !== undefined));
     }
     let best: HeldCalls | undefined;
     for (let t = openers.length - 1, tries = 0; t >= 0 && tries < MAX_TRIES; t--, tries++) {

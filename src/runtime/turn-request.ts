@@ -90,11 +90,14 @@ export function promptSegmentsOf(request: Pick<GenerateRequest, "messages" | "pr
   return renderPromptSegments({ messages: request.messages, tools: tools?.tools, format: req.format, thinking: req.thinking });
 }
 
-/** The incremental parser of a prepared turn, and the call counter its stream events number calls with. */
-export function turnParser(turn: PreparedTurn, newId?: () => string): { parser: ReturnType<typeof createParser>; callIndex: () => number } {
+/**
+ * The incremental parser of a prepared turn, and the call counter its stream events number calls with.
+ * `untrusted`: the output comes from an engine qtc did not constrain (ParserOptions.untrusted).
+ */
+export function turnParser(turn: PreparedTurn, newId?: () => string, untrusted = false): { parser: ReturnType<typeof createParser>; callIndex: () => number } {
   let calls = 0;
   return {
-    parser: createParser({ tools: turn.tools, format: turn.req.format, thinking: turn.req.thinking ? "auto" : "closed", ...(newId ? { newId } : {}) }),
+    parser: createParser({ tools: turn.tools, format: turn.req.format, thinking: turn.req.thinking ? "auto" : "closed", ...(newId ? { newId } : {}), ...(untrusted ? { untrusted } : {}) }),
     callIndex: () => calls++,
   };
 }

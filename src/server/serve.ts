@@ -7,7 +7,7 @@ import { fail } from "../errors.js";
 import type { FormatId } from "../formats/index.js";
 import type { GpuChoice } from "../model/index.js";
 import { RUNTIME_DEFAULTS } from "../runtime/defaults.js";
-import { createRuntime } from "../engines/index.js";
+import { createRuntime, type UpstreamLimits } from "../engines/index.js";
 import { makeStandIn } from "../training/stand-ins.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { defaultToolChoiceFor } from "../defaults.js";
@@ -18,6 +18,11 @@ import { createServer } from "./server.js";
 export interface ServeOptions extends Omit<ServerOptions, "runtime"> {
   /** A GGUF path, an `hf:` URI, a registry name or `synthetic:<shape>`. Required. */
   model: string;
+  /**
+   * Bounds on each exchange with a remote engine (`model: "openai:URL"` and the other engine specs): the overall
+   * deadline `timeoutMs` that no comment or ping extends, and the silence limit `idleTimeoutMs`. Default: UPSTREAM_DEFAULTS.
+   */
+  upstreamLimits?: Partial<UpstreamLimits>;
   /** Address to listen on. Default: "127.0.0.1" (this machine only). */
   host?: string;
   /** Port; 0 picks a free one. Default: 8080. */
@@ -58,6 +63,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     sequences: parallel,
     format: options.format,
     standIns: makeStandIn,
+    ...(options.upstreamLimits ? { upstreamLimits: options.upstreamLimits } : {}),
   });
   const defaultToolChoice = options.defaultToolChoice ?? defaultToolChoiceFor([runtime.modelInfo]);
   const app = createServer({ ...options, parallel, runtime, validators, defaultToolChoice, modelId: options.modelId ?? runtime.modelInfo.name });

@@ -1,7 +1,7 @@
 // Owns: the `qtc serve` command: flags → serve(), one line saying where it listens, then run until SIGINT/SIGTERM.
 
 import { type Command, Option } from "commander";
-import { ENGINE_KINDS, type EngineKind } from "../../engines/index.js";
+import { ENGINE_KINDS, UPSTREAM_DEFAULTS, type EngineKind } from "../../engines/index.js";
 import { fail } from "../../errors.js";
 import { FORMAT_IDS, type FormatId } from "../../formats/index.js";
 import { GPU_CHOICES, MODEL_SPEC_HELP, type GpuChoice } from "../../model/index.js";
@@ -18,6 +18,8 @@ interface ServeFlags {
   model?: string;
   upstream: string[];
   upstreamKind: EngineKind;
+  upstreamTimeout: number;
+  upstreamIdleTimeout: number;
   host: string;
   port: number;
   parallel: number;
@@ -54,6 +56,8 @@ export function registerServe(program: Command): Command {
     .option("-m, --model <model>", `model: ${MODEL_SPEC_HELP} (default: ${RUNTIME_DEFAULTS.model}; or give --upstream)`)
     .option("--upstream <url>", "an engine that generates instead of a local model (repeat it for replicas)", (url: string, all: string[]) => [...all, url], [] as string[])
     .option("--upstream-kind <kind>", `what --upstream is: ${ENGINE_KINDS.join("|")}`, choiceOption(ENGINE_KINDS), "llama-server" as EngineKind)
+    .option("--upstream-timeout <ms>", "deadline for each request to the upstream, from its start; keep-alive comments and pings do not extend it", intOption(1), UPSTREAM_DEFAULTS.timeoutMs)
+    .option("--upstream-idle-timeout <ms>", "longest the upstream may stream no data (comments and pings do not count)", intOption(1), UPSTREAM_DEFAULTS.idleTimeoutMs)
     .option("--host <host>", "address to listen on (0.0.0.0 exposes it to the network)", SERVER_DEFAULTS.host)
     .option("--port <n>", "port (0 picks a free one)", intOption(0, 65535), SERVER_DEFAULTS.port)
     .option("--parallel <n>", "requests generated at once (one context sequence each); more wait in a queue", intOption(1, 64), SERVER_DEFAULTS.parallel)
@@ -86,6 +90,7 @@ export function registerServe(program: Command): Command {
       const server = await serve({
         logger: serverLogger(flags.logLevel, flags.logFormat),
         model: modelOf(flags),
+        upstreamLimits: { timeoutMs: flags.upstreamTimeout, idleTimeoutMs: flags.upstreamIdleTimeout },
         host: flags.host,
         port: flags.port,
         parallel: flags.parallel,
