@@ -10,7 +10,7 @@ import { runBench } from "../../bench/run-bench.js";
 import { REFERENCE_KINDS, type BenchModelSpec, type BenchPlanConfig } from "../../bench/types.js";
 import { GPU_CHOICES } from "../../model/load.js";
 import { MODEL_SPEC_HELP } from "../../model/resolve.js";
-import { choiceOption, intOption, MAX_CONTEXT_SIZE } from "../options.js";
+import { choiceOption, intOption, MAX_CONTEXT_SIZE, threadsHelp } from "../options.js";
 import { checkOutputDir } from "../out-path.js";
 import { UNSAFE_NO_SANDBOX_HELP } from "./agent.js";
 import { CALL_POLICIES, type CallPolicy } from "../../harness/call-policy.js";
@@ -87,7 +87,7 @@ export function registerBench(program: Command): Command {
     .option("--thinking <on|off>", "let the model think first (default: off)", choiceOption(["on", "off"] as const))
     .option("--out <dir>", `output folder (default: ${d.resultsDir}/<timestamp>/)`)
     .option("--resume <dir>", "continue an interrupted bench in its folder (same settings)")
-    .option("--threads <n>", `CPU threads (default: ${d.threads})`, intOption(1, 1024))
+    .option("--threads <n>", threadsHelp(), intOption(1, 1024))
     .option("--context-size <n>", `context size in tokens (default: room for every turn, ${benchContextSize(d.maxTurns, d.maxTokens)} for ${d.maxTurns} turns × ${d.maxTokens} tokens; ${d.contextSize} for --suite bfcl)`, intOption(256, MAX_CONTEXT_SIZE))
     .addOption(new Option("--context <n>", "same as --context-size").argParser(intOption(256, MAX_CONTEXT_SIZE)).hideHelp())
     .option("--gpu <backend>", `compute backend (default: ${d.gpu})`, choiceOption(GPU_CHOICES))
