@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The installed `qtc` command: runs the compiled CLI (built by `npm install` through the prepare script).
-import { main } from "../dist/cli/cli.js";
+import { main } from "../dist/cli/main.js";
 
 // A reader that closes early (`qtc grammar … | head -1`) is not an error: what it read is all it wanted. Every
 // command's output goes through these two streams, so this one handler covers them all; exit 0 like the

@@ -20,8 +20,15 @@ export const BENCH_DEFAULTS = Object.freeze({
   thinking: false,
   /** CPU threads. Default: LOAD_DEFAULTS.threads (available parallelism, at most 4). */
   threads: LOAD_DEFAULTS.threads,
-  /** Context size per sequence, tokens. Default: LOAD_DEFAULTS.contextSize (4096). */
+  /**
+   * Context size of one-turn suites (`--suite bfcl`), tokens. The task bench sizes its context to its plan
+   * instead (benchContextSize). Default: LOAD_DEFAULTS.contextSize (4096).
+   */
   contextSize: LOAD_DEFAULTS.contextSize,
+  /** Tokens the task bench's context keeps for the first prompt (system prompt, the 5 tools, the task). Default: 2048. */
+  promptReserve: 2048,
+  /** Tokens the task bench's context keeps per turn for the turn's tool results, beside its own budget. Default: 1024. */
+  resultReserve: 1024,
   /** Compute backend. Default: "auto". */
   gpu: LOAD_DEFAULTS.gpu,
   /** Task folders live here (relative to the qtc package root). Default: "bench/tasks". */
@@ -49,3 +56,14 @@ export const BENCH_FILES = Object.freeze({
 
 /** The line every output carries when a model is synthetic. */
 export const SYNTHETIC_NOTE = "synthetic weights: validity tests the guarantee, not model quality";
+
+/**
+ * The task bench's context size when none is given: room for the first prompt and every turn (its token budget
+ * plus its tool results), rounded up to 1024, so a run reaches its turn limit instead of overflowing the
+ * context on a late turn. 14336 for the default 8 turns × 512 tokens (the tiny synthetic model and Qwen3 were
+ * trained on 40,960; a 0.6B model's KV cache at 14336 tokens is about 1.6 GB).
+ */
+export function benchContextSize(maxTurns: number, maxTokens: number): number {
+  const need = BENCH_DEFAULTS.promptReserve + maxTurns * (maxTokens + BENCH_DEFAULTS.resultReserve);
+  return Math.ceil(need / 1024) * 1024;
+}

@@ -34,6 +34,13 @@ export function reasons(map: BenchRow["invalidByReason"]): string {
   return parts.length ? parts.join(", ") : "none";
 }
 
+/** Errored runs and why: `0`, or `3 (context full (4096 tokens) 3)`. Reports made before reasons were kept show the count. */
+export function erroredCell(r: Pick<BenchRow, "runsErrored" | "erroredByReason">): string {
+  if (r.runsErrored === 0) return "0";
+  const parts = Object.entries(r.erroredByReason ?? {}).map(([k, v]) => `${k} ${v}`);
+  return parts.length ? `${r.runsErrored} (${parts.join(", ")})` : String(r.runsErrored);
+}
+
 /** The model cell: the label, marked when synthetic. */
 export function modelCell(row: Pick<BenchRow, "model" | "synthetic">): string {
   return row.synthetic ? `${row.model} (synthetic)` : row.model;
@@ -44,6 +51,7 @@ export const TABLE_COLUMNS: readonly { head: string; cell: (r: BenchRow) => stri
   { head: "model", cell: modelCell },
   { head: "mode", cell: (r) => r.mode },
   { head: "runs", cell: (r) => String(r.runs) },
+  { head: "errored", cell: erroredCell },
   { head: "call rate", cell: (r) => pctOf(r.callRate, r.runsWithCalls, r.runs) },
   { head: "validity", cell: (r) => pctOf(r.validityRate, r.validBlocks, r.blocks) },
   { head: "invalid by reason", cell: (r) => reasons(r.invalidByReason) },

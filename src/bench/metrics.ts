@@ -39,9 +39,23 @@ export function mergeCounts<K extends string>(a: Partial<Record<K, number>>, b: 
 }
 
 /** Sort a reason map by count (descending), then name, so reports print it the same way every time. */
-function sortedReasons(map: Partial<Record<CallErrorCode, number>>): Partial<Record<CallErrorCode, number>> {
-  const entries = (Object.entries(map) as [CallErrorCode, number][]).sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0]));
-  return Object.fromEntries(entries) as Partial<Record<CallErrorCode, number>>;
+function sortedReasons<K extends string>(map: Partial<Record<K, number>>): Partial<Record<K, number>> {
+  const entries = (Object.entries(map) as [K, number][]).sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0]));
+  return Object.fromEntries(entries) as Partial<Record<K, number>>;
+}
+
+/**
+ * A run's error, short enough for a table cell, the same for runs that failed the same way: the context
+ * overflow the runtime reports is `context full (N tokens)`; otherwise the message without its turn number,
+ * up to its first colon or 60 characters.
+ */
+export function errorReason(error: string | undefined): string {
+  if (error === undefined || error.trim() === "") return "unknown";
+  const context = /exceeds the context size \((\d+)\)/.exec(error);
+  if (context) return `context full (${context[1]} tokens)`;
+  const rest = error.replace(/^the model failed on turn \d+: /, "model failed: ");
+  const head = rest.startsWith("model failed: ") ? rest : rest.split(":")[0]!;
+  return head.length > 60 ? `${head.slice(0, 59)}…` : head;
 }
 
 /** The identity of a row, before its figures are filled in. */
@@ -62,6 +76,7 @@ export function rowFromRuns(id: RowIdentity, runs: readonly AgentRun[]): BenchRo
   let validBlocks = 0;
   let tasksPassed = 0;
   let runsErrored = 0;
+  const erroredByReason: Record<string, number> = {};
   let loopsStopped = 0;
   let completionTokens = 0;
   let forcedTokens = 0;
@@ -74,7 +89,11 @@ export function rowFromRuns(id: RowIdentity, runs: readonly AgentRun[]): BenchRo
     validBlocks += run.counts.valid;
     invalidByReason = mergeCounts(invalidByReason, run.counts.invalidByReason);
     if (run.testsPassed) tasksPassed++;
-    if (run.status === "error") runsErrored++;
+    if (run.status === "error") {
+      runsErrored++;
+      const reason = errorReason(run.error);
+      erroredByReason[reason] = (erroredByReason[reason] ?? 0) + 1;
+    }
     completionTokens += run.tokens.completion;
     forcedTokens += run.tokens.forced;
     loopsStopped += run.turns.filter((t) => t.notices?.includes(REPETITION_STOPPED)).length;
@@ -96,6 +115,7 @@ export function rowFromRuns(id: RowIdentity, runs: readonly AgentRun[]): BenchRo
     tasksPassed,
     taskSuccessRate: ratio(tasksPassed, runs.length),
     runsErrored,
+    erroredByReason: sortedReasons(erroredByReason) as Record<string, number>,
     loopsStopped,
     probabilityRemoved: summarizeRemoved(removed),
     completionTokens,

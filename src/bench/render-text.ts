@@ -4,7 +4,7 @@
 import Table from "cli-table3";
 import { isStandInModelName } from "../model/resolve.js";
 import { SYNTHETIC_NOTE } from "./defaults.js";
-import { count, modelCell, TABLE_COLUMNS, visibleWidth, wrap } from "./format.js";
+import { count, erroredCell, modelCell, TABLE_COLUMNS, visibleWidth, wrap } from "./format.js";
 import type { BenchConfig, BenchReport } from "./types.js";
 
 const escapeCell = (s: string): string => s.replace(/\|/g, "\\|");
@@ -17,6 +17,16 @@ export function configLine(c: BenchConfig): string {
     `tool choice ${c.toolChoice} · call policy ${c.callPolicy ?? "auto"} · thinking ${c.thinking ? "on" : "off"} · ${count(c.threads, "thread")}, gpu ${c.gpu} · ` +
     `qtc ${c.versions.qtc}, node-llama-cpp ${c.versions.nodeLlamaCpp}, node ${c.versions.node} · ${c.date}`
   );
+}
+
+/**
+ * One line per row whose runs all errored (a mode that measured nothing), naming the reasons; empty when none
+ * did. The CLI prints these and exits non-zero; both tables carry them under the table.
+ */
+export function allErroredLines(report: BenchReport): string[] {
+  return report.rows
+    .filter((r) => r.runs > 0 && r.runsErrored === r.runs)
+    .map((r) => `every run of ${modelCell(r)} · ${r.mode} errored: ${erroredCell(r)}; its figures measure nothing (see transcripts.jsonl)`);
 }
 
 /**
@@ -35,7 +45,7 @@ export function renderTable(report: BenchReport, opts: { color?: boolean; width?
   for (const row of cells) table.push(row);
   const drawn = table.toString();
   const fits = drawn.split("\n").every((l) => visibleWidth(l) <= width);
-  const notes = [configLine(report.config)];
+  const notes = [configLine(report.config), ...allErroredLines(report).map((l) => `error: ${l}.`)];
   if (report.config.synthetic) notes.push(`note: ${SYNTHETIC_NOTE}.`);
   if (report.config.partial) notes.push(`partial: ${report.config.runsDone} of ${report.config.runsPlanned} runs finished.`);
   const body = fits ? drawn : `${renderCompact(report, width)}\n`;
@@ -87,6 +97,8 @@ export function renderMarkdown(report: BenchReport, files: { chart: string; tran
   out.push(`| ${TABLE_COLUMNS.map((col) => col.head).join(" | ")} |`);
   out.push(`|${TABLE_COLUMNS.map((_, i) => (i < 2 ? " --- " : " ---: ")).join("|")}|`);
   for (const row of report.rows) out.push(`| ${TABLE_COLUMNS.map((col) => escapeCell(col.cell(row))).join(" | ")} |`);
+  const allErrored = allErroredLines(report);
+  if (allErrored.length) out.push("", ...allErrored.map((l) => `> **Error:** ${l}.`));
   out.push("", `![bench chart](${files.chart})`, "");
   out.push("## What ran", "");
   out.push(`- Models: ${c.modelInfo.map((m) => `\`${m.label}\` (${m.spec}${m.lora ? ` + LoRA ${m.lora}` : ""}; ${m.synthetic ? "synthetic" : m.source})`).join(", ")}`);
@@ -98,6 +110,7 @@ export function renderMarkdown(report: BenchReport, files: { chart: string; tran
   out.push(`- Every run's transcript: \`${files.transcripts}\`; the figures above are computed from it (report.json holds them).`);
   out.push("", "## How to read it", "");
   out.push(
+    "- **errored**: runs that ended in an error before their turn limit or answer (a model failure, a context overflow, an abort), with their reasons; the other columns still count their finished turns.",
     "- **call rate**: runs in which the model wrote at least one tool-call block, valid or not.",
     "- **validity**: valid blocks / all blocks the post-parser saw. Every row is judged by the same parser; in constrained mode the grammar makes this 100% by construction.",
     "- **invalid by reason**: the parser's reason codes for the rejected blocks (`truncated`, `invalid_json`, `unknown_tool`, …).",

@@ -8,7 +8,7 @@ import { fail } from "../errors.js";
 import { runAgent } from "../harness/loop.js";
 import { resolveSandbox, type OsSandbox, type SandboxMode } from "../harness/os-sandbox.js";
 import { packageRoot } from "../model/paths.js";
-import { BENCH_DEFAULTS } from "./defaults.js";
+import { BENCH_DEFAULTS, benchContextSize } from "./defaults.js";
 import { benchEnvironment } from "./environment.js";
 import { computeRows } from "./metrics.js";
 import { type BenchLoadSettings, type BenchModelHandle, type BenchModelOpener, openBenchModel } from "./models.js";
@@ -40,7 +40,7 @@ export interface BenchOptions {
   thinking?: boolean;
   /** Default: BENCH_DEFAULTS.threads. */
   threads?: number;
-  /** Default: BENCH_DEFAULTS.contextSize (4096). */
+  /** Context size in tokens. Default: benchContextSize(maxTurns, maxTokens) (14336 for 8 turns × 512 tokens). */
   contextSize?: number;
   /** Default: "auto". */
   gpu?: BenchLoadSettings["gpu"];
@@ -158,7 +158,7 @@ export async function runBench(opts: BenchOptions = {}): Promise<BenchOutcome> {
   const records = stored ? await readRecords(files.transcripts) : [];
   const settings: BenchLoadSettings = {
     threads: opts.threads ?? stored?.threads ?? BENCH_DEFAULTS.threads,
-    contextSize: opts.contextSize ?? stored?.contextSize ?? BENCH_DEFAULTS.contextSize,
+    contextSize: opts.contextSize ?? stored?.contextSize ?? benchContextSize(plan.maxTurns, plan.maxTokens),
     gpu: opts.gpu ?? (stored?.gpu as BenchLoadSettings["gpu"] | undefined) ?? BENCH_DEFAULTS.gpu,
     toolChoice: plan.toolChoice ?? "auto",
     thinking: plan.thinking,

@@ -102,6 +102,11 @@ export interface BenchRow {
   taskSuccessRate: number | null;
   /** Runs that ended in `error` (a model failure, an abort). */
   runsErrored: number;
+  /**
+   * The errored runs by reason (errorReason: the run's error, short, e.g. `context full (4096 tokens)`), most
+   * frequent first; absent in reports made before it.
+   */
+  erroredByReason?: Record<string, number>;
   /** Turns whose loop the repetition guard stopped (notice `repetition_stopped`); absent in reports made before it. */
   loopsStopped?: number;
   /**

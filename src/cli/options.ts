@@ -3,12 +3,26 @@
 
 import { existsSync, statSync } from "node:fs";
 import { InvalidArgumentError } from "commander";
-import { defaultToolChoiceFor } from "../defaults.js";
+import { defaultThreads, defaultToolChoiceFor, MAX_DEFAULT_THREADS } from "../defaults.js";
 import { isSyntheticModel } from "../model/index.js";
 import type { ToolChoice } from "../tools/types.js";
 
 /** Largest context size a command takes: node-llama-cpp spun for minutes sizing a 10^11-token context. */
 export const MAX_CONTEXT_SIZE = 1_048_576;
+
+/**
+ * The help of `--threads`, the one wording every command that runs a model uses (the default is read when
+ * the process starts, so help shows what it is here and now).
+ */
+export function threadsHelp(): string {
+  const now = defaultThreads();
+  return `CPU threads (default: the cores not busy when qtc starts, 1 to ${MAX_DEFAULT_THREADS}; here now ${now})`;
+}
+
+/** `1 thread`, `4 threads`. */
+export function threadsText(n: number): string {
+  return `${n} ${n === 1 ? "thread" : "threads"}`;
+}
 
 /** Parse a whole number within [min, max]. */
 export function intOption(min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {

@@ -169,14 +169,56 @@ export async function buildLlama(options: BuildOptions = {}): Promise<LlamaLayou
     await runLogged("cmake", ["-S", layout.src, "-B", layout.build, ...CMAKE_FLAGS], layout.log);
   }
   say(`building ${missing.join(", ")} (about 10-15 minutes on 2 cores the first time; log: ${layout.log})`);
-  await runLogged("cmake", ["--build", layout.build, "-j", String(options.jobs ?? 2), "--target", ...missing], layout.log);
+  const progress = new BuildProgress((pct, step) => say(`building: ${pct}%${step ? ` (${step})` : ""}`));
+  await runLogged("cmake", ["--build", layout.build, "-j", String(options.jobs ?? 2), "--target", ...missing], layout.log, (text) => progress.feed(text));
   const built = new Set([...(sameBuild ? stamp.targets : []), ...missing]);
   writeFileSync(layout.stamp, JSON.stringify({ tag, patch, flags: CMAKE_FLAGS, targets: [...built].sort() } satisfies Stamp, null, 2) + "\n");
   return layout;
 }
 
+/**
+ * Reads a build's output as it arrives and reports its progress: make's `[ 42%] Building CXX object …` and
+ * ninja's `[12/345] …` lines. Reports only when the percentage reaches the next multiple of `every` (and at
+ * 100%), so a 15-minute build prints about 20 lines, not thousands.
+ */
+export class BuildProgress {
+  private partial = "";
+  private shown = -1;
+
+  constructor(
+    private readonly report: (percent: number, step: string) => void,
+    /** Percentage points between two reports. Default: 5. */
+    private readonly every = 5,
+  ) {}
+
+  feed(text: string): void {
+    const lines = (this.partial + text).split(/\r?\n/);
+    this.partial = lines.pop() ?? "";
+    for (const line of lines) this.line(line);
+  }
+
+  private line(line: string): void {
+    const make = /^\[\s*(\d{1,3})%\]\s*(.*)$/.exec(line);
+    const ninja = make ? null : /^\[(\d+)\/(\d+)\]\s*(.*)$/.exec(line);
+    const percent = make ? Number(make[1]) : ninja ? Math.floor((100 * Number(ninja[1])) / Math.max(1, Number(ninja[2]))) : null;
+    if (percent === null || percent > 100) return;
+    const bucket = percent === 100 ? 100 : Math.floor(percent / this.every) * this.every;
+    if (bucket <= this.shown) return;
+    this.shown = bucket;
+    this.report(percent, stepName((make ? make[2] : ninja![3]) ?? ""));
+  }
+}
+
+/** `Building CXX object src/CMakeFiles/llama.dir/llama-model.cpp.o` → `llama-model.cpp`; other lines as they are, short. */
+function stepName(text: string): string {
+  const object = /^Building \w+ object (?:.*\/)?([^/]+?)\.o$/.exec(text.trim());
+  if (object) return object[1]!;
+  const t = text.trim();
+  return t.length > 60 ? `${t.slice(0, 59)}…` : t;
+}
+
 /** Run a build step with its output appended to the log; a failure says which step and shows the log's tail. */
-function runLogged(file: string, args: string[], log: string): Promise<void> {
+function runLogged(file: string, args: string[], log: string, onOutput?: (text: string) => void): Promise<void> {
   return new Promise((done, reject) => {
     let child: ReturnType<typeof spawn>;
     try {
@@ -186,7 +228,10 @@ function runLogged(file: string, args: string[], log: string): Promise<void> {
       return;
     }
     const append = (chunk: Buffer) => writeFileSync(log, chunk, { flag: "a" });
-    child.stdout?.on("data", append);
+    child.stdout?.on("data", (chunk: Buffer) => {
+      append(chunk);
+      onOutput?.(chunk.toString("utf8"));
+    });
     child.stderr?.on("data", append);
     child.on("error", (e: NodeJS.ErrnoException) => {
       const hint = e.code === "ENOENT" ? `${file} is not installed; install it (Debian: apt-get install ${file === "git" ? "git" : "cmake g++"})` : e.message;

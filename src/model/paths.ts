@@ -10,8 +10,11 @@ import { fileURLToPath } from "node:url";
 /** Environment variable that moves the models directory (tests, shared caches). */
 export const MODELS_DIR_ENV = "QTC_MODELS_DIR";
 
+/** The package's name on npm (its command is `qtc`; the npm name `qtc` belongs to another package). */
+export const PACKAGE_NAME = "qwen-tool-calls";
+
 /**
- * The qtc package root: the nearest folder above this module whose package.json is named "qtc". Works from
+ * The qtc package root: the nearest folder above this module whose package.json is named PACKAGE_NAME. Works from
  * `src/model/` (vitest, tsx) and from `dist/model/` (the built CLI).
  */
 export function packageRoot(): string {
@@ -25,7 +28,7 @@ export function packageRoot(): string {
 
 function isQtcManifest(path: string): boolean {
   try {
-    return (JSON.parse(readFileSync(path, "utf8")) as { name?: unknown }).name === "qtc";
+    return (JSON.parse(readFileSync(path, "utf8")) as { name?: unknown }).name === PACKAGE_NAME;
   } catch {
     return false;
   }

@@ -62,6 +62,7 @@ const ROW_TYPES: Record<string, string[]> = {
   tasksPassed: ["number"],
   taskSuccessRate: ["number", "null"],
   runsErrored: ["number"],
+  erroredByReason: ["object"],
   loopsStopped: ["number"],
   probabilityRemoved: ["object", "null"],
   completionTokens: ["number"],
@@ -151,8 +152,8 @@ describe("a finished bench", () => {
 
   it("report.md has the table, the synthetic warning and the config", async () => {
     const md = await fs.readFile(path.join(out, "report.md"), "utf8");
-    expect(md).toContain("| model | mode | runs | call rate | validity |");
-    expect(md).toContain("| synthetic-a (synthetic) | constrained | 2 | 100.0% (2/2) | 100.0% (2/2) | none | 50.0% (1/2) |");
+    expect(md).toContain("| model | mode | runs | errored | call rate | validity |");
+    expect(md).toContain("| synthetic-a (synthetic) | constrained | 2 | 0 | 100.0% (2/2) | 100.0% (2/2) | none | 50.0% (1/2) |");
     expect(md).toContain("Synthetic weights: validity tests the guarantee, not model quality.");
     expect(md).toContain("![bench chart](chart.svg)");
     expect(md).toContain(`node ${process.version}`);

@@ -1,4 +1,4 @@
-// The README's engine and model-level-fix commands, run as the README writes them (`qtc …` is bin/qtc.js here),
+// The README's engine and model-level-fix commands, run as the README writes them (`npx qtc …` is bin/qtc.js here),
 // with the changes test/readme/command-coverage.ts states: the llama-server and OpenAI-compatible URLs are real
 // servers this test starts on free ports, the trainer runs 2 steps an epoch, the agent and bench runs are one short
 // turn. The training commands run in a scratch folder holding a link to the repo's bench/, so their relative
@@ -13,20 +13,21 @@ import { startFakeUpstream, type FakeUpstream } from "../engines/fake-upstream.j
 import { startLlamaServer, type LlamaServerProcess } from "../engines/llama-server-helper.js";
 import { REPO, readmeText, shellCommands } from "./readme-blocks.js";
 
-const README_REPLICAS = "qtc serve --upstream http://127.0.0.1:8080 --upstream http://127.0.0.1:8081";
-const README_OPENAI_UPSTREAM = "qtc serve --upstream http://127.0.0.1:1234 --upstream-kind openai";
-const README_BENCH_ENGINES = "qtc bench --model synthetic:tiny --model llama-server:http://127.0.0.1:8080 --constrained --tasks 3 --seeds 1";
-const README_DATA = "qtc data --out data/";
-const README_FINETUNE = "qtc finetune --model synthetic:tiny --data data/train.jsonl --out tuned.gguf --epochs 2";
-const README_AGENT = "qtc agent --task bench/tasks/fizzbuzz --model tuned.gguf --call-policy required-first";
+const README_REPLICAS = "npx qtc serve --upstream http://127.0.0.1:8081 --upstream http://127.0.0.1:8082";
+const README_OPENAI_UPSTREAM = "npx qtc serve --upstream http://127.0.0.1:1234 --upstream-kind openai";
+const README_BENCH_ENGINES = "npx qtc bench --model synthetic:tiny --model llama-server:http://127.0.0.1:8081 --constrained --tasks 3 --seeds 1";
+const README_DATA = "npx qtc data --out train-data/";
+const README_FINETUNE = "npx qtc finetune --model synthetic:tiny --data train-data/train.jsonl --out tuned.gguf --epochs 2";
+const README_LORA = "npx qtc finetune --model synthetic:tiny --data train-data/train.jsonl --out adapter.gguf --lora 8 --alpha 16";
+const README_AGENT = "npx qtc agent --task bench/tasks/fizzbuzz --model tuned.gguf --call-policy required-first";
 
 const QTC = join(REPO, "bin", "qtc.js");
 const root = mkdtempSync(join(tmpdir(), "qtc-readme-engines-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** The README line's arguments after `qtc`, with each README URL replaced by a live one. */
+/** The README line's arguments after `npx qtc`, with each README URL replaced by a live one. */
 function argsOf(command: string, urls: Record<string, string> = {}): string[] {
-  return command.split(" ").slice(1).map((a) => Object.entries(urls).reduce((s, [from, to]) => s.replace(from, to), a));
+  return command.split(" ").slice(2).map((a) => Object.entries(urls).reduce((s, [from, to]) => s.replace(from, to), a));
 }
 
 function qtcSync(args: string[], cwd: string, timeout = 300_000) {
@@ -66,7 +67,7 @@ async function chat(origin: string, body: object): Promise<{ status: number; jso
 
 it("the commands run here are the README's", () => {
   const commands = shellCommands(readmeText()).map((c) => c.command);
-  for (const c of [README_REPLICAS, README_OPENAI_UPSTREAM, README_BENCH_ENGINES, README_DATA, README_FINETUNE, README_AGENT]) expect(commands).toContain(c);
+  for (const c of [README_REPLICAS, README_OPENAI_UPSTREAM, README_BENCH_ENGINES, README_DATA, README_FINETUNE, README_LORA, README_AGENT]) expect(commands).toContain(c);
 });
 
 describe("the README's engine commands", () => {
@@ -80,7 +81,7 @@ describe("the README's engine commands", () => {
   });
 
   it("qtc serve over two llama-server replicas answers a required call structured", { timeout: 120_000 }, async () => {
-    await withServe(argsOf(README_REPLICAS, { "http://127.0.0.1:8080": a.url, "http://127.0.0.1:8081": b.url }), async (origin) => {
+    await withServe(argsOf(README_REPLICAS, { "http://127.0.0.1:8081": a.url, "http://127.0.0.1:8082": b.url }), async (origin) => {
       for (let i = 0; i < 2; i++) {
         const r = await chat(origin, { model: "m", messages: [{ role: "user", content: "weather in Paris?" }], tools: WEATHER, tool_choice: "required", max_tokens: 128, seed: i });
         expect(r.status).toBe(200);
@@ -91,7 +92,7 @@ describe("the README's engine commands", () => {
 
   it("qtc bench across the local engine and llama-server writes one report with both", { timeout: 300_000 }, () => {
     const out = join(root, "bench");
-    const r = qtcSync([...argsOf(README_BENCH_ENGINES, { "http://127.0.0.1:8080": a.url }), "--max-turns", "1", "--max-tokens", "64", "--out", out], REPO);
+    const r = qtcSync([...argsOf(README_BENCH_ENGINES, { "http://127.0.0.1:8081": a.url }), "--max-turns", "1", "--max-tokens", "64", "--out", out], REPO);
     expect(r.status, r.stderr).toBe(0);
     const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { rows: { model: string; mode: string }[] };
     const models = new Set(report.rows.map((row) => row.model));
@@ -127,14 +128,18 @@ describe("the README's model-level-fix commands, in order", () => {
     symlinkSync(join(REPO, "bench"), join(work, "bench"));
   });
 
-  it("qtc data, then qtc finetune on its JSONL, then qtc agent with the tuned model", { timeout: 600_000 }, () => {
+  it("qtc data, then qtc finetune on its JSONL (full, then LoRA), then qtc agent with the tuned model", { timeout: 600_000 }, () => {
     const data = qtcSync(argsOf(README_DATA), work);
     expect(data.status, data.stderr).toBe(0);
-    expect(readFileSync(join(work, "data", "train.jsonl"), "utf8").trim().split("\n").length).toBeGreaterThan(0);
+    expect(readFileSync(join(work, "train-data", "train.jsonl"), "utf8").trim().split("\n").length).toBeGreaterThan(0);
 
     const tune = qtcSync([...argsOf(README_FINETUNE), "--max-steps", "2", "--threads", "1"], work);
     expect(tune.status, tune.stderr).toBe(0);
     expect(readFileSync(join(work, "tuned.gguf")).subarray(0, 4).toString("latin1")).toBe("GGUF");
+
+    const lora = qtcSync([...argsOf(README_LORA), "--max-steps", "1", "--threads", "1"], work);
+    expect(lora.status, lora.stderr).toBe(0);
+    expect(readFileSync(join(work, "adapter.gguf")).subarray(0, 4).toString("latin1")).toBe("GGUF");
 
     const agent = qtcSync([...argsOf(README_AGENT), "--max-turns", "1", "--max-tokens", "48", "--json"], work);
     expect(agent.status, agent.stderr).toBe(0);

@@ -11,6 +11,7 @@ import { REPO, readmeText, shellCommands } from "./readme-blocks.js";
 
 const README_BENCH = "npx qtc bench --constrained --reference node-llama-cpp --model synthetic:tiny --tasks 5 --seeds 2 --threads 1";
 const README_SERVE = "npx qtc serve --model synthetic:tiny --port 8080 --parallel 4";
+const README_HELP = "npx qtc --help";
 
 const root = mkdtempSync(join(tmpdir(), "qtc-readme-cmd-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -21,6 +22,14 @@ it("the commands run here are the README's", () => {
   const commands = shellCommands(readmeText()).map((c) => c.command);
   expect(commands).toContain(README_BENCH);
   expect(commands).toContain(README_SERVE);
+  expect(commands).toContain(README_HELP);
+});
+
+it("the clone's npx qtc --help lists the commands", { timeout: 60_000 }, () => {
+  const r = spawnSync("npx", argsOf(README_HELP), { cwd: REPO, encoding: "utf8", timeout: 55_000 });
+  expect(r.status, r.stderr).toBe(0);
+  expect(r.stdout).toContain("Usage: qtc");
+  for (const command of ["bench", "serve", "models", "run"]) expect(r.stdout).toMatch(new RegExp(`^  ${command} `, "m"));
 });
 
 it("the README's bench command: three rows of 10 runs, constrained calls all valid", { timeout: 240_000 }, () => {

@@ -1,6 +1,6 @@
 // Issue 18, item 2: the README's library example did not type-check under `tsc --strict` (`type: "function"`
 // widened to string). Every ```ts block of README.md is type-checked here, strict, against the built package's
-// types (dist/index.d.ts, what an app that installs qtc sees) and the clients the README shows (openai).
+// types (dist/index.d.ts, what an app that installs qwen-tool-calls sees) and the clients the README shows (openai).
 //
 // A block with no import continues the block before it (the README shows a client once, then uses it again):
 // it is checked after that block, in a nested scope, so its names may shadow the earlier ones.
@@ -15,11 +15,11 @@ import { REPO, readmeText, typescriptBlocks, type FencedBlock } from "./readme-b
 const app = mkdtempSync(join(tmpdir(), "qtc-readme-ts-"));
 afterAll(() => rmSync(app, { recursive: true, force: true }));
 
-/** A temporary app where `qtc` resolves to this repo as a package (exports → dist/index.d.ts). */
+/** A temporary app where `qwen-tool-calls` resolves to this repo as a package (exports → dist/index.d.ts). */
 function makeApp(): void {
   writeFileSync(join(app, "package.json"), JSON.stringify({ name: "readme-app", private: true, type: "module" }));
   mkdirSync(join(app, "node_modules"));
-  symlinkSync(REPO, join(app, "node_modules", "qtc"), "dir");
+  symlinkSync(REPO, join(app, "node_modules", "qwen-tool-calls"), "dir");
   for (const dep of ["openai", "@anthropic-ai"]) symlinkSync(join(REPO, "node_modules", dep), join(app, "node_modules", dep), "dir");
 }
 
@@ -72,7 +72,7 @@ it("every TypeScript example in README.md type-checks under --strict against the
 }, 60_000);
 
 it("the check catches a README example that does not type-check", () => {
-  const blocks = [{ lang: "ts", line: 1, code: 'import { createRuntime } from "qtc";\nconst tools = [{ type: "function", function: { name: "f" } }];\nawait (await createRuntime({ model: "x" })).generate({ messages: [], tools });' }];
+  const blocks = [{ lang: "ts", line: 1, code: 'import { createRuntime } from "qwen-tool-calls";\nconst tools = [{ type: "function", function: { name: "f" } }];\nawait (await createRuntime({ model: "x" })).generate({ messages: [], tools });' }];
   if (!existsSync(join(app, "node_modules"))) makeApp();
   const files = exampleFiles(blocks);
   for (const { file, text } of files) writeFileSync(file, text);

@@ -15,12 +15,20 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { readmeText, typescriptBlocks } from "../readme/readme-blocks.js";
+import { readmeText, shellBlocks, shellCommands, typescriptBlocks } from "../readme/readme-blocks.js";
+
+/** The commands of the README's shell block that installs the package from the registry. */
+function registryBlock(): string[] {
+  const block = shellBlocks(readmeText()).find((b) => b.code.trimStart().startsWith("npm install "));
+  if (!block) throw new Error("README.md has no shell block that starts with npm install");
+  return shellCommands(`\`\`\`sh\n${block.code}\n\`\`\`\n`).map((c) => c.command);
+}
 
 const repo = fileURLToPath(new URL("../..", import.meta.url));
 const root = mkdtempSync(join(tmpdir(), "qtc-18-install-"));
 const app = join(root, "app");
-const installed = join(app, "node_modules", "qtc");
+const NAME = "qwen-tool-calls";
+const installed = join(app, "node_modules", NAME);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 function sh(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
@@ -32,14 +40,14 @@ function sh(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {
   return r;
 }
 
-/** The app's lockfile: qtc from the tarball, its dependencies at the repo lock's versions (no dev ones). */
+/** The app's lockfile: qwen-tool-calls from the tarball, its dependencies at the repo lock's versions (no dev ones). */
 function appLock(tarball: string, spec: string): object {
   const manifest = JSON.parse(readFileSync(join(repo, "package.json"), "utf8"));
   const lock = JSON.parse(readFileSync(join(repo, "package-lock.json"), "utf8"));
   const integrity = `sha512-${createHash("sha512").update(readFileSync(tarball)).digest("base64")}`;
   const packages: Record<string, object> = {
-    "": { name: "app", version: "1.0.0", dependencies: { qtc: spec } },
-    "node_modules/qtc": {
+    "": { name: "app", version: "1.0.0", dependencies: { [NAME]: spec } },
+    [`node_modules/${NAME}`]: {
       version: manifest.version,
       resolved: spec,
       integrity,
@@ -74,10 +82,30 @@ beforeAll(() => {
   tarball = join(root, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
   mkdirSync(app);
   const spec = `file:../${tarball.slice(root.length + 1)}`;
-  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", version: "1.0.0", private: true, dependencies: { qtc: spec } }));
+  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", version: "1.0.0", private: true, dependencies: { [NAME]: spec } }));
   writeFileSync(join(app, "package-lock.json"), JSON.stringify(appLock(tarball, spec)));
   sh("npm", ["ci", "--offline", "--no-audit", "--no-fund"], app);
 }, 180_000);
+
+it("the package is named qwen-tool-calls (npm's `qtc` is another package) and installs the qtc command", () => {
+  expect(JSON.parse(readFileSync(join(repo, "package.json"), "utf8"))).toMatchObject({ name: NAME, bin: { qtc: "bin/qtc.js" } });
+  expect(existsSync(join(app, "node_modules", ".bin", "qtc"))).toBe(true);
+});
+
+it("the README's install-from-the-registry lines work as written with the packed package installed", { timeout: 120_000 }, () => {
+  // The tarball's install stands in for `npm install qwen-tool-calls` (not published from here); the block's npx lines
+  // (`npx qtc --help`, `npx -p qwen-tool-calls qtc --help`) run as written. npm runs offline,
+  // so an npx line that would fetch anything fails instead of reaching the registry (where `qtc` is someone else's).
+  const block = registryBlock();
+  expect(block[0]).toBe(`npm install ${NAME}`);
+  const npxLines = block.filter((c) => c.startsWith("npx "));
+  expect(npxLines.length).toBeGreaterThanOrEqual(2);
+  for (const line of npxLines) {
+    const [cmd, ...args] = line.split(" ");
+    const r = sh(cmd!, args, app, { npm_config_offline: "true" });
+    expect(r.stdout, line).toContain("Usage: qtc");
+  }
+});
 
 it("the tarball ships the bench tasks and the MIT LICENSE", () => {
   expect(readFileSync(join(installed, "LICENSE"), "utf8")).toMatch(/^MIT License\n\nCopyright \(c\) 2026 the qtc authors\n/);
@@ -107,8 +135,8 @@ it("without QTC_MODELS_DIR a model goes to $XDG_CACHE_HOME/qtc/models, not into 
 });
 
 it("the README's library example runs from the app", { timeout: 120_000 }, () => {
-  const example = typescriptBlocks(readmeText()).find((b) => b.code.includes('from "qtc"') && b.code.includes("createRuntime"));
-  expect(example, "README.md has a library example that imports createRuntime from qtc").toBeDefined();
+  const example = typescriptBlocks(readmeText()).find((b) => b.code.includes(`from "${NAME}"`) && b.code.includes("createRuntime"));
+  expect(example, "README.md has a library example that imports createRuntime from qwen-tool-calls").toBeDefined();
   // Node 20 runs JavaScript: strip the types the way tsc would, nothing else.
   const js = ts.transpileModule(example!.code, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
   writeFileSync(join(app, "readme-example.mjs"), js);

@@ -8,7 +8,7 @@ import { makeStandIn } from "../../training/stand-ins.js";
 import { formatRunSummary } from "../../harness/summary.js";
 import { RUNTIME_DEFAULTS } from "../../runtime/defaults.js";
 import type { GenerationMode } from "../../runtime/types.js";
-import { choiceOption, intOption, MAX_CONTEXT_SIZE, TOOL_CHOICE_DEFAULT_HELP, toolChoiceFor } from "../options.js";
+import { choiceOption, intOption, MAX_CONTEXT_SIZE, threadsHelp, TOOL_CHOICE_DEFAULT_HELP, toolChoiceFor } from "../options.js";
 import { checkOutputFile } from "../out-path.js";
 
 interface AgentFlags {
@@ -49,7 +49,7 @@ export function registerAgent(program: Command): Command {
     .option("--thinking <on|off>", "let the model think first", choiceOption(["on", "off"] as const), AGENT_DEFAULTS.thinking ? "on" : "off")
     .option("--transcript <file>", "append the run's record to this JSONL file")
     .option("--test-timeout <ms>", "time limit of one test run", intOption(100, 600_000), SANDBOX_DEFAULTS.testTimeoutMs)
-    .option("--threads <n>", `CPU threads (default: the cores not busy at start, 1 to 4; now ${RUNTIME_DEFAULTS.threads})`, intOption(1, 256))
+    .option("--threads <n>", threadsHelp(), intOption(1, 1024))
     .option("--context-size <n>", `tokens the context holds (default: ${RUNTIME_DEFAULTS.contextSize})`, intOption(256, MAX_CONTEXT_SIZE))
     .option("--keep-workspace", "keep the run's folder (its path is in the record)")
     .option("--json", "print the run's record as JSON instead of the summary")

@@ -2,15 +2,15 @@
 // bench with a progress bar and Ctrl-C handling, and prints the table (or the report as JSON).
 
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { BENCH_DEFAULTS } from "../../bench/defaults.js";
+import { BENCH_DEFAULTS, benchContextSize } from "../../bench/defaults.js";
 import { createProgress } from "../../bench/progress.js";
 import { selectModes } from "../../bench/plan.js";
-import { renderTable } from "../../bench/render-text.js";
+import { allErroredLines, renderTable } from "../../bench/render-text.js";
 import { runBench } from "../../bench/run-bench.js";
 import { REFERENCE_KINDS, type BenchModelSpec, type BenchPlanConfig } from "../../bench/types.js";
 import { GPU_CHOICES } from "../../model/load.js";
 import { MODEL_SPEC_HELP } from "../../model/resolve.js";
-import { choiceOption, intOption, MAX_CONTEXT_SIZE } from "../options.js";
+import { choiceOption, intOption, MAX_CONTEXT_SIZE, threadsHelp } from "../options.js";
 import { checkOutputDir } from "../out-path.js";
 import { UNSAFE_NO_SANDBOX_HELP } from "./agent.js";
 import { CALL_POLICIES, type CallPolicy } from "../../harness/call-policy.js";
@@ -49,6 +49,8 @@ interface BenchFlags {
 
 /** Exit code of a bench stopped by Ctrl-C (128 + SIGINT), after its partial report is written. */
 const INTERRUPTED_EXIT = 130;
+/** Exit code of a bench in which some mode's runs all errored (its report is still written). */
+const ALL_ERRORED_EXIT = 1;
 
 export function registerBench(program: Command): Command {
   // `--model` and `--lora` share this list, in the order they appear: a `--lora` belongs to the model before it.
@@ -85,8 +87,8 @@ export function registerBench(program: Command): Command {
     .option("--thinking <on|off>", "let the model think first (default: off)", choiceOption(["on", "off"] as const))
     .option("--out <dir>", `output folder (default: ${d.resultsDir}/<timestamp>/)`)
     .option("--resume <dir>", "continue an interrupted bench in its folder (same settings)")
-    .option("--threads <n>", `CPU threads (default: ${d.threads})`, intOption(1, 1024))
-    .option("--context-size <n>", `context size in tokens (default: ${d.contextSize})`, intOption(256, MAX_CONTEXT_SIZE))
+    .option("--threads <n>", threadsHelp(), intOption(1, 1024))
+    .option("--context-size <n>", `context size in tokens (default: room for every turn, ${benchContextSize(d.maxTurns, d.maxTokens)} for ${d.maxTurns} turns × ${d.maxTokens} tokens; ${d.contextSize} for --suite bfcl)`, intOption(256, MAX_CONTEXT_SIZE))
     .addOption(new Option("--context <n>", "same as --context-size").argParser(intOption(256, MAX_CONTEXT_SIZE)).hideHelp())
     .option("--gpu <backend>", `compute backend (default: ${d.gpu})`, choiceOption(GPU_CHOICES))
     .option("--suite <suite>", `what to run: tasks (the 40 agent tasks) or bfcl (BFCL's single-turn questions, downloaded at first use)`, choiceOption(BENCH_SUITES), "tasks")
@@ -158,6 +160,12 @@ export function registerBench(program: Command): Command {
         progress.stop();
         if (flags.json) process.stdout.write(`${JSON.stringify(outcome.report, null, 2)}\n`);
         else process.stdout.write(`${renderTable(outcome.report, { color: process.stdout.isTTY === true })}\nreport: ${outcome.dir}\n`);
+        // A mode whose every run errored measured nothing: say so in one line and fail, so no script reads its zeros.
+        const allErrored = allErroredLines(outcome.report);
+        if (allErrored.length && !outcome.interrupted) {
+          process.stderr.write(`qtc bench: ${allErrored[0]}${allErrored.length > 1 ? ` (and ${allErrored.length - 1} more rows)` : ""}\n`);
+          process.exitCode = ALL_ERRORED_EXIT;
+        }
         if (outcome.interrupted) {
           process.stderr.write(`qtc bench: interrupted; partial report written. Continue with: qtc bench --resume ${outcome.dir}\n`);
           process.exitCode = INTERRUPTED_EXIT;

@@ -15,7 +15,7 @@ import { loadToolsFile } from "../../tools/index.js";
 import type { ToolInput } from "../../tools/types.js";
 import { createChatSession } from "../chat-session.js";
 import { terminalText } from "../terminal-text.js";
-import { choiceOption, intOption, MAX_CONTEXT_SIZE, TOOL_CHOICE_DEFAULT_HELP, toolChoiceFor } from "../options.js";
+import { choiceOption, intOption, MAX_CONTEXT_SIZE, threadsHelp, TOOL_CHOICE_DEFAULT_HELP, toolChoiceFor } from "../options.js";
 import { UNSAFE_NO_SANDBOX_HELP } from "./agent.js";
 
 interface ChatFlags {
@@ -27,7 +27,7 @@ interface ChatFlags {
   maxTokens: number;
   maxSteps: number;
   seed?: number;
-  threads: number;
+  threads?: number;
   contextSize: number;
   gpu: GpuChoice;
   unsafeNoSandbox?: boolean;
@@ -47,7 +47,7 @@ export function registerChat(program: Command): Command {
     .option("--max-tokens <n>", "token budget of one model turn", intOption(1, 32768), GENERATE_DEFAULTS.maxTokens)
     .option("--max-steps <n>", "model turns per message while it keeps calling tools", intOption(1, 100), 4)
     .option("--seed <n>", "sampling seed (default: random)", intOption(0, 2 ** 32 - 1))
-    .option("--threads <n>", "CPU threads (default: the cores not busy at start, 1 to 4)", intOption(1, 1024), RUNTIME_DEFAULTS.threads)
+    .option("--threads <n>", threadsHelp(), intOption(1, 1024))
     .option("--context-size <n>", "context size in tokens", intOption(256, MAX_CONTEXT_SIZE), RUNTIME_DEFAULTS.contextSize)
     .option("--gpu <gpu>", `${GPU_CHOICES.join("|")}`, choiceOption(GPU_CHOICES), RUNTIME_DEFAULTS.gpu)
     .option("--unsafe-no-sandbox", UNSAFE_NO_SANDBOX_HELP)

@@ -3,7 +3,7 @@
 
 import type { Command } from "commander";
 import { collect } from "../options.js";
-import { checkOutputDir } from "../out-path.js";
+import { checkOutputDir, checkNotInPackage } from "../out-path.js";
 import { DATASET_DEFAULTS, makeDataset } from "../../training/index.js";
 
 interface DataFlags {
@@ -25,6 +25,7 @@ export function registerData(program: Command): Command {
     .option("--no-demonstrations", "leave out the reference-fix demonstrations")
     .action(async (flags: DataFlags) => {
       checkOutputDir("--out", flags.out);
+      checkNotInPackage("--out", flags.out);
       const s = await makeDataset({
         outDir: flags.out,
         tasksDir: flags.tasks,

@@ -39,7 +39,7 @@ export function registerFinetune(program: Command): Command {
     .option("--lr <x>", "AdamW learning rate", numberOption(1e-8, 1), FINETUNE_DEFAULTS.lr)
     .option("--seed <n>", "seed of the sample order", intOption(0, 0x7fffffff), FINETUNE_DEFAULTS.seed)
     .option("--ctx <n>", "tokens per training window (a multiple of 256)", intOption(256, 32768), FINETUNE_DEFAULTS.contextSize)
-    .option("--threads <n>", "CPU threads", intOption(1, 1024), FINETUNE_DEFAULTS.threads)
+    .option("--threads <n>", "CPU threads for training", intOption(1, 1024), FINETUNE_DEFAULTS.threads)
     .option("--max-steps <n>", "windows per epoch at most (0: all)", intOption(0), FINETUNE_DEFAULTS.maxSteps)
     .option("--lora <rank>", "train a LoRA adapter of this rank beside the frozen base; --out is then the adapter GGUF (load it with --lora)", intOption(1, 1024))
     .option("--alpha <a>", "LoRA scale numerator: updates are scaled by alpha / rank (default: the rank)", numberOption(1e-6, 1e6))

@@ -8,6 +8,7 @@ import { registerData } from "./data.js";
 import { registerFinetune } from "./finetune.js";
 import { registerGrammar } from "./grammar.js";
 import { registerMakeModel } from "./make-model.js";
+import { registerModels } from "./models.js";
 import { registerParse } from "./parse.js";
 import { registerPull } from "./pull.js";
 import { registerRun } from "./run.js";
@@ -23,6 +24,7 @@ export const COMMANDS: ReadonlyArray<(program: Command) => Command> = [
   registerAgent,
   registerChat,
   registerServe,
+  registerModels,
   registerPull,
   registerMakeModel,
   registerData,

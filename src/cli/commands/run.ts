@@ -11,7 +11,7 @@ import { makeStandIn } from "../../training/stand-ins.js";
 import type { GenerateRequest, GenerationMode } from "../../runtime/types.js";
 import { loadToolsFile } from "../../tools/index.js";
 import type { JsonSchema } from "../../tools/types.js";
-import { choiceOption, intOption, MAX_CONTEXT_SIZE, numberOption, repeatGuardOption, TOOL_CHOICE_DEFAULT_HELP, toolChoiceFlag, toolChoiceFor } from "../options.js";
+import { choiceOption, intOption, MAX_CONTEXT_SIZE, numberOption, repeatGuardOption, threadsHelp, threadsText, TOOL_CHOICE_DEFAULT_HELP, toolChoiceFlag, toolChoiceFor } from "../options.js";
 import { readTextFile } from "../read-file.js";
 import { CALL_POLICIES, CALL_POLICY_DEFAULTS, planRequest, type CallPolicy } from "../../harness/call-policy.js";
 
@@ -31,7 +31,7 @@ interface RunFlags {
   thinking: "on" | "off";
   jumpForward: "on" | "off";
   repeatGuard: number | false;
-  threads: number;
+  threads?: number;
   contextSize: number;
   gpu: GpuChoice;
   json?: boolean;
@@ -60,7 +60,7 @@ export function registerRun(program: Command): Command {
     .option("--thinking <on|off>", "let the model think first", choiceOption(["on", "off"] as const), GENERATE_DEFAULTS.thinking ? "on" : "off")
     .option("--jump-forward <on|off>", "feed text the grammar forces in one batch", choiceOption(["on", "off"] as const), "on")
     .option("--repeat-guard <n|off>", "stop a loop: a 1-3 token span repeated n times in a row (a phrase: n/3) closes the value and call, or ends the text", repeatGuardOption, GENERATE_DEFAULTS.repeatGuard)
-    .option("--threads <n>", "CPU threads (default: the cores not busy at start, 1 to 4)", intOption(1, 1024), RUNTIME_DEFAULTS.threads)
+    .option("--threads <n>", threadsHelp(), intOption(1, 1024))
     .option("--context-size <n>", "context size in tokens", intOption(64, MAX_CONTEXT_SIZE), RUNTIME_DEFAULTS.contextSize)
     .option("--gpu <gpu>", `${GPU_CHOICES.join("|")}`, choiceOption(GPU_CHOICES), RUNTIME_DEFAULTS.gpu)
     .option("--lora <file>", "a LoRA adapter GGUF applied on top of the model (qtc finetune --lora writes one) (default: none)")
@@ -153,7 +153,7 @@ export function toJson({ result }: GenerateOnceResult): Record<string, unknown> 
 function summary({ result, modelInfo, settings }: GenerateOnceResult, request: GenerateRequest): string {
   const choice = typeof request.toolChoice === "object" ? request.toolChoice.name : request.toolChoice;
   const lines = [
-    `model ${modelInfo.name}${modelInfo.synthetic ? " (synthetic: random weights)" : ""} · ${result.format} · ${result.mode} · tool choice ${choice} · ${settings.threads} threads`,
+    `model ${modelInfo.name}${modelInfo.synthetic ? " (synthetic: random weights)" : ""} · ${result.format} · ${result.mode} · tool choice ${choice} · ${threadsText(settings.threads)}`,
   ];
   if (result.reasoning !== null) lines.push(`reasoning: ${JSON.stringify(result.reasoning)}`);
   if (result.content !== "") lines.push(`content: ${JSON.stringify(result.content)}`);
