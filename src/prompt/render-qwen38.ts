@@ -21,6 +21,20 @@ const END = imEnd.text;
 export const QWEN38_EFFORTS = ["xhigh", "medium", "low"] as const;
 export type TemplateEffort = (typeof QWEN38_EFFORTS)[number];
 
+/**
+ * The reasoning efforts people send (OpenAI's names plus xhigh) as thinking on/off and the template's level:
+ * none/minimal turn thinking off; low and medium are the template's levels; high and xhigh its highest (xhigh,
+ * which has no `high`). A template without levels reads only on/off.
+ */
+export const REASONING_EFFORTS: Readonly<Record<string, { thinking: boolean; level?: TemplateEffort }>> = Object.freeze({
+  none: { thinking: false },
+  minimal: { thinking: false },
+  low: { thinking: true, level: "low" },
+  medium: { thinking: true, level: "medium" },
+  high: { thinking: true, level: "xhigh" },
+  xhigh: { thinking: true, level: "xhigh" },
+});
+
 /** The line the template writes first in the system turn for each level (`medium` writes none). */
 const INSTRUCTIONS: Readonly<Record<TemplateEffort, string>> = Object.freeze({
   xhigh:

@@ -2,32 +2,24 @@
 // `reasoning.effort` as thinking on/off plus the template's level, Anthropic's thinking budget as a level, and
 // `chat_template_kwargs` (only the variables qtc passes; any other key is a 400 naming it).
 
-import type { TemplateEffort } from "../prompt/render-qwen38.js";
+import { REASONING_EFFORTS, type TemplateEffort } from "../prompt/render-qwen38.js";
 import type { GenerateRequest } from "../runtime/types.js";
 import { badRequest } from "./api-error.js";
 
 export type ReasoningFields = Pick<GenerateRequest, "thinking" | "reasoningEffort" | "preserveThinking">;
 
-/** The efforts the routes accept, and what each means (docs/server.md, "Reasoning effort"). */
-export const API_EFFORTS: Readonly<Record<string, ReasoningFields>> = Object.freeze({
-  none: { thinking: false },
-  minimal: { thinking: false },
-  low: { thinking: true, reasoningEffort: "low" },
-  medium: { thinking: true, reasoningEffort: "medium" },
-  // Qwen3.8's template has no `high`: its highest level is xhigh.
-  high: { thinking: true, reasoningEffort: "xhigh" },
-  xhigh: { thinking: true, reasoningEffort: "xhigh" },
-});
-
-const EFFORT_LIST = Object.keys(API_EFFORTS).map((e) => `"${e}"`).join(", ");
+const EFFORT_LIST = Object.keys(REASONING_EFFORTS).map((e) => `"${e}"`).join(", ");
 
 /**
- * An API effort as thinking and the template's level: none/minimal turn thinking off; low and medium are the
- * template's levels; high and xhigh its highest (xhigh). A template without levels reads only on/off. Absent: {}.
+ * An API effort as thinking and the template's level (REASONING_EFFORTS; docs/server.md, "Reasoning effort").
+ * Absent: {}.
  */
 export function reasoningOfEffort(effort: unknown, param: string): ReasoningFields {
   if (effort === undefined || effort === null) return {};
-  if (typeof effort === "string" && Object.hasOwn(API_EFFORTS, effort)) return { ...API_EFFORTS[effort]! };
+  if (typeof effort === "string" && Object.hasOwn(REASONING_EFFORTS, effort)) {
+    const { thinking, level } = REASONING_EFFORTS[effort]!;
+    return level ? { thinking, reasoningEffort: level } : { thinking };
+  }
   throw badRequest(`${param} must be one of ${EFFORT_LIST}; got ${JSON.stringify(effort)}.`, param);
 }
 
