@@ -69,7 +69,7 @@ export class Scanner implements ScanCursor {
     this.bareAtStart = patterns.bareAtStart;
     this.bareNote = bare ? `bare ${bare.label} block without the ${this.open} wrapper` : "";
     this.block = new BlockEnd(this, { open: this.open, close: this.close, bodies, maxBlockChars, sink });
-    this.thinkCalls = new ThinkCalls({ open: this.open, scan: (text) => this.scanRun(text) });
+    this.thinkCalls = new ThinkCalls({ open: this.open, thinkOpen: THINK_OPEN, scan: (text) => this.scanRun(text) });
   }
 
   /** Scan `text` on its own as answer text and collect its blocks (for ThinkCalls). */
