@@ -3,7 +3,6 @@
 // turn, every message's text trimmed, the think block written only into the turns after the last user query,
 // tool responses grouped into one user turn, and a generation prompt that opens the think block.
 
-import { fail } from "../errors.js";
 import { QWEN35_TOKENS, type ToolCallFormat } from "../formats/index.js";
 import type { TemplateMessage } from "./messages.js";
 import { pythonLstrip, pythonRstrip, pythonStrip } from "./python-json.js";
@@ -71,7 +70,9 @@ export function renderQwen35(messages: readonly TemplateMessage[], tools: readon
   messages.forEach((m, i) => {
     const isLast = i === messages.length - 1;
     if (m.role === "system") {
-      if (i > 0) fail("invalid_messages", `messages[${i}]: the Qwen3.5 template allows a system message only at the beginning`, { path: `/messages/${i}` });
+      // The template raises on a system message after the first; clients send them (Claude Code), so it is
+      // rendered in place as a system turn, as Qwen3's template and the patched templates people run do.
+      if (i > 0) out.markup(`${START}system\n`).content(pythonStrip(m.content)).markup(`${END}\n`);
     } else if (m.role === "user") {
       out.markup(`${START}user\n`).content(pythonStrip(m.content)).markup(`${END}\n`);
     } else if (m.role === "assistant") {

@@ -73,7 +73,9 @@ export function renderQwen38(messages: readonly TemplateMessage[], tools: readon
   const keepEveryThink = settings.preserveThinking !== false;
   messages.forEach((m, i) => {
     if (m.role === "system") {
-      if (i > 0) fail("invalid_messages", `messages[${i}]: the Qwen3.8 template allows a system message only at the beginning`, { path: `/messages/${i}` });
+      // The template raises on a system message after the first; clients send them (Claude Code), so it is
+      // rendered in place as a system turn, as Qwen3's template and the patched templates people run do.
+      if (i > 0) out.markup(`${START}system\n`).content(pythonStrip(m.content)).markup(`${END}\n`);
     } else if (m.role === "user") {
       out.markup(`${START}user\n`).content(pythonStrip(m.content)).markup(`${END}\n`);
     } else if (m.role === "assistant") {

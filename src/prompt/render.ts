@@ -88,7 +88,8 @@ function flag(value: unknown, name: string, fallback: boolean): boolean {
  * for bad input (a value nested deeper than MAX_RENDER_DEPTH is `invalid_messages` / `invalid_tools`).
  *
  * Where the template would fail, qtc renders instead: an assistant `content` of null or absent is treated
- * as "" (the templates need a string); for qwen3coder, past-call arguments given as JSON text are decoded
+ * as "" (the templates need a string); a system message after the first, which the Qwen3.5/3.6/3.8 templates refuse,
+ * is rendered in place as a system turn (as Qwen3's template does); for qwen3coder, past-call arguments given as JSON text are decoded
  * once (its template iterates an object). Integer-valued floats print as integers (see python-json.ts).
  */
 export function renderPrompt(options: RenderPromptOptions): string {

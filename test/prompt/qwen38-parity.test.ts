@@ -150,6 +150,15 @@ describe("what the variables change, read from the rendered prompt", () => {
     expect(qtc(qwen36, { ...c, preserve: undefined }).includes("three files")).toBe(false);
   });
 
+  it("a system message after the first, which the template refuses, is rendered in place as a system turn (Claude Code sends them)", () => {
+    const shape: Shape = { name: "late system", messages: [user("Q1"), { role: "assistant", content: "A1" }, { role: "system", content: " Be brief now. " }, user("Q2")] };
+    const c = { shape, thinking: undefined, effort: undefined, preserve: undefined, addGenerationPrompt: true };
+    expect(() => jinja(QWEN38_TEMPLATE, c)).toThrow(/System message must be at the beginning/);
+    const withoutIt = jinja(QWEN38_TEMPLATE, { ...c, shape: { ...shape, messages: shape.messages.filter((m, i) => i !== 2) } });
+    const marker = "<|im_start|>user\nQ2";
+    expect(qtc(qwen38, c)).toBe(withoutIt.replace(marker, `<|im_start|>system\nBe brief now.<|im_end|>\n${marker}`));
+  });
+
   it("an effort the template does not have is refused", () => {
     expect(() => renderPrompt({ messages: [user("x")], format: qwen38, reasoningEffort: "high" as never })).toThrow(/reasoningEffort must be one of xhigh, medium, low/);
   });
