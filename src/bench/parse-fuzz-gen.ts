@@ -123,20 +123,23 @@ class CaseBuilder {
   }
 
   /**
-   * Issue 43: calls that end an unclosed think section (only whitespace between and after them) may be read as the
-   * answer's calls (when valid, unquoted and outside a fence): their spans are no longer forbidden, and the
-   * invalid ones among them must still be rejected.
+   * Issue 43: calls that end an unclosed think section (only whitespace between and after them, or a trailing
+   * `<think>`: issue 51) may be read as the answer's calls (when valid, unquoted and outside a fence): their spans
+   * are no longer forbidden, and the invalid ones among them must still be rejected.
    */
   private callsEndingThink(text: string): void {
-    let runStart = text.length;
+    // Issue 51: a trailing `<think>` (the next think block opened after the turn) ends the run like the output's end.
+    const trimmed = text.trimEnd();
+    const end = trimmed.endsWith("<think>") ? trimmed.length - "<think>".length : text.length;
+    let runStart = end;
     for (let k = this.thinkCalls.length - 1; k >= 0; k--) {
       const c = this.thinkCalls[k]!;
-      if (c.end > text.length) continue; // cut off
+      if (c.end > end) continue; // cut off
       if (text.slice(c.end, runStart).trim() !== "") break;
       runStart = c.start;
       if (c.invalid) this.mustReject.push([c.start, c.end]);
     }
-    if (runStart === text.length) return;
+    if (runStart === end) return;
     for (const span of this.forbidden) if (span[0] <= runStart && span[1] > runStart) span[1] = runStart;
   }
 

@@ -4,6 +4,7 @@
 import { fail } from "../errors.js";
 import { hermes } from "./hermes.js";
 import { qwen35 } from "./qwen35.js";
+import { qwen36, qwen38 } from "./qwen38.js";
 import { qwen3coder } from "./qwen3coder.js";
 import type { FormatId, ToolCallFormat } from "./types.js";
 
@@ -17,6 +18,7 @@ export type {
   JsonCallSpelling,
   JsonSeparators,
   ParameterTags,
+  TemplateVariable,
   PastCall,
   SpecialTag,
   ThinkTags,
@@ -27,13 +29,14 @@ export type {
 export { hermes, HERMES_SETTINGS } from "./hermes.js";
 export { qwen3coder, QWEN3CODER_SETTINGS } from "./qwen3coder.js";
 export { qwen35, QWEN35_SETTINGS } from "./qwen35.js";
+export { qwen36, qwen38, QWEN36_SETTINGS, QWEN38_SETTINGS } from "./qwen38.js";
 export { JSON_VALUE_CLOSERS, jsonCallFormat, PYTHON_JSON_SEPARATORS, type JsonCallSettings } from "./json-call.js";
 export { xmlCallFormat, type XmlCallSettings } from "./xml-call.js";
 export { QWEN3_THINK, QWEN3_TOKENS, QWEN3_VOCAB_SIZE } from "./qwen3-tokens.js";
 export { QWEN35_ADDED_FIRST, QWEN35_TOKENS, QWEN35_VOCAB_SIZE } from "./qwen35-tokens.js";
 
 /** Every registered format by id; a new format is one more entry here. */
-export const FORMATS: Readonly<Record<FormatId, ToolCallFormat>> = Object.freeze({ hermes, qwen3coder, qwen35 });
+export const FORMATS: Readonly<Record<FormatId, ToolCallFormat>> = Object.freeze({ hermes, qwen3coder, qwen35, qwen36, qwen38 });
 export const FORMAT_IDS: FormatId[] = Object.keys(FORMATS);
 const FORMAT_LIST: readonly ToolCallFormat[] = Object.freeze(Object.values(FORMATS));
 

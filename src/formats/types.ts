@@ -124,7 +124,22 @@ export interface FormatData {
    * `blockSeparator` there (Qwen3.5: a blank line). Default: `blockSeparator`.
    */
   firstCallSeparator?: string;
+  /**
+   * How the template prints an argument value that is not a string, in a format whose values are raw text:
+   * `"str-unless-container"` (Qwen3-Coder, Qwen3.5: objects and arrays as JSON, other values with Python's str(),
+   * so `True`, `None`) or `"json"` (Qwen3.8: every non-string value through `tojson`, so `true`, `null`).
+   * Default: "str-unless-container".
+   */
+  nonStringValues?: "str-unless-container" | "json";
+  /**
+   * The template variables beyond `enable_thinking` that its text reads (`preserve_thinking`, `reasoning_effort`):
+   * a request may set only these. Default: none.
+   */
+  templateVariables?: readonly TemplateVariable[];
 }
+
+/** A chat-template variable qtc passes through when the model's template reads it. */
+export type TemplateVariable = "preserve_thinking" | "reasoning_effort";
 
 export interface ToolCallFormat extends FormatData {
   think: ThinkTags;

@@ -115,9 +115,11 @@ export function xmlCallFormat(settings: XmlCallSettings): ToolCallFormat {
   const { spelling: s, ...data } = settings;
   const { open, close, framing } = data;
   const think = settings.think ?? QWEN3_THINK;
+  const jsonValue = settings.nonStringValues === "json" ? () => true : (value: unknown) => value !== null && typeof value === "object";
   return Object.freeze({
     ...data,
     templateMarkers: Object.freeze([...settings.templateMarkers]),
+    templateVariables: Object.freeze([...(settings.templateVariables ?? [])]),
     think: Object.freeze({ ...(settings.think ?? QWEN3_THINK) }),
     firstCallSeparator: settings.firstCallSeparator ?? data.blockSeparator,
     stringText: "raw",
@@ -136,7 +138,7 @@ export function xmlCallFormat(settings: XmlCallSettings): ToolCallFormat {
       out.content(call.name);
       out.markup(s.tagEnd + framing);
       for (const [key, value] of Object.entries(argumentsObject(call))) {
-        const text = value !== null && typeof value === "object" ? print.json(value) : print.str(value);
+        const text = typeof value !== "string" && jsonValue(value) ? print.json(value) : print.str(value);
         out.markup(s.parameterOpen);
         out.content(key);
         out.markup(s.tagEnd + framing);

@@ -22,6 +22,13 @@ export async function readQwen35ChatTemplate(): Promise<string> {
   return readFile(QWEN35_TEMPLATE_FILE, "utf8");
 }
 
+/** Qwen3.8's chat template as qtc ships it (templates/README.md); its special tokens are Qwen3.5's. */
+export const QWEN38_TEMPLATE_FILE = new URL("../../templates/qwen3.8-27b.jinja", import.meta.url);
+
+export async function readQwen38ChatTemplate(): Promise<string> {
+  return readFile(QWEN38_TEMPLATE_FILE, "utf8");
+}
+
 /**
  * Qwen3.5's added tokens after Qwen3's 26, at 248,070-248,076 (its tokenizer's `added_tokens.json`): audio and
  * speech markers. Only the real-id layout carries them; the approximate one stays as it was (placeholders there).

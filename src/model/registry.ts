@@ -41,7 +41,10 @@ export const DEFAULT_MODEL = "qwen3-0.6b";
 /**
  * Known models. File names were checked against public references to these repositories (the official Qwen
  * GGUF repositories, and unsloth's GGUFs of Qwen3-Coder, Qwen3.5 and Qwen3.6, which qtc found no official GGUF
- * of). Qwen3.5 and Qwen3.6 use the `qwen35` / `qwen35moe` architectures of the bundled llama.cpp.
+ * of). Qwen3.5 and Qwen3.6 use the `qwen35` / `qwen35moe` architectures of the bundled llama.cpp. Qwen3.8-27B: ggml-org's
+ * GGUF (the one Qwen's model card links) and unsloth's; its Flash-Next builds (unsloth/Qwen3.8-Flash-Next-GGUF) are
+ * split into several files under per-quantization folders and use the `qwen4exp` architecture, which the bundled
+ * llama.cpp does not know, so they are not listed.
  */
 export const MODEL_REGISTRY: readonly RegistryModel[] = (
   [
@@ -104,9 +107,30 @@ export const MODEL_REGISTRY: readonly RegistryModel[] = (
   {
     name: "qwen3.6-35b-a3b",
     uri: "hf:unsloth/Qwen3.6-35B-A3B-GGUF/Qwen3.6-35B-A3B-UD-Q4_K_M.gguf",
-    format: "qwen35",
+    format: "qwen36",
     approxBytes: 22_120_000_000,
     description: "Qwen3.6-35B-A3B, UD-Q4_K_M, unsloth GGUF (XML tool calls; the smallest Qwen3.6 qtc found; needs about 24 GB of memory)",
+  },
+  {
+    name: "qwen3.8-27b",
+    uri: "hf:ggml-org/Qwen3.8-27B-GGUF/Qwen3.8-27B-Q4_K_M.gguf",
+    format: "qwen38",
+    approxBytes: 18_973_870_432,
+    description: "Qwen3.8-27B, Q4_K_M, ggml-org's GGUF (the one Qwen's model card links; XML tool calls, reasoning_effort levels; needs about 22 GB of memory)",
+  },
+  {
+    name: "qwen3.8-27b-q8",
+    uri: "hf:ggml-org/Qwen3.8-27B-GGUF/Qwen3.8-27B-Q8_0.gguf",
+    format: "qwen38",
+    approxBytes: 28_595_763_552,
+    description: "Qwen3.8-27B, Q8_0, ggml-org's GGUF (needs about 32 GB of memory)",
+  },
+  {
+    name: "qwen3.8-27b-ud",
+    uri: "hf:unsloth/Qwen3.8-27B-GGUF/Qwen3.8-27B-UD-Q4_K_XL.gguf",
+    format: "qwen38",
+    approxBytes: 17_600_000_000,
+    description: "Qwen3.8-27B, UD-Q4_K_XL, unsloth GGUF (the most-used community quantization; needs about 21 GB of memory)",
   },
   ] satisfies Entry[]
 ).map(withAliases);

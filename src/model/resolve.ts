@@ -43,8 +43,16 @@ export interface ResolveOptions extends Omit<PullOptions, "force"> {
 }
 
 const QWEN35_PREFIX = "qwen3.5-";
-/** The synthetic models `--model` takes: `synthetic:<shape>` (Qwen3's tokenizer) and `synthetic:qwen3.5-<shape>`. */
-const SYNTHETIC_SPECS: readonly string[] = [...SHAPES.map((s) => `synthetic:${s}`), ...SHAPES.map((s) => `synthetic:${QWEN35_PREFIX}${s}`)];
+const QWEN38_PREFIX = "qwen3.8-";
+/**
+ * The synthetic models `--model` takes: `synthetic:<shape>` (Qwen3's tokenizer), `synthetic:qwen3.5-<shape>` and
+ * `synthetic:qwen3.8-<shape>` (Qwen3.8's template on the Qwen3.5 stand-in vocabulary).
+ */
+const SYNTHETIC_SPECS: readonly string[] = [
+  ...SHAPES.map((s) => `synthetic:${s}`),
+  ...SHAPES.map((s) => `synthetic:${QWEN35_PREFIX}${s}`),
+  ...SHAPES.map((s) => `synthetic:${QWEN38_PREFIX}${s}`),
+];
 
 /** The `--model` forms, for help texts and error messages. */
 export const MODEL_SPEC_HELP =
@@ -86,8 +94,9 @@ export async function resolveModel(spec: string = DEFAULT_MODEL, opts: ResolveOp
   }
   if (trimmed.startsWith("synthetic:")) {
     const rest = trimmed.slice("synthetic:".length);
-    // `synthetic:qwen3.5-<shape>` carries Qwen3.5's tokenizer layout and template; its format is detected from that template.
-    const vocabulary = rest.startsWith(QWEN35_PREFIX) ? "qwen3.5" : "qwen3";
+    // `synthetic:qwen3.5-<shape>` / `qwen3.8-<shape>` carry Qwen3.5's tokenizer layout and that model's template;
+    // the format is detected from the template.
+    const vocabulary = rest.startsWith(QWEN35_PREFIX) ? "qwen3.5" : rest.startsWith(QWEN38_PREFIX) ? "qwen3.8" : "qwen3";
     const shape = (vocabulary === "qwen3" ? rest : rest.slice(QWEN35_PREFIX.length)) as ShapeName;
     if (!(shape in QWEN3_SHAPES)) fail("model_not_found", `unknown synthetic shape "${rest}": use ${SYNTHETIC_SPECS.join(", ")}`);
     const path = await ensureSyntheticModel(shape, { modelsDir: dir, vocabulary });

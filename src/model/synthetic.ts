@@ -14,7 +14,7 @@ import { seededRandom } from "../random.js";
 import { DTYPES, type Dtype, FILE_TYPE_OF_DTYPE, GGML_TYPE_OF_DTYPE, encodeTensorData } from "./quantize.js";
 import { QWEN3_SHAPES, SHAPES, type Qwen3Shape, type Qwen3TensorSpec, type ShapeName, qwen3Tensors } from "./qwen3-shapes.js";
 import { type Qwen3Vocab, readQwen3Vocab } from "./qwen3-vocab.js";
-import { type Qwen35Ids, readQwen35Vocab } from "./qwen35-vocab.js";
+import { type Qwen35Ids, readQwen35Vocab, readQwen38ChatTemplate } from "./qwen35-vocab.js";
 import { qwen35MergesPath } from "./qwen35-data.js";
 
 /** Bumped whenever the bytes a given (shape, dtype, seed) produce change; cached files of older versions are rewritten. */
@@ -34,15 +34,20 @@ export const SYNTHETIC_KEYS = {
 /**
  * The tokenizers a synthetic model can carry: `qwen3` (Qwen3's, with its template) or `qwen3.5` (Qwen3.5's
  * special ids, vocabulary size, pre-tokenizer and template, and its own BPE when its data is there; see
- * qwen35-vocab.ts).
+ * qwen35-vocab.ts), or `qwen3.8` (the Qwen3.5 stand-in vocabulary with Qwen3.8's template and special tokens,
+ * until Qwen3.8's own ids are buildable).
  */
-export const VOCABULARIES = ["qwen3", "qwen3.5"] as const;
+export const VOCABULARIES = ["qwen3", "qwen3.5", "qwen3.8"] as const;
 export type VocabularyName = (typeof VOCABULARIES)[number];
 
 const READ_VOCABULARY: Readonly<Record<VocabularyName, () => Promise<Qwen3Vocab & { ids?: Qwen35Ids }>>> = {
   qwen3: readQwen3Vocab,
   "qwen3.5": () => readQwen35Vocab(),
+  "qwen3.8": async () => ({ ...(await readQwen35Vocab()), chatTemplate: await readQwen38ChatTemplate() }),
 };
+
+/** Whether a vocabulary uses Qwen3.5's layout (and so carries real or approximate ids). */
+const qwen35Layout = (vocabulary: VocabularyName): boolean => vocabulary !== "qwen3";
 
 /** Which ids a Qwen3.5 stand-in written now carries: real when Qwen3.5's merges are in its data folder. */
 export const qwen35IdsNow = (): Qwen35Ids => (qwen35MergesPath() === null ? "approximate" : "real");
@@ -175,7 +180,7 @@ export async function ensureSyntheticModel(shape: ShapeName, opts: EnsureSynthet
   const path = join(opts.modelsDir ?? modelsDir(), syntheticFileName(shape, dtype, seed, vocabulary));
   if (existsSync(path)) {
     const found = await readSyntheticInfo(path).catch(() => null);
-    const same = found && found.shape === shape && found.vocabulary === vocabulary && found.dtype === dtype && found.seed === seed && (vocabulary !== "qwen3.5" || found.ids === qwen35IdsNow());
+    const same = found && found.shape === shape && found.vocabulary === vocabulary && found.dtype === dtype && found.seed === seed && (!qwen35Layout(vocabulary) || found.ids === qwen35IdsNow());
     if (same && found.writerVersion === SYNTHETIC_WRITER_VERSION) return path;
   }
   await writeSyntheticModel({ shape, dtype, seed, vocabulary, out: path });
@@ -195,7 +200,7 @@ export async function readSyntheticInfo(path: string): Promise<SyntheticModelInf
     seed: Number(get(SYNTHETIC_KEYS.seed)),
     writerVersion: Number(get(SYNTHETIC_KEYS.version)),
     // Qwen3.5 stand-ins written before the key existed carry Qwen3's merges.
-    ...(get(SYNTHETIC_KEYS.vocabulary) === "qwen3.5" ? { ids: (get(SYNTHETIC_KEYS.vocabularyIds) ?? "approximate") as Qwen35Ids } : {}),
+    ...(qwen35Layout((get(SYNTHETIC_KEYS.vocabulary) ?? "qwen3") as VocabularyName) ? { ids: (get(SYNTHETIC_KEYS.vocabularyIds) ?? "approximate") as Qwen35Ids } : {}),
   };
 }
 

@@ -79,7 +79,7 @@ export class Scanner implements ScanCursor {
     const prose = this.prose;
     const quoteAt = prose ? () => (this.thinkDepth > 0 ? "a think block nested in another" : prose.quoteBlock()) : undefined;
     this.block = new BlockEnd(this, { open: this.open, close: this.close, bodies, maxBlockChars, sink, ...(quoteAt ? { quoteAt } : {}) });
-    this.thinkCalls = new ThinkCalls({ open: this.open, scan: (text) => this.scanRun(text), untrusted });
+    this.thinkCalls = new ThinkCalls({ open: this.open, thinkOpen: THINK_OPEN, scan: (text) => this.scanRun(text), untrusted });
   }
 
   /** Scan `text` on its own as answer text and collect its blocks (for ThinkCalls). */

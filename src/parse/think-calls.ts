@@ -1,7 +1,8 @@
 // Owns: calls written inside an unclosed think block (issue 43). From the first call opener in a think section
 // the reasoning is held back; `</think>` releases it as reasoning, and at the end of the output the held text is
-// judged: a run of complete calls that ends the output (only whitespace between and after them), whose first
-// opener is neither inside a fence nor right after a quote, is the model's action; the text before it stays
+// judged: a run of complete calls that ends the output (only whitespace between and after them, or a trailing
+// think opener: issue 51), whose first opener is neither inside a fence nor right after a quote, is the model's
+// action; the text before it stays
 // reasoning. Everything else stays reasoning, as before. The decision reads only the held text and the fences
 // of the section, so every chunking of the output decides alike. In untrusted output (a proxy's upstream, issue
 // 52) the rule also stays off for an output cut at the token limit, a section that nested another think, and an
@@ -69,6 +70,8 @@ class FenceTracker {
 export interface ThinkCallsOptions {
   /** The format's call opener (`<tool_call>`). */
   open: string;
+  /** The think opener (`<think>`): one that ends the output after the calls is dropped (issue 51). */
+  thinkOpen: string;
   /** Scan `text` as answer text (no think phase) and report its blocks; offsets relative to `text`. */
   scan(text: string): ScannedRun;
   /** The output is untrusted (ParserOptions.untrusted). Default: false. */
@@ -145,9 +148,11 @@ export class ThinkCalls {
    * the token limit.
    */
   settle(truncated = false): HeldCalls | undefined {
-    const held = this.held;
-    if (held === undefined) return undefined;
+    if (this.held === undefined) return undefined;
     if (this.prose && (truncated || this.nestedSeen)) return undefined;
+    // Qwen3.8 may open its next think block after a finished turn: a trailing opener takes nothing away from it.
+    const end = this.held.trimEnd();
+    const held = end.endsWith(this.opts.thinkOpen) ? end.slice(0, end.length - this.opts.thinkOpen.length) : this.held;
     const openers: number[] = [];
     for (let k = held.indexOf(this.opts.open); k >= 0; k = held.indexOf(this.opts.open, k + 1)) openers.push(k);
     // The fence state at each opener, read once over the held text.

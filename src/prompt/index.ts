@@ -8,3 +8,4 @@ export { renderHermesToolsSection, renderCoderToolsSection, writeHermesToolsSect
 export { toTemplateTool, toTemplateTools, type TemplateTool } from "./template-tools.js";
 export { QWEN3_CODER_DEFAULT_SYSTEM } from "./render-qwen3-coder.js";
 export { MAX_RENDER_DEPTH, pythonJsonDumps, pythonJsonString, pythonStr, pythonStringRepr, pythonStrip, pythonLstrip, pythonRstrip } from "./python-json.js";
+export { QWEN38_EFFORTS, REASONING_EFFORTS, type TemplateEffort } from "./render-qwen38.js";

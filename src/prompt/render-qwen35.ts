@@ -1,9 +1,8 @@
-// Owns: the message loop of Qwen3.5's chat template (the qwen35 format; Qwen3.6's template renders the same
-// bytes unless its `preserve_thinking` switch is passed, which qtc does not): `<tools>` first in the system
+// Owns: the message loop of Qwen3.5's chat template (the qwen35 format) and Qwen3.6's (qwen36: the same bytes
+// unless its `preserve_thinking` switch is true): `<tools>` first in the system
 // turn, every message's text trimmed, the think block written only into the turns after the last user query,
 // tool responses grouped into one user turn, and a generation prompt that opens the think block.
 
-import { fail } from "../errors.js";
 import { QWEN35_TOKENS, type ToolCallFormat } from "../formats/index.js";
 import type { TemplateMessage } from "./messages.js";
 import { pythonLstrip, pythonRstrip, pythonStrip } from "./python-json.js";
@@ -20,10 +19,12 @@ export interface Qwen35RenderSettings {
   format: ToolCallFormat;
   thinking: boolean;
   addGenerationPrompt: boolean;
+  /** `preserve_thinking` as passed; only Qwen3.6's template reads it (true keeps every turn's think block). */
+  preserveThinking?: boolean;
 }
 
 /** Index of the last user message that is a real query (its trimmed text is not one whole tool-response block). */
-function lastQueryIndex(messages: readonly TemplateMessage[]): number {
+export function lastQueryIndex(messages: readonly TemplateMessage[]): number {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;
     if (m.role !== "user") continue;
@@ -45,8 +46,13 @@ function splitReasoning(m: Extract<TemplateMessage, { role: "assistant" }>, form
   return { content: pythonLstrip(parts[parts.length - 1]!, "\n"), reasoning: pythonStrip(pythonLstrip(before[before.length - 1]!, "\n")) };
 }
 
+/** Qwen3.6's template: Qwen3.5's, whose think guard also passes when `preserve_thinking` is true. */
+export function renderQwen36(messages: readonly TemplateMessage[], tools: readonly TemplateTool[], settings: Qwen35RenderSettings): PromptBuilder {
+  return renderQwen35(messages, tools, settings, settings.preserveThinking === true);
+}
+
 /** The whole prompt as Qwen3.5's chat template renders it, as markup and content segments. */
-export function renderQwen35(messages: readonly TemplateMessage[], tools: readonly TemplateTool[], settings: Qwen35RenderSettings): PromptBuilder {
+export function renderQwen35(messages: readonly TemplateMessage[], tools: readonly TemplateTool[], settings: Qwen35RenderSettings, keepEveryThink = false): PromptBuilder {
   const { format } = settings;
   const { open: thinkOpen, close: thinkClose } = format.think;
   const first = messages[0]!;
@@ -64,13 +70,15 @@ export function renderQwen35(messages: readonly TemplateMessage[], tools: readon
   messages.forEach((m, i) => {
     const isLast = i === messages.length - 1;
     if (m.role === "system") {
-      if (i > 0) fail("invalid_messages", `messages[${i}]: the Qwen3.5 template allows a system message only at the beginning`, { path: `/messages/${i}` });
+      // The template raises on a system message after the first; clients send them (Claude Code), so it is
+      // rendered in place as a system turn, as Qwen3's template and the patched templates people run do.
+      if (i > 0) out.markup(`${START}system\n`).content(pythonStrip(m.content)).markup(`${END}\n`);
     } else if (m.role === "user") {
       out.markup(`${START}user\n`).content(pythonStrip(m.content)).markup(`${END}\n`);
     } else if (m.role === "assistant") {
       const { content, reasoning } = splitReasoning(m, format);
       out.markup(`${START}assistant\n`);
-      if (i > lastQuery) out.markup(`${thinkOpen.text}\n`).content(reasoning).markup(`\n${thinkClose.text}\n\n`);
+      if (keepEveryThink || i > lastQuery) out.markup(`${thinkOpen.text}\n`).content(reasoning).markup(`\n${thinkClose.text}\n\n`);
       out.content(content);
       writePastCalls(out, m.calls, format, pythonStrip(content) !== "");
       out.markup(`${END}\n`);

@@ -9,7 +9,8 @@ import type { ToolDefinition, ToolInput } from "../tools/types.js";
 import { toTemplateMessages, type TemplateMessage } from "./messages.js";
 import { renderQwen3 } from "./render-qwen3.js";
 import { renderQwen3Coder } from "./render-qwen3-coder.js";
-import { renderQwen35 } from "./render-qwen35.js";
+import { renderQwen35, renderQwen36 } from "./render-qwen35.js";
+import { QWEN38_EFFORTS, renderQwen38, type TemplateEffort } from "./render-qwen38.js";
 import type { PromptBuilder, PromptSegment } from "./segments.js";
 import { toTemplateTools } from "./template-tools.js";
 import type { TemplateTool } from "./template-tools.js";
@@ -29,6 +30,17 @@ export interface RenderPromptOptions {
   thinking?: boolean;
   /** End with the assistant header, ready for the model to continue. Default: true. */
   addGenerationPrompt?: boolean;
+  /**
+   * The template's reasoning level (`reasoning_effort`), for templates that have levels (Qwen3.8: xhigh, medium,
+   * low; read only while `thinking` is on). Templates without levels ignore it. Default: the template's own (xhigh).
+   */
+  reasoningEffort?: TemplateEffort;
+  /**
+   * `preserve_thinking`, for templates that read it: true keeps the reasoning of earlier turns in the prompt,
+   * false drops it before the last user query. Templates that do not read it ignore it. Default: the template's
+   * own (Qwen3.8: true; Qwen3.6: false).
+   */
+  preserveThinking?: boolean;
 }
 
 /** Defaults of {@link RenderPromptOptions}. */
@@ -42,6 +54,8 @@ interface TemplateSettings {
   format: ToolCallFormat;
   thinking: boolean;
   addGenerationPrompt: boolean;
+  reasoningEffort?: TemplateEffort;
+  preserveThinking?: boolean;
 }
 
 type TemplateRenderer = (messages: readonly TemplateMessage[], tools: readonly TemplateTool[], settings: TemplateSettings) => PromptBuilder;
@@ -51,6 +65,8 @@ const TEMPLATES: Readonly<Record<string, TemplateRenderer>> = Object.freeze({
   qwen3: renderQwen3,
   "qwen3-coder": renderQwen3Coder,
   "qwen3.5": renderQwen35,
+  "qwen3.6": renderQwen36,
+  "qwen3.8": renderQwen38,
 });
 
 function templateOf(format: ToolCallFormat): TemplateRenderer {
@@ -72,7 +88,8 @@ function flag(value: unknown, name: string, fallback: boolean): boolean {
  * for bad input (a value nested deeper than MAX_RENDER_DEPTH is `invalid_messages` / `invalid_tools`).
  *
  * Where the template would fail, qtc renders instead: an assistant `content` of null or absent is treated
- * as "" (the templates need a string); for qwen3coder, past-call arguments given as JSON text are decoded
+ * as "" (the templates need a string); a system message after the first, which the Qwen3.5/3.6/3.8 templates refuse,
+ * is rendered in place as a system turn (as Qwen3's template does); for qwen3coder, past-call arguments given as JSON text are decoded
  * once (its template iterates an object). Integer-valued floats print as integers (see python-json.ts).
  */
 export function renderPrompt(options: RenderPromptOptions): string {
@@ -94,5 +111,10 @@ function render(options: RenderPromptOptions): PromptBuilder {
   const tools = toTemplateTools(options.tools);
   const thinking = flag(options.thinking, "thinking", RENDER_PROMPT_DEFAULTS.thinking);
   const addGenerationPrompt = flag(options.addGenerationPrompt, "addGenerationPrompt", RENDER_PROMPT_DEFAULTS.addGenerationPrompt);
-  return templateOf(format)(messages, tools, { format, thinking, addGenerationPrompt });
+  const effort = options.reasoningEffort;
+  if (effort !== undefined && !(QWEN38_EFFORTS as readonly string[]).includes(effort)) {
+    fail("invalid_option", `reasoningEffort must be one of ${QWEN38_EFFORTS.join(", ")}; got ${JSON.stringify(effort)}`);
+  }
+  const preserve = options.preserveThinking === undefined ? {} : { preserveThinking: flag(options.preserveThinking, "preserveThinking", true) };
+  return templateOf(format)(messages, tools, { format, thinking, addGenerationPrompt, ...(effort ? { reasoningEffort: effort } : {}), ...preserve });
 }

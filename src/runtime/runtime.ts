@@ -130,9 +130,9 @@ export interface Runtime {
   /** The same turn as events; the last is `done` with the result that `generate` would return. */
   stream(request: GenerateRequest): AsyncGenerator<GenerateEvent, void, void>;
   /** The prompt tokens a request would evaluate (no generation). Optional so other engines may leave it out. */
-  countTokens?(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format">): number;
+  countTokens?(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format" | "reasoningEffort" | "preserveThinking">): number;
   /** countTokens worked out in slices, yielding the event loop between them (what a server calls). */
-  countTokensSliced?(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format">): Promise<number>;
+  countTokensSliced?(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format" | "reasoningEffort" | "preserveThinking">): Promise<number>;
   /** Free the model and context. Waiting requests fail; running ones should be aborted first. */
   close(): Promise<void>;
 }
@@ -337,13 +337,13 @@ class ModelRuntime implements Runtime {
   }
 
   /** The prompt's token count, as `stream` would evaluate it (for token-counting endpoints and usage up front). */
-  countTokens(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format">): number {
+  countTokens(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format" | "reasoningEffort" | "preserveThinking">): number {
     const tools = request.tools && request.tools.length > 0 ? compileValidators(request.tools, this.validators) : undefined;
     return this.tokensOf(promptSegmentsOf(request, tools, resolveRequest(request, tools, this.toolFormat))).length;
   }
 
   /** countTokens in slices (the event loop runs between them). */
-  async countTokensSliced(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format">): Promise<number> {
+  async countTokensSliced(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format" | "reasoningEffort" | "preserveThinking">): Promise<number> {
     const tools = request.tools && request.tools.length > 0 ? compileValidators(request.tools, this.validators) : undefined;
     return (await this.tokensOfSliced(promptSegmentsOf(request, tools, resolveRequest(request, tools, this.toolFormat)))).length;
   }

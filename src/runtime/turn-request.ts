@@ -85,9 +85,21 @@ export function prepareTurn(request: GenerateRequest, ctx: TurnContext): Prepare
  * whole prompt). Otherwise only the template's markers are special tokens: text from users and tools cannot forge
  * turns or calls.
  */
-export function promptSegmentsOf(request: Pick<GenerateRequest, "messages" | "prompt">, tools: CompiledTools | undefined, req: Pick<ResolvedRequest, "format" | "thinking">): readonly PromptSegment[] {
+export function promptSegmentsOf(
+  request: Pick<GenerateRequest, "messages" | "prompt" | "reasoningEffort" | "preserveThinking">,
+  tools: CompiledTools | undefined,
+  req: Pick<ResolvedRequest, "format" | "thinking">,
+): readonly PromptSegment[] {
   if (request.prompt !== undefined) return [{ kind: "markup", text: request.prompt }];
-  return renderPromptSegments({ messages: request.messages, tools: tools?.tools, format: req.format, thinking: req.thinking });
+  const { reasoningEffort, preserveThinking } = request;
+  return renderPromptSegments({
+    messages: request.messages,
+    tools: tools?.tools,
+    format: req.format,
+    thinking: req.thinking,
+    ...(reasoningEffort !== undefined ? { reasoningEffort } : {}),
+    ...(preserveThinking !== undefined ? { preserveThinking } : {}),
+  });
 }
 
 /**

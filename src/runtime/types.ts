@@ -4,6 +4,7 @@ import type { StreamEvent } from "../adapters/events.js";
 import type { FormatId, ToolCallFormat } from "../formats/types.js";
 import type { CallError, ParseDiagnostics, ToolCall } from "../parse/types.js";
 import type { ChatMessage } from "../prompt/types.js";
+import type { TemplateEffort } from "../prompt/render-qwen38.js";
 import type { JsonSchema, ToolChoice, ToolInput } from "../tools/types.js";
 import type { SchemaError } from "../tools/validators.js";
 import type { AnswerRefusal } from "../errors.js";
@@ -40,6 +41,17 @@ export interface GenerateRequest {
   thinking?: boolean;
   /** Tokens the `<think>` phase may use before `</think>` is forced. Default: half of maxTokens. */
   thinkingBudget?: number;
+  /**
+   * The chat template's reasoning level, for templates that have levels (Qwen3.8: xhigh, medium, low; written into
+   * the prompt only while `thinking` is on). Templates without levels ignore it. Default: the template's (xhigh).
+   */
+  reasoningEffort?: TemplateEffort;
+  /**
+   * The template's `preserve_thinking`, for templates that read it (Qwen3.6, Qwen3.8): true keeps earlier turns'
+   * `reasoning_content` in the prompt, false drops what came before the last user query. Default: the template's
+   * (Qwen3.8: true; Qwen3.6: false).
+   */
+  preserveThinking?: boolean;
   /** Override the runtime's format: a registered id or a format object. Default: the runtime's. */
   format?: FormatId | ToolCallFormat;
   /** Evaluate forced text in one batch (constrained mode). Default: true. */

@@ -5,6 +5,7 @@ import type { AssistantToolCall, ChatMessage } from "../prompt/types.js";
 import type { GenerateRequest } from "../runtime/types.js";
 import type { ToolChoice } from "../tools/types.js";
 import { ApiError, badRequest, type ParamHints } from "./api-error.js";
+import { levelOfBudget } from "./reasoning-fields.js";
 import { choiceName, offerTools, readAnthropicTools } from "./client-tools.js";
 import { blockText, HistoryNotes } from "./content-blocks.js";
 import {
@@ -80,7 +81,7 @@ function checkThread(raw: unknown): void {
   throw badRequest(`thread.type must be "create" or "continue"; got ${JSON.stringify(thread.type)}.`, "thread.type");
 }
 
-function thinkingOf(raw: unknown, maxTokens: number): Pick<GenerateRequest, "thinking" | "thinkingBudget"> {
+function thinkingOf(raw: unknown, maxTokens: number): Pick<GenerateRequest, "thinking" | "thinkingBudget" | "reasoningEffort"> {
   if (raw === undefined) return {};
   const thinking = raw as Obj;
   if (thinking.type === "disabled") return { thinking: false };
@@ -94,7 +95,8 @@ function thinkingOf(raw: unknown, maxTokens: number): Pick<GenerateRequest, "thi
     throw badRequest("thinking.budget_tokens must be a whole number ≥ 1.", "thinking.budget_tokens");
   }
   if (budget >= maxTokens) throw badRequest("thinking.budget_tokens must be less than max_tokens.", "thinking.budget_tokens");
-  return { thinking: true, thinkingBudget: budget };
+  // The budget also picks the template's level where it has levels (Qwen3.8; docs/server.md, "Reasoning effort").
+  return { thinking: true, thinkingBudget: budget, reasoningEffort: levelOfBudget(budget) };
 }
 
 function systemText(raw: unknown, notes: HistoryNotes): string | undefined {

@@ -257,10 +257,3 @@ function as400<T>(param: string, check: () => T): T {
   }
 }
 
-/** OpenAI's reasoning effort as qtc's think phase: none/minimal turn it off, low/medium/high on; absent leaves the default. */
-export function thinkingOfEffort(effort: unknown, param: string): Pick<GenerateRequest, "thinking"> {
-  if (effort === undefined || effort === null) return {};
-  if (effort === "none" || effort === "minimal") return { thinking: false };
-  if (effort === "low" || effort === "medium" || effort === "high") return { thinking: true };
-  throw badRequest(`${param} must be one of "none", "minimal", "low", "medium", "high".`, param);
-}

@@ -22,8 +22,8 @@ import {
   requireString,
   type SchemaCheck,
   seedOf,
-  thinkingOfEffort,
 } from "./convert-util.js";
+import { reasoningOfEffort, templateKwargsOf } from "./reasoning-fields.js";
 import { readStopSequences } from "./stop-sequences.js";
 import { constraintOfOpenAIBody } from "./constraint-fields.js";
 import type { BudgetAsk } from "./budget.js";
@@ -65,7 +65,8 @@ export function openAIToGenerate(body: Obj, ctx: Ctx): OpenAIPlan {
     ...(typeof body.temperature === "number" ? { temperature: body.temperature } : {}),
     ...(typeof body.top_p === "number" ? { topP: body.top_p } : {}),
     ...(seedOf(body.seed) !== undefined ? { seed: seedOf(body.seed) } : {}),
-    ...thinkingOf(body.reasoning_effort),
+    ...reasoningOfEffort(body.reasoning_effort, "reasoning_effort"),
+    ...templateKwargsOf(body.chat_template_kwargs),
   };
   // With tools under "auto" the answer is that JSON or tool calls; with calls required the schema plays no part.
   const schema = responseSchemaOf(body.response_format, ctx.validators);
@@ -100,10 +101,6 @@ function refuseUnsupported(body: Obj): void {
   }
   if (set(body.prediction)) throw unsupported("prediction", "predicted outputs are not supported; remove prediction.");
   if (set(body.web_search_options)) throw unsupported("web_search_options", "web search is not supported; remove web_search_options.");
-}
-
-function thinkingOf(effort: unknown): Pick<GenerateRequest, "thinking"> {
-  return thinkingOfEffort(effort, "reasoning_effort");
 }
 
 function convertTools(raw: unknown, check: SchemaCheck): { tools: ToolInput[]; names: string[] } {

@@ -21,8 +21,8 @@ import {
   requireString,
   type SchemaCheck,
   type ToolChoiceWording,
-  thinkingOfEffort,
 } from "./convert-util.js";
+import { reasoningOfEffort, type ReasoningFields } from "./reasoning-fields.js";
 import { constraintOfOpenAIBody } from "./constraint-fields.js";
 import { type ResolvedServerOptions, SERVER_DEFAULTS } from "./defaults.js";
 
@@ -137,9 +137,9 @@ function refuseUnsupported(body: Obj): void {
   if (set(body.top_logprobs)) throw unsupported("top_logprobs", "top_logprobs are not supported; remove top_logprobs.");
 }
 
-function thinkingOf(raw: unknown): Pick<GenerateRequest, "thinking"> {
+function thinkingOf(raw: unknown): ReasoningFields {
   if (raw === undefined || raw === null) return {};
-  return thinkingOfEffort(requireObject(raw, "reasoning").effort, "reasoning.effort");
+  return reasoningOfEffort(requireObject(raw, "reasoning").effort, "reasoning.effort");
 }
 
 function convertToolChoice(raw: unknown, names: string[]): ToolChoice | undefined {

@@ -30,13 +30,20 @@ const NOT_RUN = /No such tool available|InputValidationError/;
  * newest (issue 40), which needs Node ≥ 22 (.ci/run puts Node 24 first on PATH for this suite).
  */
 const VERSIONS = ["@anthropic-ai/claude-code", "claude-code-new"].map((name) => ({ name, pkg: clientPackage(name) }));
+/**
+ * The models each version runs on: the synthetic tiny Qwen3, and for the newest also the Qwen3.8 stand-in (issue 51:
+ * Qwen3.8's template, XML calls and Qwen3.5's special tokens), with nothing but the base URL, key and model name
+ * set: no CLAUDE_CODE_MODEL_CAPABILITIES (clientEnv passes no variable it is not given).
+ */
+const CASES = VERSIONS.flatMap((v) => [{ ...v, model: "synthetic:tiny" }, ...(v.name === "claude-code-new" ? [{ ...v, model: "synthetic:qwen3.8-tiny" }] : [])]);
 
-for (const { name, pkg } of VERSIONS) {
+for (const { name, pkg, model } of CASES) {
   const skip = pkg === null ? `${name} is not installed (npm ci in test/clients/)` : CLIENT_NODE_MAJOR < minimumNodeMajor(pkg.node) ? `it needs Node ${pkg.node}, the node on PATH is ${CLIENT_NODE_MAJOR}` : null;
-  describe.skipIf(skip !== null)(`Claude Code ${pkg?.version ?? name} on qtc serve${skip ? ` (skipped: ${skip})` : ""}`, () => {
+  describe.skipIf(skip !== null)(`Claude Code ${pkg?.version ?? name} on qtc serve --model ${model}${skip ? ` (skipped: ${skip})` : ""}`, () => {
     let qtc: Qtc;
     beforeAll(async () => {
-      qtc = await startQtc({ serve: { maxTokensCap: 512 } }); // it asks for 32,000 tokens; random weights would spend them all (qtc serve --max-tokens-cap 512)
+      qtc = await startQtc({ model, serve: { maxTokensCap: 512 } }); // it asks for 32,000 tokens; random weights would spend them all (qtc serve --max-tokens-cap 512)
+      if (model !== "synthetic:tiny") expect(qtc.format).toBe("qwen38");
     }, 120_000);
     afterAll(async () => {
       await qtc?.close();
@@ -54,6 +61,7 @@ for (const { name, pkg } of VERSIONS) {
         DISABLE_ERROR_REPORTING: "1",
         DISABLE_AUTOUPDATER: "1",
       });
+      expect(env.CLAUDE_CODE_MODEL_CAPABILITIES).toBeUndefined();
       const run = await runClient(pkg!.bins.claude!, ["-p", "Read notes.txt and tell me what it says.", "--max-turns", "2", "--disallowedTools", SUB_AGENT, "--output-format", "json"], { cwd: s.work, env, timeoutMs: 180_000 });
       const log = `exit ${run.code}${run.killed ? " (killed at the time bound)" : ""}\n${describeExchanges(qtc.exchanges)}\nstdout: ${run.stdout.slice(0, 1500)}\nstderr: ${run.stderr.slice(-1500)}`;
       const t = agentTraffic(generations(qtc, "/v1/messages"), "anthropic");

@@ -61,15 +61,17 @@ export interface Qtc {
   url: string;
   /** Every exchange so far, in order of arrival; one still being answered has status 0. */
   exchanges: Exchange[];
+  /** The tool-call format the served model's template was detected as. */
+  format: string;
   close(): Promise<void>;
 }
 
 /**
  * Start `qtc serve --model synthetic:tiny --api-key …` (the library's serve(), which the command calls; `serve`
- * adds other flags' options) and a recording proxy in front.
+ * adds other flags' options) and a recording proxy in front. `model`: another model spec (default: synthetic:tiny).
  */
-export async function startQtc(options: { contextSize?: number; serve?: Partial<ServeOptions> } = {}): Promise<Qtc> {
-  const served: Serving = await serve({ ...options.serve, model: "synthetic:tiny", host: "127.0.0.1", port: 0, threads: 1, gpu: "cpu", contextSize: options.contextSize ?? CONTEXT_SIZE, apiKey: API_KEY });
+export async function startQtc(options: { contextSize?: number; serve?: Partial<ServeOptions>; model?: string } = {}): Promise<Qtc> {
+  const served: Serving = await serve({ ...options.serve, model: options.model ?? "synthetic:tiny", host: "127.0.0.1", port: 0, threads: 1, gpu: "cpu", contextSize: options.contextSize ?? CONTEXT_SIZE, apiKey: API_KEY });
   const exchanges: Exchange[] = [];
   const upstream = new URL(served.url);
   const proxy: Server = createServer((req, res) => {
@@ -114,6 +116,7 @@ export async function startQtc(options: { contextSize?: number; serve?: Partial<
   return {
     url,
     exchanges,
+    format: served.runtime.format,
     close: async () => {
       proxy.closeAllConnections();
       await new Promise<void>((resolve) => proxy.close(() => resolve()));

@@ -21,7 +21,7 @@ describe("grammars/", () => {
   it("matches a fresh compile (run `npm run grammars` after changing the compiler)", () => {
     const files = harnessGrammarFiles(toolsJson);
     if (!files.ok) throw new Error(files.error.message);
-    expect(Object.keys(files.value).sort()).toEqual(["harness-hermes.gbnf", "harness-qwen35.gbnf", "harness-qwen3coder.gbnf"]);
+    expect(Object.keys(files.value).sort()).toEqual(["harness-hermes.gbnf", "harness-qwen35.gbnf", "harness-qwen36.gbnf", "harness-qwen38.gbnf", "harness-qwen3coder.gbnf"]);
     for (const [name, text] of Object.entries(files.value)) {
       expect(readFileSync(join(dir, name), "utf8"), name).toBe(text);
     }

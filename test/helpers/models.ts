@@ -33,3 +33,8 @@ export function tinyModelPath(): Promise<string> {
 export function tinyQwen35ModelPath(): Promise<string> {
   return ensureSyntheticModel("tiny", { vocabulary: "qwen3.5" });
 }
+
+/** The synthetic tiny Qwen3.8 stand-in (Qwen3.8's template on the Qwen3.5 stand-in vocabulary), like tinyQwen35ModelPath. */
+export function tinyQwen38ModelPath(): Promise<string> {
+  return ensureSyntheticModel("tiny", { vocabulary: "qwen3.8" });
+}

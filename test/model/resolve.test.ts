@@ -47,7 +47,7 @@ describe("registry", () => {
     expect(findRegistryModel("Qwen3-0.6B")?.uri).toBe("hf:Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf");
   });
 
-  test("1.7B, 4B, a Qwen3-Coder entry in the XML format, and the Qwen3.5 / Qwen3.6 entries in the qwen35 format", () => {
+  test("1.7B, 4B, a Qwen3-Coder entry in the XML format, the Qwen3.5 entries in qwen35, Qwen3.6 in qwen36, Qwen3.8 in qwen38", () => {
     expect(MODEL_REGISTRY.map((m) => [m.name, m.format])).toEqual([
       ["qwen3-0.6b", "hermes"],
       ["qwen3-1.7b", "hermes"],
@@ -56,7 +56,10 @@ describe("registry", () => {
       ["qwen3.5-0.8b", "qwen35"],
       ["qwen3.5-2b", "qwen35"],
       ["qwen3.5-4b", "qwen35"],
-      ["qwen3.6-35b-a3b", "qwen35"],
+      ["qwen3.6-35b-a3b", "qwen36"],
+      ["qwen3.8-27b", "qwen38"],
+      ["qwen3.8-27b-q8", "qwen38"],
+      ["qwen3.8-27b-ud", "qwen38"],
     ]);
     for (const m of MODEL_REGISTRY) expect(m.uri).toMatch(/^hf:[^/]+\/[^/]+-GGUF\/[^/]+\.gguf$/);
   });

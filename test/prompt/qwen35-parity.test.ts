@@ -19,9 +19,10 @@ function qwen36Template(): string {
   return QWEN35_TEMPLATE.replace(GUARD_35, GUARD_36);
 }
 
-const TEMPLATES: ReadonlyArray<{ name: string; text: string }> = [
-  { name: "Qwen3.5-4B", text: QWEN35_TEMPLATE },
-  { name: "Qwen3.6", text: qwen36Template() },
+// Qwen3.6's template reads preserve_thinking, so it is detected as qwen36: qwen35's calls, its own renderer.
+const TEMPLATES: ReadonlyArray<{ name: string; text: string; format: string }> = [
+  { name: "Qwen3.5-4B", text: QWEN35_TEMPLATE, format: "qwen35" },
+  { name: "Qwen3.6", text: qwen36Template(), format: "qwen36" },
 ];
 
 interface Case {
@@ -82,8 +83,8 @@ describe(`qwen35 renderer = the real templates: ${TEMPLATES.length} templates ×
       }
     });
 
-    it(`${t.name}: detected as the qwen35 format from the template text`, () => {
-      expect(detectFormat(t.text)?.id).toBe("qwen35");
+    it(`${t.name}: detected as the ${t.format} format from the template text`, () => {
+      expect(detectFormat(t.text)?.id).toBe(t.format);
     });
   }
 });

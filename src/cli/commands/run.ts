@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { fail } from "../../errors.js";
 import { FORMAT_IDS, type FormatId, type ToolCallFormat } from "../../formats/index.js";
 import { GPU_CHOICES, MODEL_SPEC_HELP, type GpuChoice } from "../../model/index.js";
-import type { ChatMessage } from "../../prompt/index.js";
+import { REASONING_EFFORTS, type ChatMessage } from "../../prompt/index.js";
 import { GENERATE_DEFAULTS, RUNTIME_DEFAULTS } from "../../runtime/defaults.js";
 import { generateOnce, promptMessages, type GenerateOnceResult } from "../../engines/run-once.js";
 import { makeStandIn } from "../../training/stand-ins.js";
@@ -29,6 +29,7 @@ interface RunFlags {
   seed?: number;
   temperature: number;
   thinking: "on" | "off";
+  reasoningEffort?: string;
   jumpForward: "on" | "off";
   repeatGuard: number | false;
   threads?: number;
@@ -58,6 +59,7 @@ export function registerRun(program: Command): Command {
     .option("--seed <n>", "sampling seed (default: random)", intOption(0, 2 ** 32 - 1))
     .option("--temperature <t>", "sampling temperature (0 = greedy)", numberOption(0, 100), GENERATE_DEFAULTS.temperature)
     .option("--thinking <on|off>", "let the model think first", choiceOption(["on", "off"] as const), GENERATE_DEFAULTS.thinking ? "on" : "off")
+    .option("--reasoning-effort <level>", `${Object.keys(REASONING_EFFORTS).join("|")}: none/minimal turn thinking off, the others on with the template's level where it has levels (Qwen3.8: low, medium, xhigh; high = xhigh) (default: --thinking)`, choiceOption(Object.keys(REASONING_EFFORTS)))
     .option("--jump-forward <on|off>", "feed text the grammar forces in one batch", choiceOption(["on", "off"] as const), "on")
     .option("--repeat-guard <n|off>", "stop a loop: a 1-3 token span repeated n times in a row (a phrase: n/3) closes the value and call, or ends the text", repeatGuardOption, GENERATE_DEFAULTS.repeatGuard)
     .option("--threads <n>", threadsHelp(), intOption(1, 1024))
@@ -84,7 +86,7 @@ export function registerRun(program: Command): Command {
         maxTokens: flags.maxTokens,
         seed: flags.seed,
         temperature: flags.temperature,
-        thinking: flags.thinking === "on",
+        ...thinkingOfFlags(flags),
         jumpForward: flags.jumpForward === "on",
         repeatGuard: flags.repeatGuard,
         ...(flags.responseSchema === undefined ? {} : { responseSchema: readResponseSchema(flags.responseSchema) }),
@@ -96,6 +98,13 @@ export function registerRun(program: Command): Command {
       );
       process.stdout.write(flags.json ? JSON.stringify(toJson(out), null, 2) + "\n" : summary(out, request));
     });
+}
+
+/** --thinking, or --reasoning-effort when given (it says on/off too, and the template's level). */
+function thinkingOfFlags(flags: RunFlags): Pick<GenerateRequest, "thinking" | "reasoningEffort"> {
+  if (flags.reasoningEffort === undefined) return { thinking: flags.thinking === "on" };
+  const { thinking, level } = REASONING_EFFORTS[flags.reasoningEffort]!;
+  return level ? { thinking, reasoningEffort: level } : { thinking };
 }
 
 /** The request with the policy's logit bias (planned for the model's format) in place of the one planned before. */
