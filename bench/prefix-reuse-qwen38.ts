@@ -42,7 +42,7 @@ for (const preserveThinking of [true, false]) {
   const turns: Array<{ ttftMs: number; promptTokens: number; reused: number; reasoningChars: number }> = [];
   for (let t = 0; t < Number(flags.turns); t++) {
     const r = await rt.generate({ ...base, messages, seed: 100 + t });
-    turns.push({ ttftMs: r.timings.timeToFirstTokenMs, promptTokens: r.usage.promptTokens, reused: r.usage.promptTokensReused ?? 0, reasoningChars: r.reasoning.length });
+    turns.push({ ttftMs: r.timings.timeToFirstTokenMs, promptTokens: r.usage.promptTokens, reused: r.usage.promptTokensReused ?? 0, reasoningChars: (r.reasoning ?? "").length });
     messages = continued(messages, r);
   }
   await rt.close();
