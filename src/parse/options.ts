@@ -45,6 +45,12 @@ export interface ParserOptions {
   limits?: Partial<ParseLimits>;
   /** Makes each call's id; must return a fresh unique string each time. Default: 32 random hex digits (crypto.randomUUID). */
   newId?: () => string;
+  /**
+   * The content's whitespace: `"trimmed"` drops it around the text; `"exact"` keeps the text as written (an answer
+   * a constraint holds, whose whitespace the constraint may require), dropping only the whitespace next to call
+   * blocks and the template's blank line after `</think>`. Default: "trimmed".
+   */
+  text?: "trimmed" | "exact";
 }
 
 export interface EndOptions {
@@ -82,4 +88,5 @@ export const PARSER_DEFAULTS = Object.freeze({
   thinking: "auto" as ThinkingStart,
   limits: PARSE_LIMITS,
   newId: randomCallId,
+  text: "trimmed" as "trimmed" | "exact",
 });
