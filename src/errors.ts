@@ -35,7 +35,7 @@ export const CALL_ERROR_CODES = [
 export type CallErrorCode = (typeof CALL_ERROR_CODES)[number];
 
 /** Why a text answer was refused against the response schema or the answer constraint (GenerateResult.answer). */
-export const ANSWER_REFUSALS = ["invalid_json", "schema", "truncated", "regex", "choice", "grammar"] as const;
+export const ANSWER_REFUSALS = ["invalid_json", "schema", "truncated", "regex", "choice", "grammar", "stop_sequence"] as const;
 export type AnswerRefusal = (typeof ANSWER_REFUSALS)[number];
 
 /** Errors about inputs, schemas, models and the environment (not about one tool-call block). */
@@ -108,6 +108,11 @@ export const INPUT_ERROR_CODES = [
   "unsupported_model",
   /** Fine-tuning failed (the trainer exited with an error); the message shows its output's end. */
   "training_failed",
+  /**
+   * The tool choice demands a call (`required` or a named tool) and the turn made no valid one: every call was
+   * rejected, or none was written. The same answer on every engine (a 400 naming `tool_choice` on the server).
+   */
+  "no_valid_call",
 ] as const;
 export type InputErrorCode = (typeof INPUT_ERROR_CODES)[number];
 

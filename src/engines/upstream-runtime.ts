@@ -8,6 +8,7 @@ import { upstreamFailure } from "./upstream-http.js";
 import type { GenerateOutput } from "../runtime/result.js";
 import type { Runtime, RuntimeLoad } from "../runtime/runtime.js";
 import { resultOfStream } from "../runtime/turn-request.js";
+import { unmetToolChoice } from "../runtime/tool-choice-met.js";
 import type { GenerateEvent, GenerateRequest } from "../runtime/types.js";
 
 export abstract class UpstreamRuntimeBase {
@@ -39,7 +40,8 @@ export abstract class UpstreamRuntimeBase {
 /**
  * The turn's events with its tool choice enforced on what the upstream returned: under `parallel: false` a second
  * call is an upstream_error before it reaches the client; under `required` (or a named tool) a turn that ends
- * without a valid call (to that tool) is an upstream_error, not a 200 without one. An aborted turn is let through.
+ * without a valid call (to that tool) is `no_valid_call` (see unmetToolChoice), not a 200 without one. An aborted
+ * turn is let through.
  */
 export async function* enforceToolChoice(
   events: AsyncIterable<GenerateEvent>,
@@ -53,12 +55,10 @@ export async function* enforceToolChoice(
     }
     if (event.type === "done" && event.result.finishReason !== "aborted") {
       const made = event.result.toolCalls;
-      const wanted = choice.toolChoice;
       if (!choice.parallel && made.length > 1) throw upstreamFailure("upstream_error", `${where} returned ${made.length} tool calls under parallel_tool_calls false; the turn is refused`);
-      if (wanted === "required" && made.length === 0) throw upstreamFailure("upstream_error", `${where} returned no valid tool call under tool choice "required"; the turn is refused`);
-      if (typeof wanted === "object" && !made.some((c) => c.name === wanted.name)) {
-        throw upstreamFailure("upstream_error", `${where} returned no valid call to "${wanted.name}", which the tool choice names; the turn is refused`);
-      }
+      // The model's failure, not the engine's: every engine answers it alike (no_valid_call, issue 52).
+      const unmet = unmetToolChoice(event.result, choice.toolChoice);
+      if (unmet) throw unmet;
     }
     yield event;
   }

@@ -54,6 +54,12 @@ export interface ParserOptions {
    * Local and grammar-held output keeps false: its grammar writes calls at top level. Default: false.
    */
   untrusted?: boolean;
+  /**
+   * The content's whitespace: `"trimmed"` drops it around the text; `"exact"` keeps the text as written (an answer
+   * a constraint holds, whose whitespace the constraint may require), dropping only the whitespace next to call
+   * blocks and the template's blank line after `</think>`. Default: "trimmed".
+   */
+  text?: "trimmed" | "exact";
 }
 
 export interface EndOptions {
@@ -92,4 +98,5 @@ export const PARSER_DEFAULTS = Object.freeze({
   limits: PARSE_LIMITS,
   newId: randomCallId,
   untrusted: false,
+  text: "trimmed" as "trimmed" | "exact",
 });

@@ -51,7 +51,7 @@ export function parse(text: string, options: ParserOptions & EndOptions = {}): P
 class StreamParser implements Parser, ScanSink {
   private readonly scanner: Scanner;
   private readonly ctx: JudgeContext;
-  private readonly content = new TrimmedText();
+  private readonly content: TrimmedText;
   private readonly reasoningText = new TrimmedText();
   private reasoningStarted = false;
   private events: ParseEvent[] = [];
@@ -61,6 +61,7 @@ class StreamParser implements Parser, ScanSink {
   private ended = false;
 
   constructor(options: ParserOptions) {
+    this.content = new TrimmedText((options.text ?? PARSER_DEFAULTS.text) === "exact");
     const option = options.format ?? PARSER_DEFAULTS.format;
     const format = option === "auto" ? "auto" : resolveFormat(option);
     const tools: CompiledTools | undefined = options.tools === undefined ? undefined : compileValidators(options.tools);
@@ -96,6 +97,8 @@ class StreamParser implements Parser, ScanSink {
     this.ended = true;
     this.ctx.truncatedStream = opts.truncated === true;
     this.scanner.end(this.ctx.truncatedStream);
+    const rest = this.content.end();
+    if (rest !== "") this.events.push({ type: "text-delta", text: rest });
     const result: ParseResult = {
       content: this.content.value(),
       reasoning: this.reasoningStarted ? this.reasoningText.value() : null,
@@ -120,6 +123,7 @@ class StreamParser implements Parser, ScanSink {
   }
 
   reasoningSeen(): void {
+    this.content.afterThink();
     this.reasoningText.section("\n\n"); // a later think section is set apart from the earlier one
     this.reasoningStarted = true;
   }
@@ -135,6 +139,7 @@ class StreamParser implements Parser, ScanSink {
     }
     const verdict = judgeBlock(block, this.ctx);
     if (!verdict.ok && quoted && verdict.error.reason === "invalid_json" && quoted()) return false;
+    this.content.block();
     this.diagnostics.detected++;
     if (verdict.note) this.note(verdict.note);
     if (verdict.ok) {
@@ -156,6 +161,7 @@ class StreamParser implements Parser, ScanSink {
       calls.push(v.call);
     }
     if (reasoning !== "") this.reasoning(reasoning);
+    this.content.block();
     for (const call of calls) {
       const diagnostic = { code: "call_in_reasoning" as const, message: `the ${call.name} call ends a think block that was never closed; read as the answer's call` };
       call.diagnostics = [...(call.diagnostics ?? []), diagnostic];

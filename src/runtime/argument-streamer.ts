@@ -2,9 +2,10 @@
 // a call's prefix is guaranteed to complete validly, so once its name is known the call starts (`tool-call-start`
 // with its id) and its arguments go out as `tool-call-delta`s, re-spelled as they arrive into exactly the text of
 // the call's canonical `arguments` (JSON.stringify of the parsed value): the deltas concatenate to it. Text written
-// without the grammar, or a tool whose arguments could be reordered, is never streamed: such a call still goes
-// out whole once the parser has judged it. The parser's events pass through `settle`, so one call keeps one
-// index and one id.
+// without the grammar, a tool whose arguments could be reordered, or a tool with a keyword the grammar does not
+// hold (left to the validator, issue 52) is never streamed: such a call, id and name included, goes out whole once
+// the parser has judged it valid, and not at all when it is rejected. The parser's events pass through `settle`,
+// so one call keeps one index and one id.
 
 import { streamEventsOf, type ContentEvent } from "../adapters/events.js";
 import type { ToolCallFormat } from "../formats/index.js";
@@ -169,6 +170,9 @@ export class ArgumentStreamer {
       if (between[rest] !== c || this.name === "") return this.hold(i + 1);
       this.head += c;
       if (rest + 1 < between.length) continue;
+      // Only a call the grammar alone makes valid may be announced before the parser judges it: a rejected call
+      // whose id and name went out would leave the client an announced call that never comes (issue 52).
+      if (!this.tools.heldByGrammar(this.name)) return this.hold(i + 1);
       const tags = this.format.parameterTags();
       if (!tags && !this.tools.jsonStreamable(this.name)) return this.hold(i + 1);
       this.state = "args";
@@ -225,8 +229,15 @@ export function streamableSchema(schema: unknown): boolean {
   return walk(schema, 0);
 }
 
+const NONE_RELAXED: ReadonlySet<string> = new Set();
+
 /** What the streamer asks of a turn's tools. */
 export interface StreamedTools {
+  /**
+   * Every keyword that decides the validity of the tool's calls is held by the turn's grammar (none was left to
+   * the validator): only then may a call stream before the parser has judged it.
+   */
+  heldByGrammar(tool: string): boolean;
   /** The tool's arguments keep their order when stringified (see streamableSchema): a JSON body may stream. */
   jsonStreamable(tool: string): boolean;
   /** A tag-bodied parameter's value is read as raw text (its schema allows strings), as the parser reads it. */
@@ -243,14 +254,17 @@ export interface TurnStreaming {
 
 /**
  * Streaming for one turn: constrained turns with tools stream their calls (a JSON-bodied tool whose schema is not
- * streamableSchema goes out whole); unconstrained turns hold each call until the parser has judged it valid.
+ * streamableSchema goes out whole, as does a tool that `relaxed` names); unconstrained turns hold each call until
+ * the parser has judged it valid. `relaxed`: the tools with a keyword the turn's grammars left to the validator so
+ * far (read when a call's name is known, after the grammar that writes it was compiled). Default: none.
  */
-export function turnStreaming(mode: GenerationMode, format: ToolCallFormat, tools: CompiledTools | undefined): TurnStreaming {
+export function turnStreaming(mode: GenerationMode, format: ToolCallFormat, tools: CompiledTools | undefined, relaxed: () => ReadonlySet<string> = () => NONE_RELAXED): TurnStreaming {
   let streamer: ArgumentStreamer | undefined;
   const newId = () => streamer?.claimId() ?? randomCallId();
   if (mode !== "constrained" || !tools) return { newId, create: () => undefined };
   const verdicts = new Map<string, boolean>();
   const streamed: StreamedTools = {
+    heldByGrammar: (name) => !relaxed().has(name),
     jsonStreamable(name) {
       let ok = verdicts.get(name);
       if (ok === undefined) verdicts.set(name, (ok = streamableSchema(tools.get(name)?.definition.parameters)));

@@ -34,7 +34,7 @@ export interface TurnGrammarOptions {
 }
 
 /** Byte budgets tried, as multiples of the token budget, when a call does not fit it byte for byte. */
-const GUARDED_FACTORS = [2, 4, 8] as const;
+export const GUARDED_FACTORS = [2, 4, 8] as const;
 
 /**
  * A grammar source for one request. The runtime runs the `<think>` phase itself, so grammars start after it

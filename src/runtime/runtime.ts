@@ -14,7 +14,7 @@ import { BareOpenerTokens } from "./bare-opener.js";
 import { RUNTIME_DEFAULTS } from "./defaults.js";
 import { AllowedNext } from "./allowed-next.js";
 import { GrammarStates } from "./grammar-state.js";
-import { turnGrammarSource } from "./grammar-source.js";
+import { turnGrammarSource, type TurnGrammarSource } from "./grammar-source.js";
 import { GrammarCache } from "../grammar/compile.js";
 import { streamEventsOf } from "../adapters/index.js";
 import type { ParseEvent } from "../parse/index.js";
@@ -272,14 +272,23 @@ class ModelRuntime implements Runtime {
       checkFormatVocabulary(this.opened.model, req.format, this.env.tables.vocabSize);
       this.checkedFormats.add(req.format);
     }
-    const grammar = turnRequest.grammar && turnGrammarSource(turnRequest.grammar.declared, turnRequest.grammar.options, this.toolGrammars, this.env.tables.byteTokens !== undefined);
+    const source = turnRequest.grammar && turnGrammarSource(turnRequest.grammar.declared, turnRequest.grammar.options, this.toolGrammars, this.env.tables.byteTokens !== undefined);
+    // The tools whose calls the grammars compiled so far do not make valid alone (the streamer holds those calls).
+    const relaxedTools = new Set<string>();
+    const grammar: TurnGrammarSource | undefined =
+      source &&
+      ((phase, maxTokens) => {
+        const compiled = source(phase, maxTokens);
+        for (const site of compiled?.compiled.constraint.relaxed ?? []) if (site.tool !== undefined) relaxedTools.add(site.tool);
+        return compiled;
+      });
     // In slices with the event loop let go between them: a prompt of megabytes never blocks a server for seconds.
     const promptTokens = await this.tokensOfSliced(segments);
     const contextSize = this.settings.contextSize;
     if (promptTokens.length + req.maxTokens > contextSize) {
       fail("invalid_option", `the prompt (${promptTokens.length} tokens) plus maxTokens (${req.maxTokens}) exceeds the context size (${contextSize})`);
     }
-    const streaming = turnStreaming(req.mode, req.format, turnRequest.tools);
+    const streaming = turnStreaming(req.mode, req.format, turnRequest.tools, () => relaxedTools);
     const { parser, callIndex } = turnParser(turnRequest, streaming.newId);
     const streamer = streaming.create(callIndex);
     const settle = (event: ParseEvent) => (streamer ? streamer.settle(event) : streamEventsOf(event, callIndex));

@@ -109,7 +109,8 @@ export function promptSegmentsOf(
 export function turnParser(turn: PreparedTurn, newId?: () => string, untrusted = false): { parser: ReturnType<typeof createParser>; callIndex: () => number } {
   let calls = 0;
   return {
-    parser: createParser({ tools: turn.tools, format: turn.req.format, thinking: turn.req.thinking ? "auto" : "closed", ...(newId ? { newId } : {}), ...(untrusted ? { untrusted } : {}) }),
+    // An answer a regex, choice or grammar holds is the text as written: its whitespace may be what it requires.
+    parser: createParser({ tools: turn.tools, format: turn.req.format, thinking: turn.req.thinking ? "auto" : "closed", ...(newId ? { newId } : {}), ...(untrusted ? { untrusted } : {}), ...(turn.answerConstraint ? { text: "exact" as const } : {}) }),
     callIndex: () => calls++,
   };
 }

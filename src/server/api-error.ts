@@ -131,6 +131,7 @@ function paramFor(e: QtcException, hints: ParamHints | undefined): string | null
     case "invalid_tools":
       return "tools";
     case "invalid_tool_choice":
+    case "no_valid_call":
       return "tool_choice";
     default:
       if (!SCHEMA_CODES.has(e.code)) return null;

@@ -29,14 +29,17 @@ export interface PolicyApplied {
  * Apply a policy to a request (its tool choice already defaulted). Only a request with tools under a tool choice
  * the policy may change is touched: `none` and a named tool are the client's explicit word. `required-first`
  * makes the first turn of a conversation (no assistant turn yet) `required`; `finish-tool` adds a `finish` tool
- * and requires a call (under `auto` or `required`); `open-bias` biases the open tag under `auto`.
+ * and requires a call (under `auto` or `required`), and is refused (400 naming `constraintParam`) for a request
+ * whose answer is constrained; `open-bias` biases the open tag under `auto`. `constraintParam`: the request's field
+ * that constrains its answer. Default: "response_format".
  */
-export function applyCallPolicy(request: GenerateRequest, policy: CallPolicy, format: string | undefined): PolicyApplied {
+export function applyCallPolicy(request: GenerateRequest, policy: CallPolicy, format: string | undefined, constraintParam = "response_format"): PolicyApplied {
   const choice = request.toolChoice ?? "auto";
   if (policy === "auto" || !request.tools?.length || (choice !== "auto" && choice !== "required")) return { request };
   const turn = request.messages.some((m) => m.role === "assistant") ? 1 : 0;
   const openToken = (FORMATS[(format ?? "hermes") as FormatId] ?? FORMATS.hermes).open.token;
   const plan = planCall(policy, turn, choice, openToken);
+  if (plan.addFinish && (request.constraint !== undefined || request.responseSchema !== undefined)) refuseConstrainedFinish(constraintParam);
   if (plan.logitBias && choice !== "auto") return { request };
   const out: GenerateRequest = { ...request, toolChoice: plan.toolChoice };
   if (plan.logitBias) out.logitBias = { ...request.logitBias, ...plan.logitBias };
@@ -44,6 +47,19 @@ export function applyCallPolicy(request: GenerateRequest, policy: CallPolicy, fo
   const name = freeFinishName(request.tools);
   out.tools = [...request.tools, { ...FINISH_TOOL, function: { ...FINISH_TOOL.function, name, description: "Give your final answer to the user (instead of plain text). Call it when no other tool is needed." } }];
   return { request: out, finishTool: name };
+}
+
+/**
+ * `finish-tool` turns the answer into a `finish` call's free-text argument, which no answer constraint holds: a
+ * request that constrains its answer is refused, naming the field, rather than answered unconstrained (issue 52).
+ */
+function refuseConstrainedFinish(param: string): never {
+  throw new ApiError(
+    400,
+    "invalid_request",
+    `The call policy finish-tool cannot hold ${param}: its answer is the free text of a finish call. Send ${CALL_POLICY_HEADER}: auto with this request, or remove ${param}.`,
+    param,
+  );
 }
 
 /** `finish`, unless the client has a tool of that name (then `finish_answer`, `qtc_finish`, …). */

@@ -10,10 +10,11 @@ import type { ServerRuntime } from "./defaults.js";
 import type { SlotPool } from "./slots.js";
 import { abortOnDisconnect, type SseFrame, SseWriter } from "./sse.js";
 import { asRawText } from "./completions.js";
-import { applyStopSequences } from "./stop-sequences.js";
+import { applyStopSequences, cutAnswerJudge } from "./stop-sequences.js";
 import { type BudgetAsk, type BudgetDefaults, fitBudget } from "./budget.js";
 import { applyCallPolicy, CALL_POLICY_HEADER, finishAsAnswer, finishAsAnswerStream, requestPolicy } from "./call-policy.js";
 import type { CallPolicy } from "../tools/call-policy.js";
+import { unmetToolChoice } from "../runtime/tool-choice-met.js";
 
 export type { SseFrame } from "./sse.js";
 
@@ -114,7 +115,6 @@ export async function serveGeneration(ctx: GenerationContext, req: FastifyReques
       const result = await turn.result();
       ctx.results.set(req, result);
       if (watch.signal.aborted) return aborted(reply, watch.signal);
-      refuseUndeliverable(result, job.request);
       const grammar = grammarHeader(result.grammar);
       if (grammar) reply.header(GRAMMAR_HEADER, grammar);
       return withNotices(job.encoder.complete(result, infoOf(job)), job.notices);
@@ -139,7 +139,7 @@ export async function serveGeneration(ctx: GenerationContext, req: FastifyReques
  */
 async function readyJob(ctx: GenerationContext, req: FastifyRequest, job: GenerationJob): Promise<ReadyJob> {
   const policy = requestPolicy(req.headers[CALL_POLICY_HEADER], ctx.callPolicy);
-  const applied = applyCallPolicy(withDefaultToolChoice(job.request, ctx.defaultToolChoice), policy, ctx.runtime.format);
+  const applied = applyCallPolicy(withDefaultToolChoice(job.request, ctx.defaultToolChoice), policy, ctx.runtime.format, job.params.responseSchema);
   const notices = [...(job.notices ?? [])];
   let request = applied.request;
   if (request.repeatGuard === undefined && ctx.repeatGuard !== undefined) request = { ...request, repeatGuard: ctx.repeatGuard };
@@ -184,10 +184,38 @@ function withJobNotices(event: GenerateEvent, notices: readonly string[]): Gener
  * stop sequences its signal also fires at the first one.
  */
 function startTurn(ctx: GenerationContext, job: ReadyJob, signal: AbortSignal): { events: () => AsyncIterable<GenerateEvent>; result: () => Promise<GenerateResult> } {
-  const turn = runtimeTurn(ctx, job, signal);
+  const raw = runtimeTurn(ctx, job, signal);
+  // Judged before a `finish` call becomes text: that call is what meets the policy's `required`.
+  const turn = {
+    events: () => refusingUnmet(raw.events(), job.request),
+    result: async () => {
+      const result = await raw.result();
+      refuseUnmet(result, job.request);
+      return result;
+    },
+  };
   const finish = job.finishTool;
   if (finish === undefined) return turn;
   return { events: () => finishAsAnswerStream(turn.events(), finish), result: async () => finishAsAnswer(await turn.result(), finish) };
+}
+
+/** The turn's events, its `done` refused as refuseUnmet refuses a whole result. */
+async function* refusingUnmet(events: AsyncIterable<GenerateEvent>, request: GenerateRequest): AsyncGenerator<GenerateEvent, void, void> {
+  for await (const event of events) {
+    if (event.type === "done") refuseUnmet(event.result, request);
+    yield event;
+  }
+}
+
+/**
+ * A turn whose tool choice demands a call and that made no valid one is refused, on every engine alike: 400
+ * `budget_too_small` when it ended at the limit having generated nothing (the runtime found no call that fits), else
+ * 400 `no_valid_call` naming `tool_choice` (every call was rejected, or none was written). Never a 200 without a call.
+ */
+function refuseUnmet(result: GenerateResult, request: GenerateRequest): void {
+  refuseUndeliverable(result, request);
+  const unmet = unmetToolChoice(result, request.toolChoice);
+  if (unmet) throw unmet;
 }
 
 function runtimeTurn(ctx: GenerationContext, job: ReadyJob, signal: AbortSignal): { events: () => AsyncIterable<GenerateEvent>; result: () => Promise<GenerateResult> } {
@@ -201,7 +229,7 @@ function runtimeTurn(ctx: GenerationContext, job: ReadyJob, signal: AbortSignal)
   const request: GenerateRequest = { ...asked, signal: stops.length ? AbortSignal.any([signal, stopper.signal]) : signal };
   const events = () => {
     const source = ctx.runtime.stream(request);
-    return applyStopSequences(job.rawText ? asRawText(source) : source, stops, () => stopper.abort());
+    return applyStopSequences(job.rawText ? asRawText(source) : source, stops, () => stopper.abort(), cutAnswerJudge(asked));
   };
   const result = async () => {
     for await (const event of events()) if (event.type === "done") return event.result;
@@ -264,10 +292,15 @@ async function streamTurn(
   let finished = false;
   let keepAlive: NodeJS.Timeout | undefined;
   try {
+    // Events a client sees nothing of (a rejected call) are held until one it sees, so a turn that ends before any
+    // visible event is judged before the stream opens (a refusal is a 400, not a stream): refusingUnmet throws then.
+    const unseen: GenerateEvent[] = [];
     let next = await iterator.next();
+    while (!next.done && next.value.type === "error" && !signal.aborted) {
+      unseen.push(next.value);
+      next = await iterator.next();
+    }
     if (signal.aborted) return void giveUp(reply);
-    // A turn that ended before any event is judged before the stream opens (a refusal is a 400, not a stream).
-    if (!next.done && next.value.type === "done") refuseUndeliverable(next.value.result, job.request);
     reply.hijack();
     const sse = new SseWriter(reply.raw);
     sse.open();
@@ -279,6 +312,7 @@ async function streamTurn(
     };
     await send(stream.start());
     keepAlive = pinger(stream, send, ctx.pingIntervalMs, () => sent);
+    for (const event of unseen) await send(stream.event(event));
     try {
       while (!next.done && !signal.aborted && !sse.closed) {
         if (next.value.type === "done") onResult(next.value.result);

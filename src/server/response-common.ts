@@ -32,11 +32,13 @@ export function qtcExtension(result: GenerateResult): Record<string, unknown> {
 
 /**
  * `answer` of the `qtc` extension, when the request constrained the answer and the turn answered in text: what
- * constrained it (`regex`, `choice`, `grammar`, `json_schema`) and whether the answer holds, or why not.
+ * constrained it (`regex`, `choice`, `grammar`, `json_schema`), whether the answer holds, or why not, and how it
+ * `ended`: `stop` (the model ended it), `length` (the token limit) or `stop_sequence` (a stop sequence cut it).
  */
-export function answerExtension(result: Pick<GenerateResult, "answer">): { answer?: Record<string, unknown> } {
+export function answerExtension(result: Pick<GenerateResult, "answer" | "finishReason"> & { stopSequence?: string }): { answer?: Record<string, unknown> } {
   const a = result.answer;
   if (!a) return {};
   const by = a.constraint === undefined || a.constraint === "jsonSchema" ? "json_schema" : a.constraint;
-  return { answer: a.ok ? { ok: true, constraint: by } : { ok: false, constraint: by, reason: a.reason, message: a.message } };
+  const ended = result.stopSequence !== undefined ? "stop_sequence" : result.finishReason === "length" ? "length" : "stop";
+  return { answer: a.ok ? { ok: true, constraint: by, ended } : { ok: false, constraint: by, ended, reason: a.reason, message: a.message } };
 }

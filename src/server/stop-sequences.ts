@@ -1,7 +1,9 @@
 // Owns: stop sequences (OpenAI `stop`, Anthropic `stop_sequences`): reading them from a request, cutting a turn's
 // answer text at the first one, cancelling the rest of the turn, and the result that says which one stopped it.
 
-import type { GenerateEvent, GenerateResult } from "../runtime/types.js";
+import type { AnswerCheck, GenerateEvent, GenerateRequest, GenerateResult } from "../runtime/types.js";
+import { answerConstraintOf, judgeText } from "../runtime/answer-request.js";
+import { compileValueValidator } from "../tools/validators.js";
 import { badRequest } from "./api-error.js";
 
 /** Bounds on what a client may send, so matching stays cheap per delta. */
@@ -91,7 +93,12 @@ class StopMatcher {
  * aborts the runtime's signal), the rest of its events are drained, and `done` carries the text up to the stop,
  * the calls made before it, finish reason "stop" and `stopSequence`.
  */
-export async function* applyStopSequences(events: AsyncIterable<GenerateEvent>, stops: readonly string[], cancel: () => void): AsyncGenerator<GenerateEvent, void, void> {
+export async function* applyStopSequences(
+  events: AsyncIterable<GenerateEvent>,
+  stops: readonly string[],
+  cancel: () => void,
+  judge?: CutAnswerJudge,
+): AsyncGenerator<GenerateEvent, void, void> {
   if (stops.length === 0) return yield* events;
   const matcher = new StopMatcher(stops);
   let content = "";
@@ -132,11 +139,40 @@ export async function* applyStopSequences(events: AsyncIterable<GenerateEvent>, 
     yield event;
   }
   if (stopped === undefined) return;
-  yield { type: "done", result: stoppedResult(last, content, calls, stopped) };
+  yield { type: "done", result: stoppedResult(last, content, calls, stopped, judge) };
+}
+
+/** Judges the text of an answer a stop sequence cut (see cutAnswerJudge). */
+export type CutAnswerJudge = (content: string, stop: string) => AnswerCheck;
+
+/**
+ * The judge of a constrained answer cut by a stop sequence, or undefined when the request constrains no answer.
+ * The text before the stop is judged as it stands: ok when it still holds the constraint, else refused with reason
+ * `stop_sequence` (issue 52: `qtc.answer` is present with every constrained answer, and says how it ended).
+ */
+export function cutAnswerJudge(request: Pick<GenerateRequest, "responseSchema" | "constraint">): CutAnswerJudge | undefined {
+  if (request.constraint === undefined && request.responseSchema === undefined) return undefined;
+  return (content, stop) => {
+    const { answerSchema, answerConstraint } = answerConstraintOf(request);
+    const cut = `the answer was cut at the stop sequence ${JSON.stringify(stop)}`;
+    if (answerConstraint) {
+      const check = judgeText(content, false, answerConstraint);
+      return check.ok ? check : { ok: false, reason: "stop_sequence", message: `${cut}, and the text before it does not hold the constraint: ${check.message}`, constraint: answerConstraint.kind };
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(content);
+    } catch {
+      return { ok: false, reason: "stop_sequence", message: `${cut} before its JSON was complete`, constraint: "jsonSchema" };
+    }
+    const errors = compileValueValidator(answerSchema as NonNullable<typeof answerSchema>)(value);
+    if (!errors) return { ok: true, value, constraint: "jsonSchema" };
+    return { ok: false, reason: "stop_sequence", message: `${cut}, and the JSON before it does not fit the response schema`, errors, constraint: "jsonSchema" };
+  };
 }
 
 /** The result of a turn cut at a stop sequence. Usage is the runtime's (what the model really spent). */
-function stoppedResult(last: GenerateResult | undefined, content: string, calls: GenerateResult["toolCalls"], stop: string): StoppableResult {
+function stoppedResult(last: GenerateResult | undefined, content: string, calls: GenerateResult["toolCalls"], stop: string, judge: CutAnswerJudge | undefined): StoppableResult {
   const base: GenerateResult = last ?? {
     content: "",
     reasoning: null,
@@ -151,7 +187,8 @@ function stoppedResult(last: GenerateResult | undefined, content: string, calls:
     mode: "constrained",
     format: "hermes",
   };
-  // The runtime judged a response-schema answer on the text before the cut: that verdict no longer applies.
+  // The runtime judged the answer on the text past the cut: that verdict no longer applies; the cut text is judged.
   const { answer: _judgedUncut, ...rest } = base;
-  return { ...rest, content, toolCalls: calls, finishReason: "stop", stopSequence: stop };
+  const answer = judge && calls.length === 0 ? judge(content, stop) : undefined;
+  return { ...rest, content, toolCalls: calls, finishReason: "stop", stopSequence: stop, ...(answer ? { answer } : {}) };
 }

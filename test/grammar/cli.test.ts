@@ -29,7 +29,8 @@ describe("qtc grammar", () => {
     const r = await run(["--tools", toolsPath, "--format", "qwen3coder", "--tool-choice", "required", "--no-parallel", "--max-tokens", "300"]);
     expect(r.code).toBe(0);
     const tools = normalizeTools(JSON.parse(readFileSync(toolsPath, "utf8")));
-    const expected = compileToolGrammar(tools, { format: "qwen3coder", toolChoice: "required", parallel: false, maxTokens: 300 });
+    // The CLI's own default split is worst-case (issue 52: a grammar whose budget holds without qtc's guard).
+    const expected = compileToolGrammar(tools, { format: "qwen3coder", toolChoice: "required", parallel: false, maxTokens: 300, budgetSplit: "worst-case" });
     expect(expected.ok && r.stdout).toBe(expected.ok && expected.value.gbnf);
   });
 

@@ -102,14 +102,15 @@ describe("/tokenize: bounded fan-out and replies", () => {
 });
 
 describe("the tool choice is enforced on what the upstream returns", () => {
-  test("required, and the upstream answers text (grammar echoed) → 502, not a 200 without a call", async () => {
+  // Issue 52: the model's failure gets the one answer every engine gives (400 no_valid_call naming tool_choice).
+  test("required, and the upstream answers text (grammar echoed) → 400 no_valid_call, not a 200 without a call", async () => {
     completion("I will not call anything.");
-    expectOpenAIError(await post(`${server.url}/v1/chat/completions`, { model: "m", messages: user, tools: TOOLS, tool_choice: "required", max_tokens: 64 }), 502, "upstream_error");
+    expectOpenAIError(await post(`${server.url}/v1/chat/completions`, { model: "m", messages: user, tools: TOOLS, tool_choice: "required", max_tokens: 64 }), 400, "no_valid_call", "tool_choice");
   });
 
-  test("required, and the upstream answers an invalid call → 502", async () => {
+  test("required, and the upstream answers an invalid call → 400 no_valid_call", async () => {
     completion('<tool_call>\n{"name": "read_file", "arguments": {"nope": 1}}\n</tool_call>');
-    expectOpenAIError(await post(`${server.url}/v1/chat/completions`, { model: "m", messages: user, tools: TOOLS, tool_choice: "required", max_tokens: 64 }), 502, "upstream_error");
+    expectOpenAIError(await post(`${server.url}/v1/chat/completions`, { model: "m", messages: user, tools: TOOLS, tool_choice: "required", max_tokens: 64 }), 400, "no_valid_call", "tool_choice");
   });
 
   test("parallel_tool_calls false, and the upstream answers 2 calls → 502, streamed or not", async () => {

@@ -78,7 +78,7 @@ describe("issue 42: constraints beside one tool under auto, through qtc serve", 
           } else {
             answers++;
             expect(r.content, `seed ${seed}`).toMatch(c.accepts);
-            expect(r.qtc.answer).toEqual({ ok: true, constraint: c.kind });
+            expect(r.qtc.answer).toEqual({ ok: true, constraint: c.kind, ended: "stop" });
           }
         }
         // Both branches of the envelope are taken across the seeds (not only calls).

@@ -27,7 +27,7 @@ describe("issue 42: unconstrained answers are judged against the constraint", ()
     const whole = await post(`${server.url}/v1/chat/completions`, body);
     expect(whole.status).toBe(200);
     expect(["PASS", "FAIL", "SKIP"]).not.toContain(whole.json.choices[0].message.content);
-    expect(whole.json.qtc.answer).toEqual(whole.json.choices[0].finish_reason === "length" ? { ...refused, reason: "truncated", message: expect.any(String) } : refused);
+    expect(whole.json.qtc.answer).toEqual(whole.json.choices[0].finish_reason === "length" ? { ...refused, ended: "length", reason: "truncated", message: expect.any(String) } : { ...refused, ended: "stop" });
     const streamed = await post(`${server.url}/v1/chat/completions`, { ...body, stream: true });
     const last = parseSse(streamed.text).filter((f) => f.data !== "[DONE]").at(-1)!.data;
     expect(last.qtc.answer).toEqual(whole.json.qtc.answer);
