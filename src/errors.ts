@@ -108,6 +108,8 @@ export const INPUT_ERROR_CODES = [
   "unsupported_model",
   /** Fine-tuning failed (the trainer exited with an error); the message shows its output's end. */
   "training_failed",
+  /** The server is still loading its model; retry once GET /health answers 200. */
+  "loading",
 ] as const;
 export type InputErrorCode = (typeof INPUT_ERROR_CODES)[number];
 

@@ -11,6 +11,7 @@ import type { ResolvedServerOptions } from "./defaults.js";
 import type { BudgetAsk } from "./budget.js";
 import type { SseFrame } from "./sse.js";
 import { readStopSequences } from "./stop-sequences.js";
+import { choicesOf } from "./choices.js";
 
 /** `max_tokens` when a completions request gives none: 16, as OpenAI's legacy endpoint has it. */
 export const COMPLETIONS_DEFAULT_MAX_TOKENS = 16;
@@ -23,6 +24,8 @@ export interface CompletionsPlan {
   stop: string[];
   /** Only the operator's cap changes a raw prompt's ask (it is not fitted to the context: the client owns the text). */
   budget: BudgetAsk;
+  /** `n`: choices to generate (1 when streamed). */
+  choices: number;
 }
 
 type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxTokensCap">> & SchemaCheck;
@@ -47,12 +50,11 @@ export function completionsToGenerate(body: Obj, ctx: Ctx): CompletionsPlan {
   const constrained = constraintOfOpenAIBody(body, ctx);
   if (constrained) request.constraint = constrained.constraint;
   const params: ParamHints = { maxTokens: "max_tokens", ...(constrained ? { responseSchema: constrained.param } : {}) };
-  return { request, stream, includeUsage, params, stop: readStopSequences(body.stop, "stop", true), budget };
+  return { request, stream, includeUsage, params, stop: readStopSequences(body.stop, "stop", true), budget, choices: choicesOf(body.n, stream) };
 }
 
 function refuseUnsupported(body: Obj): void {
   const set = (v: unknown) => v !== undefined && v !== null;
-  if (set(body.n) && body.n !== 1) throw unsupported("n", "n must be 1: qtc generates one choice per request. Send several requests instead.");
   if (set(body.best_of) && body.best_of !== 1) throw unsupported("best_of", "best_of must be 1; send several requests instead.");
   if (body.echo === true) throw unsupported("echo", "echo is not supported; prepend the prompt yourself.");
   if (set(body.logprobs)) throw unsupported("logprobs", "logprobs are not supported; remove logprobs.");
