@@ -69,6 +69,7 @@ export function openAIToGenerate(body: Obj, ctx: Ctx): OpenAIPlan {
     ...(typeof body.top_p === "number" ? { topP: body.top_p } : {}),
     ...(seedOf(body.seed) !== undefined ? { seed: seedOf(body.seed) } : {}),
     ...thinkingOf(body.reasoning_effort),
+    ...(body.logprobs === true ? { logprobs: typeof body.top_logprobs === "number" ? body.top_logprobs : 0 } : {}),
   };
   // With tools under "auto" the answer is that JSON or tool calls; with calls required the schema plays no part.
   const schema = responseSchemaOf(body.response_format, ctx.validators);
@@ -88,8 +89,7 @@ export function openAIToGenerate(body: Obj, ctx: Ctx): OpenAIPlan {
 /** Parameters OpenAI defines that qtc does not implement: refused unless they are at their neutral value. */
 function refuseUnsupported(body: Obj): void {
   const set = (v: unknown) => v !== undefined && v !== null;
-  if (body.logprobs === true) throw unsupported("logprobs", "logprobs are not supported; remove logprobs.");
-  if (set(body.top_logprobs)) throw unsupported("top_logprobs", "top_logprobs are not supported; remove top_logprobs.");
+  if (set(body.top_logprobs) && body.logprobs !== true) throw badRequest("top_logprobs needs logprobs: true.", "top_logprobs");
   if (isObject(body.logit_bias) && Object.keys(body.logit_bias).length) throw unsupported("logit_bias", "logit_bias is not supported; remove logit_bias.");
   for (const key of ["presence_penalty", "frequency_penalty"]) {
     if (set(body[key]) && body[key] !== 0) throw unsupported(key, `${key} is not supported; remove it or send 0.`);

@@ -57,7 +57,7 @@ const OPENAI_CASES: Array<[string, unknown, number, string, string | null]> = [
   ["two tools with one name", { model: "m", messages: user, tools: [READ_FILE_OPENAI, READ_FILE_OPENAI] }, 400, "invalid_request", "tools[1]"],
   ["a non-function tool", { model: "m", messages: user, tools: [{ type: "custom", custom: { name: "x" } }] }, 400, "unsupported_parameter", "tools[0].type"],
   ["n: 9 (over 8)", { model: "m", messages: user, n: 9 }, 400, "unsupported_parameter", "n"],
-  ["logprobs", { model: "m", messages: user, logprobs: true }, 400, "unsupported_parameter", "logprobs"],
+  ["top_logprobs over 20", { model: "m", messages: user, logprobs: true, top_logprobs: 21 }, 400, "invalid_request", "top_logprobs"],
   ["stop not strings", { model: "m", messages: user, stop: [1] }, 400, "invalid_request", "stop"],
   ["stop with too many sequences", { model: "m", messages: user, stop: Array.from({ length: 17 }, (_, i) => `s${i}`) }, 400, "invalid_request", "stop"],
   ["a stop sequence too long", { model: "m", messages: user, stop: ["x".repeat(257)] }, 400, "invalid_request", "stop[0]"],

@@ -1,6 +1,6 @@
 // What llama-server and vLLM users expect of `qtc serve`, through a real `qtc serve` (in-process, the tiny model):
 // /health answers 503 while the model loads and 200 after, `--cors` answers a browser's preflight and marks
-// answers, `--alias` names the model, and `n` gives n choices.
+// answers, `--alias` names the model, `n` gives n choices, and `logprobs` gives each token's log-probability.
 
 import { createServer as createNetServer, type AddressInfo } from "node:net";
 import OpenAI from "openai";
@@ -166,5 +166,57 @@ describe("n", () => {
     expect(res.json.choices.map((c: any) => c.index)).toEqual([0, 1, 2]);
     expectOpenAIError(await post(`${baseURL}/v1/chat/completions`, { model: ALIAS, messages: MESSAGES, n: 9 }), 400, "unsupported_parameter", "n");
     expectOpenAIError(await post(`${baseURL}/v1/chat/completions`, { model: ALIAS, messages: MESSAGES, n: 2, stream: true }), 400, "unsupported_parameter", "n");
+  });
+});
+
+describe("logprobs", () => {
+  const client = () => new OpenAI({ baseURL: `${baseURL}/v1`, apiKey: "none" });
+
+  test("chat: logprobs: true with top_logprobs: 3 gives one entry per output token, each with 3 alternatives", async () => {
+    const completion = await client().chat.completions.create({ model: ALIAS, messages: [{ role: "user", content: "hi" }], max_tokens: 6, seed: 2, logprobs: true, top_logprobs: 3 });
+    const content = completion.choices[0]!.logprobs!.content!;
+    expect(content).toHaveLength(completion.usage!.completion_tokens);
+    // The answer's text is its tokens' texts (no call, no reasoning in a 6-token plain answer of this model).
+    const text = completion.choices[0]!.message.content ?? "";
+    expect(text.length).toBeGreaterThan(0);
+    expect(content.map((t) => t.token).join("")).toContain(text.trim());
+    for (const t of content) {
+      expect(t.logprob).toBeLessThanOrEqual(0);
+      expect(t.bytes).toEqual([...Buffer.from(t.token, "utf8")]);
+      expect(t.top_logprobs).toHaveLength(3);
+      const tops = t.top_logprobs.map((a) => a.logprob);
+      expect([...tops].sort((a, b) => b - a)).toEqual(tops);
+      // The most likely alternative is at least as likely as the token taken.
+      expect(tops[0]!).toBeGreaterThanOrEqual(t.logprob);
+    }
+  });
+
+  test("chat: without logprobs the field is null; logprobs: true alone gives no alternatives; streamed, the finish chunk carries them", async () => {
+    const plain = await client().chat.completions.create({ model: ALIAS, messages: [{ role: "user", content: "hi" }], max_tokens: 4, seed: 2 });
+    expect(plain.choices[0]!.logprobs).toBeNull();
+    const bare = await client().chat.completions.create({ model: ALIAS, messages: [{ role: "user", content: "hi" }], max_tokens: 4, seed: 2, logprobs: true });
+    for (const t of bare.choices[0]!.logprobs!.content!) expect(t.top_logprobs).toEqual([]);
+    const res = await post(`${baseURL}/v1/chat/completions`, { model: ALIAS, messages: [{ role: "user", content: "hi" }], max_tokens: 4, seed: 2, logprobs: true, top_logprobs: 2, stream: true });
+    const chunks = parseSse(res.text).filter((f) => f.data !== "[DONE]").map((f) => f.data);
+    const withLogprobs = chunks.filter((c) => c.choices?.[0]?.logprobs);
+    expect(withLogprobs).toHaveLength(1);
+    expect(withLogprobs[0].choices[0].finish_reason).not.toBeNull();
+    expect(withLogprobs[0].choices[0].logprobs.content.length).toBeGreaterThan(0);
+    expectOpenAIError(await post(`${baseURL}/v1/chat/completions`, { model: ALIAS, messages: MESSAGES, logprobs: true, top_logprobs: 21 }), 400, "invalid_request", "top_logprobs");
+  });
+
+  test("completions: logprobs: 2 gives tokens, token_logprobs, top_logprobs (2 each) and text_offset", async () => {
+    const res = await post(`${baseURL}/v1/completions`, { model: ALIAS, prompt: "Once upon", max_tokens: 5, seed: 4, logprobs: 2 });
+    expect(res.status, res.text).toBe(200);
+    const lp = res.json.choices[0].logprobs;
+    const n = res.json.usage.completion_tokens;
+    expect(lp.tokens).toHaveLength(n);
+    expect(lp.token_logprobs).toHaveLength(n);
+    expect(lp.top_logprobs).toHaveLength(n);
+    // The tokens spell the answer (the text may be trimmed of surrounding whitespace).
+    expect(lp.tokens.join("")).toContain(res.json.choices[0].text.trim());
+    for (const top of lp.top_logprobs) expect(Object.keys(top).length).toBeLessThanOrEqual(2);
+    expect(lp.text_offset[0]).toBe(0);
+    for (let i = 1; i < n; i++) expect(lp.text_offset[i]).toBe(lp.text_offset[i - 1] + lp.tokens[i - 1].length);
   });
 });
