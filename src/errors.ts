@@ -113,6 +113,8 @@ export const INPUT_ERROR_CODES = [
    * rejected, or none was written. The same answer on every engine (a 400 naming `tool_choice` on the server).
    */
   "no_valid_call",
+  /** The server is still loading its model; retry once GET /health answers 200. */
+  "loading",
 ] as const;
 export type InputErrorCode = (typeof INPUT_ERROR_CODES)[number];
 

@@ -4,8 +4,11 @@
 
 import { fail, QtcException } from "../errors.js";
 import { checkTextConstraint, constraintBreach, constraintKind, type TextConstraint } from "../grammar/answer-constraint.js";
+import { leastAnswerTokens } from "../grammar/least-answer-tokens.js";
+import type { CompiledTools } from "../tools/index.js";
 import type { JsonSchema } from "../tools/types.js";
 import { judgeTextWithGbnf } from "./engine/text-judge.js";
+import type { ResolvedRequest } from "./request.js";
 import type { AnswerCheck, GenerateRequest } from "./types.js";
 
 /** The request's answer schema (`responseSchema` or `constraint.jsonSchema`) or its checked text constraint. */
@@ -43,4 +46,25 @@ export function judgeText(content: string, truncated: boolean, c: TextConstraint
   if (trimmed !== content && judgeConstraint(c, trimmed) === undefined) return { ok: true, value: trimmed, constraint: c.kind };
   if (truncated) return { ok: false, reason: "truncated", message: `the answer was cut off at the token limit before the constraint (${c.kind}) accepted it`, constraint: c.kind };
   return { ok: false, reason: c.kind, message: breach, constraint: c.kind };
+}
+
+/**
+ * Constrained mode, when the turn can only answer (no tools, or tool choice "none"): refuse a budget below a sound
+ * lower bound of the cheapest answer the constraint admits (`budget_too_small`, with both figures), as a call the
+ * budget cannot hold is refused: the turn could only end at the limit with an empty or cut answer.
+ */
+export function checkAnswerBudget(
+  answer: { schema: JsonSchema | boolean | undefined; constraint: TextConstraint | undefined },
+  tools: CompiledTools | undefined,
+  req: Pick<ResolvedRequest, "mode" | "toolChoice" | "thinking" | "maxTokens">,
+): void {
+  if (req.mode !== "constrained" || (answer.schema === undefined && answer.constraint === undefined)) return;
+  if (tools && tools.tools.length > 0 && req.toolChoice !== "none") return;
+  const bound = leastAnswerTokens({ ...(answer.constraint ? { constraint: answer.constraint } : {}), ...(answer.schema !== undefined ? { schema: answer.schema } : {}) });
+  if (bound === undefined) return;
+  // A thinking phase spends its two tags as forced tokens before the answer.
+  const least = bound + (req.thinking ? 2 : 0);
+  if (req.maxTokens >= least) return;
+  const kind = answer.constraint?.kind ?? "JSON schema";
+  fail("budget_too_small", `maxTokens ${req.maxTokens} is too small for the shortest answer the constraint (${kind}) admits: it takes at least ${least} tokens; raise maxTokens to ${least} or more`);
 }

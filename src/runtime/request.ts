@@ -8,6 +8,7 @@ import { leastCallTokens } from "../grammar/index.js";
 import { normalizeToolChoice, type CompiledTools } from "../tools/index.js";
 import type { ToolChoice } from "../tools/types.js";
 import { GENERATE_DEFAULTS } from "./defaults.js";
+import { MAX_TOP_LOGPROBS } from "./token-logprobs.js";
 import type { GenerateRequest, GenerationMode } from "./types.js";
 
 /** A request with every default applied. */
@@ -102,6 +103,7 @@ export function resolveRequest(req: GenerateRequest, tools: CompiledTools | unde
     if (!/^\d+$/.test(token)) fail("invalid_option", `logitBias keys must be token ids, got "${token}"`);
     number(value, `logitBias[${token}]`, -100, 100, false);
   }
+  if (req.logprobs !== undefined) number(req.logprobs, "logprobs", 0, MAX_TOP_LOGPROBS, true);
   const toolChoice = resolveToolChoice(req.toolChoice ?? d.toolChoice, tools);
   return {
     toolChoice,

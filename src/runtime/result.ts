@@ -2,6 +2,7 @@
 // theirs here): its one finish-reason rule, the answer check, and the OpenAI and Anthropic views.
 
 import { anthropicStopReason, toAnthropicContent, toOpenAIMessage, type AnthropicMessageShape, type OpenAIAssistantMessage } from "../adapters/index.js";
+import type { OutputTokenLogprob } from "./token-logprobs.js";
 import type { FormatId } from "../formats/types.js";
 import type { ParseResult, ToolCall } from "../parse/types.js";
 import type { ValueValidator } from "../tools/validators.js";
@@ -43,6 +44,8 @@ export interface TurnCounts {
   grammarBytes?: number;
   /** GenerateResult.probabilityRemoved; absent unless measured. */
   probabilityRemoved?: number[];
+  /** GenerateResult.logprobs; absent unless asked. */
+  logprobs?: OutputTokenLogprob[];
 }
 
 /** No tokens, no time: the counts of a turn that was only replayed (or never ran). */
@@ -130,6 +133,7 @@ export function resultOf({ parsed, outcome, raw, mode, format, judgeAnswer, qtcG
   };
   if (outcome.notices && outcome.notices.length > 0) result.notices = [...outcome.notices];
   if (outcome.probabilityRemoved) result.probabilityRemoved = [...outcome.probabilityRemoved];
+  if (outcome.logprobs) result.logprobs = outcome.logprobs;
   const use = grammarUse(outcome.grammar, mode, outcome.grammarBytes);
   if (use) result.grammar = use;
   const answer = judgeAnswer && checkAnswer(parsed, truncated, judgeAnswer);

@@ -34,6 +34,7 @@ import { VocabTrie } from "./vocab-trie.js";
 import { EngineVocab } from "./engine/engine-vocab.js";
 import type { GrammarEngineId } from "./engine-choice.js";
 import { measureRemoved, type StepMask } from "./probability-removed.js";
+import { tokenLogprobs } from "./token-logprobs.js";
 
 /**
  * Added to the logits of the tokens a narrowed sampler may pick: far above any model logit, so only they survive
@@ -333,6 +334,9 @@ class ModelRuntime implements Runtime {
       }
       if (outcome.masked && outcome.masked.length > 0) {
         outcome.probabilityRemoved = await measureRemoved(sequence, promptTokens, outcome.tokens, outcome.masked, req.temperature);
+      }
+      if (request.logprobs !== undefined && !request.signal?.aborted) {
+        outcome.logprobs = await tokenLogprobs(sequence, promptTokens, outcome.tokens, request.logprobs, this.env.tables.texts);
       }
     } finally {
       // A consumer that stops iterating early leaves the turn suspended: end it before the sequence is reused.

@@ -8,7 +8,7 @@ import type { GrammarCache } from "../grammar/compile.js";
 import { createParser, type ParseEvent } from "../parse/index.js";
 import { renderPromptSegments, type PromptSegment } from "../prompt/index.js";
 import { compileValidators, compileValueValidator, type CompiledTools, type ToolDefinition, type ValidatorCache } from "../tools/index.js";
-import { answerConstraintOf } from "./answer-request.js";
+import { answerConstraintOf, checkAnswerBudget } from "./answer-request.js";
 import type { TextConstraint } from "../grammar/answer-constraint.js";
 import type { AnswerJudge } from "./result.js";
 import { streamEventsOf, type ContentEvent } from "../adapters/index.js";
@@ -76,6 +76,7 @@ export function prepareTurn(request: GenerateRequest, ctx: TurnContext): Prepare
     checkToolGrammar(tools.tools, { format: req.format, toolChoice: "auto", parallel: req.parallel, maxCalls: req.maxCalls }, req.maxTokens, ctx.toolGrammars);
   }
   checkCallBudget(tools, req);
+  checkAnswerBudget({ schema: answerSchema, constraint: answerConstraint }, tools, req);
   req.thinkingBudget = reserveCallInThinking(tools, req);
   return { tools, req, answerSchema, answerConstraint, judgeAnswer, grammar, segments: promptSegmentsOf(request, tools, req) };
 }

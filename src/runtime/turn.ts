@@ -4,7 +4,7 @@
 
 import type { LlamaContextSequence, LlamaModel, Token, TokenBias } from "node-llama-cpp";
 import type { ToolCallFormat } from "../formats/index.js";
-import { internal } from "../errors.js";
+import { fail } from "../errors.js";
 import { BareOpenerTokens, bareState, type BareState } from "./bare-opener.js";
 import { BudgetGuard, type Closable } from "./budget-guard.js";
 import { DistinctClosing } from "./distinct-closing.js";
@@ -161,6 +161,9 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
 
 type Phase = "think" | "free" | "grammar";
 
+/** Forced tokens counted past the budget left, for the figure of a refusal (see refuseForcedOverBudget). */
+const FORCED_FIGURE_SLACK = 4096;
+
 /** The state of one turn between sampled tokens: its phase, output, grammar and counts. */
 class Turn {
   phase: Phase;
@@ -178,6 +181,8 @@ class Turn {
   private readonly freeBias: TokenBias;
   /** A call was opened by its bare opener (it ends without a close tag). */
   private bareOpened = false;
+  /** The grammar has just taken over at the answer's start, and no step under it has run yet. */
+  private answerUnstarted = false;
   /** Ends thinking at a call opener sampled in the think phase (issue 43); undefined when not watched. */
   private readonly thinkOpener: ThinkOpener | undefined;
   private grammar: TurnGrammar | undefined;
@@ -270,7 +275,8 @@ class Turn {
     else if (this.phase === "think") await this.takeThink(step, token);
     else this.takeInGrammar(step, token);
     if (!this.finish && this.phase !== "think" && this.repeats?.tripped()) this.stopLoop(step);
-    if (this.remaining() < 0) internal("forced tokens overran the token budget");
+    // Text the grammar forces ran past the budget: the budget cannot hold it (the caller's to raise), never a 500.
+    if (this.remaining() < 0) fail("budget_too_small", `maxTokens ${this.plan.maxTokens} is too small: the text the constraint forces ran past it; raise maxTokens`);
     return step;
   }
 
@@ -376,6 +382,7 @@ class Turn {
 
   /** Switch the grammar on for the rest of the turn; false when not even one call fits. */
   private async startGrammar(phase: GrammarPhase): Promise<boolean> {
+    this.answerUnstarted = phase === "start";
     const t0 = performance.now();
     if (this.matcher) this.grammarMs += this.matcher.ms;
     const grammar = this.plan.grammar?.(phase, this.remaining());
@@ -404,6 +411,7 @@ class Turn {
    */
   private afterGrammarStep(step: Step): void {
     const matcher = this.matcher!;
+    if (this.answerUnstarted) this.refuseForcedOverBudget(matcher);
     const { forced, ends } = this.jumpForward(matcher);
     let take = forced.length;
     for (let i = 0; i < forced.length; i++) {
@@ -423,6 +431,23 @@ class Turn {
       this.finish = close.finish;
     }
     if (!this.finish) this.bias = this.biasFor(matcher);
+  }
+
+  /**
+   * A turn that can only answer, before its answer's first token: when the text the constraint forces from here
+   * (the choices' shared prefix, a schema's fixed start) takes more tokens than the budget left, no answer can
+   * fit; refused as `budget_too_small` with both figures rather than cut at the limit (a bound up front cannot
+   * count the tokens of a long run of letters; the forced tokens are counted here exactly).
+   */
+  private refuseForcedOverBudget(matcher: TurnMatcher): void {
+    this.answerUnstarted = false;
+    const callable = this.plan.toolChoice !== "none" && (this.grammar?.compiled.tools.length ?? 0) > 0;
+    if (!this.plan.jsonAnswer || callable || !this.plan.jumpForward) return;
+    const remaining = this.remaining();
+    const forced = matcher.forcedContinuation(remaining + FORCED_FIGURE_SLACK).tokens.length;
+    if (forced <= remaining) return;
+    const figure = forced > remaining + FORCED_FIGURE_SLACK - 1 ? `over ${remaining + FORCED_FIGURE_SLACK - 1}` : `${forced}`;
+    fail("budget_too_small", `maxTokens ${this.plan.maxTokens} is too small for the answer: the text the constraint forces at its start takes ${figure} tokens and ${remaining} are left; raise maxTokens to ${this.plan.maxTokens - remaining + forced} or more`);
   }
 
   /** The forced continuation, accepted into the matcher (none when jump-forward is off). */

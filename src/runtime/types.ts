@@ -1,5 +1,6 @@
 // Owns: the request, result and stream-event types of the runtime (the library's main API surface).
 
+import type { OutputTokenLogprob } from "./token-logprobs.js";
 import type { StreamEvent } from "../adapters/events.js";
 import type { FormatId, ToolCallFormat } from "../formats/types.js";
 import type { CallError, ParseDiagnostics, ToolCall } from "../parse/types.js";
@@ -84,6 +85,12 @@ export interface GenerateRequest {
    * `answer` judges the content against it. Default: none (free text).
    */
   constraint?: AnswerConstraint;
+  /**
+   * Report each output token's log-probability with this many most likely alternatives (0 to 20) in the result's
+   * `logprobs`: the model's own distribution (temperature 1, before the constraint, biases and top-k/top-p), read by
+   * one replay of the turn after it. Default: none (not computed).
+   */
+  logprobs?: number;
   signal?: AbortSignal;
 }
 
@@ -146,6 +153,12 @@ export interface GenerateResult {
    * (RuntimeOptions.measureProbabilityRemoved).
    */
   probabilityRemoved?: number[];
+  /**
+   * With `logprobs` asked: every token the turn output (sampled and forced, markup included), in order, with its
+   * log-probability and the most likely alternatives at its position (see GenerateRequest.logprobs). Absent
+   * otherwise, and from engines that cannot read distributions.
+   */
+  logprobs?: OutputTokenLogprob[];
 }
 
 /** What constrained a turn (see GenerateResult.grammar). */

@@ -51,7 +51,7 @@ const ANTHROPIC_TYPES: Record<number, string> = {
 };
 
 /** Anthropic error types chosen by code rather than status: a shutdown is "try again elsewhere or later". */
-const ANTHROPIC_CODE_TYPES: Partial<Record<ErrorCode, string>> = { shutting_down: "overloaded_error" };
+const ANTHROPIC_CODE_TYPES: Partial<Record<ErrorCode, string>> = { shutting_down: "overloaded_error", loading: "overloaded_error" };
 
 /** The status each dialect answers for an error; Anthropic reports overload as 529. */
 export function statusFor(error: ApiError, dialect: ApiDialect): number {
@@ -101,6 +101,7 @@ const CODE_STATUS: Partial<Record<ErrorCode, number>> = {
   request_timeout: 408,
   overloaded: 503,
   shutting_down: 503,
+  loading: 503,
   internal: 500,
   aborted: 500,
   model_not_found: 500,

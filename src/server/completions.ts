@@ -11,6 +11,7 @@ import type { ResolvedServerOptions } from "./defaults.js";
 import type { BudgetAsk } from "./budget.js";
 import type { SseFrame } from "./sse.js";
 import { readStopSequences } from "./stop-sequences.js";
+import { choicesOf } from "./choices.js";
 
 /** `max_tokens` when a completions request gives none: 16, as OpenAI's legacy endpoint has it. */
 export const COMPLETIONS_DEFAULT_MAX_TOKENS = 16;
@@ -23,6 +24,8 @@ export interface CompletionsPlan {
   stop: string[];
   /** Only the operator's cap changes a raw prompt's ask (it is not fitted to the context: the client owns the text). */
   budget: BudgetAsk;
+  /** `n`: choices to generate (1 when streamed). */
+  choices: number;
 }
 
 type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxTokensCap">> & SchemaCheck;
@@ -39,6 +42,7 @@ export function completionsToGenerate(body: Obj, ctx: Ctx): CompletionsPlan {
     ...(typeof body.temperature === "number" ? { temperature: body.temperature } : {}),
     ...(typeof body.top_p === "number" ? { topP: body.top_p } : {}),
     ...(seedOf(body.seed) !== undefined ? { seed: seedOf(body.seed) } : {}),
+    ...(typeof body.logprobs === "number" ? { logprobs: body.logprobs } : {}),
   };
   const stream = body.stream === true;
   if (body.stream_options != null && !stream) throw badRequest("stream_options is only allowed with stream: true.", "stream_options");
@@ -47,15 +51,13 @@ export function completionsToGenerate(body: Obj, ctx: Ctx): CompletionsPlan {
   const constrained = constraintOfOpenAIBody(body, ctx);
   if (constrained) request.constraint = constrained.constraint;
   const params: ParamHints = { maxTokens: "max_tokens", ...(constrained ? { responseSchema: constrained.param } : {}) };
-  return { request, stream, includeUsage, params, stop: readStopSequences(body.stop, "stop", true), budget };
+  return { request, stream, includeUsage, params, stop: readStopSequences(body.stop, "stop", true), budget, choices: choicesOf(body.n, stream) };
 }
 
 function refuseUnsupported(body: Obj): void {
   const set = (v: unknown) => v !== undefined && v !== null;
-  if (set(body.n) && body.n !== 1) throw unsupported("n", "n must be 1: qtc generates one choice per request. Send several requests instead.");
   if (set(body.best_of) && body.best_of !== 1) throw unsupported("best_of", "best_of must be 1; send several requests instead.");
   if (body.echo === true) throw unsupported("echo", "echo is not supported; prepend the prompt yourself.");
-  if (set(body.logprobs)) throw unsupported("logprobs", "logprobs are not supported; remove logprobs.");
   if (set(body.suffix) && body.suffix !== "") throw unsupported("suffix", "suffix (insertion) is not supported; remove suffix.");
   if (isObject(body.logit_bias) && Object.keys(body.logit_bias).length) throw unsupported("logit_bias", "logit_bias is not supported; remove logit_bias.");
   for (const key of ["presence_penalty", "frequency_penalty"]) {
@@ -125,7 +127,28 @@ function base(meta: CompletionsMeta) {
 
 /** The `text_completion` object of a finished turn (its content is the raw text, see asRawText). */
 export function completionsResponse(result: GenerateResult, meta: CompletionsMeta): Record<string, unknown> {
-  return { ...base(meta), choices: [{ text: result.content, index: 0, logprobs: null, finish_reason: finishOf(result) }], usage: usageOf(result), ...(result.answer ? { qtc: answerExtension(result) } : {}) };
+  return { ...base(meta), choices: [{ text: result.content, index: 0, logprobs: completionLogprobs(result), finish_reason: finishOf(result) }], usage: usageOf(result), ...(result.answer ? { qtc: answerExtension(result) } : {}) };
+}
+
+/**
+ * The legacy `logprobs` object, `{tokens, token_logprobs, top_logprobs, text_offset}`, when the request gave
+ * `logprobs: N` (top_logprobs: one `{token: logprob}` object per token, its N most likely), else null. The offsets
+ * count UTF-16 units of the tokens' texts from the start of the answer.
+ */
+function completionLogprobs(result: GenerateResult): Record<string, unknown> | null {
+  if (!result.logprobs) return null;
+  const offsets: number[] = [];
+  let at = 0;
+  for (const t of result.logprobs) {
+    offsets.push(at);
+    at += t.token.length;
+  }
+  return {
+    tokens: result.logprobs.map((t) => t.token),
+    token_logprobs: result.logprobs.map((t) => t.logprob),
+    top_logprobs: result.logprobs.map((t) => Object.fromEntries(t.top.map((a) => [a.token, a.logprob]))),
+    text_offset: offsets,
+  };
 }
 
 /** Stream chunks: one per text delta, a finish chunk, the optional usage chunk, `[DONE]`. */
@@ -138,7 +161,9 @@ export function completionsStream(meta: CompletionsMeta, includeUsage: boolean):
     event: (event) => {
       if (event.type === "text-delta") return event.text ? [chunk(event.text, null)] : [];
       if (event.type !== "done") return [];
-      const frames: SseFrame[] = [{ data: { ...chunk("", finishOf(event.result)).data, ...(event.result.answer ? { qtc: answerExtension(event.result) } : {}) } }];
+      const finish = chunk("", finishOf(event.result)).data;
+      if (event.result.logprobs) finish.choices[0]!.logprobs = completionLogprobs(event.result) as null;
+      const frames: SseFrame[] = [{ data: { ...finish, ...(event.result.answer ? { qtc: answerExtension(event.result) } : {}) } }];
       if (includeUsage) frames.push({ data: { ...base(meta), choices: [], usage: usageOf(event.result) } });
       frames.push({ data: "[DONE]" });
       return frames;

@@ -112,6 +112,19 @@ export interface ServerOptions {
   /** Milliseconds a streamed Anthropic answer may stay silent before a `ping` event is sent. Default: 5000. */
   pingIntervalMs?: number;
   /**
+   * Origins a browser may call the server from (`qtc serve --cors`): exact origins (`https://app.example`) or
+   * `"*"` for any. Preflight requests are answered without the API key; responses carry the CORS headers.
+   * Default: none (CORS off; browsers refuse cross-origin answers).
+   */
+  cors?: readonly string[];
+  /**
+   * The model is still loading: until this settles, `/health` answers 503 `{"status": "loading"}` and every other
+   * route 503 `loading`; what it resolves with (the loaded runtime, the model id, the default tool choice) replaces
+   * the options given (`serve()` listens before it loads, so a client can see it load). A rejection keeps the
+   * server answering 503. Default: none (ready at once).
+   */
+  ready?: Promise<Partial<Pick<ServerOptions, "runtime" | "modelId" | "defaultToolChoice">>>;
+  /**
    * Where request tools and response schemas are compiled for their 400 checks (bounded); `serve()` passes the
    * runtime's, so each is compiled once. Default: a cache of the server's own.
    */
@@ -149,7 +162,7 @@ export const SERVER_DEFAULTS = Object.freeze({
 });
 
 /** Options with every default filled in. */
-export type ResolvedServerOptions = Required<Omit<ServerOptions, "apiKey" | "modelId" | "onInternalError" | "defaultMaxTokens" | "maxTokensCap">> & {
+export type ResolvedServerOptions = Required<Omit<ServerOptions, "apiKey" | "modelId" | "onInternalError" | "defaultMaxTokens" | "maxTokensCap" | "ready">> & {
   /** Undefined: no cap (see ServerOptions.maxTokensCap). */
   maxTokensCap: number | undefined;
   /** Undefined: what the context leaves (see ServerOptions.defaultMaxTokens). */
@@ -192,6 +205,7 @@ export function resolveServerOptions(options: ServerOptions): ResolvedServerOpti
     maxRequestsPerSocket: atLeastZero(options.maxRequestsPerSocket, SERVER_DEFAULTS.maxRequestsPerSocket, "maxRequestsPerSocket"),
     pingIntervalMs: positive(options.pingIntervalMs, SERVER_DEFAULTS.pingIntervalMs, "pingIntervalMs"),
     validators: options.validators ?? new ValidatorCache(),
+    cors: [...(options.cors ?? [])],
   };
 }
 

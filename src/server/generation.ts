@@ -15,6 +15,7 @@ import { type BudgetAsk, type BudgetDefaults, fitBudget } from "./budget.js";
 import { applyCallPolicy, CALL_POLICY_HEADER, finishAsAnswer, finishAsAnswerStream, requestPolicy } from "./call-policy.js";
 import type { CallPolicy } from "../tools/call-policy.js";
 import { unmetToolChoice } from "../runtime/tool-choice-met.js";
+import { choiceRequest, mergeChoices } from "./choices.js";
 
 export type { SseFrame } from "./sse.js";
 
@@ -81,6 +82,8 @@ export interface GenerationJob {
   countPrompt?: boolean;
   /** What the converter left out or changed, said in the response (`qtc.notices`, `x-qtc-notices`). Default: none. */
   notices?: readonly string[];
+  /** Choices to generate, one after another in the job's slot (see choices.ts); never streamed. Default: 1. */
+  choices?: number;
 }
 
 /** A job ready to run: its call policy applied, its budget fitted. */
@@ -117,7 +120,13 @@ export async function serveGeneration(ctx: GenerationContext, req: FastifyReques
       if (watch.signal.aborted) return aborted(reply, watch.signal);
       const grammar = grammarHeader(result.grammar);
       if (grammar) reply.header(GRAMMAR_HEADER, grammar);
-      return withNotices(job.encoder.complete(result, infoOf(job)), job.notices);
+      const bodies = [job.encoder.complete(result, infoOf(job))];
+      for (let i = 1; i < (job.choices ?? 1); i++) {
+        const more = await startTurn(ctx, { ...job, request: choiceRequest(job.request, i) }, watch.signal).result();
+        if (watch.signal.aborted) return aborted(reply, watch.signal);
+        bodies.push(job.encoder.complete(more, infoOf(job)));
+      }
+      return withNotices(bodies.length > 1 ? mergeChoices(bodies) : bodies[0], job.notices);
     }
     await streamTurn(ctx, turn.events, reply, job, watch.signal, (result) => ctx.results.set(req, result));
     return reply;

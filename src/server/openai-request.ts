@@ -25,6 +25,7 @@ import {
 } from "./convert-util.js";
 import { reasoningOfEffort, templateKwargsOf } from "./reasoning-fields.js";
 import { readStopSequences } from "./stop-sequences.js";
+import { choicesOf } from "./choices.js";
 import { constraintOfOpenAIBody } from "./constraint-fields.js";
 import type { BudgetAsk } from "./budget.js";
 import { type ResolvedServerOptions, SERVER_DEFAULTS } from "./defaults.js";
@@ -41,6 +42,8 @@ export interface OpenAIPlan {
   stop: string[];
   /** The output-token ask, fitted to the context by the route. */
   budget: BudgetAsk;
+  /** `n`: choices to generate (1 when streamed). */
+  choices: number;
 }
 
 type Ctx = Pick<ResolvedServerOptions, "mode" | "maxTokensLimit"> & Partial<Pick<ResolvedServerOptions, "maxNestingDepth" | "defaultMaxTokens" | "maxTokensCap">> & SchemaCheck;
@@ -67,6 +70,7 @@ export function openAIToGenerate(body: Obj, ctx: Ctx): OpenAIPlan {
     ...(seedOf(body.seed) !== undefined ? { seed: seedOf(body.seed) } : {}),
     ...reasoningOfEffort(body.reasoning_effort, "reasoning_effort"),
     ...templateKwargsOf(body.chat_template_kwargs),
+    ...(body.logprobs === true ? { logprobs: typeof body.top_logprobs === "number" ? body.top_logprobs : 0 } : {}),
   };
   // With tools under "auto" the answer is that JSON or tool calls; with calls required the schema plays no part.
   const schema = responseSchemaOf(body.response_format, ctx.validators);
@@ -74,20 +78,19 @@ export function openAIToGenerate(body: Obj, ctx: Ctx): OpenAIPlan {
   const constrained = constraintOfOpenAIBody(body, ctx, schema !== undefined);
   if (constrained) request.constraint = constrained.constraint;
   const stream = body.stream === true;
+  const choices = choicesOf(body.n, stream);
   const options = body.stream_options;
   if (options != null && !stream) throw badRequest("stream_options is only allowed with stream: true.", "stream_options");
   const params: ParamHints = { maxTokens: maxTokensParam, ...(schema ? { responseSchema: responseSchemaParam(body.response_format) } : constrained ? { responseSchema: constrained.param } : {}) };
   const stop = readStopSequences(body.stop, "stop", true);
   const budget: BudgetAsk = { asked, param: maxTokensParam, dialect: "openai" };
-  return { request, stream, includeUsage: stream && isObject(options) && options.include_usage === true, params, stop, budget };
+  return { request, stream, includeUsage: stream && isObject(options) && options.include_usage === true, params, stop, budget, choices };
 }
 
 /** Parameters OpenAI defines that qtc does not implement: refused unless they are at their neutral value. */
 function refuseUnsupported(body: Obj): void {
   const set = (v: unknown) => v !== undefined && v !== null;
-  if (set(body.n) && body.n !== 1) throw unsupported("n", "n must be 1: qtc generates one choice per request. Send several requests instead.");
-  if (body.logprobs === true) throw unsupported("logprobs", "logprobs are not supported; remove logprobs.");
-  if (set(body.top_logprobs)) throw unsupported("top_logprobs", "top_logprobs are not supported; remove top_logprobs.");
+  if (set(body.top_logprobs) && body.logprobs !== true) throw badRequest("top_logprobs needs logprobs: true.", "top_logprobs");
   if (isObject(body.logit_bias) && Object.keys(body.logit_bias).length) throw unsupported("logit_bias", "logit_bias is not supported; remove logit_bias.");
   for (const key of ["presence_penalty", "frequency_penalty"]) {
     if (set(body[key]) && body[key] !== 0) throw unsupported(key, `${key} is not supported; remove it or send 0.`);

@@ -23,10 +23,20 @@ export function openAICompletion(result: GenerateResult, meta: ResponseMeta): Re
     created: meta.created,
     model: meta.model,
     system_fingerprint: null,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: finishOf(result) }],
+    choices: [{ index: 0, message, logprobs: chatLogprobs(result), finish_reason: finishOf(result) }],
     usage: usageOf(result),
     qtc: qtcExtension(result),
   };
+}
+
+/**
+ * OpenAI's `choices[].logprobs` of a chat completion: `{content: [{token, logprob, bytes, top_logprobs}], refusal}`
+ * when the request asked for logprobs (every token the turn output), else null.
+ */
+export function chatLogprobs(result: GenerateResult): Record<string, unknown> | null {
+  if (!result.logprobs) return null;
+  const content = result.logprobs.map((t) => ({ token: t.token, logprob: t.logprob, bytes: t.bytes, top_logprobs: t.top.map(({ token, logprob, bytes }) => ({ token, logprob, bytes })) }));
+  return { content, refusal: null };
 }
 
 /** One SSE `data:` payload: a chunk object, or the literal `[DONE]`. */
@@ -58,7 +68,11 @@ export class OpenAIStreamEncoder {
 
   #finish(result: GenerateResult): OpenAIFrame[] {
     // The finish chunk carries the `qtc` object a non-streamed body has (rejected calls, notices, `answer`).
-    const frames: OpenAIFrame[] = [{ ...this.#chunk({}, finishOf(result)), qtc: qtcExtension(result) }];
+    const finish = this.#chunk({}, finishOf(result));
+    // Logprobs are read after the turn (one replay), so a stream carries them all in its finish chunk; SDKs that
+    // gather a stream append each chunk's logprobs.content, which gives the same list as a whole body.
+    if (result.logprobs) (finish.choices as Array<Record<string, unknown>>)[0]!.logprobs = chatLogprobs(result);
+    const frames: OpenAIFrame[] = [{ ...finish, qtc: qtcExtension(result) }];
     if (this.#includeUsage) frames.push({ ...this.#base(), choices: [], usage: usageOf(result) });
     frames.push("[DONE]");
     return frames;

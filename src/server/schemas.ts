@@ -23,6 +23,8 @@ export const OPENAI_CHAT_BODY = {
     response_format: nullable({ type: "object", required: ["type"], properties: { type: { type: "string" } } }),
     n: nullable({ type: "integer", minimum: 1 }),
     reasoning_effort: nullable({ type: "string" }),
+    logprobs: nullable({ type: "boolean" }),
+    top_logprobs: nullable({ type: "integer", minimum: 0, maximum: 20 }),
   },
 } as const;
 
@@ -80,6 +82,7 @@ export const OPENAI_COMPLETIONS_BODY = {
     stream: nullable({ type: "boolean" }),
     stream_options: nullable({ type: "object", properties: { include_usage: { type: "boolean" } } }),
     n: nullable({ type: "integer", minimum: 1 }),
+    logprobs: nullable({ type: "integer", minimum: 0, maximum: 20 }),
   },
 } as const;
 

@@ -1,5 +1,5 @@
-// Owns: `serve()`: load a model into a runtime with one sequence per parallel slot, start the HTTP server on it,
-// and give back one handle that stops both.
+// Owns: `serve()`: start the HTTP server, load a model into a runtime with one sequence per parallel slot behind it
+// (the server says it is loading meanwhile), and give back one handle that stops both.
 
 import { createServer as createNetServer } from "node:net";
 import type { FastifyInstance } from "fastify";
@@ -12,10 +12,10 @@ import { makeStandIn } from "../training/stand-ins.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { defaultToolChoiceFor } from "../defaults.js";
 import { ValidatorCache } from "../tools/index.js";
-import { SERVER_DEFAULTS, type ServerOptions } from "./defaults.js";
+import { SERVER_DEFAULTS, type ServerOptions, type ServerRuntime } from "./defaults.js";
 import { createServer } from "./server.js";
 
-export interface ServeOptions extends Omit<ServerOptions, "runtime"> {
+export interface ServeOptions extends Omit<ServerOptions, "runtime" | "ready"> {
   /** A GGUF path, an `hf:` URI, a registry name or `synthetic:<shape>`. Required. */
   model: string;
   /**
@@ -35,6 +35,8 @@ export interface ServeOptions extends Omit<ServerOptions, "runtime"> {
   gpu?: GpuChoice;
   /** Tool-call format. Default: from the model's chat template. */
   format?: FormatId;
+  /** Called with `http://HOST:PORT` once the server listens, before the model loads. Default: none. */
+  onListening?: (url: string) => void | Promise<void>;
 }
 
 export interface Serving {
@@ -46,7 +48,11 @@ export interface Serving {
   close(): Promise<void>;
 }
 
-/** Load the model and listen. Throws QtcException for a model that does not load or an address in use. */
+/**
+ * Listen, then load the model: while it loads, `/health` answers 503 `{"status": "loading"}` and every other route
+ * a 503 `loading` (`onListening` hears the address first). Resolves once the model is loaded and served. Throws
+ * QtcException for a model that does not load (the server is closed first) or an address in use.
+ */
 export async function serve(options: ServeOptions): Promise<Serving> {
   const parallel = options.parallel ?? SERVER_DEFAULTS.parallel;
   const host = options.host ?? SERVER_DEFAULTS.host;
@@ -54,27 +60,47 @@ export async function serve(options: ServeOptions): Promise<Serving> {
   await checkAddress(host, port); // before the model loads, so a busy port fails in milliseconds
   // One validator cache for the server's 400 checks and the runtime's compile: each tool list compiles once.
   const validators = options.validators ?? new ValidatorCache();
-  const runtime = await createRuntime({
-    validators,
-    model: options.model,
-    gpu: options.gpu ?? RUNTIME_DEFAULTS.gpu,
-    threads: options.threads ?? RUNTIME_DEFAULTS.threads,
-    contextSize: options.contextSize ?? RUNTIME_DEFAULTS.contextSize,
-    sequences: parallel,
-    format: options.format,
-    standIns: makeStandIn,
-    ...(options.upstreamLimits ? { upstreamLimits: options.upstreamLimits } : {}),
-  });
-  const defaultToolChoice = options.defaultToolChoice ?? defaultToolChoiceFor([runtime.modelInfo]);
-  const app = createServer({ ...options, parallel, runtime, validators, defaultToolChoice, modelId: options.modelId ?? runtime.modelInfo.name });
+  let loaded!: (value: { runtime: Runtime; modelId: string; defaultToolChoice: "auto" | "required" }) => void;
+  let failed!: (reason: unknown) => void;
+  const ready = new Promise<{ runtime: Runtime; modelId: string; defaultToolChoice: "auto" | "required" }>((resolve, reject) => ((loaded = resolve), (failed = reject)));
+  ready.catch(() => undefined);
+  const { onListening, ...serverOptions } = options;
+  const app = createServer({ ...serverOptions, parallel, runtime: LOADING_RUNTIME, validators, ready });
+  // The log stays quiet until the model has loaded: a model that fails to load is one error line, as before the
+  // server listened first; fastify's "listening" line is written once it is ready.
+  const level = app.log.level;
+  app.log.level = "silent";
   let url: string;
   try {
     url = await app.listen({ host, port });
   } catch (e) {
     await app.close().catch(() => undefined);
-    await runtime.close();
     listenFailure(e, host, port);
   }
+  let runtime: Runtime;
+  try {
+    await onListening?.(url);
+    runtime = await createRuntime({
+      validators,
+      model: options.model,
+      gpu: options.gpu ?? RUNTIME_DEFAULTS.gpu,
+      threads: options.threads ?? RUNTIME_DEFAULTS.threads,
+      contextSize: options.contextSize ?? RUNTIME_DEFAULTS.contextSize,
+      sequences: parallel,
+      format: options.format,
+      standIns: makeStandIn,
+      ...(options.upstreamLimits ? { upstreamLimits: options.upstreamLimits } : {}),
+    });
+  } catch (e) {
+    failed(e);
+    await app.close().catch(() => undefined);
+    throw e;
+  }
+  const defaultToolChoice = options.defaultToolChoice ?? defaultToolChoiceFor([runtime.modelInfo]);
+  loaded({ runtime, modelId: options.modelId ?? runtime.modelInfo.name, defaultToolChoice });
+  await ready;
+  app.log.level = level;
+  app.log.info(`Server listening at ${url}`);
   return {
     url,
     app,
@@ -85,6 +111,14 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     },
   };
 }
+
+/** The runtime the server holds while the model loads: never reached (every route but /health answers 503 then). */
+const LOADING_RUNTIME: ServerRuntime = {
+  generate: () => Promise.reject(new Error("the model is still loading")),
+  stream: () => {
+    throw new Error("the model is still loading");
+  },
+};
 
 /** Fail now when the address cannot be listened on (a busy port, a host that is not this machine). */
 async function checkAddress(host: string, port: number): Promise<void> {

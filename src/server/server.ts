@@ -21,6 +21,7 @@ import { ANTHROPIC_COUNT_TOKENS_BODY, ANTHROPIC_MESSAGES_BODY, OPENAI_CHAT_BODY,
 import { countTokens } from "./budget.js";
 import { completionsResponse, completionsStream, completionsToGenerate, newCompletionsMeta } from "./completions.js";
 import { applyServerLimits, bodyDeadline, fastifyLimitOptions } from "./limits.js";
+import { applyCors } from "./cors.js";
 import { SlotPool } from "./slots.js";
 
 /** How long close() waits for cancelled generations to wind down before dropping connections. */
@@ -78,7 +79,10 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.setNotFoundHandler((request, reply) =>
     refuse(reply, new ApiError(404, "not_found", `There is no ${request.method} ${request.url.split("?")[0]!.slice(0, 200)}. qtc serves POST /v1/chat/completions, POST /v1/completions, POST /v1/responses, POST /v1/messages, POST /v1/messages/count_tokens, GET /v1/models, GET /metrics and GET /health.`), dialectOf(request)),
   );
+  // Before the API key: a browser's preflight carries no credentials.
+  applyCors(app, opts.cors);
   if (opts.apiKey) app.addHook("onRequest", apiKeyCheck(opts.apiKey, refuse));
+  const loading = watchLoading(app, options, opts, ctx, refuse);
   app.addHook("preParsing", bodyDeadline(opts.bodyTimeout));
   // Every field of every body gets a depth limit before anything reads it (echoed fields included).
   app.addHook("preValidation", async (request) => checkBodyDepth(request.body, opts.maxNestingDepth));
@@ -100,16 +104,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   });
 
   app.get("/metrics", async (_request, reply) => reply.type("text/plain; version=0.0.4; charset=utf-8").send(metrics.render()));
-  app.get("/health", async () => ({ status: "ok", model: opts.modelId, mode: opts.mode, slots: slots.stats() }));
-  app.get("/v1/models", async (request) => (dialectOf(request) === "anthropic" ? anthropicModels(opts) : openAIModels(opts)));
-  // One model answers every request whatever `model` it names (as llama-server does), so every name a request may
-  // use is found here too: the object carries the name asked for, and `qtc.served` says which model answers it.
-  app.get<{ Params: { id: string } }>("/v1/models/:id", async (request) => {
-    const id = request.params.id.slice(0, 256);
-    const served = { qtc: { served: opts.modelId } };
-    if (dialectOf(request) === "anthropic") return { ...anthropicModels(opts).data[0], id, display_name: id, ...served };
-    return { ...openAIModels(opts).data[0], id, ...served };
-  });
+  infoRoutes(app, opts, slots, loading);
 
   app.post("/v1/chat/completions", { schema: { body: OPENAI_CHAT_BODY } }, async (request, reply) => {
     const plan = openAIToGenerate(request.body as Obj, opts);
@@ -127,7 +122,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
         };
       },
     };
-    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params, stop: plan.stop, budget: plan.budget });
+    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params, stop: plan.stop, budget: plan.budget, choices: plan.choices });
   });
 
   app.post("/v1/completions", { schema: { body: OPENAI_COMPLETIONS_BODY } }, async (request, reply) => {
@@ -139,7 +134,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
       complete: (result) => completionsResponse(result, meta),
       stream: () => ({ ...completionsStream(meta, plan.includeUsage), error: (error) => streamErrorFrames(error, "openai") }),
     };
-    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params, stop: plan.stop, rawText: true, budget: plan.budget });
+    return serveGeneration(ctx, request, reply, { request: plan.request, stream: plan.stream, encoder, params: plan.params, stop: plan.stop, rawText: true, budget: plan.budget, choices: plan.choices });
   });
 
   app.post("/v1/responses", { schema: { body: OPENAI_RESPONSES_BODY } }, async (request, reply) => {
@@ -185,6 +180,46 @@ export function createServer(options: ServerOptions): FastifyInstance {
 }
 
 const COUNT_TOKENS_ROUTE = "/v1/messages/count_tokens";
+
+/** `/health` (503 while loading) and the model list. */
+function infoRoutes(app: FastifyInstance, opts: ResolvedServerOptions, slots: SlotPool, loading: () => boolean): void {
+  app.get("/health", async (_request, reply) => {
+    if (loading()) return reply.code(503).send({ status: "loading", model: opts.modelId, mode: opts.mode });
+    return { status: "ok", model: opts.modelId, mode: opts.mode, slots: slots.stats() };
+  });
+  app.get("/v1/models", async (request) => (dialectOf(request) === "anthropic" ? anthropicModels(opts) : openAIModels(opts)));
+  // One model answers every request whatever `model` it names (as llama-server does), so every name a request may
+  // use is found here too: the object carries the name asked for, and `qtc.served` says which model answers it.
+  app.get<{ Params: { id: string } }>("/v1/models/:id", async (request) => {
+    const id = request.params.id.slice(0, 256);
+    const served = { qtc: { served: opts.modelId } };
+    if (dialectOf(request) === "anthropic") return { ...anthropicModels(opts).data[0], id, display_name: id, ...served };
+    return { ...openAIModels(opts).data[0], id, ...served };
+  });
+}
+
+/**
+ * While the model loads (serve() listens first, `options.ready` pending), every route but /health is a 503
+ * `loading`; once loaded, what `ready` gives (runtime, model id, default tool choice) replaces the placeholders.
+ * Returns whether it is still loading.
+ */
+function watchLoading(app: FastifyInstance, options: ServerOptions, opts: ResolvedServerOptions, ctx: GenerationContext, refuse: Refuse): () => boolean {
+  let loading = options.ready !== undefined;
+  options.ready?.then(
+    (loaded) => {
+      if (loaded.runtime) opts.runtime = ctx.runtime = loaded.runtime;
+      if (loaded.modelId !== undefined && options.modelId === undefined) opts.modelId = loaded.modelId;
+      if (loaded.defaultToolChoice) opts.defaultToolChoice = ctx.defaultToolChoice = loaded.defaultToolChoice;
+      loading = false;
+    },
+    () => undefined,
+  );
+  app.addHook("onRequest", async (request, reply) => {
+    if (!loading || request.routeOptions.url === "/health") return;
+    return refuse(reply, new ApiError(503, "loading", "The model is still loading. Retry once GET /health answers 200."), dialectOf(request));
+  });
+  return () => loading;
+}
 
 type Refuse = (reply: FastifyReply, error: ApiError, dialect: ApiDialect) => FastifyReply;
 

@@ -6,7 +6,7 @@ import { INPUT_ERROR_CODES, type InputErrorCode, QtcException } from "../../src/
 import { toApiError } from "../../src/server/api-error.js";
 
 const SERVER_SIDE: InputErrorCode[] = ["internal", "aborted", "model_not_found", "model_load_failed", "download_failed", "file_not_found", "sandbox_unavailable", "unknown_format", "invalid_task", "unsupported_model"];
-const OWN_STATUS: Partial<Record<InputErrorCode, number>> = { request_too_large: 413, unauthorized: 401, not_found: 404, request_timeout: 408, overloaded: 503, shutting_down: 503, upstream_unavailable: 503, upstream_error: 502, upstream_timeout: 504, upstream_grammar_dropped: 502 };
+const OWN_STATUS: Partial<Record<InputErrorCode, number>> = { request_too_large: 413, unauthorized: 401, not_found: 404, request_timeout: 408, overloaded: 503, shutting_down: 503, loading: 503, upstream_unavailable: 503, upstream_error: 502, upstream_timeout: 504, upstream_grammar_dropped: 502 };
 const hints = { maxTokens: "max_completion_tokens", responseSchema: "response_format.json_schema.schema" };
 
 describe("toApiError on a QtcException", () => {

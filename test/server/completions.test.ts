@@ -61,7 +61,7 @@ describe("POST /v1/completions", () => {
     expectOpenAIError(await post(url, { model: "m", prompt: ["a", "b"] }), 400, "unsupported_parameter", "prompt");
     expectOpenAIError(await post(url, { model: "m", prompt: [1, 2, 3] }), 400, "invalid_request", "prompt");
     expectOpenAIError(await post(url, { model: "m", prompt: "x", echo: true }), 400, "unsupported_parameter", "echo");
-    expectOpenAIError(await post(url, { model: "m", prompt: "x", logprobs: 2 }), 400, "unsupported_parameter", "logprobs");
+    expectOpenAIError(await post(url, { model: "m", prompt: "x", logprobs: 21 }), 400, "invalid_request", "logprobs");
     expectOpenAIError(await post(url, { model: "m" }), 400, "invalid_request", "prompt");
   });
 });

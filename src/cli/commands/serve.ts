@@ -10,6 +10,7 @@ import type { GenerationMode } from "../../runtime/types.js";
 import { SERVER_DEFAULTS } from "../../server/defaults.js";
 import { LOG_DEFAULTS, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel, serverLogger } from "../../server/log-format.js";
 import { serve } from "../../server/serve.js";
+import { parseCorsOrigins } from "../../server/cors.js";
 import { CALL_POLICIES, type CallPolicy } from "../../tools/call-policy.js";
 import type { UnsupportedPolicy } from "../../grammar/index.js";
 import { choiceOption, intOption, MAX_CONTEXT_SIZE, repeatGuardOption } from "../options.js";
@@ -44,6 +45,8 @@ interface ServeFlags {
   maxRequestsPerSocket: number;
   logLevel: LogLevel;
   logFormat: LogFormat;
+  alias?: string;
+  cors?: string | true;
 }
 
 const MODES = ["constrained", "unconstrained"] as const;
@@ -81,13 +84,20 @@ export function registerServe(program: Command): Command {
     .option("--max-connections <n>", "open connections at most; more are closed as they arrive", intOption(1), SERVER_DEFAULTS.maxConnections)
     .option("--log-level <level>", `${LOG_LEVELS.join("|")}: info logs one line per request`, choiceOption(LOG_LEVELS), LOG_DEFAULTS.level)
     .option("--log-format <format>", `${LOG_FORMATS.join("|")} (logs go to stderr)`, choiceOption(LOG_FORMATS), LOG_DEFAULTS.format)
+    .option("--alias <name>", "the model id in /v1/models and in responses (requests may name it; every name is served by the one model) (default: the model's name)")
+    .option("--cors [origins]", `let browsers call the server: a comma-separated list of origins (https://app.example), or * for any; the flag alone means * (default: off)`)
     .option("--max-requests-per-socket <n>", "requests one keep-alive connection may carry (0: no limit)", intOption(0), SERVER_DEFAULTS.maxRequestsPerSocket)
     .action(async (flags: ServeFlags) => {
       const apiKey = flags.apiKey ?? process.env.QTC_API_KEY;
       if (!apiKey && !isLoopback(flags.host)) {
         process.stderr.write(`qtc serve: warning: --host ${flags.host} lets other machines use this server and no --api-key is set; anyone who can reach it can use it. Set --api-key (or $QTC_API_KEY).\n`);
       }
+      const cors = corsOf(flags.cors);
       const server = await serve({
+        // A person at a terminal hears that it listens while the model loads; logs and scripts get one line once ready.
+        onListening: (url) => void (process.stderr.isTTY && process.stderr.write(`qtc serve: listening on ${url}; loading the model (GET /health answers 503 until it is ready)\n`)),
+        ...(flags.alias !== undefined ? { modelId: flags.alias } : {}),
+        ...(cors.length > 0 ? { cors } : {}),
         logger: serverLogger(flags.logLevel, flags.logFormat),
         model: modelOf(flags),
         upstreamLimits: { timeoutMs: flags.upstreamTimeout, idleTimeoutMs: flags.upstreamIdleTimeout },
@@ -113,16 +123,31 @@ export function registerServe(program: Command): Command {
         maxConnections: flags.maxConnections,
         maxRequestsPerSocket: flags.maxRequestsPerSocket,
       });
-      const { name, synthetic } = server.runtime.modelInfo;
+      const { synthetic } = server.runtime.modelInfo;
+      const name = flags.alias !== undefined ? `${flags.alias} = ${server.runtime.modelInfo.name}` : server.runtime.modelInfo.name;
       const threads = server.runtime.settings.threads;
       process.stdout.write(
         `qtc serve: ${server.url}/v1 (model ${name}${synthetic ? ", synthetic: random weights" : ""}, ${flags.mode}, ` +
           `parallel ${flags.parallel}, ${threads} ${threads === 1 ? "thread" : "threads"}, format ${server.runtime.format}` +
-          `${flags.callPolicy !== "auto" ? `, call policy ${flags.callPolicy}` : ""}${apiKey ? ", API key required" : ""})\n`,
+          `${flags.callPolicy !== "auto" ? `, call policy ${flags.callPolicy}` : ""}${apiKey ? ", API key required" : ""}${cors.length > 0 ? `, CORS ${cors.join(",")}` : ""})\n`,
       );
       await untilSignal();
       await server.close();
     });
+}
+
+/** `--cors` as a list of origins: none without the flag, `*` for the flag alone. */
+function corsOf(flag: string | true | undefined): string[] {
+  if (flag === undefined) return [];
+  if (flag === true) return ["*"];
+  try {
+    const origins = parseCorsOrigins(flag);
+    if (origins.length === 0) fail("invalid_option", "--cors needs origins (https://app.example,…) or *; give the flag alone for *");
+    return origins;
+  } catch (e) {
+    if (e instanceof RangeError) fail("invalid_option", `--cors: ${e.message}`);
+    throw e;
+  }
 }
 
 /** Addresses only this machine can reach. */
