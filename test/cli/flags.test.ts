@@ -26,7 +26,7 @@ describe("flag spellings", () => {
 
 describe("one wording per flag default", () => {
   it("--threads: the same help on every command that runs a model with the cores-not-busy default", () => {
-    for (const name of ["run", "agent", "chat", "bench"]) {
+    for (const name of ["run", "agent", "chat", "bench", "serve"]) {
       const option = command(name).options.find((o) => o.long === "--threads")!;
       expect(option.description, name).toBe(threadsHelp());
       // commander would append a second "(default: …)" of its own

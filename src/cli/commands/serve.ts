@@ -13,7 +13,7 @@ import { serve } from "../../server/serve.js";
 import { parseCorsOrigins } from "../../server/cors.js";
 import { CALL_POLICIES, type CallPolicy } from "../../tools/call-policy.js";
 import type { UnsupportedPolicy } from "../../grammar/index.js";
-import { choiceOption, intOption, MAX_CONTEXT_SIZE, repeatGuardOption } from "../options.js";
+import { choiceOption, intOption, MAX_CONTEXT_SIZE, repeatGuardOption, threadsHelp, threadsText } from "../options.js";
 
 interface ServeFlags {
   model?: string;
@@ -26,7 +26,7 @@ interface ServeFlags {
   parallel: number;
   apiKey?: string;
   mode: GenerationMode;
-  threads: number;
+  threads?: number;
   contextSize: number;
   context?: number;
   gpu: GpuChoice;
@@ -66,7 +66,7 @@ export function registerServe(program: Command): Command {
     .option("--parallel <n>", "requests generated at once (one context sequence each); more wait in a queue", intOption(1, 64), SERVER_DEFAULTS.parallel)
     .option("--api-key <key>", "require this key (Authorization: Bearer KEY or x-api-key: KEY); default: $QTC_API_KEY, else none")
     .option("--mode <mode>", MODES.join("|"), choiceOption(MODES), SERVER_DEFAULTS.mode)
-    .option("--threads <n>", "CPU threads", intOption(1, 1024), RUNTIME_DEFAULTS.threads)
+    .option("--threads <n>", threadsHelp(), intOption(1, 1024))
     .option("--context-size <n>", "tokens each sequence holds (prompt + answer)", intOption(64, MAX_CONTEXT_SIZE), RUNTIME_DEFAULTS.contextSize)
     .addOption(new Option("--context <n>", "same as --context-size").argParser(intOption(64, MAX_CONTEXT_SIZE)).hideHelp())
     .option("--gpu <gpu>", GPU_CHOICES.join("|"), choiceOption(GPU_CHOICES), RUNTIME_DEFAULTS.gpu)
@@ -106,7 +106,7 @@ export function registerServe(program: Command): Command {
         parallel: flags.parallel,
         apiKey,
         mode: flags.mode,
-        threads: flags.threads,
+        ...(flags.threads !== undefined ? { threads: flags.threads } : {}),
         contextSize: flags.context ?? flags.contextSize,
         gpu: flags.gpu,
         format: flags.format,
@@ -125,10 +125,9 @@ export function registerServe(program: Command): Command {
       });
       const { synthetic } = server.runtime.modelInfo;
       const name = flags.alias !== undefined ? `${flags.alias} = ${server.runtime.modelInfo.name}` : server.runtime.modelInfo.name;
-      const threads = server.runtime.settings.threads;
       process.stdout.write(
         `qtc serve: ${server.url}/v1 (model ${name}${synthetic ? ", synthetic: random weights" : ""}, ${flags.mode}, ` +
-          `parallel ${flags.parallel}, ${threads} ${threads === 1 ? "thread" : "threads"}, format ${server.runtime.format}` +
+          `parallel ${flags.parallel}, ${threadsText(server.runtime.settings.threads)}, format ${server.runtime.format}` +
           `${flags.callPolicy !== "auto" ? `, call policy ${flags.callPolicy}` : ""}${apiKey ? ", API key required" : ""}${cors.length > 0 ? `, CORS ${cors.join(",")}` : ""})\n`,
       );
       await untilSignal();
