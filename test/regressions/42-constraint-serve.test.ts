@@ -3,9 +3,9 @@
 // turn ends as one valid call or an answer the constraint accepts, checked here with plain JS RegExps, streamed
 // and not; and `qtc.answer` says what judged the answer.
 
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import { main } from "../../src/cli/cli.js";
-import { parseSse, post, waitFor } from "../server/helpers.js";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { parseSse, post } from "../server/helpers.js";
+import { type ServeCli, startServeCli } from "../helpers/cli.js";
 
 const TOOL = { type: "function", function: { name: "lookup", parameters: { type: "object", properties: { q: { type: "string", maxLength: 24 } }, required: ["q"], additionalProperties: false } } };
 const CASES: Array<{ name: string; field: Record<string, unknown>; accepts: RegExp; kind: string }> = [
@@ -15,25 +15,14 @@ const CASES: Array<{ name: string; field: Record<string, unknown>; accepts: RegE
 ];
 
 let baseURL = "";
-let stop: (() => void) | undefined;
-let done: Promise<number> | undefined;
+let server: ServeCli | undefined;
 
 beforeAll(async () => {
-  let stdout = "";
-  const before = new Set(process.listeners("SIGINT"));
-  vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  vi.spyOn(process.stderr, "write").mockImplementation(() => true);
-  done = main(["node", "qtc", "serve", "--model", "synthetic:tiny", "--port", "0", "--threads", "2", "--context-size", "1024", "--gpu", "cpu"]);
-  await waitFor(() => stdout.includes("\n"), 120_000);
-  baseURL = stdout.match(/(http:\/\/\S+)\/v1/)![1]!;
-  stop = process.listeners("SIGINT").find((l) => !before.has(l)) as (() => void) | undefined;
+  server = await startServeCli(["--context-size", "1024"]);
+  baseURL = server.baseURL;
 }, 180_000);
 
-afterAll(async () => {
-  stop?.();
-  await done;
-  vi.restoreAllMocks();
-});
+afterAll(() => server?.stop());
 
 /** The turn's content and calls, from a whole response or a stream of chunks. */
 async function turn(body: Record<string, unknown>, stream: boolean): Promise<{ content: string; calls: Array<{ name: string; arguments: string }>; qtc: any }> {

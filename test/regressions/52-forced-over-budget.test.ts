@@ -4,30 +4,19 @@
 // the up-front bound sees it (a prefix of spaced words) or only the forced tokens do (one long run of letters,
 // whose tokens the bound cannot count), and a budget that holds the forced text is served.
 
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import { main } from "../../src/cli/cli.js";
-import { expectAnthropicError, expectOpenAIError, post, waitFor } from "../server/helpers.js";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { expectAnthropicError, expectOpenAIError, post } from "../server/helpers.js";
+import { type ServeCli, startServeCli } from "../helpers/cli.js";
 
 let baseURL = "";
-let stop: (() => void) | undefined;
-let done: Promise<number> | undefined;
+let server: ServeCli | undefined;
 
 beforeAll(async () => {
-  let stdout = "";
-  const before = new Set(process.listeners("SIGINT"));
-  vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  vi.spyOn(process.stderr, "write").mockImplementation(() => true);
-  done = main(["node", "qtc", "serve", "--model", "synthetic:tiny", "--port", "0", "--threads", "2", "--context-size", "4096", "--gpu", "cpu"]);
-  await waitFor(() => stdout.includes("\n"), 120_000);
-  baseURL = stdout.match(/(http:\/\/\S+)\/v1/)![1]!;
-  stop = process.listeners("SIGINT").find((l) => !before.has(l)) as (() => void) | undefined;
+  server = await startServeCli(["--context-size", "4096"]);
+  baseURL = server.baseURL;
 }, 180_000);
 
-afterAll(async () => {
-  stop?.();
-  await done;
-  vi.restoreAllMocks();
-});
+afterAll(() => server?.stop());
 
 /** 1,000 letters from a fixed pseudo-random sequence: one pre-tokenizer piece, hundreds of tokens. */
 function letters(n: number): string {

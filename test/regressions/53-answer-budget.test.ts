@@ -3,30 +3,19 @@
 // every route refuses it with a 400 naming the budget field and both figures (the least the answer takes, the
 // budget), and a budget that holds the answer is still served.
 
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import { main } from "../../src/cli/cli.js";
-import { expectAnthropicError, expectOpenAIError, post, waitFor } from "../server/helpers.js";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { expectAnthropicError, expectOpenAIError, post } from "../server/helpers.js";
+import { type ServeCli, startServeCli } from "../helpers/cli.js";
 
 let baseURL = "";
-let stop: (() => void) | undefined;
-let done: Promise<number> | undefined;
+let server: ServeCli | undefined;
 
 beforeAll(async () => {
-  let stdout = "";
-  const before = new Set(process.listeners("SIGINT"));
-  vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  vi.spyOn(process.stderr, "write").mockImplementation(() => true);
-  done = main(["node", "qtc", "serve", "--model", "synthetic:tiny", "--port", "0", "--threads", "2", "--context-size", "1024", "--gpu", "cpu"]);
-  await waitFor(() => stdout.includes("\n"), 120_000);
-  baseURL = stdout.match(/(http:\/\/\S+)\/v1/)![1]!;
-  stop = process.listeners("SIGINT").find((l) => !before.has(l)) as (() => void) | undefined;
+  server = await startServeCli(["--context-size", "1024"]);
+  baseURL = server.baseURL;
 }, 180_000);
 
-afterAll(async () => {
-  stop?.();
-  await done;
-  vi.restoreAllMocks();
-});
+afterAll(() => server?.stop());
 
 const MESSAGES = [{ role: "user", content: "Give the code." }];
 // Three letters, a dash and four digits: each digit is a token of its own, so at least 5 tokens.
