@@ -38,6 +38,6 @@ describe("issue 52 row 4: ambiguous grammars are refused before generation", () 
     const res = await ask('root ::= ([a-z] ","){0,20} "."');
     expect(res.status).toBe(200);
     expect(res.json.choices[0].message.content).toMatch(/^([a-z],){0,20}\.$/);
-    expect(res.json.qtc.answer).toEqual({ ok: true, constraint: "grammar" });
+    expect(res.json.qtc.answer).toEqual({ ok: true, constraint: "grammar", ended: "stop" });
   }, 60_000);
 });

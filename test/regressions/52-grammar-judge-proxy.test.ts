@@ -41,7 +41,7 @@ describe("issue 52 row 2: the grammar judge cannot stall the server (proxy mode)
     const res = await ask("root ::= [a-z]+");
     expect(res.status).toBe(200);
     expect(res.json.choices[0].message.content).toBe(LETTERS);
-    expect(res.json.qtc.answer).toEqual({ ok: true, constraint: "grammar" });
+    expect(res.json.qtc.answer).toEqual({ ok: true, constraint: "grammar", ended: "stop" });
     const refused = await ask('root ::= [a-z]+ "!"');
     expect(refused.status).toBe(200);
     expect(refused.json.qtc.answer).toMatchObject({ ok: false, constraint: "grammar" });

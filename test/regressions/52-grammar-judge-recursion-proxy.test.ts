@@ -30,7 +30,7 @@ describe("issue 52 row 3: a right-recursive grammar over a long upstream answer"
     const res = await post(`${server.url}/v1/chat/completions`, body(false));
     expect(res.status).toBe(200);
     expect(res.json.choices[0].message.content).toBe(ANSWER);
-    expect(res.json.qtc.answer).toEqual({ ok: true, constraint: "grammar" });
+    expect(res.json.qtc.answer).toEqual({ ok: true, constraint: "grammar", ended: "stop" });
     expect(await health.stop(), "slowest /health (ms)").toBeLessThan(1000);
   }, 30_000);
 

@@ -59,7 +59,7 @@ describe("issue 52 row 9: compiled grammars are bounded by bytes", () => {
   }, 600_000);
 
   test("a turn reports its grammar's footprint", async () => {
-    const r = await server.runtime.generate({ messages: [{ role: "user", content: "hi" }], constraint: { grammar: nearLimit(99) }, maxTokens: 16, seed: 1 });
+    const r = await server.runtime.generate({ messages: [{ role: "user", content: "hi" }], constraint: { grammar: nearLimit(99) }, maxTokens: 64, seed: 1 });
     expect(r.grammar?.bytes).toBeGreaterThan(1_000_000);
   }, 120_000);
 });

@@ -17,7 +17,7 @@ describe("issue 52 row 5: deeply nested groups never overflow the stack", () => 
     const res = await post(`${server.url}/v1/chat/completions`, { model: "m", messages: [{ role: "user", content: "a" }], guided_grammar: WRAPPED, max_tokens: 16 });
     expect(res.status).toBe(200);
     expect(res.json.choices[0].message.content).toBe("a");
-    expect(res.json.qtc.answer).toEqual({ ok: true, constraint: "grammar" });
+    expect(res.json.qtc.answer).toEqual({ ok: true, constraint: "grammar", ended: "stop" });
     const deep = await post(`${server.url}/v1/chat/completions`, { model: "m", messages: [{ role: "user", content: "a" }], guided_grammar: DEEP, max_tokens: 16 });
     expect(deep.status).toBe(400);
     expect(deep.json.error.code).toBe("too_large");
