@@ -25,6 +25,10 @@ describe("Kilo CLI 7.7.7 on qtc serve", () => {
         // As `kilo run` itself advises for autonomous use: a tool whose permission is "ask" (its memory recall, a
         // path outside the workspace) is otherwise auto-rejected and not run.
         runFlags: ["--auto"],
+        // Kilo checks board_post's `body` as non-empty, a rule its declared schema (`{"type": "string"}`) does not
+        // state, so a call valid against what it declared can be refused by Kilo itself: a random-weights model
+        // that picks it with body "" failed this test (1 of 2 runs of the rehearsal). A user turns it off like this.
+        toolsOff: ["board_post"],
       },
       qtc,
     );

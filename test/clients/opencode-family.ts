@@ -24,6 +24,8 @@ export interface OpencodeFamilyClient {
   extraSwitches?: string[];
   /** Arguments of `run` before the prompt. */
   runFlags?: string[];
+  /** Tools turned off in its config (`"tools": {NAME: false}`), as a user turns a tool off. */
+  toolsOff?: string[];
 }
 
 /**
@@ -45,6 +47,7 @@ function configure(client: OpencodeFamilyClient, home: string, baseUrl: string):
     model: `qtc/${MODEL_NAME}`,
     autoupdate: false,
     share: "disabled",
+    ...(client.toolsOff ? { tools: Object.fromEntries(client.toolsOff.map((name) => [name, false])) } : {}),
   };
   writeFileSync(join(dir, `${client.bin}.json`), JSON.stringify(config, null, 2));
 }
@@ -69,6 +72,7 @@ export async function expectFamilyRunExecutesACall(client: OpencodeFamilyClient,
   for (const e of t.requests) if (!e.abandoned) expect(e.status, log).toBe(200);
   expect(t.requests.filter((e) => !e.abandoned).length, log).toBeGreaterThanOrEqual(2);
   expect(t.declared, log).toEqual(expect.arrayContaining(CORE_TOOLS));
+  for (const name of client.toolsOff ?? []) expect(t.declared, log).not.toContain(name);
   // A structured call came back, naming a tool it declared.
   expect(t.calls.length, log).toBeGreaterThanOrEqual(1);
   for (const c of t.calls) expect(t.declared, log).toContain(c.name);
