@@ -6,16 +6,13 @@ import type { LlamaModel } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { checkTextConstraint } from "../../src/grammar/answer-constraint.js";
 import { leastAnswerTokens } from "../../src/grammar/least-answer-tokens.js";
+import { byteSymbols } from "../../src/model/byte-level.js";
 import { readQwen3Vocab, TOKEN_TYPE } from "../../src/model/qwen3-vocab.js";
 import { tinyModel } from "./helpers.js";
 
-/** GPT-2's byte-level alphabet: the byte each vocabulary character spells. */
+/** GPT-2's byte-level alphabet read backwards: the byte each vocabulary character spells. */
 function byteDecoder(): Map<string, number> {
-  const printable = [...Array(256).keys()].filter((b) => (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff));
-  const map = new Map<string, number>();
-  let extra = 0;
-  for (let b = 0; b < 256; b++) map.set(String.fromCodePoint(printable.includes(b) ? b : 256 + extra++), b);
-  return map;
+  return new Map(byteSymbols().map((symbol, byte) => [symbol, byte]));
 }
 
 function least(c: { regex: string } | { choice: string[] } | { grammar: string }): number | undefined {

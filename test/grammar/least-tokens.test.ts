@@ -6,17 +6,14 @@ import type { LlamaModel } from "node-llama-cpp";
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { leastCallTokens, pieces } from "../../src/grammar/least-tokens.js";
+import { byteSymbols } from "../../src/model/byte-level.js";
 import { readQwen3Vocab, TOKEN_TYPE } from "../../src/model/qwen3-vocab.js";
 import { normalizeTools } from "../../src/tools/index.js";
 import { renderCall, tinyModel } from "./helpers.js";
 
-/** GPT-2's byte-level alphabet: the character each byte is spelled with in the vocabulary. */
+/** GPT-2's byte-level alphabet read backwards: the byte each vocabulary character spells. */
 function byteDecoder(): Map<string, number> {
-  const printable = [...Array(256).keys()].filter((b) => (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff));
-  const map = new Map<string, number>();
-  let extra = 0;
-  for (let b = 0; b < 256; b++) map.set(String.fromCodePoint(printable.includes(b) ? b : 256 + extra++), b);
-  return map;
+  return new Map(byteSymbols().map((symbol, byte) => [symbol, byte]));
 }
 
 const harness = normalizeTools(JSON.parse(readFileSync(new URL("../../grammars/harness-tools.json", import.meta.url), "utf8")));
