@@ -5,14 +5,9 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { createRuntime } from "../dist/engines/index.js";
-import type { AnswerConstraint } from "../dist/grammar/answer-constraint.js";
-import { HARNESS_TOOLS } from "../dist/harness/tools.js";
-import { listTaskDirs } from "../dist/harness/tasks-check.js";
-import { loadTask } from "../dist/harness/workspace.js";
-import type { GenerationMode, GenerateResult } from "../dist/runtime/types.js";
-import { makeStandIn } from "../dist/training/stand-ins.js";
-import { readBenchFlags } from "../dist/bench/script-args.js";
+import { createRuntime, type AnswerConstraint, type GenerationMode, type GenerateResult } from "../dist/index.js";
+import { HARNESS_TOOLS, listTaskDirs, loadTask, makeStandIn } from "./lib/internals.js";
+import { readBenchFlags } from "./lib/script-args.js";
 
 export const ANSWER_BENCH_DEFAULTS = Object.freeze({
   /** Model spec. Default: "synthetic:tiny". */

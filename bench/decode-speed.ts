@@ -6,12 +6,9 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { readBenchFlags } from "../dist/bench/script-args.js";
-import { HARNESS_TOOLS } from "../dist/harness/tools.js";
-import { createRuntime } from "../dist/engines/index.js";
-import { makeStandIn } from "../dist/training/stand-ins.js";
-import type { RequestProfile } from "../dist/runtime/runtime.js";
-import type { GenerateRequest, GenerateResult } from "../dist/runtime/types.js";
+import { createRuntime, type GenerateRequest, type GenerateResult } from "../dist/index.js";
+import { HARNESS_TOOLS, makeStandIn, type RequestProfile } from "./lib/internals.js";
+import { readBenchFlags } from "./lib/script-args.js";
 
 export const SPEED_BENCH_DEFAULTS = Object.freeze({
   /** Model spec. Default: "synthetic:0.6b". */

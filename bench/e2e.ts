@@ -6,14 +6,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { dirname } from "node:path";
-import { findLlamaProgram } from "../dist/engines/llama-build.js";
-import { DecodePassTally } from "../dist/runtime/decode-passes.js";
-import { createRuntime } from "../dist/engines/index.js";
-import { makeStandIn } from "../dist/training/stand-ins.js";
-import { readBenchFlags } from "../dist/bench/script-args.js";
-import { llamaServerEngine, qtcEngine, type E2eEngine } from "../dist/bench/e2e-engines.js";
-import { renderE2eReport, summarize, type E2eReport } from "../dist/bench/e2e-report.js";
-import { agentScenario, parallelScenario, repeatScenario, type ParallelResult, type Row } from "../dist/bench/e2e-scenarios.js";
+import { createRuntime } from "../dist/index.js";
+import { llamaServerEngine, qtcEngine, type E2eEngine } from "./lib/e2e-engines.js";
+import { renderE2eReport, summarize, type E2eReport } from "./lib/e2e-report.js";
+import { agentScenario, parallelScenario, repeatScenario, type ParallelResult, type Row } from "./lib/e2e-scenarios.js";
+import { findLlamaProgram, DecodePassTally, makeStandIn } from "./lib/internals.js";
+import { readBenchFlags } from "./lib/script-args.js";
 
 export const E2E_BENCH_DEFAULTS = Object.freeze({
   /** Model spec. Default: "synthetic:0.6b" (the real Qwen3-0.6B dimensions, Q8_0). */

@@ -4,10 +4,9 @@
 
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { createRuntime } from "../dist/engines/index.js";
-import { grammarsDir } from "../dist/grammar/harness-grammars.js";
-import type { GrammarEngineId } from "../dist/runtime/engine-choice.js";
-import { clientToolLists, generatedTools } from "./grammar-speed.js";
+import { createRuntime, type GrammarEngineId } from "../dist/index.js";
+import { grammarsDir } from "./lib/internals.js";
+import { clientToolLists, generatedTools } from "./lib/tool-lists.js";
 
 export const GRAMMAR_RUNTIME_BENCH_DEFAULTS = Object.freeze({
   seeds: 3,

@@ -1,27 +1,18 @@
 // Owns: `npm run bench:grammar`: grammar compile time (the 5 harness tools; 200 generated tools) and the
 // per-token decode cost of each harness grammar on the synthetic tiny model, next to no grammar, measured in the
 // same run through node-llama-cpp's own sampler; beside them, the xgrammar dialect's compile and mask cost in
-// xgrammar itself (./grammar-xgrammar.ts). Prints a table and writes JSON (default
+// xgrammar itself (./lib/grammar-xgrammar.ts). Prints a table and writes JSON (default
 // bench/results/grammar-speed.json).
 
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import type { LlamaModel, Token } from "node-llama-cpp";
-import { FORMAT_IDS, QWEN3_VOCAB_SIZE, resolveFormat } from "../dist/formats/index.js";
-import { mismatchedTag } from "../dist/runtime/format-vocab.js";
-import type { FormatId } from "../dist/formats/types.js";
-import { compileToolGrammar, type ToolGrammarOptions } from "../dist/grammar/index.js";
-import { grammarsDir } from "../dist/grammar/harness-grammars.js";
-import { createLlama, ensureSyntheticModel, loadModel } from "../dist/model/index.js";
-import { normalizeTools } from "../dist/tools/normalize.js";
-import type { ToolDefinition } from "../dist/tools/types.js";
-import { runXgrammarBench, xgrammarTable, type XgrammarRow } from "../dist/bench/grammar-xgrammar.js";
-import { decodeTimes, llamaTokenCost, qtcTokenCost, quantile, tokenCostLists, tokenCostTable, TOKEN_COST_DEFAULTS, xgrammarTokenCost, type EngineName, type TokenCostRow } from "../dist/bench/grammar-token-cost.js";
-import { XgrammarSession } from "../dist/grammar/xgrammar-check.js";
-import { computeTokenTables } from "../dist/runtime/token-tables.js";
-import { VocabTrie } from "../dist/runtime/vocab-trie.js";
-import { tokenizeAsText } from "../dist/runtime/prompt-tokens.js";
+import { FORMAT_IDS, type FormatId, ensureSyntheticModel, normalizeTools, type ToolDefinition } from "../dist/index.js";
+import { decodeTimes, llamaTokenCost, qtcTokenCost, quantile, tokenCostLists, tokenCostTable, TOKEN_COST_DEFAULTS, xgrammarTokenCost, type EngineName, type TokenCostRow } from "./lib/grammar-token-cost.js";
+import { runXgrammarBench, xgrammarTable, type XgrammarRow } from "./lib/grammar-xgrammar.js";
+import { clientToolLists, generatedTools } from "./lib/tool-lists.js";
+import { QWEN3_VOCAB_SIZE, resolveFormat, mismatchedTag, compileToolGrammar, type ToolGrammarOptions, grammarsDir, createLlama, loadModel, XgrammarSession, computeTokenTables, VocabTrie, tokenizeAsText } from "./lib/internals.js";
 
 export const GRAMMAR_BENCH_DEFAULTS = Object.freeze({
   /** Compiles timed per case (after 30 warm-up compiles); the median is reported. */
@@ -40,48 +31,7 @@ export const GRAMMAR_BENCH_DEFAULTS = Object.freeze({
   targetClientMs: 200,
 });
 
-/** The client tool lists of test/fixtures/clients, normalized (Responses API function tools read as bare ones). */
-export function clientToolLists(): [string, ToolDefinition[]][] {
-  const dir = join(grammarsDir(), "..", "test", "fixtures", "clients");
-  let files: string[];
-  try {
-    files = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
-  } catch {
-    return [];
-  }
-  return files.map((f) => {
-    const fixture = JSON.parse(readFileSync(join(dir, f), "utf8")) as { client: string; tools: Record<string, unknown>[] };
-    const tools = fixture.tools.map((t) => (t.type === "function" && !t.function ? { name: t.name, parameters: t.parameters } : t));
-    return [`${fixture.client} (${tools.length} tools)`, normalizeTools(tools)];
-  });
-}
-
 const PROMPT = "<|im_start|>user\nFind the failing test and fix it.<|im_end|>\n<|im_start|>assistant\n";
-
-/** 200 varied tools: strings with and without bounds, enums, integers, nested objects, arrays (seeded). */
-export function generatedTools(count = 200): ToolDefinition[] {
-  let seed = 7;
-  const next = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
-  const pick = <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)]!;
-  const kinds = [
-    () => ({ type: "string" }),
-    () => ({ type: "string", maxLength: 8 + Math.floor(next() * 120) }),
-    () => ({ type: "string", enum: ["low", "medium", "high", `v${Math.floor(next() * 100)}`] }),
-    () => ({ type: "integer", minimum: 0, maximum: 10 + Math.floor(next() * 1000) }),
-    () => ({ type: "number" }),
-    () => ({ type: "boolean" }),
-    () => ({ type: "array", items: { type: "string", maxLength: 32 }, maxItems: 1 + Math.floor(next() * 6) }),
-    () => ({ type: "object", properties: { id: { type: "integer" }, label: { type: "string", maxLength: 40 } }, required: ["id"] }),
-    () => ({ type: "string", format: pick(["date", "uuid"]) }),
-  ];
-  return Array.from({ length: count }, (_, i) => {
-    const n = 1 + Math.floor(next() * 5);
-    const properties: Record<string, unknown> = {};
-    for (let j = 0; j < n; j++) properties[`arg_${j}_${pick(["path", "name", "query", "mode", "size"])}`] = pick(kinds)();
-    const names = Object.keys(properties);
-    return { name: `tool_${i}`, parameters: { type: "object", properties, required: names.filter(() => next() < 0.6), additionalProperties: false } };
-  });
-}
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -156,7 +106,7 @@ export interface TokenCostSelection {
 
 const ALL_ENGINES: readonly EngineName[] = ["qtc", "xgrammar", "llama.cpp"];
 
-/** The tokenCost rows: every engine × tool list (see ./grammar-token-cost.ts), measured in one run. */
+/** The tokenCost rows: every engine × tool list (see ./lib/grammar-token-cost.ts), measured in one run. */
 async function runTokenCost(model: LlamaModel, harness: ToolDefinition[], sel: TokenCostSelection = { engines: ALL_ENGINES, profile: false }): Promise<TokenCostRow[]> {
   const lists = tokenCostLists(harness, clientToolLists(), generatedTools);
   const tables = computeTokenTables(model);

@@ -1,7 +1,7 @@
 // Owns: `npm run llama:build`: build llama-server and the trainer into the cache folder, printing each stage.
 
-import { QtcException } from "../dist/errors.js";
-import { buildLlama } from "../dist/engines/llama-build.js";
+import { QtcException } from "../dist/index.js";
+import { buildLlama } from "./lib/internals.js";
 
 try {
   const layout = await buildLlama({ onProgress: (line) => process.stderr.write(`llama.cpp: ${line}\n`) });

@@ -6,11 +6,12 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createLlama, ensureSyntheticModel, loadModel } from "../dist/model/index.js";
-import { dataFolder, DataError, ensureData } from "../dist/bench/maskbench-data.js";
-import { MASKBENCH_DEFAULTS, renderTable, runSchemaFile, type SchemaResult, summarize } from "../dist/bench/maskbench.js";
-import { CHECKERS, EngineTables, type CheckerId } from "../dist/bench/maskbench-check.js";
-import { readBenchFlags } from "../dist/bench/script-args.js";
+import { ensureSyntheticModel } from "../dist/index.js";
+import { createLlama, loadModel } from "./lib/internals.js";
+import { CHECKERS, EngineTables, type CheckerId } from "./lib/maskbench-check.js";
+import { dataFolder, DataError, ensureData } from "./lib/maskbench-data.js";
+import { MASKBENCH_DEFAULTS, renderTable, runSchemaFile, type SchemaResult, summarize } from "./lib/maskbench.js";
+import { readBenchFlags } from "./lib/script-args.js";
 
 const flags = readBenchFlags("bench:maskbench", {
   data: { type: "string" },

@@ -5,10 +5,10 @@
 // --distilled to add the grammar-distilled stand-in to the default models).
 
 import path from "node:path";
-import { QtcException } from "../dist/errors.js";
-import { CALL_POLICIES, type CallPolicy } from "../dist/harness/call-policy.js";
-import { MODEL_FIXES_DEFAULT_MODELS, MODEL_FIXES_MODELS, runModelFixes, renderFixesMarkdown, type FixMode } from "../dist/bench/model-fixes.js";
-import { readBenchFlags } from "../dist/bench/script-args.js";
+import { QtcException } from "../dist/index.js";
+import { CALL_POLICIES, type CallPolicy } from "./lib/internals.js";
+import { MODEL_FIXES_DEFAULT_MODELS, MODEL_FIXES_MODELS, runModelFixes, renderFixesMarkdown, type FixMode } from "./lib/model-fixes.js";
+import { readBenchFlags } from "./lib/script-args.js";
 
 const flags = readBenchFlags("bench:model-fixes", {
   out: { type: "string" },

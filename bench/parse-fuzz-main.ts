@@ -1,7 +1,7 @@
 // Owns: `npm run fuzz`: runs the parse fuzz (parse-fuzz.ts) and prints its counts; exits 1 on any failure.
 // Flags: --count N (default 200,000), --seed N (default 1), --max-seconds N, --json (print the report as JSON).
 
-import { PARSE_FUZZ_DEFAULTS, runParseFuzz, type FuzzReport } from "../dist/bench/parse-fuzz.js";
+import { PARSE_FUZZ_DEFAULTS, runParseFuzz, type FuzzReport } from "./lib/parse-fuzz.js";
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);

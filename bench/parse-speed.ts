@@ -6,11 +6,8 @@ import { Buffer } from "node:buffer";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { dirname } from "node:path";
-import { hermes, qwen3coder, QWEN3_TOKENS } from "../dist/formats/index.js";
-import { createParser, parse } from "../dist/parse/parser.js";
-import { renderToolCall } from "../dist/prompt/render-calls.js";
-import { seededRandom } from "../dist/random.js";
-import { compileValidators } from "../dist/tools/validators.js";
+import { hermes, qwen3coder, QWEN3_TOKENS, createParser, parse, compileValidators } from "../dist/index.js";
+import { renderToolCall, seededRandom } from "./lib/internals.js";
 
 export const PARSE_BENCH_DEFAULTS = Object.freeze({
   /** Corpus size in MB (10^6 UTF-8 bytes). */

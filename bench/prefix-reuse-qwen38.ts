@@ -11,13 +11,9 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { readBenchFlags } from "../dist/bench/script-args.js";
-import { createRuntime } from "../dist/engines/index.js";
-import { HARNESS_TOOLS } from "../dist/harness/tools.js";
-import type { ChatMessage } from "../dist/prompt/types.js";
-import type { GenerateOutput } from "../dist/runtime/result.js";
-import type { GenerateRequest } from "../dist/runtime/types.js";
-import type { Runtime } from "../dist/runtime/runtime.js";
+import { createRuntime, type ChatMessage, type GenerateOutput, type GenerateRequest, type Runtime } from "../dist/index.js";
+import { HARNESS_TOOLS } from "./lib/internals.js";
+import { readBenchFlags } from "./lib/script-args.js";
 
 const flags = readBenchFlags("prefix-reuse-qwen38", {
   model: { type: "string", default: "synthetic:qwen3.8-0.6b" },

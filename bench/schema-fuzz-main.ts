@@ -3,9 +3,9 @@
 
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fuzzSchemas } from "../dist/bench/schema-fuzz.js";
-import { dataFolder } from "../dist/bench/maskbench-data.js";
-import { readBenchFlags } from "../dist/bench/script-args.js";
+import { dataFolder } from "./lib/maskbench-data.js";
+import { fuzzSchemas } from "./lib/schema-fuzz.js";
+import { readBenchFlags } from "./lib/script-args.js";
 
 const flags = readBenchFlags("fuzz:schemas", { runs: { type: "string", default: "5000" }, seed: { type: "string", default: "1" }, data: { type: "string" } });
 const root = new URL("../", import.meta.url).pathname;

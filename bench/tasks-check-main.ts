@@ -4,8 +4,8 @@
 
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { QtcException } from "../dist/errors.js";
-import { checkTasks } from "../dist/harness/tasks-check.js";
+import { QtcException } from "../dist/index.js";
+import { checkTasks } from "./lib/internals.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);

@@ -8,9 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
-import { ensureSyntheticModel } from "../dist/model/index.js";
-import { buildTrainer } from "../dist/training/trainer-build.js";
-import { encodeTrainerInput } from "../dist/training/trainer-input.js";
+import { ensureSyntheticModel } from "../dist/index.js";
+import { buildTrainer, encodeTrainerInput } from "./lib/internals.js";
 
 export const TRAINER_TOKENS_BENCH_DEFAULTS = Object.freeze({
   /** Tags in the content of each case. */

@@ -30,6 +30,7 @@
 #include "gguf.h"
 // Internal: the adapter's A/B tensors (the driver is compiled against this very source; see trainer-build.ts).
 #include "llama-adapter.h"
+#include "qtc-tokenize.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -118,14 +119,19 @@ std::vector<Sample> read_samples(const std::string & file) {
     return out;
 }
 
-#include "qtc-tokenize.hpp"
+using qtc::Added;
+using qtc::MarkupPart;
+using qtc::added_tokens;
+using qtc::split_markup;
+using qtc::tokenize_as_text;
 
 // A sample's tokens and, per token, whether it is trained (inside the assistant turn).
 void sample_tokens(const llama_vocab * vocab, const std::vector<Added> & added, const Sample & s, std::vector<llama_token> & toks, std::vector<char> & train) {
     std::string run;
     bool run_train = false;
     auto flush = [&]() {
-        tokenize_as_text(vocab, added, run, toks);
+        // The header reports; the driver owns its error lines (and exit codes).
+        try { tokenize_as_text(vocab, added, run, toks); } catch (const qtc::TokenizeError & e) { die("internal", e.what()); }
         train.resize(toks.size(), run_train);
         run.clear();
     };

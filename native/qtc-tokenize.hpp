@@ -1,11 +1,32 @@
 // Owns: tokenizing text for training as qtc's runtime tokenizes a prompt (src/runtime/prompt-tokens.ts): the
-// added tokens and their spellings, markup split at them, and text cut inside every spelling it holds. Included
-// by qtc-finetune.cpp inside its namespace, after its die(); src/training/trainer-build.ts hashes both files.
+// added tokens and their spellings, markup split at them, and text cut inside every spelling it holds. A header
+// that stands on its own (test/architecture/native-headers.test.ts compiles it alone): it includes what it uses
+// and reports a failure by throwing qtc::TokenizeError, which the includer turns into its own error line
+// (qtc-finetune.cpp: `internal`). src/training/trainer-build.ts hashes it with the trainer's source.
 
-std::vector<llama_token> tokenize(const llama_vocab * vocab, const std::string & text, bool special) {
+#pragma once
+
+#include "llama.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace qtc {
+
+// llama.cpp tokenized the same text to two different lengths: a broken vocabulary or build, not bad input.
+struct TokenizeError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+inline std::vector<llama_token> tokenize(const llama_vocab * vocab, const std::string & text, bool special) {
     int n = -llama_tokenize(vocab, text.data(), (int32_t) text.size(), nullptr, 0, false, special);
     std::vector<llama_token> t(n);
-    if (n > 0 && llama_tokenize(vocab, text.data(), (int32_t) text.size(), t.data(), n, false, special) != n) die("internal", "tokenizer disagreed with itself");
+    if (n > 0 && llama_tokenize(vocab, text.data(), (int32_t) text.size(), t.data(), n, false, special) != n) throw TokenizeError("tokenizer disagreed with itself");
     return t;
 }
 
@@ -21,7 +42,7 @@ std::vector<llama_token> tokenize(const llama_vocab * vocab, const std::string &
 struct Added { std::string text; llama_token token; };
 
 // Every added token, longest spelling first (ties by id), as the runtime's token tables sort them.
-std::vector<Added> added_tokens(const llama_vocab * vocab) {
+inline std::vector<Added> added_tokens(const llama_vocab * vocab) {
     std::vector<Added> out;
     const int32_t n = llama_vocab_n_tokens(vocab);
     std::vector<char> buf(256);
@@ -42,7 +63,7 @@ std::vector<Added> added_tokens(const llama_vocab * vocab) {
 
 // Where a spelling is cut: after its last letter, else after its first character (ASCII letters: Qwen3's
 // spellings are ASCII; a first character of several bytes is kept whole).
-size_t cut_offset(const std::string & t) {
+inline size_t cut_offset(const std::string & t) {
     for (size_t i = t.size() - 1; i > 0; --i) {
         const unsigned char c = (unsigned char) t[i];
         if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return i + 1 < t.size() ? i + 1 : 1;
@@ -53,7 +74,7 @@ size_t cut_offset(const std::string & t) {
 }
 
 // Plain text's tokens, appended to `out`: never an added token, whatever the text spells.
-void tokenize_as_text(const llama_vocab * vocab, const std::vector<Added> & added, const std::string & text, std::vector<llama_token> & out) {
+inline void tokenize_as_text(const llama_vocab * vocab, const std::vector<Added> & added, const std::string & text, std::vector<llama_token> & out) {
     if (text.empty()) return;
     std::vector<size_t> cuts;
     for (const Added & t : added) {
@@ -76,7 +97,7 @@ struct MarkupPart { std::string text; llama_token marker; };
 
 // Markup split at the added tokens it spells: at each '<' the longest spelling there; spellings that do not
 // start with '<' (none in Qwen3) wherever they occur, the first of them by length.
-std::vector<MarkupPart> split_markup(const std::vector<Added> & added, const std::string & text) {
+inline std::vector<MarkupPart> split_markup(const std::vector<Added> & added, const std::string & text) {
     std::vector<MarkupPart> parts;
     size_t start = 0;
     for (size_t i = 0; i < text.size(); ++i) {
@@ -110,3 +131,5 @@ std::vector<MarkupPart> split_markup(const std::vector<Added> & added, const std
     }
     return out;
 }
+
+}  // namespace qtc

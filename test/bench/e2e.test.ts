@@ -3,9 +3,9 @@
 // once), and the summary computes the done-when figures from the rows.
 
 import { describe, expect, test } from "vitest";
-import type { E2eEngine, E2eRequest, E2eSample } from "../../src/bench/e2e-engines.js";
-import { renderE2eReport, summarize, type E2eReport } from "../../src/bench/e2e-report.js";
-import { agentScenario, parallelScenario, repeatScenario, type Row } from "../../src/bench/e2e-scenarios.js";
+import type { E2eEngine, E2eRequest, E2eSample } from "../../bench/lib/e2e-engines.js";
+import { renderE2eReport, summarize, type E2eReport } from "../../bench/lib/e2e-report.js";
+import { agentScenario, parallelScenario, repeatScenario, type Row } from "../../bench/lib/e2e-scenarios.js";
 import type { ToolCall } from "../../src/parse/types.js";
 import { DecodePassTally } from "../../src/runtime/decode-passes.js";
 

@@ -2,7 +2,7 @@
 // under the row; a row without a profile prints none.
 
 import { expect, test } from "vitest";
-import { tokenCostTable, type TokenCostRow } from "../../src/bench/grammar-token-cost.js";
+import { tokenCostTable, type TokenCostRow } from "../../bench/lib/grammar-token-cost.js";
 
 const row: TokenCostRow = { engine: "qtc", tools: "5 harness", toolCount: 5, p50Us: 3, p99Us: 300, firstMaskMs: 1.4, tokens: 1520, replaced: 65 };
 

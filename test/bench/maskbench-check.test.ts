@@ -3,8 +3,8 @@
 
 import type { LlamaModel } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createChecker, EngineTables } from "../../src/bench/maskbench-check.js";
-import { MASKBENCH_DEFAULTS } from "../../src/bench/maskbench.js";
+import { createChecker, EngineTables } from "../../bench/lib/maskbench-check.js";
+import { MASKBENCH_DEFAULTS } from "../../bench/lib/maskbench.js";
 import { compileSchema } from "../../src/grammar/index.js";
 import type { JsonSchema } from "../../src/tools/types.js";
 import { tinyModel } from "../grammar/helpers.js";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DataError, ensureData } from "../../src/bench/maskbench-data.js";
+import { DataError, ensureData } from "../../bench/lib/maskbench-data.js";
 
 let server: Server;
 let url: string;

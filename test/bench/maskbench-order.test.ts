@@ -2,7 +2,7 @@
 // valid instance the grammar rejects is the grammar's fault, not a key order only the instance has.
 
 import { describe, expect, it } from "vitest";
-import { schemaOrdered } from "../../src/bench/maskbench-order.js";
+import { schemaOrdered } from "../../bench/lib/maskbench-order.js";
 
 const from = { type: "object", properties: { alias: { type: "string" }, baseImage: { type: "string" } } };
 

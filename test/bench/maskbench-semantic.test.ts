@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { countSemantic, semanticKeywords, semanticLine } from "../../src/bench/maskbench-semantic.js";
+import { countSemantic, semanticKeywords, semanticLine } from "../../bench/lib/maskbench-semantic.js";
 
 describe("MaskBench's semantic keyword counts", () => {
   it("finds the keywords anywhere in a schema, but not inside enum values, and uniqueItems only when true", () => {

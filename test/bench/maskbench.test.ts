@@ -5,8 +5,8 @@
 
 import type { LlamaModel } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";
-import { MASKBENCH_DEFAULTS, renderTable, runSchemaFile, summarize } from "../../src/bench/maskbench.js";
-import { EngineTables } from "../../src/bench/maskbench-check.js";
+import { MASKBENCH_DEFAULTS, renderTable, runSchemaFile, summarize } from "../../bench/lib/maskbench.js";
+import { EngineTables } from "../../bench/lib/maskbench-check.js";
 import { tinyModel } from "../grammar/helpers.js";
 
 const DIR = new URL("../fixtures/maskbench/", import.meta.url).pathname;

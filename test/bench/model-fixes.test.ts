@@ -1,13 +1,14 @@
-// Owns: tests for the model-fixes report (src/bench/model-fixes.ts): the generated paragraph quotes the rows'
+// Owns: tests for the model-fixes report (bench/lib/model-fixes.ts): the generated paragraph quotes the rows'
 // numbers, and the table labels the stand-ins and the train half.
 
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { QtcException } from "../../dist/index.js";
 import { qtcFailure } from "../helpers/errors.js";
-import { fixesChartOption, renderFixesChartSvg } from "../../src/bench/model-fixes-chart.js";
-import { DISTILLED_KIND, kindOf, loraVsTuned, MODEL_FIXES_DEFAULT_MODELS, MODEL_FIXES_MODELS, renderFixesMarkdown, runModelFixes, whatEachFixBuys, type FixRow } from "../../src/bench/model-fixes.js";
+import { fixesChartOption, renderFixesChartSvg } from "../../bench/lib/model-fixes-chart.js";
+import { DISTILLED_KIND, kindOf, loraVsTuned, MODEL_FIXES_DEFAULT_MODELS, MODEL_FIXES_MODELS, renderFixesMarkdown, runModelFixes, whatEachFixBuys, type FixRow } from "../../bench/lib/model-fixes.js";
 
 const row = (model: string, mode: string, callRate: number, validityRate: number | null, over: Partial<FixRow> = {}): FixRow => ({
   half: "test",
@@ -71,7 +72,7 @@ describe("the LoRA stand-in against the tuned one", () => {
   });
 
   it("a run narrowed to models it does not have fails before training anything", async () => {
-    const e = await qtcFailure(runModelFixes({ out: "unused", models: ["synthetic:tiny", "synthetic:tiny-qlora"] }));
+    const e = await qtcFailure(runModelFixes({ out: "unused", models: ["synthetic:tiny", "synthetic:tiny-qlora"] }), QtcException);
     expect([e.code, e.message]).toEqual(["invalid_option", expect.stringContaining("synthetic:tiny-qlora")]);
   });
 
@@ -81,7 +82,7 @@ describe("the LoRA stand-in against the tuned one", () => {
       throw new Error("a task run started before BFCL's data was checked");
     };
     const out = mkdtempSync(path.join(tmpdir(), "qtc-fixes-"));
-    const e = await qtcFailure(runModelFixes({ out, models: ["synthetic:tiny"], bfcl: { limit: 1, dataDir: "/nonexistent/bfcl" }, onEvent: started }));
+    const e = await qtcFailure(runModelFixes({ out, models: ["synthetic:tiny"], bfcl: { limit: 1, dataDir: "/nonexistent/bfcl" }, onEvent: started }), QtcException);
     expect([e.code, e.message]).toEqual(["file_not_found", expect.stringContaining("/nonexistent/bfcl")]);
   });
 

@@ -4,7 +4,7 @@
 
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { compileAllWays, fuzzSchemas } from "../../src/bench/schema-fuzz.js";
+import { compileAllWays, fuzzSchemas } from "../../bench/lib/schema-fuzz.js";
 
 const CORPUS = new URL("../grammar/corpus/", import.meta.url).pathname;
 const seeds = readdirSync(CORPUS).filter((f) => f.endsWith(".json")).map((f) => JSON.parse(readFileSync(CORPUS + f, "utf8")).tool.parameters as unknown);

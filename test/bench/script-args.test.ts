@@ -1,6 +1,6 @@
 // The bench scripts' flags: a bad flag is one line naming the flags and exit 2, never a stack trace.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { readBenchFlags } from "../../src/bench/script-args.js";
+import { readBenchFlags } from "../../bench/lib/script-args.js";
 
 const OPTIONS = { rounds: { type: "string", default: "5" }, quiet: { type: "boolean", default: false } } as const;
 

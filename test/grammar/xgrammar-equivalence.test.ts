@@ -11,7 +11,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { LlamaContext, LlamaModel } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { schemaOrdered } from "../../src/bench/maskbench-order.js";
+import { schemaOrdered } from "../../bench/lib/maskbench-order.js";
 import { canonicalJson } from "../../src/grammar/canonical-json.js";
 import { compileSchema, compileToolGrammar, compileXgrammar, compileXgrammarSchema, GrammarChecker, XgrammarSession } from "../../src/grammar/index.js";
 import { parse } from "../../src/parse/index.js";

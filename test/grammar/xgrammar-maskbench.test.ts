@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { LlamaModel } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { schemaOrdered } from "../../src/bench/maskbench-order.js";
+import { schemaOrdered } from "../../bench/lib/maskbench-order.js";
 import { compileSchema, compileXgrammarSchema, GrammarChecker, XgrammarSession } from "../../src/grammar/index.js";
 import { formatsAjv, tinyModel } from "./helpers.js";
 

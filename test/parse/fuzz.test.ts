@@ -1,10 +1,10 @@
-// The standing parse fuzz (src/bench/parse-fuzz.ts), seeded and bounded: at least 20,000 generated outputs,
+// The standing parse fuzz (bench/lib/parse-fuzz.ts), seeded and bounded: at least 20,000 generated outputs,
 // each through batch and streaming under random chunkings in all three thinking modes. The generator's oracle
 // knows where it put every call: none may come from a fence or reasoning, every valid answer call must come
 // out as written, no invalid one may be accepted, and streaming must equal batch. `npm run fuzz` runs longer.
 import { describe, expect, it } from "vitest";
-import { generateCase } from "../../src/bench/parse-fuzz-gen.js";
-import { runParseFuzz } from "../../src/bench/parse-fuzz.js";
+import { generateCase } from "../../bench/lib/parse-fuzz-gen.js";
+import { runParseFuzz } from "../../bench/lib/parse-fuzz.js";
 import { seededRandom } from "../../src/random.js";
 
 describe("parse fuzz", () => {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { parse, type ParseResult } from "../../src/parse/index.js";
 import type { ParserOptions } from "../../src/parse/options.js";
-import { emptyFuzzReport, runCase } from "../../src/bench/parse-fuzz.js";
+import { emptyFuzzReport, runCase } from "../../bench/lib/parse-fuzz.js";
 import { compileValidators } from "../../src/tools/validators.js";
 import { feedAll, jsonCall, resultOf, TOOLS as TOOL_LIST, xmlCall } from "../parse/helpers.js";
 

@@ -7,7 +7,7 @@
 import type { Llama, LlamaModel } from "node-llama-cpp";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createRuntime } from "../../src/index.js";
-import { generatedTools } from "../../bench/grammar-speed.js";
+import { generatedTools } from "../../bench/lib/tool-lists.js";
 import { compileToolGrammar } from "../../src/grammar/index.js";
 import { createLlama } from "../../src/model/index.js";
 import { RUNTIME_DEFAULTS } from "../../src/runtime/defaults.js";

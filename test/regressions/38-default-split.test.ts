@@ -2,7 +2,7 @@
 // compiled with the worst-case split (103 of 483 checked schemas refused a valid instance that way). The shared
 // split is now the default everywhere a budget guard runs; engines without one keep worst-case and say so.
 import { describe, expect, it } from "vitest";
-import { MASKBENCH_DEFAULTS } from "../../src/bench/maskbench.js";
+import { MASKBENCH_DEFAULTS } from "../../bench/lib/maskbench.js";
 import { WORST_CASE_SPLIT_NOTE } from "../../src/engines/remote-grammar.js";
 import { hermes } from "../../src/formats/index.js";
 import { compileSchema, compileToolGrammar, GrammarCache, GRAMMAR_DEFAULTS, SCHEMA_GRAMMAR_DEFAULTS } from "../../src/grammar/index.js";

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
-import { qtcCacheDir } from "../model/paths.js";
+import { qtcCacheDir } from "../../dist/model/paths.js";
 
 /** Where the data is downloaded from by default: one pinned commit of the public repository. */
 export const MASKBENCH_SOURCE = Object.freeze({

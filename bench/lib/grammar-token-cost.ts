@@ -6,16 +6,16 @@
 // elsewhere; llama.cpp's decodes the synthetic tiny model and subtracts the median no-grammar token time.
 
 import type { LlamaModel, Token } from "node-llama-cpp";
-import { compileToolGrammar } from "../grammar/index.js";
-import { compileXgrammar } from "../grammar/xgrammar.js";
-import { XgrammarSession } from "../grammar/xgrammar-check.js";
-import type { CompiledGrammar } from "../grammar/types.js";
-import { EngineVocab } from "../runtime/engine/engine-vocab.js";
-import { QtcMatcher } from "../runtime/engine/qtc-matcher.js";
-import { BudgetGuard } from "../runtime/budget-guard.js";
-import type { TokenTables } from "../runtime/token-tables.js";
-import type { ToolDefinition } from "../tools/types.js";
-import type { VocabTrie } from "../runtime/vocab-trie.js";
+import { compileToolGrammar } from "../../dist/grammar/index.js";
+import { compileXgrammar } from "../../dist/grammar/xgrammar.js";
+import { XgrammarSession } from "../../dist/grammar/xgrammar-check.js";
+import type { CompiledGrammar } from "../../dist/grammar/types.js";
+import { EngineVocab } from "../../dist/runtime/engine/engine-vocab.js";
+import { QtcMatcher } from "../../dist/runtime/engine/qtc-matcher.js";
+import { BudgetGuard } from "../../dist/runtime/budget-guard.js";
+import type { TokenTables } from "../../dist/runtime/token-tables.js";
+import type { ToolDefinition } from "../../dist/tools/types.js";
+import type { VocabTrie } from "../../dist/runtime/vocab-trie.js";
 
 export const TOKEN_COST_DEFAULTS = Object.freeze({
   /** Seeded walks per engine and tool list. */

@@ -3,8 +3,8 @@
 // renderer from model-fixes.json's rows only.
 
 import * as echarts from "echarts";
-import { CHART_COLORS, MIN_BAR_PX } from "./chart.js";
-import { pct } from "./format.js";
+import { CHART_COLORS, MIN_BAR_PX } from "../../dist/bench/chart.js";
+import { pct } from "../../dist/bench/format.js";
 import type { FixRow } from "./model-fixes-rows.js";
 
 const SHORT: Record<string, string> = { "synthetic:tiny": "base (random)", "synthetic:tiny-weak": "weak (stand-in)", "synthetic:tiny-tuned": "tuned (stand-in)", "synthetic:tiny-distilled": "distilled (stand-in)" };

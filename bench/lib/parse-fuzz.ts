@@ -4,10 +4,10 @@
 // Counts divergences, calls emitted from a fence or reasoning, valid calls missed, invalid calls accepted and
 // throws. Seeded: a failure names its case seed, and `generateCase(seededRandom(caseSeed))` rebuilds it.
 
-import { createParser } from "../parse/parser.js";
-import type { ParseEvent, ParseResult } from "../parse/types.js";
-import type { ThinkingStart } from "../parse/options.js";
-import { seededRandom } from "../random.js";
+import { createParser } from "../../dist/parse/parser.js";
+import type { ParseEvent, ParseResult } from "../../dist/parse/types.js";
+import type { ThinkingStart } from "../../dist/parse/options.js";
+import { seededRandom } from "../../dist/random.js";
 import { FUZZ_TOOLS, generateCase, type FuzzCase } from "./parse-fuzz-gen.js";
 
 export const PARSE_FUZZ_DEFAULTS = Object.freeze({

@@ -6,14 +6,14 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { LlamaModel } from "node-llama-cpp";
-import { compileSchema } from "../grammar/compile.js";
+import { compileSchema } from "../../dist/grammar/compile.js";
 import { createChecker, type CheckerId, type EngineTables, type InstanceChecker } from "./maskbench-check.js";
-import { canonicalJson, utf8Length } from "../grammar/canonical-json.js";
-import type { UnsupportedPolicy } from "../grammar/constraint-report.js";
-import type { BudgetSplit } from "../grammar/budget-share.js";
-import { compileValueValidator } from "../tools/validators.js";
-import { QtcException } from "../errors.js";
-import type { JsonSchema } from "../tools/types.js";
+import { canonicalJson, utf8Length } from "../../dist/grammar/canonical-json.js";
+import type { UnsupportedPolicy } from "../../dist/grammar/constraint-report.js";
+import type { BudgetSplit } from "../../dist/grammar/budget-share.js";
+import { compileValueValidator } from "../../dist/tools/validators.js";
+import { QtcException } from "../../dist/errors.js";
+import type { JsonSchema } from "../../dist/tools/types.js";
 import { schemaOrdered } from "./maskbench-order.js";
 import { countSemantic, semanticKeywords, semanticLine, type SemanticCounts, type SemanticKeyword } from "./maskbench-semantic.js";
 

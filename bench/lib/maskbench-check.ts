@@ -3,15 +3,15 @@
 // llama.cpp's grammar evaluator (GrammarChecker; `--checker llama.cpp`, for comparison).
 
 import type { LlamaModel } from "node-llama-cpp";
-import { GrammarChecker } from "../grammar/checker.js";
-import type { CompiledSchema } from "../grammar/types.js";
-import { EngineVocab } from "../runtime/engine/engine-vocab.js";
-import type { QtcMatcher } from "../runtime/engine/qtc-matcher.js";
-import { createQtcMatcher } from "../runtime/engine-choice.js";
-import { tokenizeAsText } from "../runtime/prompt-tokens.js";
-import { KeyGuard, KeyVocab } from "../runtime/semantic-guard.js";
-import { computeTokenTables } from "../runtime/token-tables.js";
-import { VocabTrie } from "../runtime/vocab-trie.js";
+import { GrammarChecker } from "../../dist/grammar/checker.js";
+import type { CompiledSchema } from "../../dist/grammar/types.js";
+import { EngineVocab } from "../../dist/runtime/engine/engine-vocab.js";
+import type { QtcMatcher } from "../../dist/runtime/engine/qtc-matcher.js";
+import { createQtcMatcher } from "../../dist/runtime/engine-choice.js";
+import { tokenizeAsText } from "../../dist/runtime/prompt-tokens.js";
+import { KeyGuard, KeyVocab } from "../../dist/runtime/semantic-guard.js";
+import { computeTokenTables } from "../../dist/runtime/token-tables.js";
+import { VocabTrie } from "../../dist/runtime/vocab-trie.js";
 
 /** `qtc`: the runtime's engine and key guard (the default); `llama.cpp`: llama.cpp's grammar evaluator. */
 export type CheckerId = "qtc" | "llama.cpp";

@@ -1,9 +1,9 @@
 // Owns: spelling a MaskBench instance the way qwen's grammar writes it: canonical JSON with each object's keys in
 // the schema's order (listed properties first, in the order lowering merges them; other keys after, as given).
 
-import { canonicalJson, jsonString, JSON_SPELLING } from "../grammar/canonical-json.js";
-import { typeAccepts } from "../grammar/schema-nodes.js";
-import { linearRegExp } from "../tools/linear-regexp.js";
+import { canonicalJson, jsonString, JSON_SPELLING } from "../../dist/grammar/canonical-json.js";
+import { typeAccepts } from "../../dist/grammar/schema-nodes.js";
+import { linearRegExp } from "../../dist/tools/linear-regexp.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);

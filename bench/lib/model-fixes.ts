@@ -4,18 +4,18 @@
 
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { CALL_POLICIES, type CallPolicy } from "../harness/call-policy.js";
-import { DISTILLED_STAND_IN, ensureLoraStandIn, ensureStandIn, LORA_STAND_IN, LORA_STAND_IN_RECIPE, STAND_IN_LABEL, STAND_INS } from "../training/stand-ins.js";
-import { splitTasks, type TaskHalf } from "../training/split.js";
-import type { TrainProgress } from "../training/finetune.js";
-import { fail } from "../errors.js";
-import { modelsDir } from "../model/paths.js";
+import { CALL_POLICIES, type CallPolicy } from "../../dist/harness/call-policy.js";
+import { DISTILLED_STAND_IN, ensureLoraStandIn, ensureStandIn, LORA_STAND_IN, LORA_STAND_IN_RECIPE, STAND_IN_LABEL, STAND_INS } from "../../dist/training/stand-ins.js";
+import { splitTasks, type TaskHalf } from "../../dist/training/split.js";
+import type { TrainProgress } from "../../dist/training/finetune.js";
+import { fail } from "../../dist/errors.js";
+import { modelsDir } from "../../dist/model/paths.js";
 import { renderFixesChartSvg } from "./model-fixes-chart.js";
-import { BFCL_BENCH_DEFAULTS, runBfclBench, type BfclRow } from "./bfcl.js";
-import { ensureBfclData } from "./bfcl-data.js";
+import { BFCL_BENCH_DEFAULTS, runBfclBench, type BfclRow } from "../../dist/bench/bfcl.js";
+import { ensureBfclData } from "../../dist/bench/bfcl-data.js";
 import type { FixRow } from "./model-fixes-rows.js";
-import { runBench, type BenchEvent } from "./run-bench.js";
-import type { BenchRow } from "./types.js";
+import { runBench, type BenchEvent } from "../../dist/bench/run-bench.js";
+import type { BenchRow } from "../../dist/bench/types.js";
 
 export type { FixRow } from "./model-fixes-rows.js";
 

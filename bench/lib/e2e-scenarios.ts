@@ -1,8 +1,8 @@
 // Owns: the scenarios of `npm run bench:e2e`: the same prompt repeated, an agent's growing conversation, and
 // many requests at once; each runs on any E2eEngine and returns its timed samples.
 
-import type { ChatMessage } from "../prompt/index.js";
-import type { DecodePassTally } from "../runtime/decode-passes.js";
+import type { ChatMessage } from "../../dist/prompt/index.js";
+import type { DecodePassTally } from "../../dist/runtime/decode-passes.js";
 import type { E2eEngine, E2eRequest, E2eSample } from "./e2e-engines.js";
 
 /** The one-turn task: a 390-token-ish prompt (system prompt, 5 harness tools, one user line). */

@@ -2,11 +2,11 @@
 // xgrammar itself (web-xgrammar, WASM) for the Qwen3 vocabulary, and its per-token mask time over seeded random
 // walks under the mask (what vLLM's and SGLang's samplers pay per token), p50 and p99.
 
-import { FORMAT_IDS, resolveFormat } from "../formats/index.js";
-import { compileXgrammar } from "../grammar/xgrammar.js";
-import { XgrammarSession } from "../grammar/xgrammar-check.js";
-import { xgrammarVersion } from "../grammar/xgrammar-wasm.js";
-import type { ToolDefinition } from "../tools/types.js";
+import { FORMAT_IDS, resolveFormat } from "../../dist/formats/index.js";
+import { compileXgrammar } from "../../dist/grammar/xgrammar.js";
+import { XgrammarSession } from "../../dist/grammar/xgrammar-check.js";
+import { xgrammarVersion } from "../../dist/grammar/xgrammar-wasm.js";
+import type { ToolDefinition } from "../../dist/tools/types.js";
 
 export const XGRAMMAR_BENCH_DEFAULTS = Object.freeze({
   /** Seeded walks per grammar. */

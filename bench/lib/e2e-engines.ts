@@ -4,15 +4,15 @@
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
-import { resolveFormat } from "../formats/index.js";
-import { compileToolGrammar } from "../grammar/index.js";
-import { HARNESS_TOOLS } from "../harness/tools.js";
-import { parse } from "../parse/index.js";
-import type { ToolCall } from "../parse/types.js";
-import { renderPrompt, type ChatMessage } from "../prompt/index.js";
-import type { DecodePassTally } from "../runtime/decode-passes.js";
-import type { Runtime } from "../runtime/runtime.js";
-import { normalizeTools } from "../tools/index.js";
+import { resolveFormat } from "../../dist/formats/index.js";
+import { compileToolGrammar } from "../../dist/grammar/index.js";
+import { HARNESS_TOOLS } from "../../dist/harness/tools.js";
+import { parse } from "../../dist/parse/index.js";
+import type { ToolCall } from "../../dist/parse/types.js";
+import { renderPrompt, type ChatMessage } from "../../dist/prompt/index.js";
+import type { DecodePassTally } from "../../dist/runtime/decode-passes.js";
+import type { Runtime } from "../../dist/runtime/runtime.js";
+import { normalizeTools } from "../../dist/tools/index.js";
 
 /** One request of the bench: harness tools, tool choice required when constrained, free text otherwise. */
 export interface E2eRequest {

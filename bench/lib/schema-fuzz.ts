@@ -2,10 +2,10 @@
 // under both policies must give a grammar or an error with a stable code, never an exception (`internal`). Used
 // by a seeded run in the suite and by `npm run fuzz:schemas` (longer, optionally over a MaskBench copy).
 
-import { compileSchema, compileToolGrammar } from "../grammar/compile.js";
-import { INPUT_ERROR_CODES } from "../errors.js";
-import type { JsonSchema } from "../tools/types.js";
-import { seededRandom } from "../random.js";
+import { compileSchema, compileToolGrammar } from "../../dist/grammar/compile.js";
+import { INPUT_ERROR_CODES } from "../../dist/errors.js";
+import type { JsonSchema } from "../../dist/tools/types.js";
+import { seededRandom } from "../../dist/random.js";
 
 const KEYWORDS: [string, unknown][] = [
   ["not", { type: "string" }], ["oneOf", [{ type: "string" }, { $ref: "#" }]], ["anyOf", [{ $ref: "#" }, { type: "null" }]],

@@ -1,8 +1,8 @@
 // Owns: FixRow, one row of the model-fixes comparison (model × call policy × mode on one half), which the
 // report (model-fixes.ts) builds and its chart (model-fixes-chart.ts) draws.
 
-import type { CallPolicy } from "../harness/call-policy.js";
-import type { TaskHalf } from "../training/split.js";
+import type { CallPolicy } from "../../dist/harness/call-policy.js";
+import type { TaskHalf } from "../../dist/training/split.js";
 
 export interface FixRow {
   half: TaskHalf;

@@ -4,8 +4,8 @@
 // spans no call may come from (inside a fence or a think section), the valid calls that must come out, and
 // the invalid ones that must be rejected. It follows DESIGN's rules, not the scanner's code.
 
-import type { ThinkingStart } from "../parse/options.js";
-import { compileValidators } from "../tools/validators.js";
+import type { ThinkingStart } from "../../dist/parse/options.js";
+import { compileValidators } from "../../dist/tools/validators.js";
 
 export type FuzzFormat = "auto" | "hermes" | "qwen3coder";
 
