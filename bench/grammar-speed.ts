@@ -19,8 +19,8 @@ import type { ToolDefinition } from "../dist/tools/types.js";
 import { runXgrammarBench, xgrammarTable, type XgrammarRow } from "../dist/bench/grammar-xgrammar.js";
 import { decodeTimes, llamaTokenCost, qtcTokenCost, quantile, tokenCostLists, tokenCostTable, TOKEN_COST_DEFAULTS, xgrammarTokenCost, type EngineName, type TokenCostRow } from "../dist/bench/grammar-token-cost.js";
 import { XgrammarSession } from "../dist/grammar/xgrammar-check.js";
-import { computeTokenTables } from "../dist/runtime/token-tables.js";
-import { VocabTrie } from "../dist/runtime/vocab-trie.js";
+import { VocabTrie } from "../dist/engine/vocab-trie.js";
+import { computeTokenTables, readTokenBytes } from "../dist/model/vocabulary.js";
 import { tokenizeAsText } from "../dist/runtime/prompt-tokens.js";
 
 export const GRAMMAR_BENCH_DEFAULTS = Object.freeze({
@@ -160,7 +160,7 @@ const ALL_ENGINES: readonly EngineName[] = ["qtc", "xgrammar", "llama.cpp"];
 async function runTokenCost(model: LlamaModel, harness: ToolDefinition[], sel: TokenCostSelection = { engines: ALL_ENGINES, profile: false }): Promise<TokenCostRow[]> {
   const lists = tokenCostLists(harness, clientToolLists(), generatedTools);
   const tables = computeTokenTables(model);
-  const trie = new VocabTrie(model, tables.vocabSize, tables.partialUtf8Tokens);
+  const trie = new VocabTrie(readTokenBytes(model, tables.vocabSize), tables.partialUtf8Tokens);
   const vocab = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
   const tokenize = (text: string) => tokenizeAsText(text, vocab);
   // Warm the engine's code on a list outside the rows, so "cold" means a grammar seen for the first time.

@@ -19,7 +19,7 @@ export { ANNOTATION_KEYWORDS, CONSTRAINING_UNSUPPORTED, SUPPORTED_KEYWORDS, type
 export { type ConstraintReport, type ExtraMembersPolicy, type RelaxedSite, type UnsupportedPolicy } from "./constraint-report.js";
 export { ASSERTED_FORMATS, FORMAT_PATTERNS } from "./string-formats.js";
 export { type CheckResult, GrammarChecker } from "./checker.js";
-export { TokenBytes, unsafeUtf8Tokens } from "./token-bytes.js";
+export { TokenBytes, unsafeUtf8Tokens } from "../model/token-bytes.js";
 export { SCHEMA_LIMITS } from "./limits.js";
 export { type BudgetSplit } from "./budget-share.js";
 export { type LeastCallOptions, leastCallTokens } from "./least-tokens.js";

@@ -10,11 +10,12 @@ import type { CompiledGrammar } from "../../../src/grammar/types.js";
 import { HARNESS_TOOLS } from "../../../src/harness/index.js";
 import { createLlama } from "../../../src/model/index.js";
 import { parse } from "../../../src/parse/index.js";
-import { EngineVocab } from "../../../src/runtime/engine/engine-vocab.js";
-import { QtcMatcher } from "../../../src/runtime/engine/qtc-matcher.js";
+import { EngineVocab } from "../../../src/engine/engine-vocab.js";
+import { QtcMatcher } from "../../../src/engine/qtc-matcher.js";
 import { tokenizeAsText } from "../../../src/runtime/prompt-tokens.js";
-import { computeTokenTables, type TokenTables } from "../../../src/runtime/token-tables.js";
-import { VocabTrie } from "../../../src/runtime/vocab-trie.js";
+import type { TokenTables } from "../../../src/engine/token-tables.js";
+import { computeTokenTables, readTokenBytes } from "../../../src/model/vocabulary.js";
+import { VocabTrie } from "../../../src/engine/vocab-trie.js";
 import { normalizeTools } from "../../../src/tools/index.js";
 import { tinyModelPath } from "../../helpers/models.js";
 
@@ -29,7 +30,7 @@ beforeAll(async () => {
   model = await llama.loadModel({ modelPath: await tinyModelPath(), vocabOnly: true });
   tables = computeTokenTables(model);
   const added = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
-  engine = new EngineVocab(tables, new VocabTrie(model, tables.vocabSize, tables.partialUtf8Tokens), (text) => tokenizeAsText(text, added));
+  engine = new EngineVocab(tables, new VocabTrie(readTokenBytes(model, tables.vocabSize), tables.partialUtf8Tokens), (text) => tokenizeAsText(text, added));
 });
 afterAll(async () => {
   await model?.dispose();
