@@ -1,5 +1,5 @@
 // Owns: the Matcher interface, the grammar state of one sequence (xgrammar's GrammarMatcher): accept tokens, the
-// allowed next set, the forced text (jump-forward), the closing of the current call and fork; and what a
+// allowed next set, the forced text (jump-forward), the closing of the current call, fork and rollback; and what a
 // matcher needs of a compiled grammar. QtcMatcher (qtc-matcher.ts) is the engine's implementation.
 
 import type { CompiledGrammar } from "../grammar/types.js";
@@ -39,4 +39,6 @@ export interface Matcher {
   closing(): number[] | undefined;
   /** An independent matcher at the same position. */
   fork(): Matcher;
+  /** Undo the last `count` accepted tokens (each token a sampled one was replaced by counts as one). */
+  rollback(count: number): void;
 }

@@ -32,9 +32,10 @@ export interface MatcherEnv {
 
 /**
  * The grammar state of one sequence in one turn, as the Turn uses it: llama.cpp's (GrammarMatcher, whose native
- * sampler advances `state`) or the qtc engine's (QtcMatcher, src/engine/, no native state).
+ * sampler advances `state`) or the qtc engine's (QtcMatcher, src/engine/, no native state). Neither the Turn nor
+ * llama.cpp's state rolls back, so the engine's rollback is not asked for here.
  */
-export interface TurnMatcher extends Omit<Matcher, "fork"> {
+export interface TurnMatcher extends Omit<Matcher, "fork" | "rollback"> {
   /** True when the native sampler holds the grammar (`state`) and accepts sampled tokens itself. */
   readonly native: boolean;
   readonly state: LlamaGrammarEvaluationState | undefined;
