@@ -4,6 +4,7 @@
 // grammar engine.
 
 import type { LlamaModel } from "node-llama-cpp";
+import { byteSymbols } from "./byte-level.js";
 
 interface ModelInternals {
   _model: { getTokenString(token: number): string; getTokenAttributes(token: number): number };
@@ -23,19 +24,7 @@ export function tokenAttributes(model: LlamaModel, token: number): number {
 
 /** GPT-2 byte-level BPE: each byte 0..255 is stored as one printable character; this maps it back. */
 function byteDecoder(): Map<number, number> {
-  const bytes: number[] = [];
-  for (let b = 0x21; b <= 0x7e; b++) bytes.push(b);
-  for (let b = 0xa1; b <= 0xac; b++) bytes.push(b);
-  for (let b = 0xae; b <= 0xff; b++) bytes.push(b);
-  const chars = [...bytes];
-  let n = 0;
-  for (let b = 0; b < 256; b++) {
-    if (!bytes.includes(b)) {
-      bytes.push(b);
-      chars.push(256 + n++);
-    }
-  }
-  return new Map(chars.map((c, i) => [c, bytes[i]!]));
+  return new Map(byteSymbols().map((symbol, byte) => [symbol.codePointAt(0)!, byte]));
 }
 
 /** Reads token bytes of one model (the byte map is built once per reader). */
