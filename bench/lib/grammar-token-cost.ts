@@ -1,5 +1,5 @@
 // Owns: the `tokenCost` rows of `npm run bench:grammar`: per-token grammar cost (p50, p99 in µs) and time to first
-// mask (compile + first mask, ms) of each constraint engine — qtc's own (src/runtime/engine/), xgrammar's matcher
+// mask (compile + first mask, ms) of each constraint engine — qtc's own (src/engine/), xgrammar's matcher
 // (WASM) and llama.cpp's native grammar sampler — for 5 harness tools, Claude Code's list and 100 / 200 generated
 // tools, tool choice required (the grammar holds every tool). Walks fight the grammar: qtc's and xgrammar's pick
 // uniformly among all tokens where free text is allowed (what random weights do) and among the allowed set
@@ -8,14 +8,14 @@
 import type { LlamaModel, Token } from "node-llama-cpp";
 import { compileToolGrammar } from "../../dist/grammar/index.js";
 import { compileXgrammar } from "../../dist/grammar/xgrammar.js";
-import { XgrammarSession } from "../../dist/grammar/xgrammar-check.js";
+import { XgrammarSession } from "../../dist/engines/xgrammar-check.js";
 import type { CompiledGrammar } from "../../dist/grammar/types.js";
-import { EngineVocab } from "../../dist/runtime/engine/engine-vocab.js";
-import { QtcMatcher } from "../../dist/runtime/engine/qtc-matcher.js";
+import { EngineVocab } from "../../dist/engine/engine-vocab.js";
+import { QtcMatcher } from "../../dist/engine/qtc-matcher.js";
 import { BudgetGuard } from "../../dist/runtime/budget-guard.js";
-import type { TokenTables } from "../../dist/runtime/token-tables.js";
+import type { TokenTables } from "../../dist/engine/token-tables.js";
 import type { ToolDefinition } from "../../dist/tools/types.js";
-import type { VocabTrie } from "../../dist/runtime/vocab-trie.js";
+import type { VocabTrie } from "../../dist/engine/vocab-trie.js";
 
 export const TOKEN_COST_DEFAULTS = Object.freeze({
   /** Seeded walks per engine and tool list. */

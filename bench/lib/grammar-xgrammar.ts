@@ -4,8 +4,8 @@
 
 import { FORMAT_IDS, resolveFormat } from "../../dist/formats/index.js";
 import { compileXgrammar } from "../../dist/grammar/xgrammar.js";
-import { XgrammarSession } from "../../dist/grammar/xgrammar-check.js";
-import { xgrammarVersion } from "../../dist/grammar/xgrammar-wasm.js";
+import { XgrammarSession } from "../../dist/engines/xgrammar-check.js";
+import { xgrammarVersion } from "../../dist/engines/xgrammar-wasm.js";
 import type { ToolDefinition } from "../../dist/tools/types.js";
 
 export const XGRAMMAR_BENCH_DEFAULTS = Object.freeze({

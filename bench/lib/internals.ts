@@ -22,14 +22,14 @@ export { buildLlama, findLlamaProgram } from "../../dist/engines/llama-build.js"
 export type { RequestProfile } from "../../dist/runtime/runtime.js";
 export { DecodePassTally } from "../../dist/runtime/decode-passes.js";
 export { mismatchedTag } from "../../dist/runtime/format-vocab.js";
-export { computeTokenTables } from "../../dist/runtime/token-tables.js";
-export { VocabTrie } from "../../dist/runtime/vocab-trie.js";
+export { computeTokenTables, readTokenBytes } from "../../dist/model/vocabulary.js";
+export { VocabTrie } from "../../dist/engine/vocab-trie.js";
 export { tokenizeAsText } from "../../dist/runtime/prompt-tokens.js";
 
 // Formats, grammar and prompt pieces below the public surface.
 export { QWEN3_VOCAB_SIZE, resolveFormat } from "../../dist/formats/index.js";
 export { compileToolGrammar, type ToolGrammarOptions } from "../../dist/grammar/index.js";
 export { grammarsDir } from "../../dist/grammar/harness-grammars.js";
-export { XgrammarSession } from "../../dist/grammar/xgrammar-check.js";
+export { XgrammarSession } from "../../dist/engines/xgrammar-check.js";
 export { renderToolCall } from "../../dist/prompt/render-calls.js";
 export { seededRandom } from "../../dist/random.js";

@@ -5,13 +5,12 @@
 import type { LlamaModel } from "node-llama-cpp";
 import { GrammarChecker } from "../../dist/grammar/checker.js";
 import type { CompiledSchema } from "../../dist/grammar/types.js";
-import { EngineVocab } from "../../dist/runtime/engine/engine-vocab.js";
-import type { QtcMatcher } from "../../dist/runtime/engine/qtc-matcher.js";
-import { createQtcMatcher } from "../../dist/runtime/engine-choice.js";
+import { EngineVocab } from "../../dist/engine/engine-vocab.js";
+import { createQtcMatcher, type QtcMatcher } from "../../dist/engine/qtc-matcher.js";
 import { tokenizeAsText } from "../../dist/runtime/prompt-tokens.js";
 import { KeyGuard, KeyVocab } from "../../dist/runtime/semantic-guard.js";
-import { computeTokenTables } from "../../dist/runtime/token-tables.js";
-import { VocabTrie } from "../../dist/runtime/vocab-trie.js";
+import { computeTokenTables, readTokenBytes } from "../../dist/model/vocabulary.js";
+import { VocabTrie } from "../../dist/engine/vocab-trie.js";
 
 /** `qtc`: the runtime's engine and key guard (the default); `llama.cpp`: llama.cpp's grammar evaluator. */
 export type CheckerId = "qtc" | "llama.cpp";
@@ -34,7 +33,7 @@ export class EngineTables {
 
   static create(model: LlamaModel): EngineTables {
     const tables = computeTokenTables(model);
-    const trie = new VocabTrie(model, tables.vocabSize, tables.partialUtf8Tokens);
+    const trie = new VocabTrie(readTokenBytes(model, tables.vocabSize), tables.partialUtf8Tokens);
     const prompt = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
     const vocab = new EngineVocab(tables, trie, (text) => tokenizeAsText(text, prompt));
     return new EngineTables(model, vocab, new KeyVocab(tables.texts), model.tokens.eos ?? tables.eogTokens[0] ?? 151645);

@@ -6,7 +6,8 @@
 import { fail } from "../errors.js";
 import type { PromptSegment } from "../prompt/index.js";
 import { QWEN3_TOKENS } from "../formats/qwen3-tokens.js";
-import { sortAdded, tokenizePrompt, type AddedToken } from "../runtime/prompt-tokens.js";
+import { sortAdded, type AddedToken } from "../engine/token-tables.js";
+import { tokenizePrompt } from "../runtime/prompt-tokens.js";
 import { postJson, upstreamFailure, type UpstreamLimits } from "./upstream-http.js";
 import { upstreamInteger } from "./upstream-values.js";
 

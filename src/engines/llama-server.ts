@@ -7,7 +7,7 @@ import { detectFormat, resolveFormat, type FormatId, type ToolCallFormat } from 
 import { GrammarCache } from "../grammar/compile.js";
 import { QWEN3_TOKENS } from "../formats/qwen3-tokens.js";
 import { streamEventsOf } from "../adapters/index.js";
-import type { AddedToken } from "../runtime/prompt-tokens.js";
+import type { AddedToken } from "../engine/token-tables.js";
 import type { TurnCounts } from "../runtime/result.js";
 import type { ModelInfo, Runtime } from "../runtime/runtime.js";
 import { finishTurn, prepareTurn, turnParser, type PreparedTurn } from "../runtime/turn-request.js";

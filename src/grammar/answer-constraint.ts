@@ -123,7 +123,7 @@ export function constraintKey(c: TextConstraint): string {
 }
 
 /**
- * How a grammar answer is judged: by the engine that constrains (src/runtime/engine/text-judge.ts), which this layer
+ * How a grammar answer is judged: by the engine that constrains (src/engine/text-judge.ts), which this layer
  * sits below; "too_costly" when the judgement would outrun its work bound.
  */
 export type GrammarJudge = (gbnf: string, answer: string) => "accepted" | "rejected" | "too_costly";

@@ -3,7 +3,7 @@
 
 import { LlamaGrammarEvaluationState, type LlamaGrammar, type LlamaModel, type Token } from "node-llama-cpp";
 import { accept, canBeNext } from "./llama-internals.js";
-import { TokenBytes } from "./token-bytes.js";
+import { TokenBytes } from "../model/token-bytes.js";
 import type { CompiledGrammar, CompiledSchema } from "./types.js";
 
 export interface CheckResult {

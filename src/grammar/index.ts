@@ -19,10 +19,8 @@ export { ANNOTATION_KEYWORDS, CONSTRAINING_UNSUPPORTED, SUPPORTED_KEYWORDS, type
 export { type ConstraintReport, type ExtraMembersPolicy, type RelaxedSite, type UnsupportedPolicy } from "./constraint-report.js";
 export { ASSERTED_FORMATS, FORMAT_PATTERNS } from "./string-formats.js";
 export { type CheckResult, GrammarChecker } from "./checker.js";
-export { TokenBytes, unsafeUtf8Tokens } from "./token-bytes.js";
 export { SCHEMA_LIMITS } from "./limits.js";
 export { type BudgetSplit } from "./budget-share.js";
 export { type LeastCallOptions, leastCallTokens } from "./least-tokens.js";
 export { compileXgrammar, compileXgrammarSchema, GRAMMAR_DIALECTS, type GrammarDialect, type XgrammarGrammar } from "./xgrammar.js";
 export { type XgLeftToValidator, XG_MAX_UNROLL } from "./xgrammar-values.js";
-export { xgrammarAccepts, XgrammarSession, type XgWalk, type XgWalkOptions } from "./xgrammar-check.js";

@@ -1,4 +1,4 @@
-// Owns: the public surface of the model layer (synthetic GGUFs, registry, resolution, download, loading).
+// Owns: the public surface of the model layer (synthetic GGUFs, registry, resolution, download, loading, the vocabulary the engine reads).
 
 export { DTYPES, type Dtype } from "./quantize.js";
 export { SHAPES, QWEN3_SHAPES, type ShapeName, type Qwen3Shape } from "./qwen3-shapes.js";
@@ -37,3 +37,4 @@ export {
   type OpenModelOptions,
   type OpenedModel,
 } from "./load.js";
+export { computeTokenTables, readTokenBytes, readVocabulary, type ModelVocabulary } from "./vocabulary.js";

@@ -10,7 +10,7 @@
 
 import type { LlamaGrammarEvaluationState } from "node-llama-cpp";
 import { acceptForced, canBeNext } from "./grammar-state.js";
-import type { TrieRange, VocabTrie } from "./vocab-trie.js";
+import type { TrieRange, VocabTrie } from "../engine/vocab-trie.js";
 
 export interface WalkBudget {
   /** Most single-token grammar probes. */

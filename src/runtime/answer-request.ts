@@ -7,7 +7,7 @@ import { checkTextConstraint, constraintBreach, constraintKind, type TextConstra
 import { leastAnswerTokens } from "../grammar/least-answer-tokens.js";
 import type { CompiledTools } from "../tools/index.js";
 import type { JsonSchema } from "../tools/types.js";
-import { judgeTextWithGbnf } from "./engine/text-judge.js";
+import { judgeTextWithGbnf } from "../engine/text-judge.js";
 import type { ResolvedRequest } from "./request.js";
 import type { AnswerCheck, GenerateRequest } from "./types.js";
 

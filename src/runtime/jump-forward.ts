@@ -1,5 +1,5 @@
-// Owns: jump-forward: finding the text a grammar state admits as its only continuation, and the canonical
-// tokens to feed for it in one batch instead of sampling them one at a time.
+// Owns: jump-forward on llama.cpp's grammar state: finding the text a state admits as its only continuation
+// (ContinuationProber); the canonical tokens to feed for it are planned by the engine (src/engine/jump-forward.ts).
 //
 // How "only continuation" is decided, exactly: every text token starts with some byte, and a llama.cpp grammar
 // accepts a token only if it accepts the token's first byte (partial UTF-8 included). So probing the 256
@@ -12,25 +12,11 @@
 import type { LlamaGrammarEvaluationState } from "node-llama-cpp";
 import { grammarBytes } from "./grammar-bytes.js";
 import { acceptForced, canBeNext } from "./grammar-state.js";
-import type { TokenTables } from "./token-tables.js";
+import type { ForcedPiece, ForcedRun } from "../engine/jump-forward.js";
+import type { TokenTables } from "../engine/token-tables.js";
 
 /** Bytes that most free positions (strings, names) allow: probing them first ends the common case in 2 probes. */
 const COMMON_FIRST = [..."ea_s0 t\"/.,:}\n"].map((c) => c.charCodeAt(0));
-
-export type ForcedPiece = { kind: "text"; text: string } | { kind: "special"; token: number };
-
-export interface ForcedRun {
-  pieces: ForcedPiece[];
-  /** The grammar can only end after the run (end of generation is the one continuation). */
-  ends: boolean;
-}
-
-export interface JumpForwardPlan {
-  /** Tokens to feed, canonical for each text piece. */
-  tokens: number[];
-  /** The grammar can only end after these tokens. */
-  ends: boolean;
-}
 
 /** What the grammar allows next, probed in an order that settles "more than one" quickly. */
 export class ContinuationProber {
@@ -181,29 +167,4 @@ class Walk {
     this.text = "";
     return this.pieces;
   }
-}
-
-/**
- * Canonical tokens for a forced run: each text piece tokenized as a whole (the way the tokenizer spells it).
- *
- * The whole run is fed, its last token too. Holding that token back (so the model could merge it with what it
- * writes next, as llguidance does) leaves the grammar at a position where nearly every sampled token is
- * rejected, and each rejection makes llama.cpp check the full vocabulary against the grammar: with the
- * harness grammars on the tiny model that took 660 ms per call against 369 ms without holding back. Qwen's
- * pre-tokenizer splits `"` + space from the letters after it anyway, so the boundary rarely merges.
- */
-export function planTokens(run: ForcedRun, tokenize: (text: string) => number[]): JumpForwardPlan {
-  const tokens: number[] = [];
-  for (const piece of run.pieces) {
-    if (piece.kind === "special") tokens.push(piece.token);
-    else tokens.push(...tokenize(piece.text));
-  }
-  return { tokens, ends: run.ends };
-}
-
-/** Special token ids a hand-written GBNF text names as `<[id]>` (a CompiledGrammar carries its own: specialTokens). */
-export function grammarSpecialTokens(gbnf: string): number[] {
-  const ids = new Set<number>();
-  for (const m of gbnf.matchAll(/<\[(\d+)\]>/g)) ids.add(Number(m[1]));
-  return [...ids];
 }

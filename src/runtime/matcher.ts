@@ -4,21 +4,19 @@
 // Sampled tokens are the exception: llama.cpp's sampler accepts them into `state` itself.
 
 import type { LlamaGrammarEvaluationState } from "node-llama-cpp";
-import type { CompiledGrammar } from "../grammar/types.js";
-import type { EngineVocab } from "./engine/engine-vocab.js";
+import type { EngineVocab } from "../engine/engine-vocab.js";
+import { planTokens } from "../engine/jump-forward.js";
+import type { Continuation, Matcher, MatcherGrammar, NextTokens } from "../engine/matcher.js";
+import type { TokenTables } from "../engine/token-tables.js";
 import type { AllowedNext } from "./allowed-next.js";
 import { acceptForced, canBeNext, type GrammarStates } from "./grammar-state.js";
-import { ContinuationProber, planTokens } from "./jump-forward.js";
-import type { TokenTables } from "./token-tables.js";
+import { ContinuationProber } from "./jump-forward.js";
 
 /** Most steps a closing walk takes (characters and tags). */
 const CLOSURE_MAX_STEPS = 4096;
 
 /** Letters every free-text position inside a call allows and no structural position does (a name, a number). */
 const TEXT_PROBES = ["a", "e"];
-
-/** What a matcher needs of a compiled grammar. */
-export type MatcherGrammar = Pick<CompiledGrammar, "gbnf" | "specialTokens" | "closeToken" | "valueClosers">;
 
 /** The per-model things every matcher of a runtime shares. */
 export interface MatcherEnv {
@@ -32,36 +30,15 @@ export interface MatcherEnv {
   engine?: EngineVocab;
 }
 
-/** What may come next: free text (ordinary letters allowed), exactly these tokens, or too many to list cheaply. */
-export type NextTokens = { kind: "text" } | { kind: "set"; tokens: readonly number[] } | { kind: "wide" };
-
-/** Tokens the grammar forces from here, and whether it can only end after them. */
-export interface Continuation {
-  tokens: number[];
-  ends: boolean;
-}
-
 /**
  * The grammar state of one sequence in one turn, as the Turn uses it: llama.cpp's (GrammarMatcher, whose native
- * sampler advances `state`) or the qtc engine's (QtcMatcher, src/runtime/engine/, no native state).
+ * sampler advances `state`) or the qtc engine's (QtcMatcher, src/engine/, no native state). Neither the Turn nor
+ * llama.cpp's state rolls back, so the engine's rollback is not asked for here.
  */
-export interface TurnMatcher {
-  /** Milliseconds of grammar work done through this matcher, its creation included. */
-  ms: number;
-  readonly grammar: MatcherGrammar;
+export interface TurnMatcher extends Omit<Matcher, "fork" | "rollback"> {
   /** True when the native sampler holds the grammar (`state`) and accepts sampled tokens itself. */
   readonly native: boolean;
   readonly state: LlamaGrammarEvaluationState | undefined;
-  /** The compiled grammar's estimated bytes in the qtc engine (GrammarUse.bytes); undefined for llama.cpp's. */
-  readonly footprintBytes?: number;
-  canBeNext(token: number): boolean;
-  accept(token: number): boolean;
-  acceptAll(tokens: readonly number[]): number[];
-  /** Take a sampled token: the tokens actually taken (the token itself, or what the engine fed instead). */
-  takeSampled(token: number): number[];
-  nextTokens(): NextTokens;
-  forcedContinuation(maxSteps: number): Continuation;
-  closing(): number[] | undefined;
   fork(): TurnMatcher;
 }
 

@@ -13,13 +13,8 @@
 // for content that spells no marker the tokens equal tokenizing the whole prompt with special tokens on, which
 // is what the real template plus the HF tokenizer (and llama.cpp's server, parse_special=true) produce.
 
+import type { AddedToken } from "../engine/token-tables.js";
 import type { PromptSegment } from "../prompt/index.js";
-
-/** A token the vocabulary adds on top of BPE (CONTROL or USER_DEFINED), with its spelling. */
-export interface AddedToken {
-  text: string;
-  token: number;
-}
 
 /** What prompt tokenization needs from a model. */
 export interface PromptVocab {
@@ -27,11 +22,6 @@ export interface PromptVocab {
   tokenize(text: string, special: boolean): readonly number[];
   /** Every added token, longest spelling first (see addedTokensOf). */
   added: readonly AddedToken[];
-}
-
-/** Added tokens sorted longest first, so that a split takes the longest spelling at a position. */
-export function sortAdded(tokens: readonly AddedToken[]): AddedToken[] {
-  return tokens.filter((t) => t.text !== "").sort((a, b) => b.text.length - a.text.length || a.token - b.token);
 }
 
 /** Where a spelling is cut: after its last letter (a pre-tokenizer chunk boundary), else after its first character. */

@@ -5,7 +5,7 @@
 import { TokenBias, type LlamaContextSequence, type Token } from "node-llama-cpp";
 import { fail, QtcException } from "../errors.js";
 import { detectFormat, resolveFormat, type FormatId, type ToolCallFormat } from "../formats/index.js";
-import { openModel, type GpuChoice, type OpenedModel, type StandInMaker } from "../model/index.js";
+import { openModel, readVocabulary, type GpuChoice, type OpenedModel, type StandInMaker } from "../model/index.js";
 import { compileValidators, ValidatorCache } from "../tools/index.js";
 import type { PromptSegment } from "../prompt/index.js";
 import { resolveRequest } from "./request.js";
@@ -26,12 +26,10 @@ import { prefixAffinity, reusePrefix, type ReusePolicy } from "./prefix-reuse.js
 import { reportingStrategy, type DecodePass } from "./decode-passes.js";
 import { StepGate } from "./step-gate.js";
 import { tokenizeAsText, tokenizePrompt, tokenizePromptSliced } from "./prompt-tokens.js";
-import { computeTokenTables } from "./token-tables.js";
 import { runTurn, type TurnEnv, type TurnOutcome, type TurnPhases } from "./turn.js";
 import { KeyVocab } from "./semantic-guard.js";
 import type { GenerateEvent, GenerateRequest } from "./types.js";
-import { VocabTrie } from "./vocab-trie.js";
-import { EngineVocab } from "./engine/engine-vocab.js";
+import { EngineVocab } from "../engine/engine-vocab.js";
 import type { GrammarEngineId } from "./engine-choice.js";
 import { measureRemoved, type StepMask } from "./probability-removed.js";
 import { tokenLogprobs } from "./token-logprobs.js";
@@ -195,11 +193,10 @@ class ModelRuntime implements Runtime {
     const sequences = Array.from({ length: context.totalSequences }, () => context.getSequence());
     this.pool = new SequencePool(sequences);
     this.reuse = { deterministic: options.deterministic ?? false, batchSize: context.batchSize };
-    const tables = computeTokenTables(model);
+    const { tables, trie } = readVocabulary(model);
     checkFormatVocabulary(model, this.toolFormat, tables.vocabSize);
     this.checkedFormats.add(this.toolFormat);
     const byteTokens = tables.byteTokens;
-    const trie = byteTokens && new VocabTrie(model, tables.vocabSize, tables.partialUtf8Tokens);
     const allowedNext = byteTokens && trie && new AllowedNext(trie, byteTokens);
     // Forced text is plain text (property names come from the client's schema): never an added token.
     const vocab = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };

@@ -17,7 +17,7 @@ import type { MatcherEnv, TurnMatcher } from "./matcher.js";
 import { createMatcher } from "./engine-choice.js";
 import type { ResolvedRequest } from "./request.js";
 import type { TurnCounts } from "./result.js";
-import type { TokenTables } from "./token-tables.js";
+import type { TokenTables } from "../engine/token-tables.js";
 import type { FinishReason } from "./types.js";
 import type { StepGate } from "./step-gate.js";
 import { ThinkOpener } from "./think-opener.js";

@@ -8,7 +8,8 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { XgrammarSession, type XgCompiled } from "../../src/grammar/index.js";
+import { XgrammarSession } from "../../src/engines/xgrammar-check.js";
+import { type XgCompiled } from "../../src/engines/xgrammar-wasm.js";
 
 export interface FakeXgrammarServer {
   url: string;

@@ -17,7 +17,7 @@ import { HARNESS_TOOLS } from "../../src/harness/index.js";
 import { openModel } from "../../src/model/index.js";
 import { renderPromptSegments } from "../../src/prompt/index.js";
 import { tokenizePrompt } from "../../src/runtime/prompt-tokens.js";
-import { computeTokenTables } from "../../src/runtime/token-tables.js";
+import { computeTokenTables } from "../../src/model/vocabulary.js";
 import { tinyModelPath } from "../helpers/models.js";
 import { startLlamaServer, type LlamaServerProcess } from "./llama-server-helper.js";
 

@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { BenchReport } from "../../src/bench/types.js";
 import { main } from "../../src/cli/cli.js";
-import { XgrammarSession } from "../../src/grammar/index.js";
+import { XgrammarSession } from "../../src/engines/xgrammar-check.js";
 import { makeTmp } from "../bench/helpers.js";
 import { startFakeXgrammarServer, type FakeXgrammarServer } from "./fake-xgrammar-server.js";
 

@@ -5,7 +5,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEngineRuntime, parseEngineSpec, UNCONFIRMED_NOTE } from "../../src/engines/index.js";
-import { compileXgrammar, XgrammarSession } from "../../src/grammar/index.js";
+import { compileXgrammar } from "../../src/grammar/index.js";
+import { XgrammarSession } from "../../src/engines/xgrammar-check.js";
 import { HARNESS_TOOLS } from "../../src/harness/index.js";
 import type { GenerateRequest } from "../../src/index.js";
 import { QtcException } from "../../src/errors.js";

@@ -2,7 +2,8 @@
 
 import type { LlamaModel, Token } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";
-import { compileSchema, GrammarChecker, TokenBytes, unsafeUtf8Tokens } from "../../src/grammar/index.js";
+import { compileSchema, GrammarChecker } from "../../src/grammar/index.js";
+import { TokenBytes, unsafeUtf8Tokens } from "../../src/model/token-bytes.js";
 import { tinyModel } from "./helpers.js";
 
 let model: LlamaModel;

@@ -11,7 +11,8 @@
 
 import { LlamaGrammarEvaluationState, TokenBias, type LlamaContextSequence, type LlamaGrammar, type LlamaModel, type Token } from "node-llama-cpp";
 import { QWEN3_TOKENS } from "../../src/formats/index.js";
-import { type CompiledGrammar, TokenBytes, unsafeUtf8Tokens } from "../../src/grammar/index.js";
+import { type CompiledGrammar } from "../../src/grammar/index.js";
+import { TokenBytes, unsafeUtf8Tokens } from "../../src/model/token-bytes.js";
 import { accept, canBeNext } from "../../src/grammar/llama-internals.js";
 import { seededRandom } from "../../src/random.js";
 

@@ -97,6 +97,27 @@ export function importGraph(files: Map<string, ts.SourceFile>, root = REPO_ROOT)
   return edges;
 }
 
+/** One import of a package (not a file of the set): `from` names `specifier` (e.g. `node-llama-cpp`) at `line`. */
+export interface PackageImport {
+  from: string;
+  specifier: string;
+  line: number;
+  typeOnly: boolean;
+}
+
+/** Every import of something that is not a relative path (packages and `node:` modules), type-only ones too. */
+export function packageImports(files: Map<string, ts.SourceFile>): PackageImport[] {
+  const out: PackageImport[] = [];
+  for (const [from, file] of files) {
+    for (const spec of specifiersOf(file)) {
+      if (spec.literal.text.startsWith(".")) continue;
+      const line = file.getLineAndCharacterOfPosition(spec.literal.getStart(file)).line + 1;
+      out.push({ from, specifier: spec.literal.text, line, typeOnly: spec.typeOnly });
+    }
+  }
+  return out;
+}
+
 /**
  * The import circles: each strongly connected component of more than one file (or a file importing itself),
  * as a sorted list of its files, found with Tarjan's algorithm.

@@ -3,10 +3,11 @@
 import type { Llama, LlamaModel } from "node-llama-cpp";
 import { afterAll, beforeAll } from "vitest";
 import { createLlama } from "../../src/model/index.js";
-import { EngineVocab } from "../../src/runtime/engine/engine-vocab.js";
+import { EngineVocab } from "../../src/engine/engine-vocab.js";
 import { tokenizeAsText } from "../../src/runtime/prompt-tokens.js";
-import { computeTokenTables, type TokenTables } from "../../src/runtime/token-tables.js";
-import { VocabTrie } from "../../src/runtime/vocab-trie.js";
+import type { TokenTables } from "../../src/engine/token-tables.js";
+import { computeTokenTables, readTokenBytes } from "../../src/model/vocabulary.js";
+import { VocabTrie } from "../../src/engine/vocab-trie.js";
 import { tinyModelPath } from "./models.js";
 
 export interface TinyVocab {
@@ -24,7 +25,7 @@ export function useTinyVocab(): () => TinyVocab {
     const model = await llama.loadModel({ modelPath: await tinyModelPath(), vocabOnly: true });
     const tables = computeTokenTables(model);
     const added = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
-    vocab = { model, tables, engine: new EngineVocab(tables, new VocabTrie(model, tables.vocabSize, tables.partialUtf8Tokens), (text) => tokenizeAsText(text, added)) };
+    vocab = { model, tables, engine: new EngineVocab(tables, new VocabTrie(readTokenBytes(model, tables.vocabSize), tables.partialUtf8Tokens), (text) => tokenizeAsText(text, added)) };
   });
   afterAll(async () => {
     await vocab?.model.dispose();

@@ -10,7 +10,7 @@ import { HARNESS_TOOLS } from "../../src/harness/index.js";
 import { createLlama } from "../../src/model/index.js";
 import { renderPrompt, renderPromptSegments, type ChatMessage } from "../../src/prompt/index.js";
 import { tokenizePrompt, type PromptVocab } from "../../src/runtime/prompt-tokens.js";
-import { computeTokenTables } from "../../src/runtime/token-tables.js";
+import { computeTokenTables } from "../../src/model/vocabulary.js";
 import { tinyModelPath } from "../helpers/models.js";
 
 const T = QWEN3_TOKENS;

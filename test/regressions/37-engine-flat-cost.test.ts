@@ -11,11 +11,11 @@ import { generatedTools } from "../../bench/lib/tool-lists.js";
 import { compileToolGrammar } from "../../src/grammar/index.js";
 import { createLlama } from "../../src/model/index.js";
 import { RUNTIME_DEFAULTS } from "../../src/runtime/defaults.js";
-import { EngineVocab } from "../../src/runtime/engine/engine-vocab.js";
-import { QtcMatcher } from "../../src/runtime/engine/qtc-matcher.js";
+import { EngineVocab } from "../../src/engine/engine-vocab.js";
+import { QtcMatcher } from "../../src/engine/qtc-matcher.js";
 import { tokenizeAsText } from "../../src/runtime/prompt-tokens.js";
-import { computeTokenTables } from "../../src/runtime/token-tables.js";
-import { VocabTrie } from "../../src/runtime/vocab-trie.js";
+import { computeTokenTables, readTokenBytes } from "../../src/model/vocabulary.js";
+import { VocabTrie } from "../../src/engine/vocab-trie.js";
 import { tinyModelPath } from "../helpers/models.js";
 
 let llama: Llama;
@@ -27,7 +27,7 @@ beforeAll(async () => {
   model = await llama.loadModel({ modelPath: await tinyModelPath(), vocabOnly: true });
   const tables = computeTokenTables(model);
   const added = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
-  engine = new EngineVocab(tables, new VocabTrie(model, tables.vocabSize, tables.partialUtf8Tokens), (text) => tokenizeAsText(text, added));
+  engine = new EngineVocab(tables, new VocabTrie(readTokenBytes(model, tables.vocabSize), tables.partialUtf8Tokens), (text) => tokenizeAsText(text, added));
 });
 afterAll(async () => {
   await model?.dispose();

@@ -10,13 +10,13 @@ import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { compileToolGrammar } from "../../src/grammar/index.js";
 import { HARNESS_TOOLS } from "../../src/harness/index.js";
 import { createLlama } from "../../src/model/index.js";
-import { EngineVocab } from "../../src/runtime/engine/engine-vocab.js";
-import { QtcMatcher } from "../../src/runtime/engine/qtc-matcher.js";
-import { compileGbnf } from "../../src/runtime/engine/gbnf-program.js";
-import { DEAD, StackPool } from "../../src/runtime/engine/stack-pool.js";
+import { EngineVocab } from "../../src/engine/engine-vocab.js";
+import { QtcMatcher } from "../../src/engine/qtc-matcher.js";
+import { compileGbnf } from "../../src/engine/gbnf-program.js";
+import { DEAD, StackPool } from "../../src/engine/stack-pool.js";
 import { tokenizeAsText } from "../../src/runtime/prompt-tokens.js";
-import { computeTokenTables } from "../../src/runtime/token-tables.js";
-import { VocabTrie } from "../../src/runtime/vocab-trie.js";
+import { computeTokenTables, readTokenBytes } from "../../src/model/vocabulary.js";
+import { VocabTrie } from "../../src/engine/vocab-trie.js";
 import { normalizeTools } from "../../src/tools/index.js";
 import { tinyModelPath } from "../helpers/models.js";
 
@@ -30,7 +30,7 @@ beforeAll(async () => {
   model = await llama.loadModel({ modelPath: await tinyModelPath(), vocabOnly: true });
   const tables = computeTokenTables(model);
   const added = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
-  const trie = new VocabTrie(model, tables.vocabSize, tables.partialUtf8Tokens);
+  const trie = new VocabTrie(readTokenBytes(model, tables.vocabSize), tables.partialUtf8Tokens);
   const node = trie.node.bind(trie);
   trie.node = (range) => {
     nodes++;

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { createMatcher } from "../../src/runtime/engine-choice.js";
 import { QtcException } from "../../src/errors.js";
-import { PROGRAM_LIMITS } from "../../src/runtime/engine/gbnf-program.js";
+import { PROGRAM_LIMITS } from "../../src/engine/gbnf-program.js";
 import { useTinyVocab } from "../helpers/tiny-vocab.js";
 
 const vocab = useTinyVocab();

@@ -4,7 +4,7 @@
 // the engine's compiled-grammar cache is bounded by the bytes its pools hold, and each turn reports its grammar's
 // footprint (GrammarUse.bytes).
 import { describe, expect, test } from "vitest";
-import { PoolCache } from "../../src/runtime/engine/pool-cache.js";
+import { PoolCache } from "../../src/engine/pool-cache.js";
 import { useTinyServer } from "../helpers/tiny-server.js";
 import { healthPoller, rssPeak } from "../helpers/health-poll.js";
 import { post } from "../server/helpers.js";

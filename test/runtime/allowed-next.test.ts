@@ -5,14 +5,15 @@ import type { Llama, LlamaGrammarEvaluationState, LlamaModel } from "node-llama-
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { QWEN3_TOKENS } from "../../src/formats/index.js";
 import { compileToolGrammar } from "../../src/grammar/index.js";
-import { TOKEN_ATTR, tokenAttributes } from "../../src/grammar/llama-internals.js";
+import { TOKEN_ATTR, tokenAttributes } from "../../src/model/token-bytes.js";
 import { HARNESS_TOOLS } from "../../src/harness/index.js";
 import { createLlama } from "../../src/model/index.js";
 import { AllowedNext } from "../../src/runtime/allowed-next.js";
 import { acceptForced, canBeNext, GrammarStates } from "../../src/runtime/grammar-state.js";
-import { grammarSpecialTokens } from "../../src/runtime/jump-forward.js";
-import { computeTokenTables, type TokenTables } from "../../src/runtime/token-tables.js";
-import { VocabTrie } from "../../src/runtime/vocab-trie.js";
+import { grammarSpecialTokens } from "../../src/engine/jump-forward.js";
+import type { TokenTables } from "../../src/engine/token-tables.js";
+import { computeTokenTables, readTokenBytes } from "../../src/model/vocabulary.js";
+import { VocabTrie } from "../../src/engine/vocab-trie.js";
 import { normalizeTools } from "../../src/tools/index.js";
 import { tinyModelPath } from "../helpers/models.js";
 
@@ -29,7 +30,7 @@ beforeAll(async () => {
   vocab = await llama.loadModel({ modelPath: await tinyModelPath(), vocabOnly: true });
   tables = computeTokenTables(vocab);
   grammars = new GrammarStates(llama, vocab);
-  trie = new VocabTrie(vocab, tables.vocabSize, tables.partialUtf8Tokens);
+  trie = new VocabTrie(readTokenBytes(vocab, tables.vocabSize), tables.partialUtf8Tokens);
   const partial = new Set(tables.partialUtf8Tokens);
   ordinary = [];
   for (let t = 0; t < tables.vocabSize; t++) {

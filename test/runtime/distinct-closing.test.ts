@@ -5,7 +5,7 @@ import { describe, expect, test } from "vitest";
 import { compileToolGrammar } from "../../src/grammar/index.js";
 import { parse } from "../../src/parse/index.js";
 import { DistinctClosing } from "../../src/runtime/distinct-closing.js";
-import { QtcMatcher } from "../../src/runtime/engine/qtc-matcher.js";
+import { QtcMatcher } from "../../src/engine/qtc-matcher.js";
 import { KeyGuard, KeyVocab } from "../../src/runtime/semantic-guard.js";
 import { normalizeTools } from "../../src/tools/index.js";
 import { useTinyVocab } from "../helpers/tiny-vocab.js";

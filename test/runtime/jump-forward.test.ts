@@ -8,8 +8,10 @@ import { HARNESS_TOOLS } from "../../src/harness/index.js";
 import { createRuntime, type GenerateRequest, type Runtime } from "../../src/index.js";
 import { createLlama } from "../../src/model/index.js";
 import { acceptForced, GrammarStates } from "../../src/runtime/grammar-state.js";
-import { ContinuationProber, grammarSpecialTokens, planTokens } from "../../src/runtime/jump-forward.js";
-import { computeTokenTables, type TokenTables } from "../../src/runtime/token-tables.js";
+import { grammarSpecialTokens, planTokens } from "../../src/engine/jump-forward.js";
+import { ContinuationProber } from "../../src/runtime/jump-forward.js";
+import type { TokenTables } from "../../src/engine/token-tables.js";
+import { computeTokenTables } from "../../src/model/vocabulary.js";
 import { tinyModelPath } from "../helpers/models.js";
 
 let llama: Llama;

@@ -16,12 +16,13 @@ import { AllowedNext } from "../../src/runtime/allowed-next.js";
 import { BudgetGuard, GUARD_LOOKAHEAD, GUARD_MARGIN, type Closable } from "../../src/runtime/budget-guard.js";
 import { canBeNext, GrammarStates, acceptForced } from "../../src/runtime/grammar-state.js";
 import { turnGrammarSource } from "../../src/runtime/grammar-source.js";
-import { grammarSpecialTokens } from "../../src/runtime/jump-forward.js";
+import { grammarSpecialTokens } from "../../src/engine/jump-forward.js";
 import { GrammarMatcher, type MatcherEnv } from "../../src/runtime/matcher.js";
 import { tokenizeAsText } from "../../src/runtime/prompt-tokens.js";
-import { computeTokenTables, type TokenTables } from "../../src/runtime/token-tables.js";
+import type { TokenTables } from "../../src/engine/token-tables.js";
+import { computeTokenTables, readTokenBytes } from "../../src/model/vocabulary.js";
 import { runTurn, type TurnEnv, type TurnOutcome, type TurnPlan } from "../../src/runtime/turn.js";
-import { VocabTrie } from "../../src/runtime/vocab-trie.js";
+import { VocabTrie } from "../../src/engine/vocab-trie.js";
 import { normalizeTools } from "../../src/tools/index.js";
 import { tinyModelPath } from "../helpers/models.js";
 
@@ -39,7 +40,7 @@ beforeAll(async () => {
   env = {
     states: new GrammarStates(llama, vocab),
     tables,
-    allowedNext: new AllowedNext(new VocabTrie(vocab, tables.vocabSize, tables.partialUtf8Tokens), tables.byteTokens!),
+    allowedNext: new AllowedNext(new VocabTrie(readTokenBytes(vocab, tables.vocabSize), tables.partialUtf8Tokens), tables.byteTokens!),
     tokenize: (text) => tokenizeAsText(text, added),
   };
 });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createLlama } from "../../src/model/index.js";
 import { renderPrompt, renderPromptSegments, type ChatMessage, type RenderPromptOptions } from "../../src/prompt/index.js";
 import { tokenizeAsText, tokenizePrompt, type PromptVocab } from "../../src/runtime/prompt-tokens.js";
-import { computeTokenTables } from "../../src/runtime/token-tables.js";
+import { computeTokenTables } from "../../src/model/vocabulary.js";
 import { tinyModelPath } from "../helpers/models.js";
 
 const FIXTURES = new URL("../fixtures/prompt", import.meta.url).pathname;

@@ -4,8 +4,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { classMatches, compileGbnf, EL, GbnfError } from "../../../src/runtime/engine/gbnf-program.js";
-import { DEAD, EngineLimitError, StackPool } from "../../../src/runtime/engine/stack-pool.js";
+import { classMatches, compileGbnf, EL, GbnfError } from "../../../src/engine/gbnf-program.js";
+import { DEAD, EngineLimitError, StackPool } from "../../../src/engine/stack-pool.js";
 
 /** Whether `gbnf` accepts `text` whole (special tokens as `\u0001<id>\u0001`). */
 function accepts(gbnf: string, text: string): boolean {

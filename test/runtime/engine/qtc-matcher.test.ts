@@ -1,6 +1,7 @@
 // The qtc engine's matcher on the tiny model's vocabulary (no weights): its allowed set is exactly the tokens
 // the grammar takes (checked against every token of the vocabulary), forced text is canonical, a refused
-// sample is replaced by something the grammar takes, fork is independent, and the closing completes a call.
+// sample is replaced by something the grammar takes, fork is independent, the closing completes a call, and
+// rollback returns to the state before the tokens it undoes.
 
 import type { Llama, LlamaModel, Token } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -10,11 +11,12 @@ import type { CompiledGrammar } from "../../../src/grammar/types.js";
 import { HARNESS_TOOLS } from "../../../src/harness/index.js";
 import { createLlama } from "../../../src/model/index.js";
 import { parse } from "../../../src/parse/index.js";
-import { EngineVocab } from "../../../src/runtime/engine/engine-vocab.js";
-import { QtcMatcher } from "../../../src/runtime/engine/qtc-matcher.js";
+import { EngineVocab } from "../../../src/engine/engine-vocab.js";
+import { QtcMatcher } from "../../../src/engine/qtc-matcher.js";
 import { tokenizeAsText } from "../../../src/runtime/prompt-tokens.js";
-import { computeTokenTables, type TokenTables } from "../../../src/runtime/token-tables.js";
-import { VocabTrie } from "../../../src/runtime/vocab-trie.js";
+import type { TokenTables } from "../../../src/engine/token-tables.js";
+import { computeTokenTables, readTokenBytes } from "../../../src/model/vocabulary.js";
+import { VocabTrie } from "../../../src/engine/vocab-trie.js";
 import { normalizeTools } from "../../../src/tools/index.js";
 import { tinyModelPath } from "../../helpers/models.js";
 
@@ -29,7 +31,7 @@ beforeAll(async () => {
   model = await llama.loadModel({ modelPath: await tinyModelPath(), vocabOnly: true });
   tables = computeTokenTables(model);
   const added = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
-  engine = new EngineVocab(tables, new VocabTrie(model, tables.vocabSize, tables.partialUtf8Tokens), (text) => tokenizeAsText(text, added));
+  engine = new EngineVocab(tables, new VocabTrie(readTokenBytes(model, tables.vocabSize), tables.partialUtf8Tokens), (text) => tokenizeAsText(text, added));
 });
 afterAll(async () => {
   await model?.dispose();
@@ -101,5 +103,31 @@ describe("QtcMatcher", () => {
       expect(r.errors).toEqual([]);
       expect(r.calls.map((c) => c.name)).toEqual(["grep"]);
     }
+  });
+
+  test("rollback undoes accepted tokens (a replaced sample counts as the tokens taken); a fork keeps its own past", () => {
+    const m = QtcMatcher.create(grammar(), engine);
+    const forced = m.forcedContinuation(64);
+    m.acceptAll(forced.tokens);
+    const atName = m.nextTokens();
+    const name = model.tokenize('read_file", "arguments": {"path": "', false) as number[];
+    expect(m.acceptAll(name)).toEqual(name);
+    const inside = m.fork();
+    const closing = m.closing();
+    const taken = m.takeSampled(QWEN3_TOKENS.toolCallOpen.token);
+    expect(m.replaced).toBe(1);
+    m.rollback(taken.length);
+    expect(m.closing()).toEqual(closing);
+    m.rollback(name.length);
+    expect(m.nextTokens()).toEqual(atName);
+    m.rollback(forced.tokens.length);
+    expect(m.forcedContinuation(64)).toEqual(forced);
+    expect(() => m.rollback(1)).toThrow(/at most/);
+    expect(() => m.rollback(-1)).toThrow(/whole number/);
+    expect(m.forcedContinuation(64)).toEqual(forced);
+    // The fork did not move with it, and rolls back through the past it was forked with.
+    expect(inside.closing()).toEqual(closing);
+    inside.rollback(name.length);
+    expect(inside.nextTokens()).toEqual(atName);
   });
 });

@@ -1,25 +1,30 @@
 // Owns: the exact bytes each token stands for (byte-level BPE pieces decoded through GPT-2's byte map; added
-// tokens as their UTF-8 text), and the tokens that could smuggle an overlong UTF-8 sequence past llama.cpp's
+// tokens as their UTF-8 text), read with the internal node-llama-cpp 3.21 calls for a token's stored text and
+// attributes (pinned version), and the tokens that could smuggle an overlong UTF-8 sequence past llama.cpp's
 // grammar engine.
 
 import type { LlamaModel } from "node-llama-cpp";
-import { TOKEN_ATTR, tokenAttributes, tokenString } from "./llama-internals.js";
+import { byteSymbols } from "./byte-level.js";
+
+interface ModelInternals {
+  _model: { getTokenString(token: number): string; getTokenAttributes(token: number): number };
+}
+
+/** The token's text as stored in the vocabulary (byte-level BPE pieces use GPT-2's byte-to-character map). */
+export function tokenString(model: LlamaModel, token: number): string {
+  return (model as unknown as ModelInternals)._model.getTokenString(token);
+}
+
+/** llama.cpp token attribute bits (LLAMA_TOKEN_ATTR_*). */
+export const TOKEN_ATTR = { normal: 1 << 2, control: 1 << 3, userDefined: 1 << 4, byte: 1 << 5 } as const;
+
+export function tokenAttributes(model: LlamaModel, token: number): number {
+  return (model as unknown as ModelInternals)._model.getTokenAttributes(token);
+}
 
 /** GPT-2 byte-level BPE: each byte 0..255 is stored as one printable character; this maps it back. */
 function byteDecoder(): Map<number, number> {
-  const bytes: number[] = [];
-  for (let b = 0x21; b <= 0x7e; b++) bytes.push(b);
-  for (let b = 0xa1; b <= 0xac; b++) bytes.push(b);
-  for (let b = 0xae; b <= 0xff; b++) bytes.push(b);
-  const chars = [...bytes];
-  let n = 0;
-  for (let b = 0; b < 256; b++) {
-    if (!bytes.includes(b)) {
-      bytes.push(b);
-      chars.push(256 + n++);
-    }
-  }
-  return new Map(chars.map((c, i) => [c, bytes[i]!]));
+  return new Map(byteSymbols().map((symbol, byte) => [symbol.codePointAt(0)!, byte]));
 }
 
 /** Reads token bytes of one model (the byte map is built once per reader). */

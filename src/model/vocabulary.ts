@@ -1,41 +1,39 @@
-// Owns: per-model token tables the runtime computes once after loading: the token of each single byte, the
-// tokens that are not valid UTF-8 on their own (banned inside constrained calls), the end-of-generation ids, and
-// the added tokens (CONTROL and USER_DEFINED) with their spellings, for prompt tokenization.
+// Owns: reading a loaded model's vocabulary out of node-llama-cpp as the engine's plain data, once per model: the
+// token tables (the token of each single byte, the tokens that are not valid UTF-8 on their own, the
+// end-of-generation ids, the added tokens with their spellings) and each token's bytes for the engine's trie.
+// The one place qtc reads a vocabulary from node-llama-cpp.
 
 import type { LlamaModel, Token } from "node-llama-cpp";
+import { sortAdded, type AddedToken, type TokenTables } from "../engine/token-tables.js";
+import { VocabTrie, type VocabBytes } from "../engine/vocab-trie.js";
 import { QWEN3_TOKENS, QWEN3_VOCAB_SIZE } from "../formats/index.js";
-import { sortAdded, type AddedToken } from "./prompt-tokens.js";
-import { byteLevelOrder } from "../model/byte-level.js";
+import { byteLevelOrder } from "./byte-level.js";
+import { TOKEN_ATTR, TokenBytes, tokenAttributes } from "./token-bytes.js";
 
-export interface TokenTables {
-  /** Vocabulary size (tokens the model can emit). */
-  vocabSize: number;
-  /** Token id of each byte 0..255 (byte-level BPE), or undefined when the vocabulary is not byte-level. */
-  byteTokens: readonly number[] | undefined;
-  /**
-   * Tokens whose text alone is not valid UTF-8 (a partial or invalid byte sequence). Inside a constrained call
-   * they are banned, so a call never holds invalid UTF-8 and every token adds at least one whole character
-   * (which keeps the grammar's token budget sound).
-   */
-  partialUtf8Tokens: readonly number[];
-  /**
-   * Tokens that can never continue JSON string content as a whole: a control character, or `"` / `\` inside a
-   * longer token (the lone `"` and `\` tokens stay: they close the string or start an escape).
-   */
-  jsonTextUnsafe: readonly number[];
-  /** Tokens that can never continue raw text (qwen3coder values): a control character other than tab, LF, CR. */
-  rawTextUnsafe: readonly number[];
-  /** The end-of-generation token used to ask a grammar state "may it end here?". */
-  eog: number;
-  /** Every end-of-generation token (Qwen3 has several): where the grammar may end, each may be sampled. */
-  eogTokens: readonly number[];
-  /**
-   * Tokens the vocabulary adds on top of BPE (CONTROL like `<|im_start|>`, USER_DEFINED like the call tags),
-   * longest spelling first: the only tokens a prompt may hold as markers, and only where the template puts them.
-   */
-  addedTokens: readonly AddedToken[];
-  /** Each token's text (without special-token spelling), by id. */
-  texts: readonly string[];
+/** What the engine needs of one loaded model's vocabulary (with a tokenizer, an EngineVocab). */
+export interface ModelVocabulary {
+  tables: TokenTables;
+  /** The byte trie the engine's masks descend; undefined when the vocabulary is not byte-level. */
+  trie: VocabTrie | undefined;
+}
+
+/** The engine's vocabulary of a loaded model: its token tables, and its byte trie where it is byte-level. */
+export function readVocabulary(model: LlamaModel): ModelVocabulary {
+  const tables = computeTokenTables(model);
+  const trie = tables.byteTokens && new VocabTrie(readTokenBytes(model, tables.vocabSize), tables.partialUtf8Tokens);
+  return { tables, trie };
+}
+
+/** Each token's bytes, and the added tokens (CONTROL, USER_DEFINED) by llama.cpp's attributes. */
+export function readTokenBytes(model: LlamaModel, vocabSize: number): VocabBytes {
+  const reader = new TokenBytes(model);
+  const bytes = new Array<Uint8Array>(vocabSize);
+  const special: number[] = [];
+  for (let t = 0; t < vocabSize; t++) {
+    if (tokenAttributes(model, t) & (TOKEN_ATTR.control | TOKEN_ATTR.userDefined)) special.push(t);
+    bytes[t] = reader.of(t);
+  }
+  return { bytes, special };
 }
 
 const JSON_UNSAFE = /[\x00-\x1f"\\]/;

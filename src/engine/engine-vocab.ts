@@ -4,8 +4,8 @@
 
 import { ENGINE_GRAMMAR_CACHE, PoolCache, type PoolCacheReport } from "./pool-cache.js";
 import type { StackPool } from "./stack-pool.js";
-import type { TokenTables } from "../token-tables.js";
-import type { VocabTrie } from "../vocab-trie.js";
+import type { TokenTables } from "./token-tables.js";
+import type { VocabTrie } from "./vocab-trie.js";
 
 export { ENGINE_GRAMMAR_CACHE };
 

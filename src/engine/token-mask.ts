@@ -4,7 +4,7 @@
 // position with too many allowed tokens to list (free text) answers "wide" instead of taking long.
 
 import { DEAD, type StackPool, type StateId } from "./stack-pool.js";
-import type { VocabTrie, TrieRange } from "../vocab-trie.js";
+import type { VocabTrie, TrieRange } from "./vocab-trie.js";
 
 /** Trie nodes one walk may visit before it gives up ("wide"). */
 export const MASK_NODE_BUDGET = 6000;

@@ -1,9 +1,14 @@
 // Owns: the model's vocabulary as a byte trie (token ids sorted by their bytes, nodes as ranges of that order),
-// built once per model. The allowed-token walk descends it alongside a grammar state.
+// built once per model from plain data (each token's bytes, which tokens are special). The allowed-token walk
+// descends it alongside a grammar state.
 
-import type { LlamaModel } from "node-llama-cpp";
-import { TokenBytes } from "../grammar/index.js";
-import { TOKEN_ATTR, tokenAttributes } from "../grammar/llama-internals.js";
+/** A vocabulary's tokens as plain data (src/model/vocabulary.ts reads it out of a loaded model). */
+export interface VocabBytes {
+  /** The bytes each token stands for, by id; the array's length is the vocabulary size. */
+  bytes: readonly Uint8Array[];
+  /** Added tokens (CONTROL and USER_DEFINED, e.g. `<tool_call>`, `<|im_end|>`): grammars name them by id. */
+  special: readonly number[];
+}
 
 /** The tokens under one prefix: `order[lo..hi)`; the first `depth` bytes of each are the prefix. */
 export interface TrieRange {
@@ -30,17 +35,17 @@ export class VocabTrie {
   readonly root: TrieRange;
 
   /**
-   * `excluded`: tokens left out (e.g. partial UTF-8, banned inside calls anyway). Control and user-defined tokens
-   * (`<tool_call>`, `<|im_end|>`) are always left out: grammars name them by id, and callers probe those directly.
+   * `excluded`: tokens left out (e.g. partial UTF-8, banned inside calls anyway). Special tokens (`vocab.special`)
+   * are always left out: grammars name them by id, and callers probe those directly.
    */
-  constructor(model: LlamaModel, vocabSize: number, excluded: readonly number[]) {
-    const reader = new TokenBytes(model);
-    const skip = new Set(excluded);
+  constructor(vocab: VocabBytes, excluded: readonly number[]) {
+    const vocabSize = vocab.bytes.length;
+    const skip = new Set([...excluded, ...vocab.special]);
     this.bytes = new Array<Uint8Array | undefined>(vocabSize);
     const ids: number[] = [];
     for (let t = 0; t < vocabSize; t++) {
-      if (skip.has(t) || tokenAttributes(model, t) & (TOKEN_ATTR.control | TOKEN_ATTR.userDefined)) continue;
-      const b = reader.of(t);
+      if (skip.has(t)) continue;
+      const b = vocab.bytes[t]!;
       if (b.length === 0) continue;
       this.bytes[t] = b;
       ids.push(t);

@@ -1,14 +1,15 @@
-// Owns: QtcMatcher, the qtc constraint engine's per-sequence grammar state (the GrammarMatcher API the Turn
-// uses, with no llama.cpp grammar state): accept tokens, the allowed next set (cached per parser state), the
-// forced continuation, the closing of the current call, fork, and taking a sampled token — which, where the
+// Owns: QtcMatcher, the qtc constraint engine's per-sequence grammar state (the Matcher interface, with no
+// llama.cpp grammar state): accept tokens, the allowed next set (cached per parser state), the forced
+// continuation, the closing of the current call, fork, rollback, and taking a sampled token — which, where the
 // sampler ran under a free-text bias rather than an exact set, may be refused and replaced by the longest
 // allowed prefix of it (or the closing's next token), so nothing the grammar refuses is ever fed.
 
-import { internal } from "../../errors.js";
-import { planTokens, type ForcedPiece } from "../jump-forward.js";
-import type { Continuation, MatcherGrammar, NextTokens, TurnMatcher } from "../matcher.js";
+import { fail, internal, QtcException } from "../errors.js";
 import type { EngineVocab } from "./engine-vocab.js";
-import { DEAD, type StackPool, type StateId } from "./stack-pool.js";
+import { GbnfError } from "./gbnf-program.js";
+import { planTokens, type ForcedPiece } from "./jump-forward.js";
+import type { Continuation, Matcher, MatcherGrammar, NextTokens } from "./matcher.js";
+import { DEAD, EngineLimitError, type StackPool, type StateId } from "./stack-pool.js";
 import { allowedTextTokens } from "./token-mask.js";
 
 /** Most steps a closing walk takes (characters and tags). */
@@ -20,8 +21,15 @@ const COMMON_FIRST = [..."ea_s0 t\"/.,:}\n"].map((c) => c.charCodeAt(0));
 /** COMMON_FIRST, then every other ASCII character. */
 const ASCII_ORDER = [...COMMON_FIRST, ...Array.from({ length: 128 }, (_, i) => i).filter((c) => !COMMON_FIRST.includes(c))];
 
-export class QtcMatcher implements TurnMatcher {
+/** The states before each accepted token, newest first; immutable, so a fork shares its matcher's past. */
+interface Past {
+  at: StateId;
+  prev: Past | undefined;
+}
+
+export class QtcMatcher implements Matcher {
   ms = 0;
+  /** For the runtime's TurnMatcher: no native sampler holds this grammar, and there is no llama.cpp state. */
   readonly native = false;
   readonly state = undefined;
   /** Sampled tokens refused and replaced (free-text positions only; read by tests and the bench). */
@@ -34,6 +42,7 @@ export class QtcMatcher implements TurnMatcher {
     private readonly pool: StackPool,
     private readonly vocab: EngineVocab,
     readonly grammar: MatcherGrammar,
+    private past: Past | undefined = undefined,
   ) {
     this.specials = [...new Set([...grammar.specialTokens, ...vocab.eogTokens])];
   }
@@ -65,6 +74,7 @@ export class QtcMatcher implements TurnMatcher {
     return this.timed(() => {
       const next = this.after(this.at, token);
       if (next === DEAD) return false;
+      this.past = { at: this.at, prev: this.past };
       this.at = next;
       return true;
     });
@@ -165,7 +175,20 @@ export class QtcMatcher implements TurnMatcher {
   }
 
   fork(): QtcMatcher {
-    return new QtcMatcher(this.at, this.pool, this.vocab, this.grammar);
+    return new QtcMatcher(this.at, this.pool, this.vocab, this.grammar, this.past);
+  }
+
+  rollback(count: number): void {
+    if (!Number.isInteger(count) || count < 0) fail("invalid_option", `rollback(${count}): the count of tokens to undo must be a whole number, 0 or more`);
+    let past = this.past;
+    let at = this.at;
+    for (let i = 0; i < count; i++) {
+      if (!past) fail("invalid_option", `rollback(${count}): only ${i} accepted tokens to undo; roll back at most that many`);
+      at = past.at;
+      past = past.prev;
+    }
+    this.at = at;
+    this.past = past;
   }
 
   /** Forced steps from `at` (ASCII characters and special tokens) appended to `pieces`. */
@@ -201,6 +224,7 @@ export class QtcMatcher implements TurnMatcher {
   private acceptInner(token: number): boolean {
     const next = this.after(this.at, token);
     if (next === DEAD) return false;
+    this.past = { at: this.at, prev: this.past };
     this.at = next;
     return true;
   }
@@ -268,6 +292,22 @@ export class QtcMatcher implements TurnMatcher {
       this.depth--;
       this.ms += performance.now() - t0;
     }
+  }
+}
+
+/**
+ * qtc's engine at the grammar's start; a grammar it will not hold is refused as `schema_too_large`. The compiler's
+ * bounds and the engine's differ (a repetition the engine unrolls past its rule limit): the caller's tools are too
+ * large to constrain, which is bad input, not a crash.
+ */
+export function createQtcMatcher(grammar: MatcherGrammar, vocab: EngineVocab): QtcMatcher {
+  try {
+    return QtcMatcher.create(grammar, vocab);
+  } catch (e) {
+    if (e instanceof GbnfError || e instanceof EngineLimitError) {
+      throw new QtcException({ code: "schema_too_large", message: `the tools are too large for qtc's constraint engine: ${e.message}; simplify the schemas or send fewer tools (or use grammarEngine: "llama.cpp")` });
+    }
+    throw e;
   }
 }
 

@@ -1,0 +1,44 @@
+// Owns: the Matcher interface, the grammar state of one sequence (xgrammar's GrammarMatcher): accept tokens, the
+// allowed next set, the forced text (jump-forward), the closing of the current call, fork and rollback; and what a
+// matcher needs of a compiled grammar. QtcMatcher (qtc-matcher.ts) is the engine's implementation.
+
+import type { CompiledGrammar } from "../grammar/types.js";
+
+/** What a matcher needs of a compiled grammar. */
+export type MatcherGrammar = Pick<CompiledGrammar, "gbnf" | "specialTokens" | "closeToken" | "valueClosers">;
+
+/** What may come next: free text (ordinary letters allowed), exactly these tokens, or too many to list cheaply. */
+export type NextTokens = { kind: "text" } | { kind: "set"; tokens: readonly number[] } | { kind: "wide" };
+
+/** Tokens the grammar forces from here, and whether it can only end after them. */
+export interface Continuation {
+  tokens: number[];
+  ends: boolean;
+}
+
+/** The grammar state of one sequence in one turn. */
+export interface Matcher {
+  /** Milliseconds of grammar work done through this matcher, its creation included. */
+  ms: number;
+  readonly grammar: MatcherGrammar;
+  /** The compiled grammar's estimated bytes in the qtc engine (GrammarUse.bytes); undefined for llama.cpp's. */
+  readonly footprintBytes?: number;
+  /** Whether `token` may come next (for an end-of-generation token: whether the grammar may end here). */
+  canBeNext(token: number): boolean;
+  /** Advance past a token fed without sampling; false (and no change) when the grammar refuses it. */
+  accept(token: number): boolean;
+  /** Accept tokens in order up to the first one the grammar refuses; returns those accepted. */
+  acceptAll(tokens: readonly number[]): number[];
+  /** Take a sampled token: the tokens actually taken (the token itself, or what the engine fed instead). */
+  takeSampled(token: number): number[];
+  /** The allowed next tokens, where listing them is cheap (see NextTokens). */
+  nextTokens(): NextTokens;
+  /** The canonical tokens of the text the grammar forces from here, at most `maxSteps` steps (not accepted). */
+  forcedContinuation(maxSteps: number): Continuation;
+  /** Tokens that complete the current call from here (not accepted); undefined when no closing was found. */
+  closing(): number[] | undefined;
+  /** An independent matcher at the same position. */
+  fork(): Matcher;
+  /** Undo the last `count` accepted tokens (each token a sampled one was replaced by counts as one). */
+  rollback(count: number): void;
+}

@@ -1,0 +1,45 @@
+// Owns: what the engine knows of a model's tokens as plain data (TokenTables: the token of each byte, the tokens
+// banned inside calls, the end-of-generation ids, the added tokens and each token's text), read once per model by
+// src/model/vocabulary.ts.
+
+/** A token the vocabulary adds on top of BPE (CONTROL or USER_DEFINED), with its spelling. */
+export interface AddedToken {
+  text: string;
+  token: number;
+}
+
+export interface TokenTables {
+  /** Vocabulary size (tokens the model can emit). */
+  vocabSize: number;
+  /** Token id of each byte 0..255 (byte-level BPE), or undefined when the vocabulary is not byte-level. */
+  byteTokens: readonly number[] | undefined;
+  /**
+   * Tokens whose text alone is not valid UTF-8 (a partial or invalid byte sequence). Inside a constrained call
+   * they are banned, so a call never holds invalid UTF-8 and every token adds at least one whole character
+   * (which keeps the grammar's token budget sound).
+   */
+  partialUtf8Tokens: readonly number[];
+  /**
+   * Tokens that can never continue JSON string content as a whole: a control character, or `"` / `\` inside a
+   * longer token (the lone `"` and `\` tokens stay: they close the string or start an escape).
+   */
+  jsonTextUnsafe: readonly number[];
+  /** Tokens that can never continue raw text (qwen3coder values): a control character other than tab, LF, CR. */
+  rawTextUnsafe: readonly number[];
+  /** The end-of-generation token used to ask a grammar state "may it end here?". */
+  eog: number;
+  /** Every end-of-generation token (Qwen3 has several): where the grammar may end, each may be sampled. */
+  eogTokens: readonly number[];
+  /**
+   * Tokens the vocabulary adds on top of BPE (CONTROL like `<|im_start|>`, USER_DEFINED like the call tags),
+   * longest spelling first: the only tokens a prompt may hold as markers, and only where the template puts them.
+   */
+  addedTokens: readonly AddedToken[];
+  /** Each token's text (without special-token spelling), by id. */
+  texts: readonly string[];
+}
+
+/** Added tokens sorted longest first, so that a split takes the longest spelling at a position. */
+export function sortAdded(tokens: readonly AddedToken[]): AddedToken[] {
+  return tokens.filter((t) => t.text !== "").sort((a, b) => b.text.length - a.text.length || a.token - b.token);
+}
