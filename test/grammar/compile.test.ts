@@ -5,7 +5,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { LlamaModel } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type CompiledGrammar, compileToolGrammar, GrammarCache, GrammarChecker, type ToolGrammarOptions, worstCaseCallTokens } from "../../src/grammar/index.js";
+import { type CompiledGrammar, compileToolGrammar, GrammarCache, type ToolGrammarOptions, worstCaseCallTokens } from "../../src/grammar/index.js";
+import { GrammarChecker } from "../../src/engine/checker.js";
 import { normalizeTools } from "../../src/tools/index.js";
 import { renderCall, tinyModel } from "./helpers.js";
 

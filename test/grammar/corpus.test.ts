@@ -3,7 +3,8 @@
 // on the valid ones, and ajv agrees on what is valid.
 
 import { beforeAll, describe, expect, it } from "vitest";
-import { compileToolGrammar, GrammarChecker } from "../../src/grammar/index.js";
+import { compileToolGrammar } from "../../src/grammar/index.js";
+import { GrammarChecker } from "../../src/engine/checker.js";
 import { parse } from "../../src/parse/index.js";
 import { compileValidators } from "../../src/tools/index.js";
 import type { LlamaModel } from "node-llama-cpp";

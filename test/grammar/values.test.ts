@@ -7,7 +7,8 @@ import addFormatsModule from "ajv-formats";
 import type { LlamaModel } from "node-llama-cpp";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { compileSchema, GrammarChecker } from "../../src/grammar/index.js";
+import { compileSchema } from "../../src/grammar/index.js";
+import { GrammarChecker } from "../../src/engine/checker.js";
 import type { JsonSchema } from "../../src/tools/types.js";
 import { tinyModel } from "./helpers.js";
 

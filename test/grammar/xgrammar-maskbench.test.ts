@@ -10,7 +10,8 @@ import { join } from "node:path";
 import type { LlamaModel } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { schemaOrdered } from "../../src/bench/maskbench-order.js";
-import { compileSchema, compileXgrammarSchema, GrammarChecker, XgrammarSession } from "../../src/grammar/index.js";
+import { compileSchema, compileXgrammarSchema, XgrammarSession } from "../../src/grammar/index.js";
+import { GrammarChecker } from "../../src/engine/checker.js";
 import { formatsAjv, tinyModel } from "./helpers.js";
 
 const DIR = process.env.QTC_MASKBENCH_XG_DIR;

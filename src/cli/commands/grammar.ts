@@ -1,13 +1,14 @@
 // Owns: the `qtc grammar` command: compile a tools file into GBNF (or xgrammar's EBNF, `--dialect xgrammar`) and
-// print it, or check a text against the grammar with llama.cpp's own grammar engine, or xgrammar's (`--check FILE`:
-// exit 0 accepted, 1 rejected).
+// print it, or check a text against the grammar with qtc's own constraint engine (the one the runtime constrains
+// with), or xgrammar's (`--check FILE`: exit 0 accepted, 1 rejected).
 
 import type { Command } from "commander";
 import { fail } from "../../errors.js";
 import { FORMAT_IDS } from "../../formats/index.js";
 import type { FormatId } from "../../formats/types.js";
 import { compileXgrammar, GRAMMAR_DIALECTS, type GrammarDialect, xgrammarAccepts } from "../../grammar/index.js";
-import { type CheckResult, type CompiledGrammar, compileToolGrammar, GRAMMAR_DEFAULTS, GRAMMAR_PHASES, GrammarChecker, type GrammarPhase } from "../../grammar/index.js";
+import { type CompiledGrammar, compileToolGrammar, GRAMMAR_DEFAULTS, GRAMMAR_PHASES, type GrammarPhase } from "../../grammar/index.js";
+import { type CheckResult, GrammarChecker } from "../../engine/checker.js";
 import type { BudgetSplit } from "../../grammar/budget-share.js";
 import { GUARDED_FACTORS } from "../../runtime/grammar-source.js";
 import { createLlama, loadModel, MODEL_SPEC_HELP, resolveModel } from "../../model/index.js";
