@@ -1,4 +1,4 @@
-// The compiled grammars end to end, judged by llama.cpp's grammar engine: the envelope of each format, every
+// The compiled grammars end to end, judged by qtc's constraint engine: the envelope of each format, every
 // tool choice, parallel calls, the thinking phase, the after-open phase, and the budget rule.
 
 import { readdirSync, readFileSync, statSync } from "node:fs";

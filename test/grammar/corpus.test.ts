@@ -1,4 +1,4 @@
-// The schema corpus: for every schema, in both formats, llama.cpp's grammar engine accepts each valid instance
+// The schema corpus: for every schema, in both formats, qtc's constraint engine accepts each valid instance
 // (rendered as a call the way the chat template spells it) and rejects each invalid one; the post-parser agrees
 // on the valid ones, and ajv agrees on what is valid.
 

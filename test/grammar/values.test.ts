@@ -1,4 +1,4 @@
-// Value grammars against their JSON Schema meaning, judged by llama.cpp's grammar engine and ajv: integer and
+// Value grammars against their JSON Schema meaning, judged by qtc's constraint engine and ajv: integer and
 // number bounds (exhaustively over small ranges), string formats, and the pattern subset (differentially against
 // JavaScript's RegExp on generated strings).
 

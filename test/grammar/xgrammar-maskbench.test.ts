@@ -1,7 +1,7 @@
-// MaskBench (guidance-ai/jsonschemabench, `maskbench/data`) through the xgrammar dialect, beside llama.cpp on the
+// MaskBench (guidance-ai/jsonschemabench, `maskbench/data`) through the xgrammar dialect, beside qtc's engine on the
 // GBNF, when a local copy is there: `QTC_MASKBENCH_XG_DIR` names a folder of MaskBench JSON files (a sample; none is
 // committed: the repository carries no licence file). Each schema is refused by both compilers or by neither; every
-// instance llama.cpp's engine accepts, xgrammar accepts; one xgrammar accepts and llama.cpp rejects is allowed only
+// instance qtc's engine accepts, xgrammar accepts; one xgrammar accepts and qtc's engine rejects is allowed only
 // where the xgrammar grammar leaves a bound to the validator or the GBNF spells the instance otherwise (budget,
 // number spelling), and ajv must then agree with the verdict qtc would give.
 
@@ -28,7 +28,7 @@ describe.skipIf(files.length === 0)(`MaskBench sample in xgrammar (${files.lengt
   }, 60_000);
   afterAll(() => session?.dispose());
 
-  it("the same refusals; every instance llama.cpp accepts, xgrammar accepts; xgrammar's extra acceptances are judged by ajv", async () => {
+  it("the same refusals; every instance qtc's engine accepts, xgrammar accepts; xgrammar's extra acceptances are judged by ajv", async () => {
     const ajv = formatsAjv();
     const tally = { schemas: 0, refusedBoth: 0, instances: 0, agree: 0, xgOnly: 0, gbnfOnly: [] as string[], mismatchedRefusal: [] as string[], xgCompileErrors: [] as string[], validatorMissed: [] as string[] };
     for (const f of files) {

@@ -1,6 +1,6 @@
 // Issue 31, item 2: `dependentRequired`, `dependentSchemas` and draft-04's `dependencies` were refused. Now an
 // object schema with dependencies is the union of its variants ("A absent" | "A present with what it demands"),
-// which is exact. Judged by llama.cpp's grammar engine and by ajv.
+// which is exact. Judged by qtc's constraint engine and by ajv.
 
 import type { LlamaModel } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 // Issue 31, item 2: `if`/`then`/`else` was refused. Now it is the union (if and then) | (not if, and else), exact
-// where `not if` is (a const discriminator, a type, required members). Judged by llama.cpp's grammar engine and
+// where `not if` is (a const discriminator, a type, required members). Judged by qtc's constraint engine and
 // by ajv; an `if` whose negation the grammar cannot hold is refused at /if.
 
 import type { LlamaModel } from "node-llama-cpp";

@@ -1,6 +1,6 @@
 // Issue 31, item 2: `not` was refused everywhere. Now `not` of types, of `required`, of enum/const beside an enum,
 // of anyOf of those, and `not: {}` are held exactly; any other `not` is still refused by pointer. Judged by
-// llama.cpp's grammar engine and by ajv.
+// qtc's constraint engine and by ajv.
 
 import type { LlamaModel } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";

@@ -6,7 +6,7 @@
 //   bytes, then was counted in bytes: 9 characters; a required 64-character id got 64 of its 66: budget_too_small);
 // - patternProperties `^/` and `^[^/]` were taken to overlap (no common literal prefix), so a `/` key had to
 //   satisfy both schemas; patterns whose first characters differ are disjoint.
-// Judged by llama.cpp's grammar engine and by ajv.
+// Judged by qtc's constraint engine and by ajv.
 
 import type { LlamaModel } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";
