@@ -76,14 +76,14 @@ function runInChunks(count: number, size: number): SchemaResult[] {
 /** Write the JSON result and print the table for these results. */
 function report(results: readonly SchemaResult[], files: number, o: typeof MASKBENCH_DEFAULTS): void {
   const summary = summarize(results);
-  const label = `qtc (compileSchema, ${o.unsupported}, budget ${o.maxTokens} ${o.budgetSplit}, checked by ${o.checker === "qtc" ? "qtc's engine + key guard" : "llama.cpp"})`;
+  const label = `qtc (compileSchema, ${o.unsupported}, budget ${o.maxTokens} ${o.budgetSplit}, checked by ${o.checker === "qtc" ? "qtc's engine + key guard" : "qtc's engine, the grammar alone"})`;
   const failures = results.filter((r) => r.status !== "passing").map((r) => ({ file: r.file, status: r.status, code: r.code, message: r.message, validRejected: r.validRejected, invalidAccepted: r.invalidAccepted }));
   mkdirSync(dirname(flags.out!), { recursive: true });
   writeFileSync(flags.out!, JSON.stringify({ bench: "maskbench", label, options: o, files, summary, failures }, null, 1) + "\n");
   process.stdout.write(renderTable(summary, label) + "\n");
 }
 
-/** The --checker flag (qtc or llama.cpp); anything else is refused. */
+/** The --checker flag (qtc or grammar); anything else is refused. */
 function checkerFlag(): CheckerId {
   const id = flags.checker as CheckerId;
   if (CHECKERS.includes(id)) return id;

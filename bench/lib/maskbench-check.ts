@@ -1,20 +1,17 @@
 // Owns: how MaskBench checks an instance against a compiled schema: the way the runtime constrains a call (qtc's
-// own engine, QtcMatcher, with the runtime's key guard beside it, token by token; the default), or with
-// llama.cpp's grammar evaluator (GrammarChecker; `--checker llama.cpp`, for comparison).
+// own engine, QtcMatcher, with the runtime's key guard beside it, token by token; the default), or with the
+// grammar alone (the engine's GrammarChecker; `--checker grammar`, for comparison).
 
 import type { LlamaModel } from "node-llama-cpp";
-import { GrammarChecker } from "../../dist/grammar/checker.js";
+import { GrammarChecker, modelVocab } from "../../dist/runtime/grammar-checker.js";
 import type { CompiledSchema } from "../../dist/grammar/types.js";
-import { EngineVocab } from "../../dist/engine/engine-vocab.js";
+import type { EngineVocab } from "../../dist/engine/engine-vocab.js";
 import { createQtcMatcher, type QtcMatcher } from "../../dist/engine/qtc-matcher.js";
-import { tokenizeAsText } from "../../dist/runtime/prompt-tokens.js";
 import { KeyGuard, KeyVocab } from "../../dist/runtime/semantic-guard.js";
-import { computeTokenTables, readTokenBytes } from "../../dist/model/vocabulary.js";
-import { VocabTrie } from "../../dist/engine/vocab-trie.js";
 
-/** `qtc`: the runtime's engine and key guard (the default); `llama.cpp`: llama.cpp's grammar evaluator. */
-export type CheckerId = "qtc" | "llama.cpp";
-export const CHECKERS: readonly CheckerId[] = ["qtc", "llama.cpp"];
+/** `qtc`: the runtime's engine and key guard (the default); `grammar`: the same engine, the grammar alone. */
+export type CheckerId = "qtc" | "grammar";
+export const CHECKERS: readonly CheckerId[] = ["qtc", "grammar"];
 
 /** Checks instance texts against one compiled schema. */
 export interface InstanceChecker {
@@ -32,10 +29,8 @@ export class EngineTables {
   ) {}
 
   static create(model: LlamaModel): EngineTables {
-    const tables = computeTokenTables(model);
-    const trie = new VocabTrie(readTokenBytes(model, tables.vocabSize), tables.partialUtf8Tokens);
-    const prompt = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
-    const vocab = new EngineVocab(tables, trie, (text) => tokenizeAsText(text, prompt));
+    const vocab = modelVocab(model).engine;
+    const { tables } = vocab;
     return new EngineTables(model, vocab, new KeyVocab(tables.texts), model.tokens.eos ?? tables.eogTokens[0] ?? 151645);
   }
 
@@ -50,7 +45,7 @@ export class EngineTables {
  * as the runtime refuses it (counted as a compile error); anything else it throws is a crash.
  */
 export async function createChecker(id: CheckerId, model: LlamaModel, engine: EngineTables | undefined, compiled: CompiledSchema): Promise<InstanceChecker> {
-  if (id === "llama.cpp" || !engine) return GrammarChecker.create(model, compiled);
+  if (id === "grammar" || !engine) return GrammarChecker.create(model, compiled);
   return new QtcChecker(engine, compiled);
 }
 

@@ -1,6 +1,6 @@
 // Owns: running MaskBench (guidance-ai/jsonschemabench maskbench/data) through qtc's compileSchema: each schema
 // compiled, each instance checked in qtc's canonical spelling the way the runtime constrains a call (qtc's engine
-// and key guard; llama.cpp's grammar evaluator on request, see maskbench-check.ts), ajv's verdict beside each label, rejected valid instances split into spelling artefacts and real
+// and key guard; the grammar alone on request, see maskbench-check.ts), ajv's verdict beside each label, rejected valid instances split into spelling artefacts and real
 // validation errors, and MaskBench's table (passing, errors by code, crashes, timeouts, TTFM and mask time).
 
 import { readFileSync } from "node:fs";
@@ -29,7 +29,7 @@ export const MASKBENCH_DEFAULTS = Object.freeze({
   budgetSplit: "shared" as BudgetSplit,
   /**
    * What checks each instance: "qtc" (the runtime's own engine with its key guard: what a user's constrained turn
-   * runs) or "llama.cpp" (llama.cpp's grammar evaluator). Default: "qtc".
+   * runs) or "grammar" (the same engine, the grammar alone: GrammarChecker). Default: "qtc".
    */
   checker: "qtc" as CheckerId,
   /** A schema whose compile plus checks take longer than this counts as a timeout, in ms. Default: 60000. */

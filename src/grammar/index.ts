@@ -1,5 +1,5 @@
 // Owns: the public surface of the grammar stage: compile tools or a schema into GBNF, the budget rule, the
-// cache, the checker that runs llama.cpp's own grammar engine, and the xgrammar dialect (printer and checker).
+// cache, and the xgrammar dialect (printer and checker). The grammar checker is the engine's (src/engine/checker.ts).
 
 export { compileSchema, compileToolGrammar, GrammarCache, worstCaseCallTokens } from "./compile.js";
 export {
@@ -18,7 +18,6 @@ export { SUPPORTED_FORMATS } from "./string-formats.js";
 export { ANNOTATION_KEYWORDS, CONSTRAINING_UNSUPPORTED, SUPPORTED_KEYWORDS, type KeywordSite } from "./schema-keywords.js";
 export { type ConstraintReport, type ExtraMembersPolicy, type RelaxedSite, type UnsupportedPolicy } from "./constraint-report.js";
 export { ASSERTED_FORMATS, FORMAT_PATTERNS } from "./string-formats.js";
-export { type CheckResult, GrammarChecker } from "./checker.js";
 export { SCHEMA_LIMITS } from "./limits.js";
 export { type BudgetSplit } from "./budget-share.js";
 export { type LeastCallOptions, leastCallTokens } from "./least-tokens.js";

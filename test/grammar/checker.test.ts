@@ -1,9 +1,11 @@
-// The checker (llama.cpp's grammar engine, token by token) and the token bytes it maps offsets with.
+// The checker (qtc's constraint engine, the matcher the runtime constrains with, token by token) and the token
+// bytes it maps offsets with.
 
 import type { LlamaModel, Token } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";
-import { compileSchema, GrammarChecker } from "../../src/grammar/index.js";
+import { compileSchema } from "../../src/grammar/index.js";
 import { TokenBytes, unsafeUtf8Tokens } from "../../src/model/token-bytes.js";
+import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
 import { tinyModel } from "./helpers.js";
 
 let model: LlamaModel;
@@ -40,14 +42,34 @@ describe("GrammarChecker", () => {
   it("a forced special token cannot be spelled with plain characters", async () => {
     const c = await checkerFor('root ::= <[151657]> "x"\n');
     expect(c.checkText("<tool_call>x")).toEqual({ accepted: true, complete: true });
-    // One token per character (llama.cpp would turn the whole tag back into its special token).
+    // One token per character (tokenizing the whole tag would turn it back into its special token).
     const spelled = c.checkTokens([..."<tool_call>x"].flatMap((ch) => model.tokenize(ch, false)));
     expect(spelled.accepted).toBe(false);
     expect(spelled.stoppedAt?.tokenIndex).toBe(0);
   });
 
-  it("refuses GBNF llama.cpp cannot parse", async () => {
+  it("refuses GBNF the engine cannot read", async () => {
     await expect(checkerFor("root ::= (\n")).rejects.toThrow();
+  });
+
+  it("points inside a rejected token at the first character the grammar refuses", async () => {
+    const c = await checkerFor('root ::= "ab" [0-9]+\n');
+    // "abcd" is one token: it is refused as a whole, and the refusal is the "c" after the accepted "ab".
+    expect(model.tokenize("abcd", false)).toHaveLength(1);
+    expect(c.checkText("abcd")).toEqual({ accepted: false, complete: false, stoppedAt: { offset: 2, tokenIndex: 0, text: "cd" } });
+  });
+
+  it("hands out the engine's matcher at the grammar's start, offering the special tokens a GBNF text names", async () => {
+    const c = await checkerFor('root ::= <[151657]> "x"\n');
+    const m = c.matcher();
+    expect(m.nextTokens()).toEqual({ kind: "set", tokens: [151657] });
+    expect(m.accept(151657)).toBe(true);
+    // A second matcher starts over: the first one's tokens are its own.
+    expect(c.matcher().canBeNext(151657)).toBe(true);
+  });
+
+  it("refuses a grammar over the engine's limits as schema_too_large, as the runtime does", async () => {
+    await expect(checkerFor('root ::= "a"{0,20000}\n')).rejects.toMatchObject({ code: "schema_too_large" });
   });
 
   it("checks compiled schema grammars", async () => {

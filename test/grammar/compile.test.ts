@@ -1,11 +1,12 @@
-// The compiled grammars end to end, judged by llama.cpp's grammar engine: the envelope of each format, every
+// The compiled grammars end to end, judged by qtc's constraint engine: the envelope of each format, every
 // tool choice, parallel calls, the thinking phase, the after-open phase, and the budget rule.
 
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { LlamaModel } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type CompiledGrammar, compileToolGrammar, GrammarCache, GrammarChecker, type ToolGrammarOptions, worstCaseCallTokens } from "../../src/grammar/index.js";
+import { type CompiledGrammar, compileToolGrammar, GrammarCache, type ToolGrammarOptions, worstCaseCallTokens } from "../../src/grammar/index.js";
+import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
 import { normalizeTools } from "../../src/tools/index.js";
 import { renderCall, tinyModel } from "./helpers.js";
 

@@ -1,9 +1,10 @@
-// The schema corpus: for every schema, in both formats, llama.cpp's grammar engine accepts each valid instance
+// The schema corpus: for every schema, in both formats, qtc's constraint engine accepts each valid instance
 // (rendered as a call the way the chat template spells it) and rejects each invalid one; the post-parser agrees
 // on the valid ones, and ajv agrees on what is valid.
 
 import { beforeAll, describe, expect, it } from "vitest";
-import { compileToolGrammar, GrammarChecker } from "../../src/grammar/index.js";
+import { compileToolGrammar } from "../../src/grammar/index.js";
+import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
 import { parse } from "../../src/parse/index.js";
 import { compileValidators } from "../../src/tools/index.js";
 import type { LlamaModel } from "node-llama-cpp";

@@ -1,20 +1,21 @@
 // A lean constrained generator for the grammar tests. The model (random weights: the adversary) proposes its
-// top-40 tokens at temperature 1; the first one llama.cpp's grammar engine allows, in a seeded draw weighted by
+// top-40 tokens at temperature 1; the first one qtc's constraint engine allows, in a seeded draw weighted by
 // probability, is taken. When none of them is allowed, a seeded uniform draw among the allowed single-byte and
-// special tokens is taken instead. Text the grammar forces (one possible byte or special token) is fed in one
-// batch, as the runtime's jump-forward does. Between calls it applies the runtime's budget rule: after a call
-// block, end the turn when fewer tokens are left than one more call may take.
+// special tokens is taken instead. Text the grammar forces is fed in one batch, with the runtime's jump-forward
+// (the matcher's forced continuation). Between calls it applies the runtime's budget rule: after a call block,
+// end the turn when fewer tokens are left than one more call may take.
 //
-// Every token goes through llama.cpp's grammar engine (canBeNext, then accept), so whatever comes out is
-// something the grammar admits; this avoids the full-vocabulary grammar pass node-llama-cpp's sampler runs on
-// every rejected sample (10-50 ms each), which would make 1,000 generations too slow for CI.
+// Every token goes through the engine's matcher (canBeNext, then accept; the matcher the runtime constrains with),
+// so whatever comes out is something the grammar admits; asking it about the top-40 tokens only keeps 1,000
+// generations fast enough for CI.
 
-import { LlamaGrammarEvaluationState, TokenBias, type LlamaContextSequence, type LlamaGrammar, type LlamaModel, type Token } from "node-llama-cpp";
+import { TokenBias, type LlamaContextSequence, type LlamaModel, type Token } from "node-llama-cpp";
+import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
 import { QWEN3_TOKENS } from "../../src/formats/index.js";
 import { type CompiledGrammar } from "../../src/grammar/index.js";
 import { TokenBytes, unsafeUtf8Tokens } from "../../src/model/token-bytes.js";
-import { accept, canBeNext } from "../../src/grammar/llama-internals.js";
 import { seededRandom } from "../../src/random.js";
+import type { QtcMatcher } from "../../src/engine/qtc-matcher.js";
 
 export interface Generation {
   text: string;
@@ -27,15 +28,12 @@ export interface Generation {
 
 const CLOSE = QWEN3_TOKENS.toolCallClose.token;
 const SPECIALS = [QWEN3_TOKENS.toolCallOpen, QWEN3_TOKENS.toolCallClose, QWEN3_TOKENS.thinkOpen, QWEN3_TOKENS.thinkClose].map((t) => t.token);
-/** Bytes tried first when looking for a forced byte: two of them are allowed almost everywhere in free text. */
-const COMMON = [..."eatoinsr lcdu0123456789\",.:{}[]-_/\n"].map((c) => c.charCodeAt(0));
 
 export class Generator {
   private readonly byteToken = new Map<number, Token>();
-  private readonly probeOrder: number[];
   private readonly bias: TokenBias;
   private readonly unsafe: Set<number>;
-  private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
+  private readonly grammars = new Map<string, Promise<GrammarChecker>>();
 
   constructor(
     private readonly model: LlamaModel,
@@ -46,21 +44,20 @@ export class Generator {
       const b = bytes.of(t);
       if (b.length === 1 && !this.byteToken.has(b[0]!)) this.byteToken.set(b[0]!, t as Token);
     }
-    this.probeOrder = [...new Set([...COMMON, ...Array.from({ length: 128 }, (_, i) => i)])];
     this.unsafe = new Set(unsafeUtf8Tokens(model, 151936));
     this.bias = new TokenBias(model.tokenizer);
     for (const t of this.unsafe) this.bias.set(t as Token, "never");
   }
 
   async run(grammar: CompiledGrammar, opts: { maxTokens: number; seed: number; prompt: string }): Promise<Generation> {
-    let parsed = this.grammars.get(grammar.gbnf);
-    if (!parsed) this.grammars.set(grammar.gbnf, (parsed = this.model.llama.createGrammar({ grammar: grammar.gbnf })));
-    const state = new LlamaGrammarEvaluationState({ model: this.model, grammar: await parsed });
+    let checker = this.grammars.get(grammar.gbnf);
+    if (!checker) this.grammars.set(grammar.gbnf, (checker = GrammarChecker.create(this.model, grammar)));
+    const state = (await checker).matcher();
     const random = seededRandom(opts.seed);
     await this.sequence.clearHistory();
     const out: Token[] = [];
     let forcedCount = 0;
-    const first = this.forced(state);
+    const first = this.forced(state, opts.maxTokens);
     out.push(...first.tokens);
     forcedCount += first.tokens.length;
     if (first.end) return this.result(out, forcedCount, "end");
@@ -68,6 +65,9 @@ export class Generator {
       temperature: 1,
       seed: opts.seed,
       tokenBias: this.bias,
+      // The draw is this generator's (choose): llama.cpp's own sample being an end-of-generation token must not
+      // end the iteration in the middle of a call.
+      yieldEogToken: true,
     });
     let stop: Generation["stop"] = "end";
     try {
@@ -75,9 +75,9 @@ export class Generator {
       while (!r.done) {
         const t = this.choose(state, r.value.probabilities, random);
         if (t === undefined || this.model.isEogToken(t)) break;
-        accept(state, t);
+        if (!state.accept(t)) throw new Error(`the engine refused token ${t} it allowed`);
         out.push(t);
-        const more = this.forced(state);
+        const more = this.forced(state, opts.maxTokens - out.length);
         out.push(...more.tokens);
         forcedCount += more.tokens.length;
         if (out.length > opts.maxTokens) break;
@@ -103,68 +103,30 @@ export class Generator {
   }
 
   /** The model's pick among its top tokens that the grammar allows, else a uniform pick among allowed short tokens. */
-  private choose(state: LlamaGrammarEvaluationState, probs: Map<Token, number>, random: () => number): Token | undefined {
+  private choose(state: QtcMatcher, probs: Map<Token, number>, random: () => number): Token | undefined {
     const pool = [...probs.entries()];
     while (pool.length > 0) {
       let x = random() * pool.reduce((s, [, p]) => s + p, 0);
       let i = 0;
       while (i < pool.length - 1 && (x -= pool[i]![1]) > 0) i++;
       const [token] = pool.splice(i, 1)[0]!;
-      if (!this.unsafe.has(token) && canBeNext(state, token)) return token;
+      if (!this.unsafe.has(token) && state.canBeNext(token)) return token;
     }
     const allowed: Token[] = [];
     for (const t of [...this.byteToken.values(), ...SPECIALS, this.model.tokens.eos!] as Token[]) {
-      if (!this.unsafe.has(t) && canBeNext(state, t)) allowed.push(t);
+      if (!this.unsafe.has(t) && state.canBeNext(t)) allowed.push(t);
     }
     return allowed.length === 0 ? undefined : allowed[Math.floor(random() * allowed.length)];
   }
 
   /**
-   * Tokens for the text the grammar forces next (accepted into the state): ASCII bytes and special tokens, up to
-   * the first position with more than one continuation. `end`: after them the grammar can only end.
+   * Tokens for the text the grammar forces next (accepted into the state), as the runtime's jump-forward takes
+   * them: up to the first position with more than one continuation, at most `maxSteps` steps. `end`: after them
+   * the grammar can only end.
    */
-  private forced(state: LlamaGrammarEvaluationState): { tokens: Token[]; end: boolean } {
-    const tokens: Token[] = [];
-    let text = "";
-    const flush = () => {
-      if (text) tokens.push(...this.model.tokenize(text, false));
-      text = "";
-    };
-    let end = false;
-    for (;;) {
-      const eos = canBeNext(state, this.model.tokens.eos!);
-      const specials = SPECIALS.filter((t) => canBeNext(state, t));
-      const ascii: number[] = [];
-      for (const b of this.probeOrder) {
-        const t = this.byteToken.get(b);
-        if (t !== undefined && canBeNext(state, t)) ascii.push(b);
-        if (ascii.length > 1) break;
-      }
-      const nonAscii = ascii.length + specials.length === 0 && this.nonAsciiAllowed(state);
-      const options = ascii.length + specials.length + (eos ? 1 : 0) + (nonAscii ? 1 : 0);
-      if (options !== 1) break;
-      if (eos) {
-        end = true;
-        break;
-      }
-      if (ascii.length === 1) {
-        accept(state, this.byteToken.get(ascii[0]!)!);
-        text += String.fromCharCode(ascii[0]!);
-      } else if (specials.length === 1) {
-        flush();
-        accept(state, specials[0] as Token);
-        tokens.push(specials[0] as Token);
-      } else break;
-    }
-    flush();
-    return { tokens, end };
-  }
-
-  private nonAsciiAllowed(state: LlamaGrammarEvaluationState): boolean {
-    for (let b = 0x80; b <= 0xff; b++) {
-      const t = this.byteToken.get(b);
-      if (t !== undefined && !this.unsafe.has(t) && canBeNext(state, t)) return true;
-    }
-    return false;
+  private forced(state: QtcMatcher, maxSteps: number): { tokens: Token[]; end: boolean } {
+    const next = state.forcedContinuation(Math.max(1, maxSteps));
+    const tokens = state.acceptAll(next.tokens) as Token[];
+    return { tokens, end: next.ends && tokens.length === next.tokens.length };
   }
 }

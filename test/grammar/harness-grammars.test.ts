@@ -1,10 +1,10 @@
 // The checked-in grammars of the harness tools: the same as a fresh compile, built from the same tool
-// definitions the agent loop offers, and loadable by llama.cpp.
+// definitions the agent loop offers, and loadable by qtc's constraint engine.
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { GrammarChecker } from "../../src/grammar/index.js";
+import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
 import { grammarsDir, harnessGrammarFiles } from "../../src/grammar/harness-grammars.js";
 import { HARNESS_TOOLS } from "../../src/harness/index.js";
 import { normalizeTools } from "../../src/tools/index.js";
@@ -28,7 +28,7 @@ describe("grammars/", () => {
     expect(grammarsDir()).toBe(join(new URL("../../", import.meta.url).pathname, "grammars"));
   });
 
-  it("loads into llama.cpp and accepts a harness call in each format", async () => {
+  it("loads into qtc's engine and accepts a harness call in each format", async () => {
     const { model } = await tinyModel();
     for (const format of ["hermes", "qwen3coder"] as const) {
       const checker = await GrammarChecker.create(model, readFileSync(join(dir, `harness-${format}.gbnf`), "utf8"));

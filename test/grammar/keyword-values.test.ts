@@ -1,4 +1,4 @@
-// The keywords issue 38 made the grammar hold, judged instance by instance by llama.cpp's grammar engine against
+// The keywords issue 38 made the grammar hold, judged instance by instance by qtc's constraint engine against
 // ajv (qtc's validator options): `not` beside an enum and `not` of not/allOf/counts/bounds, fractional number
 // bounds, multipleOf 1 and 10^-k on numbers, and the formats url, uri-reference, ipv6 and byte.
 

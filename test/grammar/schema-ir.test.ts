@@ -1,4 +1,4 @@
-// The combinators issue 38 made the grammar hold, judged instance by instance by llama.cpp's grammar engine
+// The combinators issue 38 made the grammar hold, judged instance by instance by qtc's constraint engine
 // against the validator: overlapping oneOf as each option without the others, allOf parts that give one keyword
 // twice (if, const, not, anyOf, propertyNames), propertyNames folded, a $ref to a plain-name fragment, and a
 // required member no key may name.

@@ -1,4 +1,4 @@
-// Value grammars against their JSON Schema meaning, judged by llama.cpp's grammar engine and ajv: integer and
+// Value grammars against their JSON Schema meaning, judged by qtc's constraint engine and ajv: integer and
 // number bounds (exhaustively over small ranges), string formats, and the pattern subset (differentially against
 // JavaScript's RegExp on generated strings).
 
@@ -7,7 +7,8 @@ import addFormatsModule from "ajv-formats";
 import type { LlamaModel } from "node-llama-cpp";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { compileSchema, GrammarChecker } from "../../src/grammar/index.js";
+import { compileSchema } from "../../src/grammar/index.js";
+import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
 import type { JsonSchema } from "../../src/tools/types.js";
 import { tinyModel } from "./helpers.js";
 

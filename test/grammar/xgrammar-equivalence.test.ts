@@ -1,8 +1,8 @@
 // The xgrammar dialect, judged by xgrammar itself (web-xgrammar 0.1.27, WASM, the Qwen3 vocabulary) beside
-// llama.cpp's engine on qtc's GBNF: for the guarantee suite's 10 schemas and the 5 harness tools, in both formats,
+// qtc's engine on qtc's GBNF: for the guarantee suite's 10 schemas and the 5 harness tools, in both formats,
 // every grammar compiles in xgrammar (within the test's timeout), accepts the canonical spelling of every valid
 // instance and every call qtc's GBNF generates with the synthetic tiny model (seeded), and rejects every invalid
-// instance llama.cpp rejects. Where the xgrammar grammar leaves a bound to the validator (string lengths, counts
+// instance qtc's engine rejects. Where the xgrammar grammar leaves a bound to the validator (string lengths, counts
 // past XG_MAX_UNROLL: 0.1.27 compiles bounded repetition into seconds of compile or ~0.2 s masks), the closest
 // thing is tested: xgrammar admits it and qtc's parser rejects the call. MaskBench-format fixtures go through
 // compileXgrammarSchema (MaskBench itself carries no licence file, so none of its data is committed).
@@ -13,8 +13,9 @@ import type { LlamaContext, LlamaModel } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { schemaOrdered } from "../../bench/lib/maskbench-order.js";
 import { canonicalJson } from "../../src/grammar/canonical-json.js";
-import { compileSchema, compileToolGrammar, compileXgrammar, compileXgrammarSchema, GrammarChecker } from "../../src/grammar/index.js";
+import { compileSchema, compileToolGrammar, compileXgrammar, compileXgrammarSchema } from "../../src/grammar/index.js";
 import { XgrammarSession } from "../../src/engines/xgrammar-check.js";
+import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
 import { parse } from "../../src/parse/index.js";
 import { normalizeTools } from "../../src/tools/normalize.js";
 import type { ToolDefinition } from "../../src/tools/types.js";
@@ -140,10 +141,10 @@ async function generated(tools: ToolDefinition[], format: (typeof FORMATS)[numbe
   return texts;
 }
 
-describe("xgrammar dialect in xgrammar 0.1.27, beside llama.cpp on the GBNF", () => {
+describe("xgrammar dialect in xgrammar 0.1.27, beside qtc's engine on the GBNF", () => {
   for (const entry of entries) {
     for (const format of FORMATS) {
-      it(`${entry.name} (${format}): ${entry.valid.length} valid and ${SEEDS} generated calls accepted, ${entry.invalid.length} invalid rejected as llama.cpp rejects them`, async () => {
+      it(`${entry.name} (${format}): ${entry.valid.length} valid and ${SEEDS} generated calls accepted, ${entry.invalid.length} invalid rejected as qtc's engine rejects them`, async () => {
         const options = { format, toolChoice: "required" as const, maxTokens: 1024 };
         const xg = compileXgrammar([entry.tool], options);
         const gbnf = compileToolGrammar([entry.tool], { ...options, parallel: false });
@@ -152,7 +153,7 @@ describe("xgrammar dialect in xgrammar 0.1.27, beside llama.cpp on the GBNF", ()
         const checker = await GrammarChecker.create(model, gbnf.value);
         for (const args of entry.valid) {
           const text = renderCall(format, entry.tool.name, args);
-          expect(checker.checkText(text).accepted, `llama.cpp, valid ${text}`).toBe(true);
+          expect(checker.checkText(text).accepted, `qtc's engine, valid ${text}`).toBe(true);
           expect(await session.accepts(compiled, text), `xgrammar, valid ${text}`).toBe(true);
           seen.valid++;
         }
@@ -163,7 +164,7 @@ describe("xgrammar dialect in xgrammar 0.1.27, beside llama.cpp on the GBNF", ()
         }
         for (const args of entry.invalid) {
           const text = renderCall(format, entry.tool.name, args);
-          expect(checker.checkText(text).accepted, `llama.cpp, invalid ${text}`).toBe(false);
+          expect(checker.checkText(text).accepted, `qtc's engine, invalid ${text}`).toBe(false);
           if (!(await session.accepts(compiled, text))) {
             seen.invalidByXgrammar++;
             continue;
@@ -200,7 +201,7 @@ describe("xgrammar dialect in xgrammar 0.1.27, beside llama.cpp on the GBNF", ()
   }
 
   for (const fixture of MASKBENCH) {
-    it(`MaskBench-format ${fixture.name}: the same verdicts as llama.cpp on ${fixture.tests.length} instances (or the same refusal)`, async () => {
+    it(`MaskBench-format ${fixture.name}: the same verdicts as qtc's engine on ${fixture.tests.length} instances (or the same refusal)`, async () => {
       const gbnf = compileSchema(fixture.schema as never, { maxTokens: 1024 });
       const xg = compileXgrammarSchema(fixture.schema as never, { maxTokens: 1024 });
       expect(xg.ok).toBe(gbnf.ok);
@@ -217,7 +218,7 @@ describe("xgrammar dialect in xgrammar 0.1.27, beside llama.cpp on the GBNF", ()
   // Keywords issue 31 made the value tree hold exactly (patternKeys, members listed as never, the variants of
   // dependencies and not): both engines must give ajv's verdict on every instance (none is left to the validator).
   for (const [what, schema, valid, invalid] of ISSUE_31) {
-    it(`issue 31, ${what}: ${valid.length} valid accepted and ${invalid.length} invalid rejected by llama.cpp, xgrammar and ajv`, async () => {
+    it(`issue 31, ${what}: ${valid.length} valid accepted and ${invalid.length} invalid rejected by qtc's engine, xgrammar and ajv`, async () => {
       const options = { maxTokens: 1024, budgetSplit: "shared" as const };
       const gbnf = okOf(compileSchema(schema, options));
       const xg = okOf(compileXgrammarSchema(schema, options));
@@ -227,7 +228,7 @@ describe("xgrammar dialect in xgrammar 0.1.27, beside llama.cpp on the GBNF", ()
       for (const [value, expected] of [...valid.map((v) => [v, true] as const), ...invalid.map((v) => [v, false] as const)]) {
         const text = canonicalJson(value);
         expect(validate(value), `ajv on ${text}`).toBe(expected);
-        expect(checker.checkText(text).accepted, `llama.cpp on ${text}`).toBe(expected);
+        expect(checker.checkText(text).accepted, `qtc's engine on ${text}`).toBe(expected);
         expect(await session.accepts(compiled, text), `xgrammar on ${text}`).toBe(expected);
       }
       compiled.dispose();

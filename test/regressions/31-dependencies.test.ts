@@ -1,11 +1,12 @@
 // Issue 31, item 2: `dependentRequired`, `dependentSchemas` and draft-04's `dependencies` were refused. Now an
 // object schema with dependencies is the union of its variants ("A absent" | "A present with what it demands"),
-// which is exact. Judged by llama.cpp's grammar engine and by ajv.
+// which is exact. Judged by qtc's constraint engine and by ajv.
 
 import type { LlamaModel } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/grammar/canonical-json.js";
-import { compileSchema, GrammarChecker } from "../../src/grammar/index.js";
+import { compileSchema } from "../../src/grammar/index.js";
+import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
 import type { JsonSchema } from "../../src/tools/types.js";
 import { formatsAjv, tinyModel } from "../grammar/helpers.js";
 

@@ -1,4 +1,4 @@
-// Issue 31, bugs 3, 5 and 6 and the new keywords, judged by llama.cpp's own grammar engine (GrammarChecker) and,
+// Issue 31, bugs 3, 5 and 6 and the new keywords, judged by qtc's constraint engine (GrammarChecker) and,
 // for every instance, by ajv: a listed name of exactly 24 characters beside `additionalProperties` gave an empty
 // extra-key rule llama.cpp refused; a pattern under maxLength capped every repetition equally (one 7-letter word
 // refused); `^([a-z]*)*$` compiled to an ambiguous grammar; and formats, `additionalProperties`' default and int32
@@ -7,7 +7,8 @@
 import type { LlamaModel } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/grammar/canonical-json.js";
-import { compileSchema, GrammarChecker } from "../../src/grammar/index.js";
+import { compileSchema } from "../../src/grammar/index.js";
+import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
 import type { JsonSchema } from "../../src/tools/types.js";
 import { formatsAjv, tinyModel } from "../grammar/helpers.js";
 
@@ -29,7 +30,7 @@ async function verdicts(schema: JsonSchema, values: unknown[], maxTokens = 512):
 
 describe("bug 3: a listed name of exactly 24 characters with additionalProperties", () => {
   for (const length of [23, 24, 25]) {
-    it(`length ${length}: llama.cpp loads the grammar; the listed member and an extra one are accepted`, async () => {
+    it(`length ${length}: the engine loads the grammar; the listed member and an extra one are accepted`, async () => {
       const name = "a".repeat(length);
       const schema = { type: "object", properties: { [name]: { type: "string" } }, additionalProperties: { type: "integer" } };
       const v = await verdicts(schema, [{ [name]: "x" }, { [name]: "x", other: 1 }, { [name]: 1 }]);

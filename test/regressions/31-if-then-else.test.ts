@@ -1,11 +1,12 @@
 // Issue 31, item 2: `if`/`then`/`else` was refused. Now it is the union (if and then) | (not if, and else), exact
-// where `not if` is (a const discriminator, a type, required members). Judged by llama.cpp's grammar engine and
+// where `not if` is (a const discriminator, a type, required members). Judged by qtc's constraint engine and
 // by ajv; an `if` whose negation the grammar cannot hold is refused at /if.
 
 import type { LlamaModel } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/grammar/canonical-json.js";
-import { compileSchema, GrammarChecker } from "../../src/grammar/index.js";
+import { compileSchema } from "../../src/grammar/index.js";
+import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
 import type { JsonSchema } from "../../src/tools/types.js";
 import { formatsAjv, tinyModel } from "../grammar/helpers.js";
 

@@ -1,11 +1,12 @@
 // Issue 31, item 2: `not` was refused everywhere. Now `not` of types, of `required`, of enum/const beside an enum,
 // of anyOf of those, and `not: {}` are held exactly; any other `not` is still refused by pointer. Judged by
-// llama.cpp's grammar engine and by ajv.
+// qtc's constraint engine and by ajv.
 
 import type { LlamaModel } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/grammar/canonical-json.js";
-import { compileSchema, GrammarChecker } from "../../src/grammar/index.js";
+import { compileSchema } from "../../src/grammar/index.js";
+import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
 import type { JsonSchema } from "../../src/tools/types.js";
 import { formatsAjv, tinyModel } from "../grammar/helpers.js";
 

@@ -7,7 +7,8 @@
 import type { LlamaModel } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/grammar/canonical-json.js";
-import { compileSchema, GrammarChecker } from "../../src/grammar/index.js";
+import { compileSchema } from "../../src/grammar/index.js";
+import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
 import type { JsonSchema } from "../../src/tools/types.js";
 import { tinyModel } from "../grammar/helpers.js";
 

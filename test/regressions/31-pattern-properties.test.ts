@@ -1,12 +1,13 @@
 // Issue 31, item 2: `patternProperties` was refused (31 of the 595 sampled MaskBench schemas). Now extra members
 // whose key matches a pattern get that pattern's schema, listed members that match one also satisfy it, and keys
 // the extra-key rule spells satisfy additionalProperties and every pattern's schema at once (the subset the
-// grammar can spell without a regex complement). Judged by llama.cpp's grammar engine and by ajv.
+// grammar can spell without a regex complement). Judged by qtc's constraint engine and by ajv.
 
 import type { LlamaModel } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/grammar/canonical-json.js";
-import { compileSchema, GrammarChecker } from "../../src/grammar/index.js";
+import { compileSchema } from "../../src/grammar/index.js";
+import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
 import type { JsonSchema } from "../../src/tools/types.js";
 import { formatsAjv, tinyModel } from "../grammar/helpers.js";
 

@@ -6,12 +6,13 @@
 //   bytes, then was counted in bytes: 9 characters; a required 64-character id got 64 of its 66: budget_too_small);
 // - patternProperties `^/` and `^[^/]` were taken to overlap (no common literal prefix), so a `/` key had to
 //   satisfy both schemas; patterns whose first characters differ are disjoint.
-// Judged by llama.cpp's grammar engine and by ajv.
+// Judged by qtc's constraint engine and by ajv.
 
 import type { LlamaModel } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/grammar/canonical-json.js";
-import { compileSchema, GrammarChecker } from "../../src/grammar/index.js";
+import { compileSchema } from "../../src/grammar/index.js";
+import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
 import type { JsonSchema } from "../../src/tools/types.js";
 import { formatsAjv, tinyModel } from "../grammar/helpers.js";
 

@@ -7,7 +7,8 @@ import type { Llama, LlamaGrammarEvaluationState, LlamaModel, Token, TokenBias }
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { hermes, QWEN3_TOKENS } from "../../src/formats/index.js";
 import { GrammarCache } from "../../src/grammar/compile.js";
-import { compileToolGrammar, GrammarChecker } from "../../src/grammar/index.js";
+import { compileToolGrammar } from "../../src/grammar/index.js";
+import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
 import type { CompiledGrammar } from "../../src/grammar/types.js";
 import { HARNESS_TOOLS } from "../../src/harness/index.js";
 import { createLlama } from "../../src/model/index.js";

@@ -1,6 +1,6 @@
 // Owns: the `qtc grammar` command: compile a tools file into GBNF (or xgrammar's EBNF, `--dialect xgrammar`) and
-// print it, or check a text against the grammar with llama.cpp's own grammar engine, or xgrammar's (`--check FILE`:
-// exit 0 accepted, 1 rejected).
+// print it, or check a text against the grammar with qtc's own constraint engine (the one the runtime constrains
+// with), or xgrammar's (`--check FILE`: exit 0 accepted, 1 rejected).
 
 import type { Command } from "commander";
 import { fail } from "../../errors.js";
@@ -8,7 +8,9 @@ import { FORMAT_IDS } from "../../formats/index.js";
 import type { FormatId } from "../../formats/types.js";
 import { compileXgrammar, GRAMMAR_DIALECTS, type GrammarDialect } from "../../grammar/index.js";
 import { xgrammarAccepts } from "../../engines/xgrammar-check.js";
-import { type CheckResult, type CompiledGrammar, compileToolGrammar, GRAMMAR_DEFAULTS, GRAMMAR_PHASES, GrammarChecker, type GrammarPhase } from "../../grammar/index.js";
+import { type CompiledGrammar, compileToolGrammar, GRAMMAR_DEFAULTS, GRAMMAR_PHASES, type GrammarPhase } from "../../grammar/index.js";
+import type { CheckResult } from "../../engine/checker.js";
+import { GrammarChecker } from "../../runtime/grammar-checker.js";
 import type { BudgetSplit } from "../../grammar/budget-share.js";
 import { GUARDED_FACTORS } from "../../runtime/grammar-source.js";
 import { createLlama, loadModel, MODEL_SPEC_HELP, resolveModel } from "../../model/index.js";

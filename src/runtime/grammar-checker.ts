@@ -1,0 +1,56 @@
+// Owns: the engine's view of a loaded model's vocabulary for checking (the token tables and byte trie src/model/
+// reads, with the runtime's plain-text tokenization), read once per model; and GrammarChecker, the engine's checker
+// created for a model (what tests, `qtc grammar --check` and MaskBench call).
+
+import type { LlamaModel, Token } from "node-llama-cpp";
+import { EngineChecker, type CheckerVocab } from "../engine/checker.js";
+import { EngineVocab } from "../engine/engine-vocab.js";
+import type { CompiledGrammar, CompiledSchema } from "../grammar/types.js";
+import { QtcException } from "../errors.js";
+import { TokenBytes } from "../model/token-bytes.js";
+import { readVocabulary } from "../model/vocabulary.js";
+import { tokenizeAsText } from "./prompt-tokens.js";
+
+/**
+ * Per model, built on first use (about a second for Qwen3's 151,936 tokens): a test file checks hundreds of grammars
+ * against one model. Weakly held: a disposed model's tables go with it.
+ */
+const read = new WeakMap<LlamaModel, CheckerVocab>();
+
+/** The checker's view of `model`'s vocabulary (cached per model). */
+export function modelVocab(model: LlamaModel): CheckerVocab {
+  let vocab = read.get(model);
+  if (!vocab) {
+    vocab = readModelVocab(model);
+    read.set(model, vocab);
+  }
+  return vocab;
+}
+
+function readModelVocab(model: LlamaModel): CheckerVocab {
+  const { tables, trie } = readVocabulary(model);
+  if (!trie) throw new QtcException({ code: "unsupported_model", message: "this model's vocabulary is not byte-level BPE: qtc's constraint engine (and its checker) needs one; use a Qwen3 GGUF" });
+  // Forced text is plain text: never an added token (as the runtime tokenizes it).
+  const prompt = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
+  const engine = new EngineVocab(tables, trie, (text) => tokenizeAsText(text, prompt));
+  const bytes = new TokenBytes(model);
+  const added = new Set(tables.addedTokens.map((a) => a.token));
+  return {
+    engine,
+    tokenizeSpecial: (text) => model.tokenize(text, true),
+    detokenize: (tokens) => model.detokenize(tokens as Token[], true),
+    bytesOf: (token) => bytes.of(token),
+    isAdded: (token) => added.has(token),
+  };
+}
+
+/** A grammar compiled by qtc's engine with a loaded model's vocabulary, ready to check many inputs. */
+export class GrammarChecker extends EngineChecker {
+  /**
+   * Compile `grammar` with qtc's engine. Throws a QtcException `schema_too_large` where the engine refuses the
+   * grammar (GBNF it cannot read, or over its limits), as the runtime refuses it before a turn starts.
+   */
+  static async create(model: LlamaModel, grammar: string | CompiledGrammar | CompiledSchema): Promise<GrammarChecker> {
+    return EngineChecker.forVocabulary(modelVocab(model), grammar);
+  }
+}
