@@ -1,22 +1,16 @@
-// Owns: which constraint engine a runtime's turns use (the qtc engine, src/runtime/engine/, or llama.cpp's native
-// grammar sampler probed around), and making a turn's matcher with it.
+// Owns: making a turn's matcher with qtc's constraint engine (src/runtime/engine/), the runtime's only one, and
+// turning a grammar the engine will not hold into the caller's `schema_too_large`.
 
-import type { MatcherGrammar, MatcherEnv, TurnMatcher } from "./matcher.js";
-import { GrammarMatcher } from "./matcher.js";
+import type { MatcherGrammar, MatcherEnv } from "./matcher.js";
 import { QtcMatcher } from "./engine/qtc-matcher.js";
 import type { EngineVocab } from "./engine/engine-vocab.js";
 import { GbnfError } from "./engine/gbnf-program.js";
 import { EngineLimitError } from "./engine/stack-pool.js";
 import { QtcException } from "../errors.js";
 
-/** `qtc`: qtc's own pushdown matcher and token masks, no native grammar state; `llama.cpp`: llama.cpp's sampler. */
-export type GrammarEngineId = "qtc" | "llama.cpp";
-
-export const GRAMMAR_ENGINES: readonly GrammarEngineId[] = ["qtc", "llama.cpp"];
-
-/** A matcher at the grammar's start, with the engine the runtime chose (env.engine set: qtc's). */
-export async function createMatcher(grammar: MatcherGrammar, env: MatcherEnv): Promise<TurnMatcher> {
-  return env.engine ? createQtcMatcher(grammar, env.engine) : GrammarMatcher.create(grammar, env);
+/** A matcher at the grammar's start; a grammar the engine will not hold rejects as `schema_too_large`. */
+export async function createMatcher(grammar: MatcherGrammar, env: MatcherEnv): Promise<QtcMatcher> {
+  return createQtcMatcher(grammar, env.engine);
 }
 
 /**
@@ -29,7 +23,7 @@ export function createQtcMatcher(grammar: MatcherGrammar, vocab: EngineVocab): Q
     return QtcMatcher.create(grammar, vocab);
   } catch (e) {
     if (e instanceof GbnfError || e instanceof EngineLimitError) {
-      throw new QtcException({ code: "schema_too_large", message: `the tools are too large for qtc's constraint engine: ${e.message}; simplify the schemas or send fewer tools (or use grammarEngine: "llama.cpp")` });
+      throw new QtcException({ code: "schema_too_large", message: `the tools are too large for qtc's constraint engine: ${e.message}; simplify the schemas or send fewer tools` });
     }
     throw e;
   }

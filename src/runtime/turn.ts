@@ -68,7 +68,7 @@ export interface TurnBiases {
 export interface TurnEnv {
   model: LlamaModel;
   tables: TokenTables;
-  /** What every grammar matcher of the runtime shares (parsed grammars, allowed-set walker, tokenizer). */
+  /** What every grammar matcher of the runtime shares (the engine's vocabulary, the tokenizer). */
   matchers: MatcherEnv;
   biases: TurnBiases;
   /** The vocabulary grouped by how tokens complete a bare call opener (one per runtime). Default: none (no bare-opener watch). */
@@ -126,7 +126,6 @@ export async function* runTurn(seq: LlamaContextSequence, env: TurnEnv, plan: Tu
       topK: plan.topK,
       seed: plan.seed,
       yieldEogToken: true,
-      grammarEvaluationState: () => turn.samplerGrammar(),
       tokenBias: () => turn.bias,
     });
     const inStep = env.steps?.join();
@@ -249,20 +248,15 @@ class Turn {
     if (this.at.firstToken === 0) this.at.firstToken = this.at.firstSample;
   }
 
-  /** The grammar state the sampler applies (and advances): the matcher's, in the grammar phase only. */
-  samplerGrammar() {
-    return this.phase === "grammar" ? this.matcher?.state : undefined;
-  }
-
   /** Whether the turn ends before taking `token`: cancelled, end of generation, or no budget left. */
   endsBefore(token: number): boolean {
     if (this.plan.signal?.aborted) this.finish = "aborted";
-    // Under the qtc engine no native sampler checked the end: one the grammar refuses is replaced in `take`.
-    else if (this.env.model.isEogToken(token as Token) && (this.phase !== "grammar" || this.matcher?.native !== false || this.matcher.canBeNext(token))) this.finish = this.callsClosed > 0 || this.bareOpened ? "tool_calls" : "stop";
+    // No sampler checked the end against the grammar: one the grammar refuses is replaced in `take`.
+    else if (this.env.model.isEogToken(token as Token) && (this.phase !== "grammar" || this.matcher!.canBeNext(token))) this.finish = this.callsClosed > 0 || this.bareOpened ? "tool_calls" : "stop";
     else if (this.remaining() <= 0) this.finish = "length";
-    // The qtc engine where the grammar can only end (no bias can force an end-of-generation token): a sample
-    // it refuses ends the turn there.
-    else if (this.phase === "grammar" && this.matcher?.native === false && !this.matcher.canBeNext(token) && this.matcher.forcedContinuation(1).ends) {
+    // Where the grammar can only end (no bias can force an end-of-generation token): a sample it refuses ends
+    // the turn there.
+    else if (this.phase === "grammar" && !this.matcher!.canBeNext(token) && this.matcher!.forcedContinuation(1).ends) {
       this.finish = this.callsClosed > 0 || this.bareOpened ? "tool_calls" : "stop";
     }
     return this.finish !== undefined;
@@ -360,7 +354,7 @@ class Turn {
     step.forced = [];
   }
 
-  /** Sampled under the grammar: the matcher takes it (or, under the qtc engine, what it feeds instead). */
+  /** Sampled under the grammar: the matcher takes it (or what it feeds instead). */
   private takeInGrammar(step: Step, token: number): void {
     this.removed?.record(this.tokens.length, this.env.biases.maskOf?.(this.bias));
     const taken = this.matcher!.takeSampled(token);

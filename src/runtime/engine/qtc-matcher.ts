@@ -1,5 +1,5 @@
-// Owns: QtcMatcher, the qtc constraint engine's per-sequence grammar state (the GrammarMatcher API the Turn
-// uses, with no llama.cpp grammar state): accept tokens, the allowed next set (cached per parser state), the
+// Owns: QtcMatcher, the qtc constraint engine's per-sequence grammar state (the TurnMatcher API the Turn
+// uses): accept tokens, the allowed next set (cached per parser state), the
 // forced continuation, the closing of the current call, fork, and taking a sampled token — which, where the
 // sampler ran under a free-text bias rather than an exact set, may be refused and replaced by the longest
 // allowed prefix of it (or the closing's next token), so nothing the grammar refuses is ever fed.
@@ -22,8 +22,6 @@ const ASCII_ORDER = [...COMMON_FIRST, ...Array.from({ length: 128 }, (_, i) => i
 
 export class QtcMatcher implements TurnMatcher {
   ms = 0;
-  readonly native = false;
-  readonly state = undefined;
   /** Sampled tokens refused and replaced (free-text positions only; read by tests and the bench). */
   replaced = 0;
   private readonly specials: readonly number[];
