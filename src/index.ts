@@ -17,7 +17,6 @@ export {
   type GenerateUsage,
   type GenerationMode,
   type GrammarUse,
-  type GrammarEngineId,
   type ModelInfo,
   type Runtime,
   type RuntimeLoad,

@@ -29,9 +29,6 @@ interface Past {
 
 export class QtcMatcher implements Matcher {
   ms = 0;
-  /** For the runtime's TurnMatcher: no native sampler holds this grammar, and there is no llama.cpp state. */
-  readonly native = false;
-  readonly state = undefined;
   /** Sampled tokens refused and replaced (free-text positions only; read by tests and the bench). */
   replaced = 0;
   private readonly specials: readonly number[];
@@ -305,7 +302,7 @@ export function createQtcMatcher(grammar: MatcherGrammar, vocab: EngineVocab): Q
     return QtcMatcher.create(grammar, vocab);
   } catch (e) {
     if (e instanceof GbnfError || e instanceof EngineLimitError) {
-      throw new QtcException({ code: "schema_too_large", message: `the tools are too large for qtc's constraint engine: ${e.message}; simplify the schemas or send fewer tools (or use grammarEngine: "llama.cpp")` });
+      throw new QtcException({ code: "schema_too_large", message: `the tools are too large for qtc's constraint engine: ${e.message}; simplify the schemas or send fewer tools` });
     }
     throw e;
   }

@@ -75,3 +75,33 @@ export class BareOpenerTokens {
     return found;
   }
 }
+
+/** What the watch saw after free text: the opener written whole, else the tokens to ban next (none: empty). */
+export type BareWatch = { opened: true } | { opened: false; banned: readonly number[] };
+
+/** One turn's free text, watched for the bare opener. */
+export class BareOpenerWatch {
+  private text = "";
+
+  constructor(
+    private readonly opener: string,
+    private readonly tokens: BareOpenerTokens,
+    /** Tool choice "none": the tokens that complete the opener are banned, and the open tag with them. */
+    private readonly none: boolean,
+    private readonly openTag: number,
+  ) {}
+
+  /**
+   * After free text: whether it ends with the opener; else, on a line that may be starting one, under "none" the
+   * tokens that would complete it are banned, under "auto" the ones that would run past it (so the grammar starts
+   * right after it).
+   */
+  push(text: string): BareWatch {
+    this.text += text;
+    const state = bareState(this.opener, this.text);
+    if (state.kind === "opened") return { opened: true };
+    if (state.kind !== "partial") return { opened: false, banned: [] };
+    const { exact, longer } = this.tokens.completing(state.rest);
+    return { opened: false, banned: [...longer, ...this.tokens.spelling(this.opener), ...(this.none ? [...exact, this.openTag] : [])] };
+  }
+}

@@ -17,11 +17,6 @@ export const RUNTIME_DEFAULTS = Object.freeze({
   contextSize: LOAD_DEFAULTS.contextSize,
   /** Sequences in the context = requests served at once; more requests wait for a free one. Default: 1. */
   sequences: 1,
-  /**
-   * Constraint engine: "qtc" (its own matcher and masks) or "llama.cpp" (the native grammar sampler). Default: "qtc"
-   * (the environment variable QTC_GRAMMAR_ENGINE=llama.cpp makes the old path the default, e.g. to run the suites on it).
-   */
-  grammarEngine: (process.env.QTC_GRAMMAR_ENGINE === "llama.cpp" ? "llama.cpp" : "qtc") as "qtc" | "llama.cpp",
 });
 
 /** Defaults of each `generate(…)` / `stream(…)` request (see GenerateRequest for the meaning of each). */

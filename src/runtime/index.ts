@@ -3,7 +3,6 @@
 export type { AnswerCheck, FinishReason, GenerateEvent, GenerateRequest, GenerateResult, GenerateTimings, GenerateUsage, GenerationMode, GrammarUse } from "./types.js";
 export { GENERATE_DEFAULTS, RUNTIME_DEFAULTS } from "./defaults.js";
 export { createLocalRuntime, type ModelInfo, type Runtime, type RuntimeLoad, type RuntimeOptions } from "./runtime.js";
-export type { GrammarEngineId } from "./engine-choice.js";
 export type { DecodePass } from "./decode-passes.js";
 export type { GenerateOutput } from "./result.js";
 export { resolveToolChoice } from "./request.js";

@@ -12,8 +12,6 @@ import { resolveRequest } from "./request.js";
 import { checkFormatVocabulary } from "./format-vocab.js";
 import { BareOpenerTokens } from "./bare-opener.js";
 import { RUNTIME_DEFAULTS } from "./defaults.js";
-import { AllowedNext } from "./allowed-next.js";
-import { GrammarStates } from "./grammar-state.js";
 import { turnGrammarSource, type TurnGrammarSource } from "./grammar-source.js";
 import { GrammarCache } from "../grammar/compile.js";
 import { streamEventsOf } from "../adapters/index.js";
@@ -30,7 +28,6 @@ import { runTurn, type TurnEnv, type TurnOutcome, type TurnPhases } from "./turn
 import { KeyVocab } from "./semantic-guard.js";
 import type { GenerateEvent, GenerateRequest } from "./types.js";
 import { EngineVocab } from "../engine/engine-vocab.js";
-import type { GrammarEngineId } from "./engine-choice.js";
 import { measureRemoved, type StepMask } from "./probability-removed.js";
 import { tokenLogprobs } from "./token-logprobs.js";
 
@@ -70,11 +67,6 @@ export interface RuntimeOptions {
    * call guarantee never depends on it. Default: false (the whole common prefix is reused).
    */
   deterministic?: boolean;
-  /**
-   * The constraint engine: "qtc" (qtc's own matcher and token masks; no llama.cpp grammar state while sampling)
-   * or "llama.cpp" (llama.cpp's native grammar sampler, probed around). Default: RUNTIME_DEFAULTS.grammarEngine.
-   */
-  grammarEngine?: GrammarEngineId;
   /** Called after each finished request with where its time went (for `npm run bench:speed`). Default: none. */
   onProfile?: (profile: RequestProfile) => void;
   /**
@@ -196,15 +188,12 @@ class ModelRuntime implements Runtime {
     const { tables, trie } = readVocabulary(model);
     checkFormatVocabulary(model, this.toolFormat, tables.vocabSize);
     this.checkedFormats.add(this.toolFormat);
-    const byteTokens = tables.byteTokens;
-    const allowedNext = byteTokens && trie && new AllowedNext(trie, byteTokens);
+    // qtc's engine walks the vocabulary byte by byte: a vocabulary that is not byte-level BPE cannot be constrained.
+    if (!trie) fail("unsupported_model", `${resolved.name}: its vocabulary is not byte-level BPE (Qwen3's), which qtc's constraint engine needs; use a Qwen3 GGUF`);
     // Forced text is plain text (property names come from the client's schema): never an added token.
     const vocab = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
     const tokenize = (text: string) => tokenizeAsText(text, vocab);
-    // The qtc engine needs the byte trie (a byte-level vocabulary); without one, llama.cpp's sampler holds the grammar.
-    const useQtc = (options.grammarEngine ?? RUNTIME_DEFAULTS.grammarEngine) === "qtc" && trie !== undefined;
-    const engine = useQtc ? new EngineVocab(tables, trie, tokenize) : undefined;
-    const matchers = { states: new GrammarStates(llama, model), tables, allowedNext, tokenize, ...(engine ? { engine } : {}) };
+    const matchers = { tokenize, engine: new EngineVocab(tables, trie, tokenize) };
     // One sequence has nobody to keep in step with.
     const steps = sequences.length > 1 ? new StepGate() : undefined;
     this.env = { model, tables, matchers, biases: this.biasesFor(undefined, tables), bareTokens: new BareOpenerTokens(tables.texts), steps, keyVocab: new KeyVocab(tables.texts) };

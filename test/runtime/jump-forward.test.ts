@@ -1,4 +1,4 @@
-// Jump-forward: the prober finds exactly the text a grammar forces, forced text is fed as the tokenizer's own
+// Jump-forward: the matcher finds exactly the text a grammar forces, forced text is fed as the tokenizer's own
 // tokens, it is on by default in constrained mode and `jumpForward: false` turns it off.
 
 import type { Llama, LlamaModel, Token } from "node-llama-cpp";
@@ -7,25 +7,26 @@ import { QWEN3_TOKENS } from "../../src/formats/index.js";
 import { HARNESS_TOOLS } from "../../src/harness/index.js";
 import { createRuntime, type GenerateRequest, type Runtime } from "../../src/index.js";
 import { createLlama } from "../../src/model/index.js";
-import { acceptForced, GrammarStates } from "../../src/runtime/grammar-state.js";
-import { grammarSpecialTokens, planTokens } from "../../src/engine/jump-forward.js";
-import { ContinuationProber } from "../../src/runtime/jump-forward.js";
-import type { TokenTables } from "../../src/engine/token-tables.js";
-import { computeTokenTables } from "../../src/model/vocabulary.js";
+import { EngineVocab } from "../../src/engine/engine-vocab.js";
+import { QtcMatcher } from "../../src/engine/qtc-matcher.js";
+import { planTokens } from "../../src/engine/jump-forward.js";
+import { tokenizeAsText } from "../../src/runtime/prompt-tokens.js";
+import { computeTokenTables, readTokenBytes } from "../../src/model/vocabulary.js";
+import { VocabTrie } from "../../src/engine/vocab-trie.js";
 import { tinyModelPath } from "../helpers/models.js";
 
 let llama: Llama;
 let vocab: LlamaModel;
-let tables: TokenTables;
-let grammars: GrammarStates;
+let engine: EngineVocab;
 let rt: Runtime;
 
 beforeAll(async () => {
   const path = await tinyModelPath();
   llama = await createLlama({ gpu: "cpu" });
   vocab = await llama.loadModel({ modelPath: path, vocabOnly: true });
-  tables = computeTokenTables(vocab);
-  grammars = new GrammarStates(llama, vocab);
+  const tables = computeTokenTables(vocab);
+  const added = { tokenize: (text: string, special: boolean) => vocab.tokenize(text, special), added: tables.addedTokens };
+  engine = new EngineVocab(tables, new VocabTrie(readTokenBytes(vocab, tables.vocabSize), tables.partialUtf8Tokens), (text) => tokenizeAsText(text, added));
   rt = await createRuntime({ model: path, threads: 1, contextSize: 1024, sequences: 1 });
 });
 afterAll(async () => {
@@ -36,35 +37,29 @@ afterAll(async () => {
 
 const tokenize = (text: string) => vocab.tokenize(text, false) as number[];
 
-async function runOf(gbnf: string, before: string[] = []) {
-  const state = await grammars.stateFor(gbnf);
-  const prober = new ContinuationProber(tables, grammarSpecialTokens(gbnf));
-  for (const text of before) for (const t of vocab.tokenize(text, true)) expect(acceptForced(state, t)).toBe(true);
-  return prober.forcedRun(state, 1000);
+/** The forced continuation of a hand-written grammar after `before`, as the matcher plans it (not accepted). */
+function runOf(gbnf: string, before: string[] = []) {
+  const specialTokens = [...new Set([...gbnf.matchAll(/<\[(\d+)\]>/g)].map((m) => Number(m[1])))];
+  const m = QtcMatcher.create({ gbnf, specialTokens, closeToken: QWEN3_TOKENS.toolCallClose.token, valueClosers: [] }, engine);
+  for (const text of before) for (const t of vocab.tokenize(text, true)) expect(m.accept(t)).toBe(true);
+  return m.forcedContinuation(1000);
 }
 
-describe("the prober", () => {
-  test("a literal grammar is forced to its end, special tokens included", async () => {
-    const run = await runOf(`root ::= <[${QWEN3_TOKENS.toolCallOpen.token}]> "\\n{\\"a\\": 1}" <[${QWEN3_TOKENS.toolCallClose.token}]>`);
-    expect(run).toEqual({
-      pieces: [
-        { kind: "special", token: QWEN3_TOKENS.toolCallOpen.token },
-        { kind: "text", text: '\n{"a": 1}' },
-        { kind: "special", token: QWEN3_TOKENS.toolCallClose.token },
-      ],
-      ends: true,
-    });
+describe("the forced continuation", () => {
+  test("a literal grammar is forced to its end, special tokens included, text as the tokenizer's own tokens", () => {
+    const run = runOf(`root ::= <[${QWEN3_TOKENS.toolCallOpen.token}]> "\\n{\\"a\\": 1}" <[${QWEN3_TOKENS.toolCallClose.token}]>`);
+    expect(run).toEqual({ tokens: [QWEN3_TOKENS.toolCallOpen.token, ...tokenize('\n{"a": 1}'), QWEN3_TOKENS.toolCallClose.token], ends: true });
   });
 
-  test("stops where the grammar allows two continuations, and where they share a prefix keeps the prefix", async () => {
-    expect(await runOf(`root ::= "ab" ("cd" | "ce")`)).toEqual({ pieces: [{ kind: "text", text: "abc" }], ends: false });
-    expect(await runOf(`root ::= "ab" [a-z]* "!"`)).toEqual({ pieces: [{ kind: "text", text: "ab" }], ends: false });
+  test("stops where the grammar allows two continuations, and where they share a prefix keeps the prefix", () => {
+    expect(runOf(`root ::= "ab" ("cd" | "ce")`)).toEqual({ tokens: tokenize("abc"), ends: false });
+    expect(runOf(`root ::= "ab" [a-z]* "!"`)).toEqual({ tokens: tokenize("ab"), ends: false });
     // Once a tool name's prefix is unique, the rest of it is forced.
-    expect(await runOf(`root ::= ("read_file" | "run_tests") "("`, ["re"])).toEqual({ pieces: [{ kind: "text", text: "ad_file(" }], ends: true });
+    expect(runOf(`root ::= ("read_file" | "run_tests") "("`, ["re"])).toEqual({ tokens: tokenize("ad_file("), ends: true });
   });
 
-  test("a grammar that may end or go on is not forced", async () => {
-    expect(await runOf(`root ::= "a" "b"?`, ["a"])).toEqual({ pieces: [], ends: false });
+  test("a grammar that may end or go on is not forced", () => {
+    expect(runOf(`root ::= "a" "b"?`, ["a"])).toEqual({ tokens: [], ends: false });
   });
 
   test("planTokens: the tokenizer's own tokens for each text piece, special tokens as they are", () => {

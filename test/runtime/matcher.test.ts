@@ -1,9 +1,10 @@
-// The grammar matcher and the budget guard. The matcher is built from a compiled harness grammar (its special
-// tokens come with it); the guard is tested on its own with a scripted closing cost, then inside a real turn
-// driven by a fake sequence (the vocabulary of the tiny model, no weights: the "sampler" is a script that picks
-// what the grammar allows), at every budget where the turn is guarded, so that it acts at the last tokens.
+// The grammar matcher (qtc's engine, as the runtime makes it) and the budget guard. The matcher is built from a
+// compiled harness grammar (its special tokens come with it); the guard is tested on its own with a scripted
+// closing cost, then inside a real turn driven by a fake sequence (the vocabulary of the tiny model, no weights:
+// the "sampler" is a script that picks what the grammar allows), at every budget where the turn is guarded, so
+// that it acts at the last tokens.
 
-import type { Llama, LlamaGrammarEvaluationState, LlamaModel, Token, TokenBias } from "node-llama-cpp";
+import type { Llama, LlamaModel, Token, TokenBias } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { hermes, QWEN3_TOKENS } from "../../src/formats/index.js";
 import { GrammarCache } from "../../src/grammar/compile.js";
@@ -13,12 +14,12 @@ import type { CompiledGrammar } from "../../src/grammar/types.js";
 import { HARNESS_TOOLS } from "../../src/harness/index.js";
 import { createLlama } from "../../src/model/index.js";
 import { parse } from "../../src/parse/index.js";
-import { AllowedNext } from "../../src/runtime/allowed-next.js";
 import { BudgetGuard, GUARD_LOOKAHEAD, GUARD_MARGIN, type Closable } from "../../src/runtime/budget-guard.js";
-import { canBeNext, GrammarStates, acceptForced } from "../../src/runtime/grammar-state.js";
+import { createMatcher } from "../../src/runtime/engine-choice.js";
+import { EngineVocab } from "../../src/engine/engine-vocab.js";
+import { QtcMatcher } from "../../src/engine/qtc-matcher.js";
 import { turnGrammarSource } from "../../src/runtime/grammar-source.js";
-import { grammarSpecialTokens } from "../../src/engine/jump-forward.js";
-import { GrammarMatcher, type MatcherEnv } from "../../src/runtime/matcher.js";
+import type { MatcherEnv, MatcherGrammar } from "../../src/runtime/matcher.js";
 import { tokenizeAsText } from "../../src/runtime/prompt-tokens.js";
 import type { TokenTables } from "../../src/engine/token-tables.js";
 import { computeTokenTables, readTokenBytes } from "../../src/model/vocabulary.js";
@@ -38,12 +39,8 @@ beforeAll(async () => {
   vocab = await llama.loadModel({ modelPath: await tinyModelPath(), vocabOnly: true });
   tables = computeTokenTables(vocab);
   const added = { tokenize: (text: string, special: boolean) => vocab.tokenize(text, special), added: tables.addedTokens };
-  env = {
-    states: new GrammarStates(llama, vocab),
-    tables,
-    allowedNext: new AllowedNext(new VocabTrie(readTokenBytes(vocab, tables.vocabSize), tables.partialUtf8Tokens), tables.byteTokens!),
-    tokenize: (text) => tokenizeAsText(text, added),
-  };
+  const tokenize = (text: string) => tokenizeAsText(text, added);
+  env = { tokenize, engine: new EngineVocab(tables, new VocabTrie(readTokenBytes(vocab, tables.vocabSize), tables.partialUtf8Tokens), tokenize) };
 });
 afterAll(async () => {
   await vocab?.dispose();
@@ -51,6 +48,11 @@ afterAll(async () => {
 });
 
 const text = (tokens: readonly number[]) => vocab.detokenize(tokens as Token[], true);
+
+/** Special token ids a GBNF text names as `<[id]>`. */
+function grammarSpecialTokens(gbnf: string): number[] {
+  return [...new Set([...gbnf.matchAll(/<\[(\d+)\]>/g)].map((m) => Number(m[1])))];
+}
 
 function compiled(extra: Parameters<typeof compileToolGrammar>[1] = {}): CompiledGrammar {
   const r = compileToolGrammar(tools, { format: "hermes", toolChoice: "required", maxTokens: 256, parallel: false, ...extra });
@@ -71,9 +73,9 @@ describe("the compiled grammar carries what a matcher needs", () => {
   });
 });
 
-describe("GrammarMatcher", () => {
+describe("the runtime's matcher", () => {
   test("forced continuation, accept, the allowed set, free text, fork and the cost to close", async () => {
-    const m = await GrammarMatcher.create(compiled({ toolChoice: { name: "read_file" } }), env);
+    const m = await createMatcher(compiled({ toolChoice: { name: "read_file" } }), env);
     // The whole envelope up to the path's first character is forced, as the tokenizer's own tokens.
     const envelope = m.forcedContinuation(1000);
     expect(envelope.ends).toBe(false);
@@ -107,7 +109,7 @@ describe("GrammarMatcher", () => {
   });
 
   test("the closing of a call from inside an escape is a valid call", async () => {
-    const m = await GrammarMatcher.create(compiled({ toolChoice: { name: "grep" } }), env);
+    const m = await createMatcher(compiled({ toolChoice: { name: "grep" } }), env);
     m.acceptAll(m.forcedContinuation(1000).tokens);
     const typed = vocab.tokenize("TO\\", false) as number[];
     expect(m.acceptAll(typed)).toEqual(typed);
@@ -117,6 +119,41 @@ describe("GrammarMatcher", () => {
     expect(r.errors).toEqual([]);
     expect(r.calls.map((c) => c.name)).toEqual(["grep"]);
     expect(closing[closing.length - 1]).toBe(QWEN3_TOKENS.toolCallClose.token);
+  });
+});
+
+describe("the allowed set along a whole harness call", () => {
+  /** Every token of the vocabulary (but partial UTF-8) the matcher takes next, asked one by one. */
+  const bruteForce = (m: QtcMatcher) => {
+    const partial = new Set(tables.partialUtf8Tokens);
+    const out: number[] = [];
+    for (let t = 0; t < tables.vocabSize; t++) if (!partial.has(t) && m.canBeNext(t)) out.push(t);
+    return out;
+  };
+  const sorted = (xs: readonly number[]) => [...xs].sort((a, b) => a - b);
+
+  test("in both formats, every set it gives is exactly what the grammar takes; before the close tag, only the tag", async () => {
+    const calls = {
+      hermes: `<tool_call>\n{"name": "grep", "arguments": {"pattern": "TODO", "path": "src"}}\n</tool_call>`,
+      qwen3coder: `<tool_call>\n<function=grep>\n<parameter=pattern>\nTODO\n</parameter>\n<parameter=path>\nsrc\n</parameter>\n</function>\n</tool_call>`,
+    } as const;
+    let exact = 0;
+    for (const format of ["hermes", "qwen3coder"] as const) {
+      const g = compiled({ format });
+      const tokens = vocab.tokenize(calls[format], true) as number[];
+      for (let i = 0; i <= tokens.length; i += 3) {
+        const m = await createMatcher(g, env);
+        expect(m.acceptAll(tokens.slice(0, i))).toHaveLength(i);
+        const next = m.nextTokens();
+        if (next.kind !== "set") continue; // free text or too wide: the turn samples with its text bias there
+        expect(sorted(next.tokens), `${format} after ${i} tokens`).toEqual(bruteForce(m));
+        exact++;
+      }
+      const beforeClose = await createMatcher(g, env);
+      beforeClose.acceptAll(tokens.slice(0, -1));
+      expect(beforeClose.nextTokens()).toEqual({ kind: "set", tokens: [QWEN3_TOKENS.toolCallClose.token] });
+    }
+    expect(exact).toBeGreaterThanOrEqual(8);
   });
 });
 
@@ -197,23 +234,34 @@ describe("BudgetGuard", () => {
   });
 });
 
-/** A sequence without weights: it records what it is fed and "samples" what `pick` chooses, as llama.cpp would. */
-function fakeSequence(pick: (state: LlamaGrammarEvaluationState | undefined) => number) {
+/** What a scripted sampler may pick: whether the grammar takes `token` after everything the turn fed so far. */
+type Allowed = (token: number) => boolean;
+
+/**
+ * A sequence without weights: it records what it is fed and "samples" what `pick` chooses among the tokens the
+ * grammar allows, read from a matcher of its own that follows every token the turn feeds (and checks each).
+ */
+function fakeSequence(promptLength: number, grammar: MatcherGrammar | undefined, pick: (allowed: Allowed) => number) {
   const fed: number[] = [];
+  let mirror: QtcMatcher | undefined;
+  let synced = 0;
+  const allowed: Allowed = (token) => {
+    if (!grammar) return true;
+    mirror ??= QtcMatcher.create(grammar, env.engine);
+    const completion = fed.slice(promptLength);
+    for (; synced < completion.length; synced++) expect(mirror.accept(completion[synced]!), `fed token ${synced}`).toBe(true);
+    return mirror.canBeNext(token);
+  };
   const sequence = {
     async evaluateWithoutGeneratingNewTokens(tokens: Token[]) {
       fed.push(...tokens);
     },
-    evaluate(tokens: Token[], options: { grammarEvaluationState?: () => LlamaGrammarEvaluationState | undefined }) {
+    evaluate(tokens: Token[]) {
       return (async function* () {
         let input: number | number[] = tokens;
         for (;;) {
           fed.push(...(Array.isArray(input) ? input : [input]));
-          const state = options.grammarEvaluationState?.();
-          const token = pick(state);
-          // llama.cpp's sampler accepts the token it samples into the grammar state.
-          if (state && !vocab.isEogToken(token as Token)) expect(acceptForced(state, token)).toBe(true);
-          input = (yield token as Token) as unknown as number | number[];
+          input = (yield pick(allowed) as Token) as unknown as number | number[];
         }
       })();
     },
@@ -221,13 +269,10 @@ function fakeSequence(pick: (state: LlamaGrammarEvaluationState | undefined) => 
   return { sequence: sequence as never, fed };
 }
 
-/**
- * The first of `preferred` the grammar allows, else the first allowed printable byte, tag or end: like llama.cpp,
- * which samples again over the whole vocabulary when the grammar rejects its first pick.
- */
-const firstAllowed = (preferred: readonly number[]) => (state: LlamaGrammarEvaluationState | undefined) => {
+/** The first of `preferred` the grammar allows, else the first allowed printable byte, tag or end. */
+const firstAllowed = (preferred: readonly number[]) => (allowed: Allowed) => {
   const fallback = [...Array.from({ length: 95 }, (_, i) => tables.byteTokens![0x20 + i]!), QWEN3_TOKENS.toolCallClose.token, tables.eog];
-  const token = [...preferred, ...fallback].find((t) => state === undefined || canBeNext(state, t));
+  const token = [...preferred, ...fallback].find(allowed);
   if (token === undefined) throw new Error("the grammar allows none of the candidates");
   return token;
 };
@@ -236,14 +281,14 @@ const firstAllowed = (preferred: readonly number[]) => (state: LlamaGrammarEvalu
 function randomAllowed(seed: number) {
   let s = seed;
   const candidates = [...Array.from({ length: 95 }, (_, i) => tables.byteTokens![0x20 + i]!), QWEN3_TOKENS.toolCallClose.token];
-  return (state: LlamaGrammarEvaluationState | undefined) => {
-    const allowed = candidates.filter((t) => state === undefined || canBeNext(state, t));
+  return (allowed: Allowed) => {
+    const ok = candidates.filter(allowed);
     s = (s * 1103515245 + 12345) % 2 ** 31;
-    return allowed.length ? allowed[s % allowed.length]! : tables.eog;
+    return ok.length ? ok[s % ok.length]! : tables.eog;
   };
 }
 
-async function fakeTurn(maxTokens: number, pick: (state: LlamaGrammarEvaluationState | undefined) => number) {
+async function fakeTurn(maxTokens: number, pick: (allowed: Allowed) => number) {
   const dummy = {} as TokenBias;
   const turnEnv: TurnEnv = {
     model: vocab,
@@ -274,7 +319,8 @@ async function fakeTurn(maxTokens: number, pick: (state: LlamaGrammarEvaluationS
     jsonAnswer: false,
     startedAt: performance.now(),
   };
-  const { sequence, fed } = fakeSequence(pick);
+  const chosen = grammar("start", maxTokens);
+  const { sequence, fed } = fakeSequence(promptTokens.length, chosen?.compiled, pick);
   const turn = runTurn(sequence, turnEnv, plan);
   let raw = "";
   let outcome: TurnOutcome;
@@ -286,7 +332,6 @@ async function fakeTurn(maxTokens: number, pick: (state: LlamaGrammarEvaluationS
     }
     raw += step.value;
   }
-  const chosen = grammar("start", maxTokens);
   return { outcome, raw, completion: fed.slice(promptTokens.length), guarded: chosen?.guarded, compiled: chosen?.compiled };
 }
 

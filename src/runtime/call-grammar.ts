@@ -1,0 +1,119 @@
+// Owns: the grammar of a turn once it has taken over, and what consults it between samples: its matcher, the key
+// guard (no key completed twice in a JSON call) and how the call closes under it, the budget guard with its
+// look-ahead (candidates after which the call could not close in time), jump-forward, and the sampler bias each
+// position gets (free text, exactly the allowed set, or the plain in-call bias).
+
+import type { TokenBias } from "node-llama-cpp";
+import { fail } from "../errors.js";
+import type { GrammarPhase } from "../grammar/index.js";
+import { BudgetGuard, type Closable } from "./budget-guard.js";
+import { DistinctClosing } from "./distinct-closing.js";
+import { createMatcher } from "./engine-choice.js";
+import type { TurnGrammar } from "./grammar-source.js";
+import type { TurnMatcher } from "./matcher.js";
+import { KeyGuard } from "./semantic-guard.js";
+import type { TurnEnv, TurnPlan } from "./turn-plan.js";
+
+/** Forced tokens counted past the budget left, for the figure of a refusal (see refuseForcedOverBudget). */
+const FORCED_FIGURE_SLACK = 4096;
+
+export class CallGrammar {
+  /** How the current call closes: the matcher's closing, or under the key guard one with distinct keys. */
+  readonly closer: Closable;
+  readonly guard: BudgetGuard | undefined;
+  /** Keys seen per open object of a JSON call: a key cannot be completed twice. */
+  readonly keys: KeyGuard | undefined;
+
+  private constructor(
+    readonly grammar: TurnGrammar,
+    readonly matcher: TurnMatcher,
+    private readonly env: TurnEnv,
+    private readonly plan: TurnPlan,
+    /** Told the grammar time the guards' look-aheads spend on forks (which the matcher does not count). */
+    private readonly spent: (ms: number) => void,
+  ) {
+    this.keys = plan.format.stringText === "json" && env.keyVocab ? new KeyGuard(env.keyVocab) : undefined;
+    // Under the key guard the closing writes distinct keys (a minimum member count is part of the closing).
+    this.closer = this.keys && env.keyVocab ? new DistinctClosing(matcher, this.keys, env.keyVocab) : matcher;
+    this.guard = grammar.guarded ? new BudgetGuard(this.closer) : undefined;
+  }
+
+  /** The grammar for `phase` with `remaining` tokens left and its matcher; undefined when not even one call fits. */
+  static async open(env: TurnEnv, plan: TurnPlan, phase: GrammarPhase, remaining: number, spent: (ms: number) => void): Promise<CallGrammar | undefined> {
+    const t0 = performance.now();
+    const grammar = plan.grammar?.(phase, remaining);
+    if (!grammar) return undefined;
+    spent(performance.now() - t0);
+    return new CallGrammar(grammar, await createMatcher(grammar.compiled, env.matchers), env, plan, spent);
+  }
+
+  /** A guarded grammar admits calls longer than the budget: whether one opened now can close in time. */
+  fits(remaining: number): boolean {
+    return !this.guard || this.guard.fits(remaining);
+  }
+
+  /**
+   * A turn that can only answer, before its answer's first token: when the text the constraint forces from here
+   * (the choices' shared prefix, a schema's fixed start) takes more tokens than the budget left, no answer can
+   * fit; refused as `budget_too_small` with both figures rather than cut at the limit (a bound up front cannot
+   * count the tokens of a long run of letters; the forced tokens are counted here exactly).
+   */
+  refuseForcedOverBudget(remaining: number): void {
+    const callable = this.plan.toolChoice !== "none" && this.grammar.compiled.tools.length > 0;
+    if (!this.plan.jsonAnswer || callable || !this.plan.jumpForward) return;
+    const forced = this.matcher.forcedContinuation(remaining + FORCED_FIGURE_SLACK).tokens.length;
+    if (forced <= remaining) return;
+    const { maxTokens } = this.plan;
+    const figure = forced > remaining + FORCED_FIGURE_SLACK - 1 ? `over ${remaining + FORCED_FIGURE_SLACK - 1}` : `${forced}`;
+    fail("budget_too_small", `maxTokens ${maxTokens} is too small for the answer: the text the constraint forces at its start takes ${figure} tokens and ${remaining} are left; raise maxTokens to ${maxTokens - remaining + forced} or more`);
+  }
+
+  /** The forced continuation, accepted into `matcher` (none when jump-forward is off). */
+  jumpForward(remaining: number, matcher: TurnMatcher = this.matcher): { forced: number[]; ends: boolean } {
+    if (!this.plan.jumpForward) return { forced: [], ends: false };
+    const next = matcher.forcedContinuation(remaining);
+    const forced = matcher.acceptAll(next.tokens);
+    return { forced, ends: next.ends && forced.length === next.tokens.length };
+  }
+
+  /**
+   * Inside a call: the free-text bias where the grammar allows ordinary letters next; elsewhere the sampler is
+   * narrowed to exactly the tokens the grammar allows (so no sample is refused), or the call bias when finding
+   * them would cost more than a refusal.
+   */
+  biasFor(remaining: number): TokenBias {
+    const { matcher } = this;
+    const next = matcher.nextTokens();
+    const { biases } = this.env;
+    // The guards' look-aheads work on forks of the matcher, whose time the matcher does not count: counted here.
+    const t0 = performance.now();
+    const ms0 = matcher.ms;
+    const keyBanned = this.keys?.banned(matcher, next.kind === "set" ? next.tokens : undefined) ?? [];
+    const banned = next.kind === "set" ? [...keyBanned, ...this.unaffordable(remaining, next.tokens.filter((t) => !keyBanned.includes(t)))] : keyBanned;
+    this.spent(performance.now() - t0 - (matcher.ms - ms0));
+    if (banned.length > 0) {
+      const kept = next.kind === "set" ? next.tokens.filter((t) => !banned.includes(t)) : [];
+      // Nothing left (a key space the look-ahead could not see through): the parser still refuses a repeat.
+      if (kept.length > 0) return biases.narrowTo(kept, banned);
+      if (next.kind !== "set") return biases.jsonTextBanning(banned);
+    }
+    if (next.kind === "text") return this.plan.format.stringText === "json" ? biases.inJsonText : biases.inRawText;
+    return next.kind === "set" ? biases.narrowTo(next.tokens) : biases.inCall;
+  }
+
+  /**
+   * Near the budget's end, the candidates after which the call could not close inside the budget any more: a
+   * sampled token and the text the grammar then forces can lengthen the closing by more than GUARD_MARGIN (the
+   * first token of a tool's name forces the rest of it, and its required arguments join the closing).
+   */
+  private unaffordable(remaining: number, candidates: readonly number[]): number[] {
+    if (!this.guard?.near(remaining)) return [];
+    return this.guard.unaffordable(candidates, remaining, (token) => {
+      const fork = this.matcher.fork();
+      if (!fork.accept(token)) return undefined;
+      const forced = this.jumpForward(remaining, fork).forced.length;
+      const closing = fork.closing();
+      return closing && 1 + forced + closing.length;
+    });
+  }
+}
