@@ -1,7 +1,10 @@
 // Owns: reading GBNF text (llama.cpp's dialect, as qtc's compiler writes it) into a flat program the qtc
 // constraint engine steps through: rules as alternatives of elements (a character class, a special token, a rule
 // reference, the end of an alternative), groups and repetitions turned into rules of their own, as llama.cpp's
-// own parser does. Bounded: a grammar over PROGRAM_LIMITS fails with a message instead of eating memory.
+// own parser does. Bounded: a grammar over PROGRAM_LIMITS fails with a message instead of eating memory. The
+// text is read by gbnf-reader.ts, the one GBNF reader; this file builds the program from what it reads.
+
+import { GbnfError, type GbnfSink, readGbnf } from "./gbnf-reader.js";
 
 /** Element kinds in `Program.code` (each element is two ints: kind, argument). */
 export const EL = { end: 0, cls: 1, token: 2, ref: 3 } as const;
@@ -21,7 +24,7 @@ export interface Program {
   readonly tokens: readonly number[];
 }
 
-export class GbnfError extends Error {}
+export { GbnfError };
 
 /** An element before flattening, packed: argument × 4 + kind (EL). */
 type Item = number;
@@ -30,11 +33,13 @@ const item = (kind: number, arg: number): Item => arg * 4 + kind;
 
 /** Parse and flatten `gbnf`. Throws GbnfError on a syntax error, an undefined rule or a limit. */
 export function compileGbnf(gbnf: string): Program {
-  return new Reader(gbnf).program();
+  const sink = new ProgramSink();
+  readGbnf(gbnf, sink, { maxRepeat: PROGRAM_LIMITS.maxRepeat });
+  return sink.program();
 }
 
-class Reader {
-  private i = 0;
+/** Builds the flat program from what the reader reads. */
+class ProgramSink implements GbnfSink<Item> {
   private readonly names = new Map<string, number>();
   private readonly defined: (Seq[] | undefined)[] = [];
   private readonly classes: { ranges: Int32Array; negated: boolean }[] = [];
@@ -46,25 +51,41 @@ class Reader {
   private readonly stars = new Map<string, number>();
   private readonly optionals = new Map<string, number[]>();
 
-  constructor(private readonly src: string) {}
-
   program(): Program {
-    this.space(true);
-    while (this.i < this.src.length) {
-      const name = this.name();
-      this.space(false);
-      if (!this.src.startsWith("::=", this.i)) this.fail("expected ::=");
-      this.i += 3;
-      this.space(true);
-      const id = this.ruleId(name);
-      if (this.defined[id]) this.fail(`rule ${name} defined twice`);
-      this.defined[id] = this.alternates(false);
-      this.space(true);
-    }
     const root = this.names.get("root");
     if (root === undefined) throw new GbnfError("the grammar has no root rule");
     for (const [name, id] of this.names) if (!this.defined[id]) throw new GbnfError(`rule ${name} is used but not defined`);
     return this.flatten(root);
+  }
+
+  rule(name: string, alts: Seq[]): void {
+    this.defined[this.ruleId(name)] = alts;
+  }
+
+  literal(seq: Seq, cps: readonly number[], n: number): void {
+    for (let k = 0; k < n; k++) seq.push(item(EL.cls, this.single(cps[k]!)));
+  }
+
+  charClass(ranges: number[], negated: boolean): Item {
+    return item(EL.cls, this.classOf(ranges, negated));
+  }
+
+  token(id: number): Item {
+    this.tokenIds.add(id);
+    return item(EL.token, id);
+  }
+
+  ref(name: string): Item {
+    return item(EL.ref, this.ruleId(name));
+  }
+
+  /** `min` copies and up to `max - min` optional ones. */
+  repeat(items: Seq, min: number, max: number): Seq {
+    const out: Seq = [];
+    for (let k = 0; k < min; k++) out.push(...items);
+    if (max === Infinity) out.push(item(EL.ref, this.star(items)));
+    else if (max > min) out.push(item(EL.ref, this.upTo(items, max - min)));
+    return out;
   }
 
   private flatten(root: number): Program {
@@ -96,11 +117,6 @@ class Reader {
     return { code, alts, classes: this.classes, root, tokens: [...this.tokenIds] };
   }
 
-  private fail(what: string): never {
-    const line = this.src.slice(0, this.i).split("\n").length;
-    throw new GbnfError(`GBNF line ${line}: ${what}`);
-  }
-
   private ruleId(name: string): number {
     let id = this.names.get(name);
     if (id === undefined) {
@@ -111,28 +127,9 @@ class Reader {
   }
 
   private newRule(body?: Seq[]): number {
-    if (this.defined.length >= PROGRAM_LIMITS.maxRules) this.fail(`over ${PROGRAM_LIMITS.maxRules} rules`);
+    if (this.defined.length >= PROGRAM_LIMITS.maxRules) throw new GbnfError(`the grammar has over ${PROGRAM_LIMITS.maxRules} rules`);
     this.defined.push(body);
     return this.defined.length - 1;
-  }
-
-  /** Spaces and comments; newlines too when `newlines`. */
-  private space(newlines: boolean): void {
-    const s = this.src;
-    while (this.i < s.length) {
-      const c = s[this.i]!;
-      if (c === "#") {
-        while (this.i < s.length && s[this.i] !== "\n") this.i++;
-      } else if (c === " " || c === "\t" || c === "\r" || (newlines && c === "\n")) this.i++;
-      else break;
-    }
-  }
-
-  private name(): string {
-    const start = this.i;
-    while (this.i < this.src.length && isNameChar(this.src.charCodeAt(this.i))) this.i++;
-    if (this.i === start) this.fail("expected a rule name");
-    return this.src.slice(start, this.i);
   }
 
   /** The class of one code point (literals are made of these). */
@@ -146,112 +143,15 @@ class Reader {
   }
 
   /**
-   * A rule's alternatives, to the end of its line (groups may span lines). Open groups are kept on an explicit
-   * stack, so nesting costs array entries, not call-stack frames (8,000 parentheses overflowed the recursive reader).
-   */
-  private alternates(nested: boolean): Seq[] {
-    const open: { alts: Seq[]; seq: Seq; lastStart: number }[] = [{ alts: [], seq: [], lastStart: 0 }];
-    const s = this.src;
-    for (;;) {
-      const top = open[open.length - 1]!;
-      const inGroup = nested || open.length > 1;
-      this.space(inGroup);
-      const c = s[this.i];
-      if (c === "|") {
-        top.alts.push(top.seq);
-        top.seq = [];
-        top.lastStart = 0;
-        this.i++;
-        this.space(true);
-        continue;
-      }
-      if (c === "(") {
-        this.i++;
-        this.space(true);
-        open.push({ alts: [], seq: [], lastStart: 0 });
-        continue;
-      }
-      if (c === ")" && open.length > 1) {
-        this.i++;
-        open.pop();
-        const parent = open[open.length - 1]!;
-        parent.lastStart = parent.seq.length;
-        parent.seq.push(item(EL.ref, this.group([...top.alts, top.seq])));
-        continue;
-      }
-      if (c === undefined || c === ")" || c === "\n") {
-        if (open.length > 1) this.fail("expected )");
-        return [...top.alts, top.seq];
-      }
-      top.lastStart = this.element(top.seq, top.lastStart);
-    }
-  }
-
-  /** Read one element (or a repetition of the last one) into `seq`; returns where the last element starts. */
-  private element(seq: Seq, lastStart: number): number {
-    const s = this.src;
-    const c = s[this.i]!;
-    if (c === '"') {
-      lastStart = seq.length;
-      this.i++;
-      while (s[this.i] !== '"') {
-        if (this.i >= s.length) this.fail("unterminated literal");
-        const cp = this.char();
-        seq.push(item(EL.cls, this.single(cp)));
-      }
-      this.i++;
-    } else if (c === "[") {
-      lastStart = seq.length;
-      seq.push(item(EL.cls, this.charClass()));
-    } else if (c === ".") {
-      lastStart = seq.length;
-      this.i++;
-      seq.push(item(EL.cls, this.classOf([], true)));
-    } else if (c === "<" && s[this.i + 1] === "[") {
-      const m = /^<\[(\d+)\]>/.exec(s.slice(this.i, this.i + 24));
-      if (!m) this.fail("bad token reference");
-      this.i += m[0].length;
-      lastStart = seq.length;
-      const id = Number(m[1]);
-      this.tokenIds.add(id);
-      seq.push(item(EL.token, id));
-    } else if (isNameChar(s.charCodeAt(this.i))) {
-      lastStart = seq.length;
-      seq.push(item(EL.ref, this.ruleId(this.name())));
-    } else if (c === "*" || c === "+" || c === "?") {
-      this.i++;
-      this.repeat(seq, lastStart, c === "+" ? 1 : 0, c === "?" ? 1 : Infinity);
-    } else if (c === "{") {
-      const m = /^\{\s*(\d+)\s*(,\s*(\d*)\s*)?\}/.exec(s.slice(this.i, this.i + 48));
-      if (!m) this.fail("bad repetition");
-      this.i += m[0].length;
-      const min = Number(m[1]);
-      const max = m[2] === undefined ? min : m[3] === "" ? Infinity : Number(m[3]);
-      if (max < min || min > PROGRAM_LIMITS.maxRepeat || (max !== Infinity && max > PROGRAM_LIMITS.maxRepeat)) this.fail("repetition out of range");
-      this.repeat(seq, lastStart, min, max);
-    } else this.fail(`unexpected ${JSON.stringify(c)}`);
-    return lastStart;
-  }
-
-  /** Replace seq[from..] (the last item) with `min` copies and up to `max - min` optional ones. */
-  private repeat(seq: Seq, from: number, min: number, max: number): void {
-    if (from >= seq.length) this.fail("repetition of nothing");
-    const items = seq.splice(from);
-    for (let k = 0; k < min; k++) seq.push(...items);
-    if (max === Infinity) seq.push(item(EL.ref, this.star(items)));
-    else if (max > min) seq.push(item(EL.ref, this.upTo(items, max - min)));
-  }
-
-  /**
    * The rule for a group's body, one per distinct body: schema grammars repeat the same group (a string's
    * character, a separator) thousands of times, and one rule each made MaskBench's largest grammars outgrow
    * PROGRAM_LIMITS.maxRules.
    */
-  private group(body: Seq[]): number {
+  group(body: Seq[]): Item {
     const key = body.map((alt) => alt.join(",")).join("|");
     let id = this.groups.get(key);
     if (id === undefined) this.groups.set(key, (id = this.newRule(body)));
-    return id;
+    return item(EL.ref, id);
   }
 
   /** star ::= items star | "" (one per distinct items). */
@@ -278,46 +178,6 @@ class Reader {
     return chain[n - 1]!;
   }
 
-  /** One character of a literal or class (escapes as llama.cpp reads them). */
-  private char(): number {
-    const s = this.src;
-    if (s[this.i] !== "\\") {
-      const cp = s.codePointAt(this.i)!;
-      this.i += cp > 0xffff ? 2 : 1;
-      return cp;
-    }
-    const e = s[this.i + 1];
-    const simple: Record<string, number> = { n: 10, r: 13, t: 9, "\\": 92, '"': 34, "[": 91, "]": 93, "-": 45 };
-    if (e !== undefined && e in simple) {
-      this.i += 2;
-      return simple[e]!;
-    }
-    const width = e === "x" ? 2 : e === "u" ? 4 : e === "U" ? 8 : 0;
-    const hex = s.slice(this.i + 2, this.i + 2 + width);
-    if (width === 0 || hex.length !== width || !/^[0-9a-fA-F]+$/.test(hex)) this.fail("bad escape");
-    this.i += 2 + width;
-    return parseInt(hex, 16);
-  }
-
-  private charClass(): number {
-    this.i++; // [
-    const negated = this.src[this.i] === "^";
-    if (negated) this.i++;
-    const ranges: number[] = [];
-    while (this.src[this.i] !== "]") {
-      if (this.i >= this.src.length) this.fail("unterminated class");
-      const lo = this.char();
-      let hi = lo;
-      if (this.src[this.i] === "-" && this.src[this.i + 1] !== "]") {
-        this.i++;
-        hi = this.char();
-      }
-      ranges.push(lo, hi);
-    }
-    this.i++;
-    return this.classOf(ranges, negated);
-  }
-
   /** The id of a class, merged ranges, shared between equal classes. */
   private classOf(raw: number[], negated: boolean): number {
     const pairs: [number, number][] = [];
@@ -338,11 +198,6 @@ class Reader {
     }
     return id;
   }
-}
-
-/** [a-zA-Z0-9_-] */
-function isNameChar(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45;
 }
 
 /** Whether class `cls` of `program` matches code point `cp`. */

@@ -8,7 +8,7 @@ import type { JsonSchema } from "../tools/types.js";
 import { group, literal, type RuleSet } from "./gbnf.js";
 import { emitPattern, patternCaps, type PreparedPattern, preparePattern } from "./regex-gbnf.js";
 import { boundedPattern } from "./schema-bounds.js";
-import { grammarLiterals, parseUserGrammar, printUserGrammar, USER_GRAMMAR_LIMITS, type UserGrammar, userGrammarGbnf } from "./user-gbnf.js";
+import { grammarLiterals, printUserGrammar, USER_GRAMMAR_LIMITS, type UserGrammar, userGrammarGbnf } from "./user-grammar.js";
 
 /**
  * What the text answer must be, when the turn answers rather than calls. `regex`: ECMAScript syntax (the `u`
@@ -51,10 +51,16 @@ export function constraintKind(c: unknown): Result<ConstraintKind> {
 }
 
 /**
- * Check a regex, choice or grammar constraint and its bounds. No answer may spell a tag (the parser would read a
- * call there), so a literal holding `<` is refused, and classes never admit it.
+ * How a caller's GBNF is read and vetted: by the engine's one GBNF reader (`parseUserGrammar`,
+ * src/engine/user-gbnf.ts), which this layer sits below.
  */
-export function checkTextConstraint(c: Exclude<AnswerConstraint, { jsonSchema: unknown }>): Result<TextConstraint> {
+export type GrammarReader = (source: string) => Result<UserGrammar>;
+
+/**
+ * Check a regex, choice or grammar constraint and its bounds. No answer may spell a tag (the parser would read a
+ * call there), so a literal holding `<` is refused, and classes never admit it. A grammar is read by `readGrammar`.
+ */
+export function checkTextConstraint(c: Exclude<AnswerConstraint, { jsonSchema: unknown }>, readGrammar?: GrammarReader): Result<TextConstraint> {
   if ("regex" in c) {
     const source = c.regex;
     if (typeof source !== "string") return bad("constraint regex must be a string");
@@ -87,7 +93,8 @@ export function checkTextConstraint(c: Exclude<AnswerConstraint, { jsonSchema: u
   }
   const source = c.grammar;
   if (typeof source !== "string") return bad("constraint grammar must be a string of GBNF");
-  const grammar = parseUserGrammar(source);
+  if (!readGrammar) throw new Error("internal: a grammar constraint is read by the constraint engine; pass its reader");
+  const grammar = readGrammar(source);
   if (!grammar.ok) return grammar;
   const unspellable = grammarLiterals(grammar.value).find((s) => !spellable(s));
   if (unspellable !== undefined) return bad(`the constraint grammar's literal ${JSON.stringify(unspellable.slice(0, 100))} cannot be part of an answer (an answer holds no "<" and no control characters but tab and line breaks)`);

@@ -12,7 +12,7 @@
 import type { CodeRange } from "./gbnf.js";
 import type { TextConstraint } from "./answer-constraint.js";
 import type { Re } from "./regex.js";
-import type { GExpr } from "./user-gbnf.js";
+import type { GExpr } from "./user-grammar.js";
 import type { JsonSchema } from "../tools/types.js";
 import { pieces } from "./least-tokens.js";
 

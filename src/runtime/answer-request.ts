@@ -8,11 +8,15 @@ import { leastAnswerTokens } from "../grammar/least-answer-tokens.js";
 import type { CompiledTools } from "../tools/index.js";
 import type { JsonSchema } from "../tools/types.js";
 import { judgeTextWithGbnf } from "../engine/text-judge.js";
+import { parseUserGrammar } from "../engine/user-gbnf.js";
 import type { ResolvedRequest } from "./request.js";
 import type { AnswerCheck, GenerateRequest } from "./types.js";
 
-/** The request's answer schema (`responseSchema` or `constraint.jsonSchema`) or its checked text constraint. */
-export function answerConstraintOf(request: Pick<GenerateRequest, "responseSchema" | "constraint">): {
+/**
+ * The request's answer schema (`responseSchema` or `constraint.jsonSchema`) or its checked text constraint
+ * (`read`: the constraint as a prepared request already read it, not read again).
+ */
+export function answerConstraintOf(request: Pick<GenerateRequest, "responseSchema" | "constraint">, read?: TextConstraint): {
   answerSchema: JsonSchema | boolean | undefined;
   answerConstraint: TextConstraint | undefined;
 } {
@@ -22,7 +26,8 @@ export function answerConstraintOf(request: Pick<GenerateRequest, "responseSchem
   if (!kind.ok) throw new QtcException(kind.error);
   if (request.responseSchema !== undefined) fail("invalid_option", "give either responseSchema or constraint, not both");
   if ("jsonSchema" in c) return { answerSchema: c.jsonSchema, answerConstraint: undefined };
-  const checked = checkTextConstraint(c);
+  if (read) return { answerSchema: undefined, answerConstraint: read };
+  const checked = checkTextConstraint(c, parseUserGrammar);
   if (!checked.ok) throw new QtcException(checked.error);
   return { answerSchema: undefined, answerConstraint: checked.value };
 }

@@ -6,7 +6,7 @@ import type { ToolCallFormat } from "../formats/index.js";
 import type { GrammarCache } from "../grammar/compile.js";
 import type { CompiledGrammar, GrammarPhase } from "../grammar/types.js";
 import type { JsonSchema, ToolChoice, ToolDefinition } from "../tools/types.js";
-import { checkGrammarCost } from "./grammar-cost.js";
+import { checkGrammarCost } from "../engine/grammar-cost.js";
 import type { TextConstraint } from "../grammar/answer-constraint.js";
 
 /** A grammar for the rest of a turn, compiled for the budget left when it takes over. */

@@ -26,7 +26,9 @@ import { StepGate } from "./step-gate.js";
 import { tokenizeAsText, tokenizePrompt, tokenizePromptSliced } from "./prompt-tokens.js";
 import { runTurn, type TurnEnv, type TurnOutcome, type TurnPhases } from "./turn.js";
 import { KeyVocab } from "./semantic-guard.js";
-import type { GenerateEvent, GenerateRequest } from "./types.js";
+import type { GenerateEvent, GenerateRequest, PreparedRequest } from "./types.js";
+import { PreparedRequests } from "./prepared-request.js";
+import { answerConstraintOf } from "./answer-request.js";
 import { EngineVocab } from "../engine/engine-vocab.js";
 import { measureRemoved, type StepMask } from "./probability-removed.js";
 import { tokenLogprobs } from "./token-logprobs.js";
@@ -81,6 +83,11 @@ export interface RuntimeOptions {
    * and about 130 ms a measured token on a loaded 2-core CPU. `qtc bench` turns it on. Default: false.
    */
   measureProbabilityRemoved?: boolean;
+  /**
+   * Called each time a request's prompt is rendered and tokenized (`prepare`, a turn given no prepared request,
+   * `countTokens`): a served request is prepared once, by the budget check or by its turn. Default: none.
+   */
+  onPrepare?: (prepared: PreparedRequest) => void;
 }
 
 /** Milliseconds per phase of one request: the turn's phases, then judging its output. */
@@ -124,6 +131,12 @@ export interface Runtime {
   countTokens?(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format" | "reasoningEffort" | "preserveThinking">): number;
   /** countTokens worked out in slices, yielding the event loop between them (what a server calls). */
   countTokensSliced?(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format" | "reasoningEffort" | "preserveThinking">): Promise<number>;
+  /**
+   * Render and tokenize a request's prompt and read its text constraint, once: pass the result as the request's
+   * `prepared` (with the same messages, tools and constraint) and the turn does none of it again. Optional so other
+   * engines may leave it out.
+   */
+  prepare?(request: GenerateRequest): Promise<PreparedRequest>;
   /** Free the model and context. Waiting requests fail; running ones should be aborted first. */
   close(): Promise<void>;
 }
@@ -170,6 +183,8 @@ class ModelRuntime implements Runtime {
   private closed = false;
   /** Formats whose forced tags were checked against this model's vocabulary. */
   private readonly checkedFormats = new WeakSet<ToolCallFormat>();
+  private readonly prepared = new PreparedRequests();
+  private readonly onPrepare: RuntimeOptions["onPrepare"];
 
   constructor(private readonly opened: OpenedModel, options: RuntimeOptions) {
     const { model, context, llama, resolved } = opened;
@@ -178,6 +193,7 @@ class ModelRuntime implements Runtime {
     this.toolFormat = resolveFormat(options.format ?? resolved.format, detected);
     this.format = this.toolFormat.id;
     this.onProfile = options.onProfile;
+    this.onPrepare = options.onPrepare;
     this.measureRemoved = options.measureProbabilityRemoved ?? false;
     this.validators = options.validators ?? new ValidatorCache();
     this.modelInfo = { name: resolved.name, synthetic: resolved.synthetic, path: resolved.path };
@@ -253,7 +269,8 @@ class ModelRuntime implements Runtime {
   async *stream(request: GenerateRequest): AsyncGenerator<GenerateEvent, void, void> {
     const startedAt = performance.now();
     if (this.closed) fail("invalid_option", "the runtime is closed");
-    const turnRequest = prepareTurn(request, { format: this.toolFormat, validators: this.validators, toolGrammars: this.toolGrammars, vocabSize: this.env.tables.vocabSize });
+    const given = this.prepared.of(request);
+    const turnRequest = prepareTurn(request, { format: this.toolFormat, validators: this.validators, toolGrammars: this.toolGrammars, vocabSize: this.env.tables.vocabSize }, given);
     const { req, judgeAnswer, answerSchema, segments } = turnRequest;
     if (!this.checkedFormats.has(req.format)) {
       checkFormatVocabulary(this.opened.model, req.format, this.env.tables.vocabSize);
@@ -270,7 +287,7 @@ class ModelRuntime implements Runtime {
         return compiled;
       });
     // In slices with the event loop let go between them: a prompt of megabytes never blocks a server for seconds.
-    const promptTokens = await this.tokensOfSliced(segments);
+    const promptTokens = (given ?? (await this.preparedOf(segments, turnRequest.answerConstraint))).promptTokens as Token[];
     const contextSize = this.settings.contextSize;
     if (promptTokens.length + req.maxTokens > contextSize) {
       fail("invalid_option", `the prompt (${promptTokens.length} tokens) plus maxTokens (${req.maxTokens}) exceeds the context size (${contextSize})`);
@@ -337,14 +354,32 @@ class ModelRuntime implements Runtime {
 
   /** The prompt's token count, as `stream` would evaluate it (for token-counting endpoints and usage up front). */
   countTokens(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format" | "reasoningEffort" | "preserveThinking">): number {
-    const tools = request.tools && request.tools.length > 0 ? compileValidators(request.tools, this.validators) : undefined;
-    return this.tokensOf(promptSegmentsOf(request, tools, resolveRequest(request, tools, this.toolFormat))).length;
+    const segments = this.segmentsOf(request);
+    const promptTokens = this.tokensOf(segments);
+    this.onPrepare?.({ segments, promptTokens, answerConstraint: undefined });
+    return promptTokens.length;
   }
 
   /** countTokens in slices (the event loop runs between them). */
   async countTokensSliced(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format" | "reasoningEffort" | "preserveThinking">): Promise<number> {
+    return (await this.preparedOf(this.segmentsOf(request), undefined)).promptTokens.length;
+  }
+
+  async prepare(request: GenerateRequest): Promise<PreparedRequest> {
+    const { answerConstraint } = answerConstraintOf(request);
+    return this.prepared.remember(await this.preparedOf(this.segmentsOf(request), answerConstraint), request);
+  }
+
+  private segmentsOf(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format" | "reasoningEffort" | "preserveThinking">): readonly PromptSegment[] {
     const tools = request.tools && request.tools.length > 0 ? compileValidators(request.tools, this.validators) : undefined;
-    return (await this.tokensOfSliced(promptSegmentsOf(request, tools, resolveRequest(request, tools, this.toolFormat)))).length;
+    return promptSegmentsOf(request, tools, resolveRequest(request, tools, this.toolFormat));
+  }
+
+  /** The prepared request of rendered `segments`, tokenized in slices (the one place a turn's prompt is tokenized). */
+  private async preparedOf(segments: readonly PromptSegment[], answerConstraint: PreparedRequest["answerConstraint"]): Promise<PreparedRequest> {
+    const prepared: PreparedRequest = { segments, promptTokens: await this.tokensOfSliced(segments), answerConstraint };
+    this.onPrepare?.(prepared);
+    return prepared;
   }
 
   private tokensOfSliced(segments: readonly PromptSegment[]): Promise<Token[]> {

@@ -16,7 +16,7 @@ import { checkToolGrammar, type TurnGrammarOptions } from "./grammar-source.js";
 import { checkCallBudget, reserveCallInThinking, resolveRequest, type ResolvedRequest } from "./request.js";
 import { buildResult, type GenerateOutput, type ResultParts } from "./result.js";
 import type { JsonSchema } from "../tools/types.js";
-import type { GenerateEvent, GenerateRequest } from "./types.js";
+import type { GenerateEvent, GenerateRequest, PreparedRequest } from "./types.js";
 
 type JsonSchemaOrBool = JsonSchema | boolean;
 
@@ -50,12 +50,13 @@ export interface PreparedTurn {
 /**
  * Check a request and do everything that can fail on bad input before any engine work: compile its tools and
  * response schema, resolve its defaults, check its grammar compiles and that a call fits its budget, and render
- * the prompt. Throws QtcException for bad input.
+ * the prompt (`prepared`: what a prepared request already rendered and read, not done again). Throws QtcException
+ * for bad input.
  */
-export function prepareTurn(request: GenerateRequest, ctx: TurnContext): PreparedTurn {
+export function prepareTurn(request: GenerateRequest, ctx: TurnContext, prepared?: Pick<PreparedRequest, "segments" | "answerConstraint">): PreparedTurn {
   const tools: CompiledTools | undefined = request.tools && request.tools.length > 0 ? compileValidators(request.tools, ctx.validators) : undefined;
   const req = resolveRequest(request, tools, ctx.format);
-  const { answerSchema, answerConstraint } = answerConstraintOf(request);
+  const { answerSchema, answerConstraint } = answerConstraintOf(request, prepared?.answerConstraint);
   const judgeAnswer = answerConstraint ?? (answerSchema === undefined ? undefined : compileValueValidator(answerSchema, ctx.validators));
   if (ctx.vocabSize !== undefined) {
     for (const token of Object.keys(request.logitBias ?? {})) {
@@ -78,7 +79,7 @@ export function prepareTurn(request: GenerateRequest, ctx: TurnContext): Prepare
   checkCallBudget(tools, req);
   checkAnswerBudget({ schema: answerSchema, constraint: answerConstraint }, tools, req);
   req.thinkingBudget = reserveCallInThinking(tools, req);
-  return { tools, req, answerSchema, answerConstraint, judgeAnswer, grammar, segments: promptSegmentsOf(request, tools, req) };
+  return { tools, req, answerSchema, answerConstraint, judgeAnswer, grammar, segments: prepared?.segments ?? promptSegmentsOf(request, tools, req) };
 }
 
 /**

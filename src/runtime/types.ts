@@ -9,7 +9,8 @@ import type { TemplateEffort } from "../prompt/render-qwen38.js";
 import type { JsonSchema, ToolChoice, ToolInput } from "../tools/types.js";
 import type { SchemaError } from "../tools/validators.js";
 import type { AnswerRefusal } from "../errors.js";
-import type { AnswerConstraint, ConstraintKind } from "../grammar/answer-constraint.js";
+import type { AnswerConstraint, ConstraintKind, TextConstraint } from "../grammar/answer-constraint.js";
+import type { PromptSegment } from "../prompt/segments.js";
 
 export type GenerationMode = "constrained" | "unconstrained";
 
@@ -92,6 +93,23 @@ export interface GenerateRequest {
    */
   logprobs?: number;
   signal?: AbortSignal;
+  /**
+   * What the runtime's `prepare()` returned for this request (a server's budget check prepares it to count the
+   * prompt): the turn evaluates its tokens and constraint instead of rendering, tokenizing and reading them again.
+   * Used only when its messages, tools, prompt, constraint and template options are this request's own (the same
+   * objects); otherwise the turn prepares the request itself. Default: none (the turn prepares it).
+   */
+  prepared?: PreparedRequest;
+}
+
+/** A request prepared once: its prompt rendered and tokenized, its text constraint read (see `Runtime.prepare`). */
+export interface PreparedRequest {
+  /** The rendered prompt: template markup and content. */
+  readonly segments: readonly PromptSegment[];
+  /** The prompt's tokens, as the turn evaluates them. */
+  readonly promptTokens: readonly number[];
+  /** The request's regex, choice or grammar constraint, checked (undefined: none, or a JSON schema). */
+  readonly answerConstraint: TextConstraint | undefined;
 }
 
 export type FinishReason = "stop" | "tool_calls" | "length" | "aborted";

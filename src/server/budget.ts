@@ -3,7 +3,7 @@
 // wording, which Claude Code reads to retry with a smaller max_tokens; a prompt over the context is refused in
 // each API's wording.
 
-import type { GenerateRequest } from "../runtime/types.js";
+import type { GenerateRequest, PreparedRequest } from "../runtime/types.js";
 import { ApiError, type ParamHints, toApiError } from "./api-error.js";
 import { SERVER_DEFAULTS, type ServerRuntime } from "./defaults.js";
 
@@ -28,6 +28,8 @@ export interface FittedBudget {
   promptTokens?: number;
   /** Said in the response when the ask was clamped. */
   notice?: string;
+  /** The request as the count prepared it (its turn uses it: the prompt is not rendered or tokenized again). */
+  prepared?: PreparedRequest;
 }
 
 export interface BudgetDefaults {
@@ -57,18 +59,20 @@ async function fitToContext(runtime: ServerRuntime, request: GenerateRequest, as
   const fallback = ask.asked ?? Math.min(defaults.defaultMaxTokens ?? SERVER_DEFAULTS.defaultMaxTokens, defaults.maxTokensLimit);
   const known = context !== undefined && context >= 1;
   if ((!known && !count) || request.prompt !== undefined) return { maxTokens: fallback };
-  const promptTokens = await countTokens(runtime, request, params);
-  if (promptTokens === undefined || !known) return { maxTokens: fallback, ...(promptTokens !== undefined ? { promptTokens } : {}) };
+  const prepared = await prepareRequest(runtime, request, params);
+  const promptTokens = prepared ? prepared.promptTokens.length : await countTokens(runtime, request, params);
+  const counted = { ...(promptTokens !== undefined ? { promptTokens } : {}), ...(prepared ? { prepared } : {}) };
+  if (promptTokens === undefined || !known) return { maxTokens: fallback, ...counted };
   const left = context - promptTokens;
   if (left < 1) throw promptTooLong(ask.dialect, promptTokens, context);
-  if (ask.asked === undefined) return { maxTokens: Math.min(defaults.defaultMaxTokens ?? left, left, defaults.maxTokensLimit), promptTokens };
-  if (ask.asked <= left) return { maxTokens: ask.asked, promptTokens };
+  if (ask.asked === undefined) return { maxTokens: Math.min(defaults.defaultMaxTokens ?? left, left, defaults.maxTokensLimit), ...counted };
+  if (ask.asked <= left) return { maxTokens: ask.asked, ...counted };
   if (ask.dialect === "anthropic") {
     // Anthropic's exact wording (param left out, so the message is not prefixed): Claude Code matches it.
     throw new ApiError(400, "context_length_exceeded", `input length and \`max_tokens\` exceed context limit: ${promptTokens} + ${ask.asked} > ${context}, decrease input length or \`max_tokens\` and try again`);
   }
   const notice = `${ask.param} ${ask.asked} is more than the ${left} tokens the context (${context}) leaves after the ${promptTokens}-token prompt; this turn may use ${left}`;
-  return { maxTokens: left, promptTokens, notice };
+  return { maxTokens: left, ...counted, notice };
 }
 
 /** A prompt that alone fills the context, in each API's own words (Claude Code compacts on "prompt is too long"). */
@@ -90,6 +94,16 @@ export async function countTokens(runtime: ServerRuntime, request: GenerateReque
   if (!runtime.countTokens && !runtime.countTokensSliced) return undefined;
   try {
     return runtime.countTokensSliced ? await runtime.countTokensSliced(request) : runtime.countTokens!(request);
+  } catch (e) {
+    throw toApiError(e, params);
+  }
+}
+
+/** The request prepared once by the runtime, when it can prepare (its refusals are 400s like generate's). */
+async function prepareRequest(runtime: ServerRuntime, request: GenerateRequest, params: ParamHints): Promise<PreparedRequest | undefined> {
+  if (!runtime.prepare) return undefined;
+  try {
+    return await runtime.prepare(request);
   } catch (e) {
     throw toApiError(e, params);
   }

@@ -4,6 +4,7 @@
 // `x-qtc-constraint` body field (the same shape as `structured_outputs`; the one way on `/v1/messages`).
 
 import { checkTextConstraint, type AnswerConstraint } from "../grammar/answer-constraint.js";
+import { parseUserGrammar } from "../engine/user-gbnf.js";
 import type { JsonSchema } from "../tools/types.js";
 import { ApiError, badRequest, unsupported } from "./api-error.js";
 import { checkResponseSchema, isObject, type Obj, type SchemaCheck } from "./convert-util.js";
@@ -105,7 +106,7 @@ function readOne(kind: (typeof HONOURED)[number], value: unknown, param: string,
     throw badRequest(`${param} must be ${kind === "choice" ? "an array of strings" : "a string"}.`, param);
   }
   const constraint = kind === "regex" ? { regex: value as string } : kind === "choice" ? { choice: value as string[] } : { grammar: value as string };
-  const checked = checkTextConstraint(constraint);
+  const checked = checkTextConstraint(constraint, parseUserGrammar);
   if (!checked.ok) throw new ApiError(400, checked.error.code, `${param}: ${checked.error.message}`, param);
   return { constraint, param };
 }

@@ -1,6 +1,6 @@
 // Owns: the server's options, their documented defaults (one object), and the runtime interface it drives.
 
-import type { GenerateEvent, GenerateRequest, GenerateResult, GenerationMode } from "../runtime/types.js";
+import type { GenerateEvent, GenerateRequest, GenerateResult, GenerationMode, PreparedRequest } from "../runtime/types.js";
 import { GrammarCache, type UnsupportedPolicy } from "../grammar/index.js";
 import { CALL_POLICIES, CALL_POLICY_DEFAULTS, type CallPolicy } from "../tools/call-policy.js";
 import { ValidatorCache } from "../tools/index.js";
@@ -23,6 +23,8 @@ export interface ServerRuntime {
   countTokens?(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format">): number;
   /** countTokens in slices that let the event loop run between them; preferred when present. */
   countTokensSliced?(request: Pick<GenerateRequest, "messages" | "tools" | "prompt" | "thinking" | "format">): Promise<number>;
+  /** The request prepared once (prompt rendered and tokenized, constraint read); preferred over counting when present. */
+  prepare?(request: GenerateRequest): Promise<PreparedRequest>;
 }
 
 export interface ServerOptions {

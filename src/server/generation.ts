@@ -157,6 +157,8 @@ async function readyJob(ctx: GenerationContext, req: FastifyRequest, job: Genera
     const ask = job.budget ?? { asked: request.maxTokens, param: job.params.maxTokens, dialect: "openai" as const };
     const fit = await fitBudget(ctx.runtime, request, ask, ctx.budgets, job.params, job.countPrompt === true);
     if (job.budget) request = { ...request, maxTokens: fit.maxTokens };
+    // The turn uses what the count prepared: one served request is rendered and tokenized once.
+    if (fit.prepared) request = { ...request, prepared: fit.prepared };
     promptTokens = fit.promptTokens;
     if (fit.notice) notices.push(fit.notice);
   }

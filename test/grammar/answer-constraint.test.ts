@@ -5,10 +5,11 @@ import { describe, expect, test } from "vitest";
 import { checkTextConstraint, constraintBreach, CONSTRAINT_LIMITS, constraintKind } from "../../src/grammar/answer-constraint.js";
 import { compileToolGrammar } from "../../src/grammar/compile.js";
 import { judgeConstraint } from "../../src/runtime/answer-request.js";
+import { parseUserGrammar } from "../../src/engine/user-gbnf.js";
 
 const TOOLS = [{ name: "lookup", description: "", parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] } }];
 const checked = (c: Parameters<typeof checkTextConstraint>[0]) => {
-  const r = checkTextConstraint(c);
+  const r = checkTextConstraint(c, parseUserGrammar);
   if (!r.ok) throw new Error(r.error.message);
   return r.value;
 };

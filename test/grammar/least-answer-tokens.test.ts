@@ -6,6 +6,7 @@ import type { LlamaModel } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { checkTextConstraint } from "../../src/grammar/answer-constraint.js";
 import { leastAnswerTokens } from "../../src/grammar/least-answer-tokens.js";
+import { parseUserGrammar } from "../../src/engine/user-gbnf.js";
 import { byteSymbols } from "../../src/model/byte-level.js";
 import { readQwen3Vocab, TOKEN_TYPE } from "../../src/model/qwen3-vocab.js";
 import { tinyModel } from "./helpers.js";
@@ -16,7 +17,7 @@ function byteDecoder(): Map<string, number> {
 }
 
 function least(c: { regex: string } | { choice: string[] } | { grammar: string }): number | undefined {
-  const checked = checkTextConstraint(c);
+  const checked = checkTextConstraint(c, parseUserGrammar);
   if (!checked.ok) throw new Error(checked.error.message);
   return leastAnswerTokens({ constraint: checked.value });
 }

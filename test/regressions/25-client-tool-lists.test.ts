@@ -59,7 +59,7 @@ describe("the grammar cost bound counts one call's shortest form", () => {
   test("Claude Code's list is cheap to close (its sum over every branch of every tool was 467 units and refused it)", async () => {
     const { compileToolGrammar } = await import("../../src/grammar/index.js");
     const { normalizeTools } = await import("../../src/tools/normalize.js");
-    const { callForcedUnits, grammarCost } = await import("../../src/runtime/grammar-cost.js");
+    const { callForcedUnits, grammarCost } = await import("../../src/engine/grammar-cost.js");
     const cc = compileToolGrammar(normalizeTools(fixture("claude-code.json").tools), { toolChoice: "required", maxTokens: 512 });
     if (!cc.ok) throw new Error(cc.error.message);
     expect(grammarCost(cc.value.gbnf).forcedUnits).toBeGreaterThan(400);

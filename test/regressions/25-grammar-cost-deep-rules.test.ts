@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { compileToolGrammar } from "../../src/grammar/index.js";
-import { callForcedUnits, checkGrammarCost } from "../../src/runtime/grammar-cost.js";
+import { callForcedUnits, checkGrammarCost } from "../../src/engine/grammar-cost.js";
 import { normalizeTools } from "../../src/tools/normalize.js";
 
 const claudeCode = JSON.parse(readFileSync(new URL("../fixtures/clients/claude-code.json", import.meta.url), "utf8")) as { tools: unknown[] };

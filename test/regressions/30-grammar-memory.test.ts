@@ -5,7 +5,7 @@
 // `schema_too_large` naming the tool's JSON pointer, and the RSS stays within a stated bound.
 
 import { describe, expect, test } from "vitest";
-import { checkGrammarCost, GRAMMAR_COST_LIMITS, grammarCost } from "../../src/runtime/grammar-cost.js";
+import { checkGrammarCost, GRAMMAR_COST_LIMITS, grammarCost } from "../../src/engine/grammar-cost.js";
 import { compileToolGrammar } from "../../src/grammar/index.js";
 import { useTinyServer } from "../helpers/tiny-server.js";
 import { healthPoller, rssPeak } from "../helpers/health-poll.js";

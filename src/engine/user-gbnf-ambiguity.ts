@@ -5,39 +5,9 @@
 // Character sets per node (first characters, what can continue a complete match) are computed bottom-up over an
 // explicit post-order, to a fixpoint over the rules: no recursion per rule or per group.
 
-import type { CodeRange } from "./gbnf.js";
-import { intersect, normalizeRanges } from "./regex.js";
-
-/** A node of a caller's grammar (user-gbnf.ts reads it). */
-export type GExpr =
-  | { t: "lit"; text: string }
-  | { t: "set"; ranges: CodeRange[] }
-  | { t: "ref"; name: string }
-  | { t: "seq"; items: GExpr[] }
-  | { t: "alt"; items: GExpr[] }
-  | { t: "rep"; item: GExpr; min: number; max: number | undefined };
-
-/** Children of a node (for the iterative walks). */
-export function childrenOf(e: GExpr): readonly GExpr[] {
-  return e.t === "seq" || e.t === "alt" ? e.items : e.t === "rep" ? [e.item] : [];
-}
-
-/** The nodes under `root`, children before their parent (an explicit stack: no recursion per level). */
-export function postOrder(root: GExpr): GExpr[] {
-  const out: GExpr[] = [];
-  const stack: { e: GExpr; expanded: boolean }[] = [{ e: root, expanded: false }];
-  while (stack.length > 0) {
-    const top = stack.pop()!;
-    if (top.expanded) {
-      out.push(top.e);
-      continue;
-    }
-    stack.push({ e: top.e, expanded: true });
-    const kids = childrenOf(top.e);
-    for (let k = kids.length - 1; k >= 0; k--) stack.push({ e: kids[k]!, expanded: false });
-  }
-  return out;
-}
+import type { CodeRange } from "../grammar/gbnf.js";
+import { intersect, normalizeRanges } from "../grammar/regex.js";
+import { childrenOf, type GExpr, postOrder } from "../grammar/user-grammar.js";
 
 /** What a node can match, as far as ambiguity goes. */
 interface Info {
