@@ -73,7 +73,7 @@ export { renderPrompt, type ChatMessage, type RenderPromptOptions } from "./prom
 export { CONSTRAINT_LIMITS, type AnswerConstraint, type ConstraintKind } from "./grammar/answer-constraint.js";
 // Checking a text or tokens against a compiled grammar with the engine that constrains sampling.
 export type { CheckResult } from "./engine/checker.js";
-export { GrammarChecker } from "./runtime/grammar-checker.js";
+export { GrammarChecker } from "./model/grammar-checker.js";
 
 // Models: resolution, synthetic models, download.
 export { DEFAULT_MODEL, ensureSyntheticModel, MODEL_REGISTRY, pullModel, resolveModel, type ResolvedModel } from "./model/index.js";

@@ -3,7 +3,7 @@
 // grammar alone (the engine's GrammarChecker; `--checker grammar`, for comparison).
 
 import type { LlamaModel } from "node-llama-cpp";
-import { GrammarChecker, modelVocab } from "../../dist/runtime/grammar-checker.js";
+import { GrammarChecker, modelVocab } from "../../dist/model/grammar-checker.js";
 import type { CompiledSchema } from "../../dist/grammar/types.js";
 import type { EngineVocab } from "../../dist/engine/engine-vocab.js";
 import { createQtcMatcher, type QtcMatcher } from "../../dist/engine/qtc-matcher.js";

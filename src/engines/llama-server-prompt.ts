@@ -7,7 +7,7 @@ import { fail } from "../errors.js";
 import type { PromptSegment } from "../prompt/index.js";
 import { QWEN3_TOKENS } from "../formats/qwen3-tokens.js";
 import { sortAdded, type AddedToken } from "../engine/token-tables.js";
-import { tokenizePrompt } from "../runtime/prompt-tokens.js";
+import { tokenizePrompt } from "../model/prompt-tokens.js";
 import { postJson, upstreamFailure, type UpstreamLimits } from "./upstream-http.js";
 import { upstreamInteger } from "./upstream-values.js";
 

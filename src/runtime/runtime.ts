@@ -23,7 +23,7 @@ import { SequencePool } from "./sequence-pool.js";
 import { prefixAffinity, reusePrefix, type ReusePolicy } from "./prefix-reuse.js";
 import { reportingStrategy, type DecodePass } from "./decode-passes.js";
 import { StepGate } from "./step-gate.js";
-import { tokenizeAsText, tokenizePrompt, tokenizePromptSliced } from "./prompt-tokens.js";
+import { tokenizeAsText, tokenizePrompt, tokenizePromptSliced } from "../model/prompt-tokens.js";
 import { runTurn, type TurnEnv, type TurnOutcome, type TurnPhases } from "./turn.js";
 import { KeyVocab } from "./semantic-guard.js";
 import type { GenerateEvent, GenerateRequest, PreparedRequest } from "./types.js";

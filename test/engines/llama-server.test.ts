@@ -16,7 +16,7 @@ import { hermes } from "../../src/formats/hermes.js";
 import { HARNESS_TOOLS } from "../../src/harness/index.js";
 import { openModel } from "../../src/model/index.js";
 import { renderPromptSegments } from "../../src/prompt/index.js";
-import { tokenizePrompt } from "../../src/runtime/prompt-tokens.js";
+import { tokenizePrompt } from "../../src/model/prompt-tokens.js";
 import { computeTokenTables } from "../../src/model/vocabulary.js";
 import { tinyModelPath } from "../helpers/models.js";
 import { startLlamaServer, type LlamaServerProcess } from "./llama-server-helper.js";

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { FORMAT_IDS, getFormat, hermes, QWEN3_TOKENS } from "../../src/formats/index.js";
 import { compileToolGrammar } from "../../src/grammar/index.js";
-import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
+import { GrammarChecker } from "../../src/model/grammar-checker.js";
 import { createParser, parse } from "../../src/parse/index.js";
 import { renderPrompt, renderToolCall } from "../../src/prompt/index.js";
 import type { ToolDefinition } from "../../src/tools/types.js";

@@ -5,7 +5,7 @@ import type { LlamaModel, Token } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compileSchema } from "../../src/grammar/index.js";
 import { TokenBytes, unsafeUtf8Tokens } from "../../src/model/token-bytes.js";
-import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
+import { GrammarChecker } from "../../src/model/grammar-checker.js";
 import { tinyModel } from "./helpers.js";
 
 let model: LlamaModel;

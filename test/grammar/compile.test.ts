@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { LlamaModel } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type CompiledGrammar, compileToolGrammar, GrammarCache, type ToolGrammarOptions, worstCaseCallTokens } from "../../src/grammar/index.js";
-import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
+import { GrammarChecker } from "../../src/model/grammar-checker.js";
 import { normalizeTools } from "../../src/tools/index.js";
 import { renderCall, tinyModel } from "./helpers.js";
 

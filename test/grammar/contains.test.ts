@@ -6,7 +6,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import type { LlamaModel } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compileSchema } from "../../src/grammar/index.js";
-import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
+import { GrammarChecker } from "../../src/model/grammar-checker.js";
 import { planContains } from "../../src/grammar/contains.js";
 import type { JsonSchema } from "../../src/tools/types.js";
 import { tinyModel } from "./helpers.js";

@@ -4,7 +4,7 @@
 
 import { beforeAll, describe, expect, it } from "vitest";
 import { compileToolGrammar } from "../../src/grammar/index.js";
-import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
+import { GrammarChecker } from "../../src/model/grammar-checker.js";
 import { parse } from "../../src/parse/index.js";
 import { compileValidators } from "../../src/tools/index.js";
 import type { LlamaModel } from "node-llama-cpp";

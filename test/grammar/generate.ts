@@ -10,7 +10,7 @@
 // generations fast enough for CI.
 
 import { TokenBias, type LlamaContextSequence, type LlamaModel, type Token } from "node-llama-cpp";
-import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
+import { GrammarChecker } from "../../src/model/grammar-checker.js";
 import { QWEN3_TOKENS } from "../../src/formats/index.js";
 import { type CompiledGrammar } from "../../src/grammar/index.js";
 import { TokenBytes, unsafeUtf8Tokens } from "../../src/model/token-bytes.js";

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
+import { GrammarChecker } from "../../src/model/grammar-checker.js";
 import { grammarsDir, harnessGrammarFiles } from "../../src/grammar/harness-grammars.js";
 import { HARNESS_TOOLS } from "../../src/harness/index.js";
 import { normalizeTools } from "../../src/tools/index.js";

@@ -61,7 +61,7 @@ export function tinyModel(): Promise<{ llama: Llama; model: LlamaModel }> {
 /** The schema compiled by compileSchema and by qtc's engine: whether a JSON text is accepted whole. */
 export async function schemaChecker(schema: JsonSchema | boolean, maxTokens = 256): Promise<(text: string) => boolean> {
   const { compileSchema } = await import("../../src/grammar/index.js");
-  const { GrammarChecker } = await import("../../src/runtime/grammar-checker.js");
+  const { GrammarChecker } = await import("../../src/model/grammar-checker.js");
   const { model } = await tinyModel();
   const r = compileSchema(schema, { maxTokens });
   if (!r.ok) throw new Error(`${r.error.code} ${r.error.path}: ${r.error.message}`);

@@ -8,7 +8,7 @@ import type { LlamaModel } from "node-llama-cpp";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compileSchema } from "../../src/grammar/index.js";
-import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
+import { GrammarChecker } from "../../src/model/grammar-checker.js";
 import type { JsonSchema } from "../../src/tools/types.js";
 import { tinyModel } from "./helpers.js";
 

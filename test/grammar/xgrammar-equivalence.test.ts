@@ -15,7 +15,7 @@ import { schemaOrdered } from "../../bench/lib/maskbench-order.js";
 import { canonicalJson } from "../../src/grammar/canonical-json.js";
 import { compileSchema, compileToolGrammar, compileXgrammar, compileXgrammarSchema } from "../../src/grammar/index.js";
 import { XgrammarSession } from "../../src/engines/xgrammar-check.js";
-import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
+import { GrammarChecker } from "../../src/model/grammar-checker.js";
 import { parse } from "../../src/parse/index.js";
 import { normalizeTools } from "../../src/tools/normalize.js";
 import type { ToolDefinition } from "../../src/tools/types.js";

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { schemaOrdered } from "../../bench/lib/maskbench-order.js";
 import { compileSchema, compileXgrammarSchema } from "../../src/grammar/index.js";
 import { XgrammarSession } from "../../src/engines/xgrammar-check.js";
-import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
+import { GrammarChecker } from "../../src/model/grammar-checker.js";
 import { formatsAjv, tinyModel } from "./helpers.js";
 
 const DIR = process.env.QTC_MASKBENCH_XG_DIR;

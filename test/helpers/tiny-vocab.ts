@@ -4,7 +4,7 @@ import type { Llama, LlamaModel } from "node-llama-cpp";
 import { afterAll, beforeAll } from "vitest";
 import { createLlama } from "../../src/model/index.js";
 import { EngineVocab } from "../../src/engine/engine-vocab.js";
-import { tokenizeAsText } from "../../src/runtime/prompt-tokens.js";
+import { tokenizeAsText } from "../../src/model/prompt-tokens.js";
 import type { TokenTables } from "../../src/engine/token-tables.js";
 import { computeTokenTables, readTokenBytes } from "../../src/model/vocabulary.js";
 import { VocabTrie } from "../../src/engine/vocab-trie.js";

@@ -6,7 +6,7 @@
 import type { LlamaModel } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compileSchema, compileToolGrammar, SCHEMA_LIMITS } from "../../src/grammar/index.js";
-import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
+import { GrammarChecker } from "../../src/model/grammar-checker.js";
 import type { ToolDefinition } from "../../src/tools/types.js";
 import { renderCall, tinyModel } from "../grammar/helpers.js";
 

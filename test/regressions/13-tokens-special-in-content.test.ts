@@ -9,7 +9,7 @@ import { createRuntime, type Runtime } from "../../src/index.js";
 import { HARNESS_TOOLS } from "../../src/harness/index.js";
 import { createLlama } from "../../src/model/index.js";
 import { renderPrompt, renderPromptSegments, type ChatMessage } from "../../src/prompt/index.js";
-import { tokenizePrompt, type PromptVocab } from "../../src/runtime/prompt-tokens.js";
+import { tokenizePrompt, type PromptVocab } from "../../src/model/prompt-tokens.js";
 import { computeTokenTables } from "../../src/model/vocabulary.js";
 import { tinyModelPath } from "../helpers/models.js";
 

@@ -15,7 +15,7 @@ import { HARNESS_TOOLS } from "../../src/harness/index.js";
 import { createLlama } from "../../src/model/index.js";
 import { renderPromptSegments, type ChatMessage } from "../../src/prompt/index.js";
 import type { PromptSegment } from "../../src/prompt/segments.js";
-import { tokenizePrompt, type PromptVocab } from "../../src/runtime/prompt-tokens.js";
+import { tokenizePrompt, type PromptVocab } from "../../src/model/prompt-tokens.js";
 import { computeTokenTables } from "../../src/model/vocabulary.js";
 import { buildTrainer, renderSamples, type Conversation } from "../../src/training/index.js";
 import { writeTrainerInput } from "../../src/training/trainer-input.js";

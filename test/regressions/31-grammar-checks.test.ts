@@ -8,7 +8,7 @@ import type { LlamaModel } from "node-llama-cpp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/grammar/canonical-json.js";
 import { compileSchema } from "../../src/grammar/index.js";
-import { GrammarChecker } from "../../src/runtime/grammar-checker.js";
+import { GrammarChecker } from "../../src/model/grammar-checker.js";
 import type { JsonSchema } from "../../src/tools/types.js";
 import { formatsAjv, tinyModel } from "../grammar/helpers.js";
 

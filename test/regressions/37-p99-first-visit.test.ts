@@ -14,7 +14,7 @@ import { EngineVocab } from "../../src/engine/engine-vocab.js";
 import { QtcMatcher } from "../../src/engine/qtc-matcher.js";
 import { compileGbnf } from "../../src/engine/gbnf-program.js";
 import { DEAD, StackPool } from "../../src/engine/stack-pool.js";
-import { tokenizeAsText } from "../../src/runtime/prompt-tokens.js";
+import { tokenizeAsText } from "../../src/model/prompt-tokens.js";
 import { computeTokenTables, readTokenBytes } from "../../src/model/vocabulary.js";
 import { VocabTrie } from "../../src/engine/vocab-trie.js";
 import { normalizeTools } from "../../src/tools/index.js";

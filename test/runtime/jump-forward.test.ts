@@ -10,7 +10,7 @@ import { createLlama } from "../../src/model/index.js";
 import { EngineVocab } from "../../src/engine/engine-vocab.js";
 import { QtcMatcher } from "../../src/engine/qtc-matcher.js";
 import { planTokens } from "../../src/engine/jump-forward.js";
-import { tokenizeAsText } from "../../src/runtime/prompt-tokens.js";
+import { tokenizeAsText } from "../../src/model/prompt-tokens.js";
 import { computeTokenTables, readTokenBytes } from "../../src/model/vocabulary.js";
 import { VocabTrie } from "../../src/engine/vocab-trie.js";
 import { tinyModelPath } from "../helpers/models.js";

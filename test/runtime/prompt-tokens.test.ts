@@ -9,7 +9,7 @@ import type { Llama, LlamaModel } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createLlama } from "../../src/model/index.js";
 import { renderPrompt, renderPromptSegments, type ChatMessage, type RenderPromptOptions } from "../../src/prompt/index.js";
-import { tokenizeAsText, tokenizePrompt, type PromptVocab } from "../../src/runtime/prompt-tokens.js";
+import { tokenizeAsText, tokenizePrompt, type PromptVocab } from "../../src/model/prompt-tokens.js";
 import { computeTokenTables } from "../../src/model/vocabulary.js";
 import { tinyModelPath } from "../helpers/models.js";
 

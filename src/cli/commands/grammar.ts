@@ -10,7 +10,7 @@ import { compileXgrammar, GRAMMAR_DIALECTS, type GrammarDialect } from "../../gr
 import { xgrammarAccepts } from "../../engines/xgrammar-check.js";
 import { type CompiledGrammar, compileToolGrammar, GRAMMAR_DEFAULTS, GRAMMAR_PHASES, type GrammarPhase } from "../../grammar/index.js";
 import type { CheckResult } from "../../engine/checker.js";
-import { GrammarChecker } from "../../runtime/grammar-checker.js";
+import { GrammarChecker } from "../../model/grammar-checker.js";
 import type { BudgetSplit } from "../../grammar/budget-share.js";
 import { GUARDED_FACTORS } from "../../runtime/grammar-source.js";
 import { createLlama, loadModel, MODEL_SPEC_HELP, resolveModel } from "../../model/index.js";

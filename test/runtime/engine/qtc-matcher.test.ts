@@ -13,7 +13,7 @@ import { createLlama } from "../../../src/model/index.js";
 import { parse } from "../../../src/parse/index.js";
 import { EngineVocab } from "../../../src/engine/engine-vocab.js";
 import { QtcMatcher } from "../../../src/engine/qtc-matcher.js";
-import { tokenizeAsText } from "../../../src/runtime/prompt-tokens.js";
+import { tokenizeAsText } from "../../../src/model/prompt-tokens.js";
 import type { TokenTables } from "../../../src/engine/token-tables.js";
 import { computeTokenTables, readTokenBytes } from "../../../src/model/vocabulary.js";
 import { VocabTrie } from "../../../src/engine/vocab-trie.js";

@@ -7,8 +7,8 @@ import { EngineChecker, type CheckerVocab } from "../engine/checker.js";
 import { EngineVocab } from "../engine/engine-vocab.js";
 import type { CompiledGrammar, CompiledSchema } from "../grammar/types.js";
 import { QtcException } from "../errors.js";
-import { TokenBytes } from "../model/token-bytes.js";
-import { readVocabulary } from "../model/vocabulary.js";
+import { TokenBytes } from "./token-bytes.js";
+import { readVocabulary } from "./vocabulary.js";
 import { tokenizeAsText } from "./prompt-tokens.js";
 
 /**
