@@ -71,9 +71,12 @@ export { detectFormat, FORMAT_IDS, getFormat, hermes, qwen35, qwen3coder, QWEN35
 export { compileValidators, loadToolsFile, normalizeToolChoice, normalizeTools, ValidatorCache, type CompiledTools, type JsonSchema, type ToolChoice, type ToolDefinition, type ToolInput } from "./tools/index.js";
 export { renderPrompt, type ChatMessage, type RenderPromptOptions } from "./prompt/index.js";
 export { CONSTRAINT_LIMITS, type AnswerConstraint, type ConstraintKind } from "./grammar/answer-constraint.js";
-// Checking a text or tokens against a compiled grammar with the engine that constrains sampling.
+// The grammar and the constraint engine, for a caller with their own sampler: compile the tools once, then one
+// matcher per sequence (accept, allowed set, forced text, closing, fork, rollback); or check a whole text.
+export { compileToolGrammar, type CompiledGrammar, type ToolGrammarOptions } from "./grammar/index.js";
 export type { CheckResult } from "./engine/checker.js";
-export { GrammarChecker } from "./model/grammar-checker.js";
+export type { Continuation, Matcher, NextTokens } from "./engine/matcher.js";
+export { createMatcher, GrammarChecker } from "./model/grammar-checker.js";
 
 // Models: resolution, synthetic models, download.
 export { DEFAULT_MODEL, ensureSyntheticModel, MODEL_REGISTRY, pullModel, resolveModel, type ResolvedModel } from "./model/index.js";

@@ -1,10 +1,12 @@
-// Owns: the engine's view of a loaded model's vocabulary for checking (the token tables and byte trie src/model/
-// reads, with the runtime's plain-text tokenization), read once per model; and GrammarChecker, the engine's checker
-// created for a model (what tests, `qtc grammar --check` and MaskBench call).
+// Owns: the engine's view of a loaded model's vocabulary (the token tables and byte trie src/model/ reads, with
+// plain-text tokenization), read once per model; GrammarChecker, the engine's checker created for a model (what
+// tests, `qtc grammar --check` and MaskBench call); and createMatcher, the engine's matcher for a caller's sampler.
 
 import type { LlamaModel, Token } from "node-llama-cpp";
 import { EngineChecker, type CheckerVocab } from "../engine/checker.js";
 import { EngineVocab } from "../engine/engine-vocab.js";
+import type { Matcher } from "../engine/matcher.js";
+import { createQtcMatcher } from "../engine/qtc-matcher.js";
 import type { CompiledGrammar, CompiledSchema } from "../grammar/types.js";
 import { QtcException } from "../errors.js";
 import { TokenBytes } from "./token-bytes.js";
@@ -53,4 +55,13 @@ export class GrammarChecker extends EngineChecker {
   static async create(model: LlamaModel, grammar: string | CompiledGrammar | CompiledSchema): Promise<GrammarChecker> {
     return EngineChecker.forVocabulary(modelVocab(model), grammar);
   }
+}
+
+/**
+ * qtc's constraint engine at the start of a compiled grammar, over a loaded model's vocabulary: for a caller who
+ * samples with their own loop (ask `nextTokens()` or `canBeNext(t)` for the mask, `accept(t)` what was drawn).
+ * Throws a QtcException `schema_too_large` where the engine will not hold the grammar.
+ */
+export function createMatcher(model: LlamaModel, grammar: CompiledGrammar): Matcher {
+  return createQtcMatcher(grammar, modelVocab(model).engine);
 }

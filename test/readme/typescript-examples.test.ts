@@ -1,6 +1,6 @@
 // Issue 18, item 2: the README's library example did not type-check under `tsc --strict` (`type: "function"`
 // widened to string). Every ```ts block of README.md is type-checked here, strict, against the built package's
-// types (dist/index.d.ts, what an app that installs qwen-tool-calls sees) and the clients the README shows (openai).
+// types (dist/index.d.ts, what an app that installs qwen-tool-calls sees) the clients the README shows (openai) and node-llama-cpp (the own-sampler example loads a model with it).
 //
 // A block with no import continues the block before it (the README shows a client once, then uses it again):
 // it is checked after that block, in a nested scope, so its names may shadow the earlier ones.
@@ -20,7 +20,7 @@ function makeApp(): void {
   writeFileSync(join(app, "package.json"), JSON.stringify({ name: "readme-app", private: true, type: "module" }));
   mkdirSync(join(app, "node_modules"));
   symlinkSync(REPO, join(app, "node_modules", "qwen-tool-calls"), "dir");
-  for (const dep of ["openai", "@anthropic-ai"]) symlinkSync(join(REPO, "node_modules", dep), join(app, "node_modules", dep), "dir");
+  for (const dep of ["openai", "@anthropic-ai", "node-llama-cpp"]) symlinkSync(join(REPO, "node_modules", dep), join(app, "node_modules", dep), "dir");
 }
 
 const hasImport = (code: string) => /^\s*import\s/m.test(code);
