@@ -108,29 +108,41 @@ function isAbsent(value: unknown): boolean {
   return value === undefined || typeof value === "function" || typeof value === "symbol";
 }
 
-function dumps(value: unknown, walk: Walk): string {
+/** How a Python printer spells scalars: json.dumps and repr()/str() walk containers alike and differ only here. */
+interface Spelling {
+  string(s: string): string;
+  numbers: "json" | "str";
+  /** false, true */
+  booleans: readonly [string, string];
+  none: string;
+}
+
+const JSON_SPELLING: Spelling = { string: (s) => pythonJsonString(s), numbers: "json", booleans: ["false", "true"], none: "null" };
+const REPR_SPELLING: Spelling = { string: (s) => pythonStringRepr(s), numbers: "str", booleans: ["False", "True"], none: "None" };
+
+function spell(value: unknown, walk: Walk, sp: Spelling): string {
   value = prepare(value);
-  if (value === null || isAbsent(value)) return "null";
+  if (value === null || isAbsent(value)) return sp.none;
   switch (typeof value) {
     case "string":
-      return pythonJsonString(value);
+      return sp.string(value);
     case "number":
-      return pythonNumber(value, "json");
+      return pythonNumber(value, sp.numbers);
     case "bigint":
       return value.toString();
     case "boolean":
-      return value ? "true" : "false";
+      return sp.booleans[value ? 1 : 0]!;
   }
   const obj = value as object;
   enter(walk, obj);
   let out: string;
   if (Array.isArray(obj)) {
-    out = `[${obj.map((item) => dumps(item, walk)).join(", ")}]`;
+    out = `[${obj.map((item) => spell(item, walk, sp)).join(", ")}]`;
   } else {
     const parts: string[] = [];
     for (const [key, item] of Object.entries(obj)) {
       if (isAbsent(prepare(item))) continue;
-      parts.push(`${pythonJsonString(key)}: ${dumps(item, walk)}`);
+      parts.push(`${sp.string(key)}: ${spell(item, walk, sp)}`);
     }
     out = `{${parts.join(", ")}}`;
   }
@@ -144,7 +156,7 @@ function dumps(value: unknown, walk: Walk): string {
  * too deep value (see MAX_RENDER_DEPTH) throws a QtcException with `code`. Default code: "invalid_messages".
  */
 export function pythonJsonDumps(value: unknown, code: ErrorCode = "invalid_messages"): string {
-  return dumps(value, { seen: new Set(), depth: 0, code });
+  return spell(value, { seen: new Set(), depth: 0, code }, JSON_SPELLING);
 }
 
 /** Python's str.isprintable() per character, as repr() uses it. */
@@ -169,41 +181,11 @@ export function pythonStringRepr(s: string): string {
   return out + quote;
 }
 
-function repr(value: unknown, walk: Walk): string {
-  value = prepare(value);
-  if (value === null || isAbsent(value)) return "None";
-  switch (typeof value) {
-    case "string":
-      return pythonStringRepr(value);
-    case "number":
-      return pythonNumber(value, "str");
-    case "bigint":
-      return value.toString();
-    case "boolean":
-      return value ? "True" : "False";
-  }
-  const obj = value as object;
-  enter(walk, obj);
-  let out: string;
-  if (Array.isArray(obj)) {
-    out = `[${obj.map((item) => repr(item, walk)).join(", ")}]`;
-  } else {
-    const parts: string[] = [];
-    for (const [key, item] of Object.entries(obj)) {
-      if (isAbsent(prepare(item))) continue;
-      parts.push(`${pythonStringRepr(key)}: ${repr(item, walk)}`);
-    }
-    out = `{${parts.join(", ")}}`;
-  }
-  leave(walk, obj);
-  return out;
-}
-
 /**
  * Python `str(value)` of a JSON value, as Jinja's `| string` filter prints it (`True`, `None`, `['a', 'b']`).
  * Circular or too deep values throw like pythonJsonDumps. Default code: "invalid_messages".
  */
 export function pythonStr(value: unknown, code: ErrorCode = "invalid_messages"): string {
   const v = prepare(value);
-  return typeof v === "string" ? v : repr(v, { seen: new Set(), depth: 0, code });
+  return typeof v === "string" ? v : spell(v, { seen: new Set(), depth: 0, code }, REPR_SPELLING);
 }

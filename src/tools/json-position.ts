@@ -59,15 +59,7 @@ class Checker {
       this.i++;
       this.ws();
       this.value(depth + 1);
-      this.ws();
-      const c = this.s[this.i];
-      if (c === "}") {
-        this.i++;
-        return;
-      }
-      if (c !== ",") throw new Stop();
-      this.i++;
-      this.ws();
+      if (this.closedOrComma("}")) return;
     }
   }
 
@@ -80,16 +72,22 @@ class Checker {
     }
     for (;;) {
       this.value(depth + 1);
-      this.ws();
-      const c = this.s[this.i];
-      if (c === "]") {
-        this.i++;
-        return;
-      }
-      if (c !== ",") throw new Stop();
-      this.i++;
-      this.ws();
+      if (this.closedOrComma("]")) return;
     }
+  }
+
+  /** After a member or an item: true at the closing bracket (taken), false after a comma (and the space after it). */
+  private closedOrComma(close: "}" | "]"): boolean {
+    this.ws();
+    const c = this.s[this.i];
+    if (c === close) {
+      this.i++;
+      return true;
+    }
+    if (c !== ",") throw new Stop();
+    this.i++;
+    this.ws();
+    return false;
   }
 
   string(): void {
