@@ -58,6 +58,13 @@ describe("src/ stages", () => {
     expect(native).toEqual([]);
   });
 
+  it("no file in src/ drives llama.cpp's grammar evaluator: qtc's engine is the one that constrains and judges", () => {
+    const evaluator = /\b(LlamaGrammar|LlamaGrammarEvaluationState|createGrammar|canBeNextTokenForGrammarEvaluationState|acceptGrammarEvaluationStateToken)\b/;
+    const driving = [...files.entries()].filter(([, file]) => evaluator.test(file.text)).map(([path]) => path);
+    expect(driving).toEqual([]);
+    expect(evaluator.test("new LlamaGrammarEvaluationState({ model, grammar })")).toBe(true);
+  });
+
   it("catches an upward or sideways import, and lets downhill and in-stage ones pass", () => {
     const edge = (from: string, to: string): ImportEdge => ({ from, to, line: 1, typeOnly: true });
     const cases = [edge("src/grammar/x.ts", "src/runtime/y.ts"), edge("src/parse/x.ts", "src/grammar/y.ts"), edge("src/runtime/x.ts", "src/engine/y.ts"), edge("src/engine/x.ts", "src/engine/y.ts"), edge("src/index.ts", "src/cli/y.ts")];
