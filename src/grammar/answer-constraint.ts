@@ -61,6 +61,25 @@ export type GrammarReader = (source: string) => Result<UserGrammar>;
  * call there), so a literal holding `<` is refused, and classes never admit it. A grammar is read by `readGrammar`.
  */
 export function checkTextConstraint(c: Exclude<AnswerConstraint, { jsonSchema: unknown }>, readGrammar?: GrammarReader): Result<TextConstraint> {
+  // A served request's constraint is checked by the server (for a 400 naming its field) and handed on to the
+  // runtime as the same object: the second check is this lookup, never a second parse. The key is the
+  // constraint's own text, so an object changed after its check is checked again.
+  const key = sourceKey(c);
+  const seen = checked.get(c);
+  if (seen && seen.key === key && seen.reader === readGrammar) return seen.result;
+  const result = checkUncached(c, readGrammar);
+  checked.set(c, { key, reader: readGrammar, result });
+  return result;
+}
+
+const checked = new WeakMap<object, { key: string; reader: GrammarReader | undefined; result: Result<TextConstraint> }>();
+
+/** The constraint as written (what its check depends on). */
+function sourceKey(c: Exclude<AnswerConstraint, { jsonSchema: unknown }>): string {
+  return "regex" in c ? `r${String(c.regex)}` : "choice" in c ? `c${JSON.stringify(c.choice)}` : `g${String(c.grammar)}`;
+}
+
+function checkUncached(c: Exclude<AnswerConstraint, { jsonSchema: unknown }>, readGrammar?: GrammarReader): Result<TextConstraint> {
   if ("regex" in c) {
     const source = c.regex;
     if (typeof source !== "string") return bad("constraint regex must be a string");

@@ -21,6 +21,25 @@ describe("checkTextConstraint", () => {
     expect(constraintKind({ lark: "x" }).ok).toBe(false);
   });
 
+  test("a constraint is read once: checking the same object again (the server's check, then the runtime's) reads nothing, and a changed one is read anew", () => {
+    let reads = 0;
+    const counting = (source: string) => {
+      reads++;
+      return parseUserGrammar(source);
+    };
+    const c = { grammar: 'root ::= "yes" | "no"' };
+    const first = checkTextConstraint(c, counting);
+    expect(first.ok).toBe(true);
+    expect(checkTextConstraint(c, counting)).toBe(first);
+    expect(reads).toBe(1);
+    c.grammar = 'root ::= "maybe"';
+    const second = checkTextConstraint(c, counting);
+    expect(reads).toBe(2);
+    expect(second.ok && second.value.kind === "grammar" && second.value.source).toBe('root ::= "maybe"');
+    expect(checkTextConstraint({ grammar: c.grammar }, counting)).not.toBe(second);
+    expect(reads).toBe(3);
+  });
+
   test("bounds: regex length, choice count and size, a '<' an answer cannot hold", () => {
     expect(checkTextConstraint({ regex: "a".repeat(CONSTRAINT_LIMITS.regexChars + 1) })).toMatchObject({ ok: false, error: { code: "too_large" } });
     expect(checkTextConstraint({ choice: ["x".repeat(CONSTRAINT_LIMITS.choiceBytes + 1)] })).toMatchObject({ ok: false, error: { code: "too_large" } });
