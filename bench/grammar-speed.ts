@@ -12,7 +12,7 @@ import { FORMAT_IDS, type FormatId, ensureSyntheticModel, normalizeTools, type T
 import { decodeTimes, llamaTokenCost, qtcTokenCost, quantile, tokenCostLists, tokenCostTable, TOKEN_COST_DEFAULTS, xgrammarTokenCost, type EngineName, type TokenCostRow } from "./lib/grammar-token-cost.js";
 import { runXgrammarBench, xgrammarTable, type XgrammarRow } from "./lib/grammar-xgrammar.js";
 import { clientToolLists, generatedTools } from "./lib/tool-lists.js";
-import { QWEN3_VOCAB_SIZE, resolveFormat, mismatchedTag, compileToolGrammar, type ToolGrammarOptions, grammarsDir, createLlama, loadModel, XgrammarSession, computeTokenTables, readTokenBytes, VocabTrie, tokenizeAsText } from "./lib/internals.js";
+import { QWEN3_VOCAB_SIZE, resolveFormat, mismatchedTag, compileToolGrammar, type ToolGrammarOptions, grammarsDir, createLlama, loadModel, XgrammarSession, readVocabulary } from "./lib/internals.js";
 
 export const GRAMMAR_BENCH_DEFAULTS = Object.freeze({
   /** Compiles timed per case (after 30 warm-up compiles); the median is reported. */
@@ -109,10 +109,8 @@ const ALL_ENGINES: readonly EngineName[] = ["qtc", "xgrammar", "llama.cpp"];
 /** The tokenCost rows: every engine × tool list (see ./lib/grammar-token-cost.ts), measured in one run. */
 async function runTokenCost(model: LlamaModel, harness: ToolDefinition[], sel: TokenCostSelection = { engines: ALL_ENGINES, profile: false }): Promise<TokenCostRow[]> {
   const lists = tokenCostLists(harness, clientToolLists(), generatedTools);
-  const tables = computeTokenTables(model);
-  const trie = new VocabTrie(readTokenBytes(model, tables.vocabSize), tables.partialUtf8Tokens);
-  const vocab = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
-  const tokenize = (text: string) => tokenizeAsText(text, vocab);
+  const { tables, trie, tokenizeText: tokenize } = readVocabulary(model);
+  if (!trie) throw new Error("the token-cost rows need a byte-level vocabulary (a Qwen3 GGUF)");
   // Warm the engine's code on a list outside the rows, so "cold" means a grammar seen for the first time.
   qtcTokenCost("warm-up", generatedTools(3), tables, trie, tokenize, { ...TOKEN_COST_DEFAULTS, walks: 2 });
   const rows: TokenCostRow[] = [];

@@ -22,9 +22,7 @@ export { buildLlama, findLlamaProgram } from "../../dist/engines/llama-build.js"
 export type { RequestProfile } from "../../dist/runtime/runtime.js";
 export { DecodePassTally } from "../../dist/runtime/decode-passes.js";
 export { mismatchedTag } from "../../dist/runtime/format-vocab.js";
-export { computeTokenTables, readTokenBytes } from "../../dist/model/vocabulary.js";
-export { VocabTrie } from "../../dist/engine/vocab-trie.js";
-export { tokenizeAsText } from "../../dist/model/prompt-tokens.js";
+export { readVocabulary } from "../../dist/model/vocabulary.js";
 
 // Formats, grammar and prompt pieces below the public surface.
 export { QWEN3_VOCAB_SIZE, resolveFormat } from "../../dist/formats/index.js";

@@ -4,14 +4,12 @@
 
 import type { LlamaModel, Token } from "node-llama-cpp";
 import { EngineChecker, type CheckerVocab } from "../engine/checker.js";
-import { EngineVocab } from "../engine/engine-vocab.js";
 import type { Matcher } from "../engine/matcher.js";
 import { createQtcMatcher } from "../engine/qtc-matcher.js";
 import type { CompiledGrammar, CompiledSchema } from "../grammar/types.js";
 import { QtcException } from "../errors.js";
 import { TokenBytes } from "./token-bytes.js";
 import { readVocabulary } from "./vocabulary.js";
-import { tokenizeAsText } from "./prompt-tokens.js";
 
 /**
  * Per model, built on first use (about a second for Qwen3's 151,936 tokens): a test file checks hundreds of grammars
@@ -30,11 +28,8 @@ export function modelVocab(model: LlamaModel): CheckerVocab {
 }
 
 function readModelVocab(model: LlamaModel): CheckerVocab {
-  const { tables, trie } = readVocabulary(model);
-  if (!trie) throw new QtcException({ code: "unsupported_model", message: "this model's vocabulary is not byte-level BPE: qtc's constraint engine (and its checker) needs one; use a Qwen3 GGUF" });
-  // Forced text is plain text: never an added token (as the runtime tokenizes it).
-  const prompt = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
-  const engine = new EngineVocab(tables, trie, (text) => tokenizeAsText(text, prompt));
+  const { tables, engine } = readVocabulary(model);
+  if (!engine) throw new QtcException({ code: "unsupported_model", message: "this model's vocabulary is not byte-level BPE: qtc's constraint engine (and its checker) needs one; use a Qwen3 GGUF" });
   const bytes = new TokenBytes(model);
   const added = new Set(tables.addedTokens.map((a) => a.token));
   return {

@@ -5,23 +5,31 @@
 
 import type { LlamaModel, Token } from "node-llama-cpp";
 import { sortAdded, type AddedToken, type TokenTables } from "../engine/token-tables.js";
+import { EngineVocab } from "../engine/engine-vocab.js";
 import { VocabTrie, type VocabBytes } from "../engine/vocab-trie.js";
 import { QWEN3_TOKENS, QWEN3_VOCAB_SIZE } from "../formats/index.js";
 import { byteLevelOrder } from "./byte-level.js";
+import { tokenizeAsText } from "./prompt-tokens.js";
 import { TOKEN_ATTR, TokenBytes, tokenAttributes } from "./token-bytes.js";
 
-/** What the engine needs of one loaded model's vocabulary (with a tokenizer, an EngineVocab). */
+/** What the engine needs of one loaded model's vocabulary. */
 export interface ModelVocabulary {
   tables: TokenTables;
   /** The byte trie the engine's masks descend; undefined when the vocabulary is not byte-level. */
   trie: VocabTrie | undefined;
+  /** Plain text's tokens, never an added token (forced text: property names come from the client's schema). */
+  tokenizeText(text: string): number[];
+  /** The engine's view of the vocabulary; undefined when it is not byte-level (the engine cannot walk it). */
+  engine: EngineVocab | undefined;
 }
 
 /** The engine's vocabulary of a loaded model: its token tables, and its byte trie where it is byte-level. */
 export function readVocabulary(model: LlamaModel): ModelVocabulary {
   const tables = computeTokenTables(model);
   const trie = tables.byteTokens && new VocabTrie(readTokenBytes(model, tables.vocabSize), tables.partialUtf8Tokens);
-  return { tables, trie };
+  const prompt = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
+  const tokenizeText = (text: string) => tokenizeAsText(text, prompt);
+  return { tables, trie, tokenizeText, engine: trie && new EngineVocab(tables, trie, tokenizeText) };
 }
 
 /** Each token's bytes, and the added tokens (CONTROL, USER_DEFINED) by llama.cpp's attributes. */

@@ -23,13 +23,12 @@ import { SequencePool } from "./sequence-pool.js";
 import { prefixAffinity, reusePrefix, type ReusePolicy } from "./prefix-reuse.js";
 import { reportingStrategy, type DecodePass } from "./decode-passes.js";
 import { StepGate } from "./step-gate.js";
-import { tokenizeAsText, tokenizePrompt, tokenizePromptSliced } from "../model/prompt-tokens.js";
+import { tokenizePrompt, tokenizePromptSliced } from "../model/prompt-tokens.js";
 import { runTurn, type TurnEnv, type TurnOutcome, type TurnPhases } from "./turn.js";
 import { KeyVocab } from "./semantic-guard.js";
 import type { GenerateEvent, GenerateRequest, PreparedRequest } from "./types.js";
 import { PreparedRequests } from "./prepared-request.js";
 import { answerConstraintOf } from "./answer-request.js";
-import { EngineVocab } from "../engine/engine-vocab.js";
 import { measureRemoved, type StepMask } from "./probability-removed.js";
 import { tokenLogprobs } from "./token-logprobs.js";
 
@@ -201,15 +200,12 @@ class ModelRuntime implements Runtime {
     const sequences = Array.from({ length: context.totalSequences }, () => context.getSequence());
     this.pool = new SequencePool(sequences);
     this.reuse = { deterministic: options.deterministic ?? false, batchSize: context.batchSize };
-    const { tables, trie } = readVocabulary(model);
+    const { tables, engine, tokenizeText } = readVocabulary(model);
     checkFormatVocabulary(model, this.toolFormat, tables.vocabSize);
     this.checkedFormats.add(this.toolFormat);
     // qtc's engine walks the vocabulary byte by byte: a vocabulary that is not byte-level BPE cannot be constrained.
-    if (!trie) fail("unsupported_model", `${resolved.name}: its vocabulary is not byte-level BPE (Qwen3's), which qtc's constraint engine needs; use a Qwen3 GGUF`);
-    // Forced text is plain text (property names come from the client's schema): never an added token.
-    const vocab = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
-    const tokenize = (text: string) => tokenizeAsText(text, vocab);
-    const matchers = { tokenize, engine: new EngineVocab(tables, trie, tokenize) };
+    if (!engine) fail("unsupported_model", `${resolved.name}: its vocabulary is not byte-level BPE (Qwen3's), which qtc's constraint engine needs; use a Qwen3 GGUF`);
+    const matchers = { tokenize: tokenizeText, engine };
     // One sequence has nobody to keep in step with.
     const steps = sequences.length > 1 ? new StepGate() : undefined;
     this.env = { model, tables, matchers, biases: this.biasesFor(undefined, tables), bareTokens: new BareOpenerTokens(tables.texts), steps, keyVocab: new KeyVocab(tables.texts) };
