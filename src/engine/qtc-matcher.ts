@@ -14,6 +14,8 @@ import { allowedTextTokens } from "./token-mask.js";
 
 /** Most steps a closing walk takes (characters and tags). */
 const CLOSURE_MAX_STEPS = 4096;
+/** Most states the closing search visits before it gives up (no closing: the budget guard refuses to open a call). */
+const CLOSING_SEARCH_STATES = 20_000;
 /** Characters every free-text position allows and no structural one does. */
 const TEXT_PROBES = [0x61, 0x65];
 /** ASCII steps a closing walk tries first at a free position without a closer (as the llama.cpp prober). */
@@ -138,8 +140,53 @@ export class QtcMatcher implements Matcher {
     });
   }
 
-  /** The closing from the current state, computed (see closing()). */
+  /**
+   * The closing from the current state, computed (see closing()): the walk first (cheap, and the closing tests
+   * pin), then, where the walk finds none (a closer a free string takes as text, over and over), a search.
+   */
   private closingOf(): number[] | undefined {
+    return this.walkClosing() ?? this.searchClosing();
+  }
+
+  /**
+   * The shortest closing by steps (a character or a special token), breadth first over the pool's states up to
+   * CLOSING_SEARCH_STATES: it ends at an accepting state or right after the call's close token.
+   */
+  private searchClosing(): number[] | undefined {
+    const close = this.grammar.closeToken;
+    const from = new Map<StateId, { prev: StateId; piece: ForcedPiece } | null>([[this.at, null]]);
+    const path = (end: StateId, last?: ForcedPiece) => {
+      const pieces: ForcedPiece[] = last ? [last] : [];
+      for (let link = from.get(end); link; link = from.get(link.prev)) pieces.push(link.piece);
+      const merged: ForcedPiece[] = [];
+      for (const p of pieces.reverse()) push(merged, p.kind === "text" ? { ...p } : p);
+      return planTokens({ pieces: merged, ends: true }, this.vocab.tokenize).tokens;
+    };
+    let frontier = [this.at];
+    while (frontier.length > 0) {
+      const next: StateId[] = [];
+      for (const s of frontier) {
+        if (this.pool.accepts(s)) return path(s);
+        const { cps, tokens } = this.pool.edges(s);
+        if (tokens.includes(close)) return path(s, { kind: "special", token: close });
+        const steps: [StateId, ForcedPiece][] = [
+          ...cps.map((cp): [StateId, ForcedPiece] => [this.pool.step(s, cp), { kind: "text", text: String.fromCodePoint(cp) }]),
+          ...tokens.map((t): [StateId, ForcedPiece] => [this.pool.stepToken(s, t), { kind: "special", token: t }]),
+        ];
+        for (const [to, piece] of steps) {
+          if (to === DEAD || from.has(to)) continue;
+          if (from.size >= CLOSING_SEARCH_STATES) return undefined;
+          from.set(to, { prev: s, piece });
+          next.push(to);
+        }
+      }
+      frontier = next;
+    }
+    return undefined;
+  }
+
+  /** The closing walk: forced text, a value closer, the close tag, or the first ASCII character the state takes. */
+  private walkClosing(): number[] | undefined {
     const pieces: ForcedPiece[] = [];
     const close = this.grammar.closeToken;
     let at = this.at;

@@ -52,6 +52,13 @@ function interval(bounds: Int32Array, cp: number): number {
   return lo;
 }
 
+/** A code point of [lo, hi] to stand for it: printable ASCII first, then the lowest that is not a surrogate. */
+function representative(lo: number, hi: number): number | undefined {
+  if (lo <= 0x7e && hi >= 0x20) return Math.max(lo, 0x20);
+  if (lo < 0xd800 || lo > 0xdfff) return lo;
+  return hi >= 0xe000 ? 0xe000 : undefined;
+}
+
 /** A state id: index into the pool's states. DEAD is the state nothing can continue. */
 export type StateId = number;
 export const DEAD: StateId = 0;
@@ -233,6 +240,29 @@ export class StackPool {
       if (kind === EL.cls ? classMatches(this.program, code[pos + 1]!, arg) : code[pos + 1] === arg) this.expand(pos + 2, this.frameNext[f]!, out, acc, seen);
     }
     return this.stateOf(out, acc.accepts);
+  }
+
+  /**
+   * The edges out of a state, one per kind of next step: a code point for each interval some top's class matches
+   * (printable ASCII where the interval has one; every code point of an interval leads to the same state), and
+   * each special token a top stands at. What a search over the state's successors walks.
+   */
+  edges(state: StateId): { cps: number[]; tokens: number[] } {
+    const cps: number[] = [];
+    const tokens: number[] = [];
+    if (state === DEAD) return { cps, tokens };
+    const tr = this.cuts[state] ?? this.transitions(state);
+    for (let i = 0; i < tr.dead.length; i++) {
+      if (tr.dead[i]) continue;
+      const cp = representative(i === 0 ? 0 : tr.bounds[i - 1]!, i < tr.bounds.length ? tr.bounds[i]! - 1 : 0x10ffff);
+      if (cp !== undefined) cps.push(cp);
+    }
+    const { code } = this.program;
+    for (const f of this.stateTops[state]!) {
+      const pos = this.framePos[f]!;
+      if (code[pos] === EL.token && !tokens.includes(code[pos + 1]!)) tokens.push(code[pos + 1]!);
+    }
+    return { cps, tokens };
   }
 
   /** Whether some code point in [lo, hi] could come next (a partial UTF-8 prefix's range). */

@@ -211,10 +211,7 @@ function stringsOnly(n: Node, ids: { next: number }): Node | undefined {
  */
 export function xmlTyped(args: Node, schema: JsonSchema, ids: { next: number }): Node | undefined {
   const info = readParameters(schema);
-  const rawString = (name: string) => {
-    const t = typesOf(schema, info.properties.get(name) ?? info.extraSchema);
-    return t !== "any" && t.has("string");
-  };
+  const rawString = (name: string) => isRawParam(schema, info.properties.get(name) ?? info.extraSchema);
   return partOf(args, ids, (d, node) => {
     if (d.k !== "object") return node;
     const props = [];
@@ -227,6 +224,20 @@ export function xmlTyped(args: Node, schema: JsonSchema, ids: { next: number }):
     const extra = d.extra && extraTypes !== "any" && extraTypes.has("string") ? (stringsOnly(d.extra, ids) ?? null) : d.extra;
     return { ...d, id: ids.next++, props, extra };
   });
+}
+
+/** Whether a parameter of this schema is written as raw text (its schema allows strings), not as JSON. */
+function isRawParam(schema: JsonSchema, param: JsonSchema | undefined): boolean {
+  const t = typesOf(schema, param);
+  return t !== "any" && t.has("string");
+}
+
+/** How a tag-spelled call writes each parameter's value: JSON or raw text (see GrammarTool.params). */
+function paramValues(schema: JsonSchema): GrammarTool["params"] {
+  const info = readParameters(schema);
+  const names = [...info.properties.keys()];
+  const raw = names.filter((name) => isRawParam(schema, info.properties.get(name)));
+  return { json: names.filter((name) => !raw.includes(name)), raw, extraJson: !isRawParam(schema, info.extraSchema) };
 }
 
 function toolError(tool: string, e: QtcError): QtcError {
@@ -300,7 +311,7 @@ function compileWithin(tools: readonly ToolDefinition[], o: Resolved): Result<Co
     const bare = o.phase === "after-bare-open" ? bareRest(around.before, f) : undefined;
     const bareExpr = bare === undefined ? undefined : rules.add(`tool-${tool.name}-bare`, `${literal(bare)} ${value.expr} ${literal(around.after)}`);
     bodies.push({ name: tool.name, expr: body, bareExpr });
-    info.push({ name: tool.name, worstCaseTokens: fixed + value.worst });
+    info.push({ name: tool.name, worstCaseTokens: fixed + value.worst, ...(taggedParams ? { params: paramValues(tool.parameters as JsonSchema) } : {}) });
   }
   if ((mode === "calls" || (mode === "auto" && o.phase !== "start")) && bodies.length === 0) {
     return err({ code: "budget_too_small", message: `maxTokens ${o.maxTokens} is too small for even the shortest call of ${selected.map((t) => `"${t.name}"`).join(", ") || "any tool"}` });

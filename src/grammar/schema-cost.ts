@@ -88,15 +88,16 @@ export class Costs {
         if (n.minExtra) {
           // The required members, then at least minExtra extra members (each after a separator but the first).
           const extra = n.extra ? 3 + KEY_SEP_BYTES + child(n.extra) : Infinity;
-          const keyed = raw ? [] : (n.patternKeys ?? []).map((x) => child(x.key) + KEY_SEP_BYTES + child(x.value));
+          const keyed = (n.patternKeys ?? []).map((x) => child(x.key) + KEY_SEP_BYTES + child(x.value));
           return 2 + requiredBytes + n.minExtra * Math.min(extra, ...keyed) + (n.minExtra - 1) * SEP;
         }
         if (n.nonEmpty && required.length === 0) {
           // At least one member: the cheapest listed one (an extra key costs at least `"a": ` and its value).
           const listed = n.props.map((p) => keyBytes(p.name) + child(p.node));
           const extra = n.extra ? 3 + KEY_SEP_BYTES + child(n.extra) : Infinity;
-          // A pattern key counts too (JSON only: qwen3coder writes no pattern keys as parameters).
-          const keyed = raw ? [] : (n.patternKeys ?? []).map((x) => child(x.key) + KEY_SEP_BYTES + child(x.value));
+          // A pattern key counts too. An object that is a parameter's value is JSON in every format (the
+          // parameter list itself, where qwen3coder writes no pattern keys, is costed by emitParams, not here).
+          const keyed = (n.patternKeys ?? []).map((x) => child(x.key) + KEY_SEP_BYTES + child(x.value));
           return 2 + Math.min(extra, ...listed, ...keyed);
         }
         return 2 + requiredBytes - (required.length > 0 ? SEP : 0);

@@ -124,6 +124,12 @@ export interface GrammarTool {
   readonly name: string;
   /** Worst-case tokens of one call block to it (open and close tags included); undefined when left out. */
   readonly worstCaseTokens: number | undefined;
+  /**
+   * Formats that spell arguments as tags: the listed parameters whose values are JSON (objects, arrays, numbers),
+   * those written as raw text (their schemas allow strings), and whether an extra parameter's value is JSON.
+   * Undefined in JSON formats.
+   */
+  readonly params?: { readonly json: readonly string[]; readonly raw: readonly string[]; readonly extraJson: boolean };
 }
 
 /** A compiled grammar: immutable, cacheable, shared by every request with the same tools and options. */

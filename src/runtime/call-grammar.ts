@@ -5,13 +5,15 @@
 
 import type { TokenBias } from "node-llama-cpp";
 import { fail } from "../errors.js";
-import type { GrammarPhase } from "../grammar/index.js";
+import type { ToolCallFormat } from "../formats/index.js";
+import type { GrammarPhase, GrammarTool } from "../grammar/index.js";
 import { BudgetGuard, type Closable } from "./budget-guard.js";
 import { DistinctClosing } from "./distinct-closing.js";
 import { createMatcher } from "./engine-choice.js";
 import type { TurnGrammar } from "./grammar-source.js";
 import type { TurnMatcher } from "./matcher.js";
-import { KeyGuard } from "./semantic-guard.js";
+import { KeyGuard, type KeyTracker, type KeyVocab } from "./semantic-guard.js";
+import { XmlKeyGuard } from "./xml-key-guard.js";
 import type { TurnEnv, TurnPlan } from "./turn-plan.js";
 
 /** Forced tokens counted past the budget left, for the figure of a refusal (see refuseForcedOverBudget). */
@@ -21,8 +23,8 @@ export class CallGrammar {
   /** How the current call closes: the matcher's closing, or under the key guard one with distinct keys. */
   readonly closer: Closable;
   readonly guard: BudgetGuard | undefined;
-  /** Keys seen per open object of a JSON call: a key cannot be completed twice. */
-  readonly keys: KeyGuard | undefined;
+  /** Keys seen per open object of a JSON call or JSON argument: a key cannot be completed twice. */
+  readonly keys: KeyTracker | undefined;
 
   private constructor(
     readonly grammar: TurnGrammar,
@@ -32,7 +34,7 @@ export class CallGrammar {
     /** Told the grammar time the guards' look-aheads spend on forks (which the matcher does not count). */
     private readonly spent: (ms: number) => void,
   ) {
-    this.keys = plan.format.stringText === "json" && env.keyVocab ? new KeyGuard(env.keyVocab) : undefined;
+    this.keys = env.keyVocab && keyGuardFor(plan.format, grammar.compiled.tools, env.keyVocab);
     // Under the key guard the closing writes distinct keys (a minimum member count is part of the closing).
     this.closer = this.keys && env.keyVocab ? new DistinctClosing(matcher, this.keys, env.keyVocab) : matcher;
     this.guard = grammar.guarded ? new BudgetGuard(this.closer) : undefined;
@@ -45,6 +47,27 @@ export class CallGrammar {
     if (!grammar) return undefined;
     spent(performance.now() - t0);
     return new CallGrammar(grammar, await createMatcher(grammar.compiled, env.matchers), env, plan, spent);
+  }
+
+  /** Tokens the shortest call from here takes (the closing, with distinct keys under the key guard); undefined when none was found. */
+  closingCost(): number | undefined {
+    return this.closer.closing()?.length;
+  }
+
+  /**
+   * A sampled token into the matcher, or what the matcher feeds instead of one it refuses (its replacement knows
+   * nothing of keys): under the key guard a replacement that would complete a key twice is undone, and the
+   * distinct closing's next token is fed instead.
+   */
+  take(token: number): number[] {
+    const taken = this.matcher.takeSampled(token);
+    const texts = this.env.keyVocab?.texts;
+    if (!this.keys || !texts || (taken.length === 1 && taken[0] === token)) return taken;
+    if (!this.keys.clone().feed(taken.map((t) => texts[t] ?? "").join(""))) return taken;
+    this.matcher.rollback(taken.length);
+    const next = this.closer.closing()?.[0];
+    if (next !== undefined && this.matcher.accept(next)) return [next];
+    return this.matcher.takeSampled(token);
   }
 
   /** A guarded grammar admits calls longer than the budget: whether one opened now can close in time. */
@@ -116,4 +139,23 @@ export class CallGrammar {
       return closing && 1 + forced + closing.length;
     });
   }
+}
+
+/**
+ * No call fits the `left` tokens: under a tool choice that demands one, the turn fails loudly with the figures
+ * (`budget_too_small`) instead of ending at the limit with no call, an empty success.
+ */
+export function refuseUnmetChoice(plan: TurnPlan, call: CallGrammar | undefined, left: number): void {
+  const { toolChoice, maxTokens } = plan;
+  if (toolChoice !== "required" && typeof toolChoice !== "object") return;
+  const least = call?.closingCost();
+  const which = `the call tool choice ${JSON.stringify(toolChoice)} demands`;
+  if (least === undefined) fail("budget_too_small", `maxTokens ${maxTokens} is too small for ${which}: no call the tools allow fits in the ${left} tokens left; raise maxTokens`);
+  fail("budget_too_small", `maxTokens ${maxTokens} is too small for ${which}: the shortest takes ${least} tokens and ${left} are left; raise maxTokens to ${maxTokens - left + least} or more`);
+}
+
+/** The key guard of a format: over the whole call in JSON formats, over each JSON argument where arguments are tags. */
+function keyGuardFor(format: ToolCallFormat, tools: readonly GrammarTool[], vocab: KeyVocab): KeyTracker | undefined {
+  if (format.stringText === "json") return new KeyGuard(vocab);
+  return format.body.decoder === "xml-function" ? new XmlKeyGuard(vocab, format.body.spelling, tools) : undefined;
 }

@@ -5,7 +5,7 @@
 
 import type { Closable } from "./budget-guard.js";
 import type { TurnMatcher } from "./matcher.js";
-import type { KeyGuard, KeyVocab } from "./semantic-guard.js";
+import type { KeyTracker, KeyVocab } from "./semantic-guard.js";
 
 /** Most times one closing walk turns aside from the matcher's closing (each turn adds at least one character). */
 const MAX_DETOURS = 256;
@@ -15,7 +15,7 @@ const KEY_CHARS = [..."abcdefghijklmnopqrstuvwxyz0123456789_"];
 export class DistinctClosing implements Closable {
   constructor(
     private readonly matcher: TurnMatcher,
-    private readonly keys: KeyGuard,
+    private readonly keys: KeyTracker,
     private readonly vocab: KeyVocab,
   ) {}
 
@@ -48,7 +48,7 @@ export class DistinctClosing implements Closable {
   }
 
   /** An allowed token the key guard does not ban, in place of one it does: a key lengthened, or another way on. */
-  private detour(fork: TurnMatcher, keys: KeyGuard): number | undefined {
+  private detour(fork: TurnMatcher, keys: KeyTracker): number | undefined {
     const next = fork.nextTokens();
     const listed = next.kind === "set" ? next.tokens : [];
     const banned = new Set(listed.length > 0 ? keys.banned(fork, listed) : []);

@@ -57,6 +57,14 @@ function push(map: Map<string, number[]>, key: string, id: number): void {
   else map.set(key, [id]);
 }
 
+/** What the turn asks of a key guard, whatever the format: feed it the call's text, ask for bans, copy it. */
+export interface KeyTracker {
+  /** Feed the text of accepted tokens, in order; true when it completed a key its object already had. */
+  feed(text: string): boolean;
+  banned(probe: KeyProbe, candidates: readonly number[] | undefined): number[];
+  clone(): KeyTracker;
+}
+
 interface Frame {
   /** Keys completed in this object (raw JSON spelling; the grammar admits one spelling per key); undefined for arrays. */
   keys: Set<string> | undefined;
@@ -68,7 +76,7 @@ interface Frame {
  * as spelled: qtc's grammars admit one spelling per character (no `\u` escapes, no `\/`), so equal spellings
  * are equal keys.
  */
-export class KeyGuard {
+export class KeyGuard implements KeyTracker {
   private readonly stack: Frame[] = [];
   /** Inside a string: whether it is a key, its raw text so far, and whether the last character was a lone `\`. */
   private str: { key: boolean; text: string; escaped: boolean } | undefined;
@@ -83,9 +91,15 @@ export class KeyGuard {
     return copy;
   }
 
-  /** Feed the text of accepted tokens, in order. */
-  feed(text: string): void {
-    for (const ch of text) this.step(ch);
+  feed(text: string): boolean {
+    let repeated = false;
+    for (const ch of text) repeated = this.step(ch) || repeated;
+    return repeated;
+  }
+
+  /** Outside every value: no object, array or string open (a JSON value was closed, or none begun). */
+  get idle(): boolean {
+    return this.stack.length === 0 && this.str === undefined;
   }
 
   /** Inside an object's key with at least one key already completed in that object. */
@@ -106,6 +120,18 @@ export class KeyGuard {
    * undefined for free text (only the tokens that could complete a seen key are checked).
    */
   banned(probe: KeyProbe, candidates: readonly number[] | undefined): number[] {
+    // A token that opens and closes a key in one (`" "`, `"a":`) repeats it without ever being inside it.
+    const whole = candidates?.filter((t) => this.repeats(this.vocab.texts[t] ?? "")) ?? [];
+    const rest = whole.length > 0 ? candidates!.filter((t) => !whole.includes(t)) : candidates;
+    return whole.length > 0 ? [...whole, ...this.bannedInKey(probe, rest!)] : this.bannedInKey(probe, candidates);
+  }
+
+  /** Whether the text completes a key its object already has (only a text with a quote can). */
+  private repeats(text: string): boolean {
+    return text.includes('"') && this.clone().feed(text);
+  }
+
+  private bannedInKey(probe: KeyProbe, candidates: readonly number[] | undefined): number[] {
     if (this.afterMember) return candidates ? this.deadCommas(probe, candidates) : [];
     if (!this.atKey) return [];
     const seen = this.top()!.keys!;
@@ -184,9 +210,11 @@ export class KeyGuard {
     return this.stack[this.stack.length - 1];
   }
 
-  private step(ch: string): void {
+  /** One character; true when it completes a key its object already had. */
+  private step(ch: string): boolean {
     const s = this.str;
     if (s) {
+      let repeated = false;
       if (s.escaped) {
         s.text += ch;
         s.escaped = false;
@@ -194,10 +222,12 @@ export class KeyGuard {
         s.text += ch;
         s.escaped = true;
       } else if (ch === '"') {
-        if (s.key) this.stack[this.stack.length - 1]?.keys?.add(s.text);
+        const keys = s.key ? this.stack[this.stack.length - 1]?.keys : undefined;
+        repeated = keys?.has(s.text) ?? false;
+        keys?.add(s.text);
         this.str = undefined;
       } else s.text += ch;
-      return;
+      return repeated;
     }
     const top = this.stack[this.stack.length - 1];
     if (ch === '"') {
@@ -208,5 +238,6 @@ export class KeyGuard {
     else if (ch === "[") this.stack.push({ keys: undefined, expectKey: false });
     else if (ch === "}" || ch === "]") this.stack.pop();
     else if (ch === "," && top?.keys) top.expectKey = true;
+    return false;
   }
 }

@@ -6,7 +6,7 @@
 import type { LlamaContextSequence, Token, TokenBias } from "node-llama-cpp";
 import { fail } from "../errors.js";
 import type { GrammarPhase } from "../grammar/index.js";
-import { CallGrammar } from "./call-grammar.js";
+import { CallGrammar, refuseUnmetChoice } from "./call-grammar.js";
 import { RemovedLog } from "./probability-removed.js";
 import { ThinkingBudget } from "./thinking-budget.js";
 import { TurnOutput } from "./turn-output.js";
@@ -175,7 +175,7 @@ class Turn {
   private takeInGrammar(step: Step, token: number): void {
     const { matcher } = this.call!;
     this.removed?.record(this.out.tokens.length, this.env.biases.maskOf?.(this.bias));
-    const taken = matcher.takeSampled(token);
+    const taken = this.call!.take(token);
     if (taken.length !== 1 || taken[0] !== token) step.fed = taken;
     this.out.add(step, taken, false);
     if (taken.includes(matcher.grammar.closeToken)) this.closedCall();
@@ -204,6 +204,7 @@ class Turn {
       }
       this.phase = "free";
     }
+    if (this.callsClosed === 0) refuseUnmetChoice(this.plan, call, this.out.remaining());
     this.finish = "length";
     return false;
   }

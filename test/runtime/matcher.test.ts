@@ -6,6 +6,7 @@
 
 import type { Llama, LlamaModel, Token, TokenBias } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { QtcException } from "../../src/errors.js";
 import { hermes, QWEN3_TOKENS } from "../../src/formats/index.js";
 import { GrammarCache } from "../../src/grammar/compile.js";
 import { compileToolGrammar } from "../../src/grammar/index.js";
@@ -335,6 +336,20 @@ async function fakeTurn(maxTokens: number, pick: (allowed: Allowed) => number) {
   return { outcome, raw, completion: fed.slice(promptTokens.length), guarded: chosen?.guarded, compiled: chosen?.compiled };
 }
 
+/**
+ * fakeTurn, or undefined where the turn refused its budget: under a named tool choice a budget no call fits is
+ * `budget_too_small` (with the figures), never a turn that ends at the limit with no call.
+ */
+async function turnOrRefusal(maxTokens: number, pick: Parameters<typeof fakeTurn>[1]): Promise<Awaited<ReturnType<typeof fakeTurn>> | undefined> {
+  try {
+    return await fakeTurn(maxTokens, pick);
+  } catch (e) {
+    if (!(e instanceof QtcException) || e.code !== "budget_too_small") throw e;
+    expect(e.message).toMatch(/^maxTokens \d+ is too small for the call tool choice \{"name":"read_file"\} demands: /);
+    return undefined;
+  }
+}
+
 /** The sequence was fed the turn's tokens in order; tokens forced after the last sample end the turn unfed. */
 function expectFedAsReported(fed: readonly number[], outcome: TurnOutcome): void {
   expect(fed).toEqual(outcome.tokens.slice(0, fed.length));
@@ -347,13 +362,14 @@ describe("the budget guard in a turn, at the last tokens of each budget", () => 
     let closedByGuard = 0;
     let smallest: number | undefined;
     for (let maxTokens = 1; maxTokens <= 80; maxTokens++) {
-      const { outcome, raw, completion, guarded, compiled } = await fakeTurn(maxTokens, firstAllowed([a]));
-      expectFedAsReported(completion, outcome);
-      if (outcome.completionTokens === 0) {
-        expect(smallest, `budget ${maxTokens} opened no call after a smaller one did`).toBeUndefined();
-        expect(outcome.finishReason).toBe("length");
+      const turn = await turnOrRefusal(maxTokens, firstAllowed([a]));
+      if (!turn) {
+        expect(smallest, `budget ${maxTokens} refused after a smaller one made a call`).toBeUndefined();
         continue;
       }
+      const { outcome, raw, completion, guarded, compiled } = turn;
+      expectFedAsReported(completion, outcome);
+      expect(outcome.completionTokens, `budget ${maxTokens}: a turn that was not refused made a call`).toBeGreaterThan(0);
       smallest ??= maxTokens;
       const r = parse(raw, { tools, format: "hermes" });
       expect(r.errors, `budget ${maxTokens}: ${raw}`).toEqual([]);
@@ -385,9 +401,11 @@ describe("the budget guard in a turn, at the last tokens of each budget", () => 
     let calls = 0;
     for (let maxTokens = 16; maxTokens <= 64; maxTokens++) {
       for (const seed of [1, 2]) {
-        const { outcome, raw, completion } = await fakeTurn(maxTokens, randomAllowed(seed * 7919 + maxTokens));
+        const turn = await turnOrRefusal(maxTokens, randomAllowed(seed * 7919 + maxTokens));
+        if (!turn) continue;
+        const { outcome, raw, completion } = turn;
         expectFedAsReported(completion, outcome);
-        if (outcome.completionTokens === 0) continue;
+        expect(outcome.completionTokens, `budget ${maxTokens} seed ${seed}: a turn that was not refused made a call`).toBeGreaterThan(0);
         const r = parse(raw, { tools, format: "hermes" });
         expect(r.errors, `budget ${maxTokens} seed ${seed}: ${JSON.stringify(raw)}`).toEqual([]);
         expect(r.calls).toHaveLength(1);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { GrammarTool } from "../../src/grammar/index.js";
 import { KeyGuard, KeyVocab, type KeyProbe } from "../../src/runtime/semantic-guard.js";
+import { XmlKeyGuard } from "../../src/runtime/xml-key-guard.js";
 
 // A toy vocabulary and a toy grammar: keys are `k0`..`k2` (pattern ^k[0-2]$), spelled `k` then a digit then `"`.
 const TEXTS = ["k", "0", "1", "2", '"', '": ', "k0", ",", "}", ' "', "x"];
@@ -70,5 +72,33 @@ describe("KeyGuard", () => {
     guard.feed('{"k0": "a \\" } { \\"k1\\": ", "k');
     const g = new KeyGrammar("k");
     expect(guard.banned(g, g.nextTokens().tokens)).toEqual([id("0")]);
+  });
+
+  it("bans a token that opens and closes a seen key in one (it is never inside the key)", () => {
+    const texts = [...TEXTS, '"k0"', '"k1"'];
+    const guard = new KeyGuard(new KeyVocab(texts));
+    guard.feed('{"k0": 1,');
+    const any: KeyProbe = { fork: () => any, accept: () => true, nextTokens: () => ({ kind: "text" }), forcedContinuation: () => ({ tokens: [] }) };
+    expect(guard.banned(any, [texts.indexOf('"k0"'), texts.indexOf('"k1"')])).toEqual([texts.indexOf('"k0"')]);
+    expect(guard.feed(' "k1": 2, "k0"')).toBe(true);
+  });
+});
+
+describe("XmlKeyGuard", () => {
+  const vocab = new KeyVocab(TEXTS);
+  const spelling = { functionOpen: "<function=", functionClose: "</function>", parameterOpen: "<parameter=", parameterClose: "</parameter>", tagEnd: ">" };
+  const tools: GrammarTool[] = [{ name: "f", worstCaseTokens: 100, params: { json: ["map"], raw: ["note"], extraJson: false } }];
+
+  it("guards the keys of a JSON parameter's value, not a raw one's text, and starts afresh at each parameter", () => {
+    const guard = new XmlKeyGuard(vocab, spelling, tools);
+    const g = new KeyGrammar("k");
+    guard.feed('<tool_call>\n<function=f>\n<parameter=note>\n{"k0": 1, "k');
+    expect(guard.banned(g, g.nextTokens().tokens)).toEqual([]);
+    guard.feed('0": 1}\n</parameter>\n<parameter=map>\n{"k0": 1, "k');
+    expect(guard.banned(g, g.nextTokens().tokens)).toEqual([id("0")]);
+    // A close tag inside a string of the JSON value is text; the value's own close ends it.
+    guard.feed('1": "</parameter>"}\n</parameter>\n<parameter=map>\n{"k');
+    expect(guard.banned(g, g.nextTokens().tokens)).toEqual([]);
+    expect(guard.clone().feed('0": 1, "k0"')).toBe(true);
   });
 });

@@ -105,6 +105,23 @@ describe("QtcMatcher", () => {
     }
   });
 
+  test("inside a JSON key of a tag-spelled parameter (an open map), the closing is found and closes a valid call", () => {
+    // The walk takes a value closer wherever the state takes it; a free key takes `/parameter>` as text, so the walk
+    // wrote it into the key until its step limit and found no closing (issue 49): the search finds one.
+    const env = normalizeTools([{ name: "env", parameters: { type: "object", properties: { v: { type: "object", additionalProperties: { type: "string" }, minProperties: 2 } }, required: ["v"] } }]);
+    const compiled = compileToolGrammar(env, { format: "qwen3coder", toolChoice: "required", maxTokens: 256, parallel: false });
+    if (!compiled.ok) throw new Error(compiled.error.message);
+    const m = QtcMatcher.create(compiled.value, engine);
+    const prefix = model.tokenize('<tool_call>\n<function=env>\n<parameter=v>\n{"a', true) as number[];
+    expect(m.acceptAll(prefix)).toEqual(prefix);
+    const closing = m.closing();
+    expect(closing).toBeDefined();
+    expect(m.acceptAll(closing!)).toEqual(closing);
+    expect(closing!.at(-1)).toBe(QWEN3_TOKENS.toolCallClose.token);
+    const r = parse(text([...prefix, ...closing!]), { format: "qwen3coder", tools: env });
+    expect(r.calls.map((c) => c.name)).toEqual(["env"]);
+  });
+
   test("rollback undoes accepted tokens (a replaced sample counts as the tokens taken); a fork keeps its own past", () => {
     const m = QtcMatcher.create(grammar(), engine);
     const forced = m.forcedContinuation(64);
