@@ -14,6 +14,16 @@ export class EngineVocab {
   private readonly cps: (Int32Array | undefined)[];
   private readonly special: Uint8Array;
   readonly eogTokens: readonly number[];
+  /** Tokens that are not whole UTF-8 (a character cut at either end), stepped byte by byte (utf8-steps.ts). */
+  readonly partialTokens: Int32Array;
+  /** Of those, the ones that begin inside a character: only they can follow a token that ended mid-character. */
+  readonly continuationTokens: Int32Array;
+  /**
+   * Tokens never taken where a character may begin: those that begin inside one, and those whose text holds
+   * U+FFFD itself (the parser cannot tell it from a broken byte sequence, so no call may hold it).
+   */
+  readonly neverAtCharStart: readonly number[];
+  private readonly cut: Uint8Array;
   private readonly grammars: PoolCache;
 
   constructor(
@@ -40,6 +50,33 @@ export class EngineVocab {
       this.cps[t] = Int32Array.from(list);
     }
     this.eogTokens = tables.eogTokens;
+    const strict = new TextDecoder("utf-8", { fatal: true });
+    const isCut = (bytes: Uint8Array) => {
+      try {
+        strict.decode(bytes);
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    const partialTokens = tables.partialUtf8Tokens.filter((t) => t < n && !this.special[t] && trie.bytesOf(t) !== undefined && isCut(trie.bytesOf(t)!));
+    this.cut = new Uint8Array(n);
+    for (const t of partialTokens) this.cut[t] = 1;
+    this.partialTokens = Int32Array.from(partialTokens);
+    const continuation = partialTokens.filter((t) => (trie.bytesOf(t)![0]! & 0xc0) === 0x80);
+    this.continuationTokens = Int32Array.from(continuation);
+    const placeable = new Set(partialTokens.filter((t) => (trie.bytesOf(t)![0]! & 0xc0) !== 0x80));
+    this.neverAtCharStart = tables.partialUtf8Tokens.filter((t) => !placeable.has(t));
+  }
+
+  /** Whether a token's bytes cut a character (it is stepped byte by byte); false for whole text and special tokens. */
+  isCut(token: number): boolean {
+    return this.cut[token] === 1;
+  }
+
+  /** A token's bytes; undefined for special tokens. */
+  bytes(token: number): Uint8Array | undefined {
+    return this.trie.bytesOf(token);
   }
 
   /** The code points of a text token, or undefined (special, partial UTF-8, or empty). */

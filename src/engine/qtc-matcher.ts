@@ -11,6 +11,7 @@ import { planTokens, type ForcedPiece } from "./jump-forward.js";
 import type { Continuation, Matcher, MatcherGrammar, NextTokens } from "./matcher.js";
 import { DEAD, EngineLimitError, type StackPool, type StateId } from "./stack-pool.js";
 import { allowedTextTokens } from "./token-mask.js";
+import { stepBytes, type Partial, type Position } from "./utf8-steps.js";
 
 /** Most steps a closing walk takes (characters and tags). */
 const CLOSURE_MAX_STEPS = 4096;
@@ -23,9 +24,8 @@ const COMMON_FIRST = [..."ea_s0 t\"/.,:}\n"].map((c) => c.charCodeAt(0));
 /** COMMON_FIRST, then every other ASCII character. */
 const ASCII_ORDER = [...COMMON_FIRST, ...Array.from({ length: 128 }, (_, i) => i).filter((c) => !COMMON_FIRST.includes(c))];
 
-/** The states before each accepted token, newest first; immutable, so a fork shares its matcher's past. */
-interface Past {
-  at: StateId;
+/** The positions before each accepted token, newest first; immutable, so a fork shares its matcher's past. */
+interface Past extends Position {
   prev: Past | undefined;
 }
 
@@ -42,6 +42,8 @@ export class QtcMatcher implements Matcher {
     private readonly vocab: EngineVocab,
     readonly grammar: MatcherGrammar,
     private past: Past | undefined = undefined,
+    /** A character the last token began and did not finish (its next token must finish or go on with it). */
+    private partial: Partial | undefined = undefined,
   ) {
     this.specials = [...new Set([...grammar.specialTokens, ...vocab.eogTokens])];
   }
@@ -66,17 +68,11 @@ export class QtcMatcher implements Matcher {
   }
 
   canBeNext(token: number): boolean {
-    return this.after(this.at, token) !== DEAD;
+    return this.move(token) !== undefined;
   }
 
   accept(token: number): boolean {
-    return this.timed(() => {
-      const next = this.after(this.at, token);
-      if (next === DEAD) return false;
-      this.past = { at: this.at, prev: this.past };
-      this.at = next;
-      return true;
-    });
+    return this.timed(() => this.acceptInner(token));
   }
 
   acceptAll(tokens: readonly number[]): number[] {
@@ -102,11 +98,14 @@ export class QtcMatcher implements Matcher {
   nextTokens(): NextTokens {
     return this.timed(() => {
       const { pool, at } = this;
+      // Inside a character: exactly the tokens that finish it (or go on with it) as the grammar allows.
+      if (this.partial) return { kind: "set", tokens: this.completions() };
       const isText = (s: StateId) => TEXT_PROBES.every((cp) => pool.step(s, cp) !== DEAD);
       if (isText(at)) return { kind: "text" };
       let text = pool.masks.get(at);
       if (text === undefined) {
-        text = allowedTextTokens(pool, this.vocab.trie, at, undefined, isText) ?? null;
+        const whole = allowedTextTokens(pool, this.vocab.trie, at, undefined, isText);
+        text = whole ? this.withPartialTokens(at, whole) : null;
         pool.rememberMask(at, text);
       }
       if (text === null) return { kind: "wide" };
@@ -119,6 +118,7 @@ export class QtcMatcher implements Matcher {
 
   forcedContinuation(maxSteps: number): Continuation {
     return this.timed(() => {
+      if (this.partial) return { tokens: [], ends: false };
       const cached = this.pool.plans.forced[this.at];
       // A cached run that fits the steps asked for is the same run (it stopped on its own, not at the limit).
       if (cached && cached.steps! < maxSteps) return { tokens: [...cached.tokens], ends: cached.ends };
@@ -132,6 +132,7 @@ export class QtcMatcher implements Matcher {
 
   closing(): number[] | undefined {
     return this.timed(() => {
+      if (this.partial) return this.closingFromPartial();
       const cached = this.pool.plans.closing[this.at];
       if (cached !== undefined) return cached ? [...cached.tokens] : undefined;
       const tokens = this.closingOf();
@@ -219,19 +220,20 @@ export class QtcMatcher implements Matcher {
   }
 
   fork(): QtcMatcher {
-    return new QtcMatcher(this.at, this.pool, this.vocab, this.grammar, this.past);
+    return new QtcMatcher(this.at, this.pool, this.vocab, this.grammar, this.past, this.partial);
   }
 
   rollback(count: number): void {
     if (!Number.isInteger(count) || count < 0) fail("invalid_option", `rollback(${count}): the count of tokens to undo must be a whole number, 0 or more`);
     let past = this.past;
-    let at = this.at;
+    let to = this.position();
     for (let i = 0; i < count; i++) {
       if (!past) fail("invalid_option", `rollback(${count}): only ${i} accepted tokens to undo; roll back at most that many`);
-      at = past.at;
+      to = past;
       past = past.prev;
     }
-    this.at = at;
+    this.at = to.at;
+    this.partial = to.partial;
     this.past = past;
   }
 
@@ -255,7 +257,56 @@ export class QtcMatcher implements Matcher {
     return { state: at, ends: false, stopped: false, steps: step };
   }
 
-  /** The state after `token` from `at` (DEAD when refused). */
+  /** The position after `token` from the current one; undefined when refused. */
+  private move(token: number): Position | undefined {
+    const special = this.vocab.isSpecial(token);
+    // Whole characters step by code point (cached per state); a token cut inside one, or one after it, by bytes.
+    if (!this.partial && (special || this.vocab.codePoints(token))) {
+      const at = this.after(this.at, token);
+      return at === DEAD ? undefined : { at, partial: undefined };
+    }
+    // A text token with U+FFFD in it is neither (its cps are withheld): refused, as a broken sequence would be.
+    if (special || !(this.vocab.isCut(token) || this.vocab.codePoints(token))) return undefined;
+    return stepBytes(this.pool, this.position(), this.vocab.bytes(token)!);
+  }
+
+  private position(): Position {
+    return { at: this.at, partial: this.partial };
+  }
+
+  /** The tokens that may follow a token that ended mid-character (they begin with its missing bytes). */
+  private completions(): number[] {
+    const out: number[] = [];
+    const from = this.position();
+    for (const t of this.vocab.continuationTokens) if (stepBytes(this.pool, from, this.vocab.bytes(t)!)) out.push(t);
+    return out;
+  }
+
+  /** A mask's whole-UTF-8 tokens and the partial ones the state takes (only where a non-ASCII character may come). */
+  private withPartialTokens(at: StateId, whole: Int32Array): Int32Array {
+    if (!this.pool.meets(at, 0x80, 0x10ffff)) return whole;
+    const from: Position = { at, partial: undefined };
+    const extra: number[] = [];
+    for (const t of this.vocab.partialTokens) if (stepBytes(this.pool, from, this.vocab.bytes(t)!)) extra.push(t);
+    if (extra.length === 0) return whole;
+    const out = new Int32Array(whole.length + extra.length);
+    out.set(whole);
+    out.set(extra, whole.length);
+    return out;
+  }
+
+  /** The closing from inside a character: a token that goes on with it, then the closing from there. */
+  private closingFromPartial(): number[] | undefined {
+    for (const t of this.completions()) {
+      const next = this.fork();
+      next.acceptInner(t);
+      const rest = next.closing();
+      if (rest) return [t, ...rest];
+    }
+    return undefined;
+  }
+
+  /** The state after a whole-UTF-8 or special token from `at` (DEAD when refused). */
   private after(at: StateId, token: number): StateId {
     const { pool, vocab } = this;
     if (vocab.isSpecial(token)) return vocab.isEog(token) ? (pool.accepts(at) ? at : DEAD) : pool.stepToken(at, token);
@@ -266,10 +317,11 @@ export class QtcMatcher implements Matcher {
   }
 
   private acceptInner(token: number): boolean {
-    const next = this.after(this.at, token);
-    if (next === DEAD) return false;
-    this.past = { at: this.at, prev: this.past };
-    this.at = next;
+    const next = this.move(token);
+    if (!next) return false;
+    this.past = { at: this.at, partial: this.partial, prev: this.past };
+    this.at = next.at;
+    this.partial = next.partial;
     return true;
   }
 
@@ -286,6 +338,10 @@ export class QtcMatcher implements Matcher {
    * grammar allows; else the closing's next token; else any allowed special token; else nothing.
    */
   private replacement(token: number): number[] | undefined {
+    if (this.partial) {
+      const t = this.closingStep();
+      return t === undefined ? undefined : [t];
+    }
     const cps = this.vocab.codePoints(token);
     if (cps) {
       // The longest prefix the grammar takes, by cached steps; then the longest of those that is one token.
@@ -299,7 +355,7 @@ export class QtcMatcher implements Matcher {
       }
       for (; n > 0; n--) {
         const toks = this.vocab.tokenize(String.fromCodePoint(...cps.subarray(0, n)));
-        if (toks.length === 1 && this.after(this.at, toks[0]!) !== DEAD) return toks;
+        if (toks.length === 1 && this.canBeNext(toks[0]!)) return toks;
       }
     }
     // An end or a tag where the grammar wants more: the closing's next token; a character it refuses: a letter.
@@ -308,13 +364,13 @@ export class QtcMatcher implements Matcher {
       const t = attempt();
       if (t !== undefined) return [t];
     }
-    for (const s of this.specials) if (!this.vocab.isEog(s) && this.after(this.at, s) !== DEAD) return [s];
+    for (const s of this.specials) if (!this.vocab.isEog(s) && this.canBeNext(s)) return [s];
     return undefined;
   }
 
   private closingStep(): number | undefined {
     const closing = this.closing();
-    return closing && closing.length > 0 && this.after(this.at, closing[0]!) !== DEAD ? closing[0] : undefined;
+    return closing && closing.length > 0 && this.canBeNext(closing[0]!) ? closing[0] : undefined;
   }
 
   /** The first single-character ASCII token the grammar takes (ASCII_ORDER). */
@@ -322,7 +378,7 @@ export class QtcMatcher implements Matcher {
     const bytes = this.vocab.tables.byteTokens;
     const cp = ASCII_ORDER.find((c) => c >= 0x20 && this.pool.step(this.at, c) !== DEAD);
     const token = cp === undefined ? undefined : bytes?.[cp];
-    return token !== undefined && this.after(this.at, token) !== DEAD ? token : undefined;
+    return token !== undefined && this.canBeNext(token) ? token : undefined;
   }
 
   /** Time `work` into `ms` (nested calls are counted once, by the outermost). */

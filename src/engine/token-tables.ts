@@ -14,9 +14,9 @@ export interface TokenTables {
   /** Token id of each byte 0..255 (byte-level BPE), or undefined when the vocabulary is not byte-level. */
   byteTokens: readonly number[] | undefined;
   /**
-   * Tokens whose text alone is not valid UTF-8 (a partial or invalid byte sequence). Inside a constrained call
-   * they are banned, so a call never holds invalid UTF-8 and every token adds at least one whole character
-   * (which keeps the grammar's token budget sound).
+   * Tokens whose text alone is not valid UTF-8 (a character cut at either end). The engine's matcher steps them
+   * byte by byte and carries a cut character to the next token (utf8-steps.ts), so a call never holds invalid
+   * UTF-8; each still adds at least one byte, which keeps the grammar's byte bound a token bound.
    */
   partialUtf8Tokens: readonly number[];
   /**

@@ -40,21 +40,27 @@ export class VocabTrie {
    */
   constructor(vocab: VocabBytes, excluded: readonly number[]) {
     const vocabSize = vocab.bytes.length;
-    const skip = new Set([...excluded, ...vocab.special]);
+    const special = new Set(vocab.special);
+    const skip = new Set(excluded);
     this.bytes = new Array<Uint8Array | undefined>(vocabSize);
     const ids: number[] = [];
     for (let t = 0; t < vocabSize; t++) {
-      if (skip.has(t)) continue;
       const b = vocab.bytes[t]!;
-      if (b.length === 0) continue;
+      if (special.has(t) || b.length === 0) continue;
+      // An excluded token keeps its bytes (bytesOf: the matcher steps partial UTF-8 byte by byte) but no place in the trie.
       this.bytes[t] = b;
-      ids.push(t);
+      if (!skip.has(t)) ids.push(t);
     }
     // One char per byte: comparing these strings is byte order, and faster than comparing the byte arrays.
     const keys = this.bytes.map((b) => (b ? String.fromCharCode(...b) : ""));
     ids.sort((x, y) => (keys[x]! < keys[y]! ? -1 : keys[x]! > keys[y]! ? 1 : 0));
     this.order = Int32Array.from(ids);
     this.root = { lo: 0, hi: ids.length, depth: 0 };
+  }
+
+  /** A token's bytes (excluded tokens too); undefined for special and empty tokens. */
+  bytesOf(token: number): Uint8Array | undefined {
+    return this.bytes[token];
   }
 
   /** Token ids in a range (for probing a small range token by token). */

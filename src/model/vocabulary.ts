@@ -63,7 +63,9 @@ export function computeTokenTables(model: LlamaModel): TokenTables {
     const text = model.detokenize([id as Token], false);
     texts[id] = text;
     if (text.includes("\uFFFD")) partial.push(id);
-    else if (text !== '"' && text !== "\\" && JSON_UNSAFE.test(text)) jsonUnsafe.push(id);
+    // A partial token's whole characters count too (`"` then a lead byte ends the string it is sampled in).
+    const whole = text.replaceAll("\uFFFD", "");
+    if (text !== '"' && text !== "\\" && JSON_UNSAFE.test(whole)) jsonUnsafe.push(id);
     if (RAW_UNSAFE.test(text)) rawUnsafe.push(id);
   }
   return {

@@ -208,11 +208,14 @@ class ModelRuntime implements Runtime {
     const matchers = { tokenize: tokenizeText, engine };
     // One sequence has nobody to keep in step with.
     const steps = sequences.length > 1 ? new StepGate() : undefined;
-    this.env = { model, tables, matchers, biases: this.biasesFor(undefined, tables), bareTokens: new BareOpenerTokens(tables.texts), steps, keyVocab: new KeyVocab(tables.texts) };
+    this.env = { model, tables, matchers, biases: this.biasesFor(undefined, tables, engine), bareTokens: new BareOpenerTokens(tables.texts), steps, keyVocab: new KeyVocab(tables.texts) };
   }
 
   /** The three sampler biases of a turn, with the caller's logit biases under qtc's own bans. */
-  private biasesFor(logitBias: Record<number, number> | undefined, tables = this.env.tables): TurnEnv["biases"] {
+  private biasesFor(logitBias: Record<number, number> | undefined, tables = this.env.tables, engine = this.env.matchers.engine): TurnEnv["biases"] {
+    // In free text a token may end inside a character (the matcher carries it to the next token); one that begins
+    // inside a character, or holds U+FFFD itself, can never come there.
+    const orphans = engine.neverAtCharStart;
     const { tokenizer } = this.opened.model;
     const base = () => {
       const bias = new TokenBias(tokenizer);
@@ -242,13 +245,13 @@ class ModelRuntime implements Runtime {
         return masked(bias, { kind: "allowed", tokens });
       },
       inCall: avoiding(tables.partialUtf8Tokens),
-      inJsonText: avoiding(tables.partialUtf8Tokens, tables.jsonTextUnsafe),
+      inJsonText: avoiding(orphans, tables.jsonTextUnsafe),
       jsonTextBanning: (tokens) => {
-        const bias = avoiding(tables.partialUtf8Tokens, tables.jsonTextUnsafe);
+        const bias = avoiding(orphans, tables.jsonTextUnsafe);
         for (const token of tokens) bias.set(token as Token, "never");
-        return masked(bias, { kind: "banned", lists: [tables.partialUtf8Tokens, tables.jsonTextUnsafe, tokens] });
+        return masked(bias, { kind: "banned", lists: [orphans, tables.jsonTextUnsafe, tokens] });
       },
-      inRawText: avoiding(tables.partialUtf8Tokens, tables.rawTextUnsafe),
+      inRawText: avoiding(orphans, tables.rawTextUnsafe),
       maskOf: (bias) => masks.get(bias),
     };
   }

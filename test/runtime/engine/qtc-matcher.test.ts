@@ -122,6 +122,44 @@ describe("QtcMatcher", () => {
     expect(r.calls.map((c) => c.name)).toEqual(["env"]);
   });
 
+  test("a character only cut tokens spell (渋) is taken byte by byte: the mask lists them, then exactly their completions", () => {
+    const shibu = normalizeTools([{ name: "go", parameters: { type: "object", properties: { city: { enum: ["渋谷"] } }, required: ["city"] } }]);
+    const compiled = compileToolGrammar(shibu, { format: "hermes", toolChoice: "required", maxTokens: 64, parallel: false });
+    if (!compiled.ok) throw new Error(compiled.error.message);
+    const m = QtcMatcher.create(compiled.value, engine);
+    m.acceptAll(m.forcedContinuation(64).tokens);
+    const spelled = model.tokenize("渋", false) as number[];
+    expect(spelled.length).toBeGreaterThan(1);
+    expect(spelled.every((t) => engine.isCut(t))).toBe(true);
+    // The allowed set is exact: every token of the vocabulary the matcher takes, cut ones included.
+    const atValue = m.nextTokens();
+    expect(atValue.kind).toBe("set");
+    const listed = new Set(atValue.kind === "set" ? atValue.tokens : []);
+    expect(listed.has(spelled[0]!)).toBe(true);
+    const all: number[] = [];
+    for (let t = 0; t < tables.vocabSize; t++) if (m.canBeNext(t)) all.push(t);
+    expect([...listed].sort((a, b) => a - b)).toEqual(all);
+    expect(m.accept(spelled[0]!)).toBe(true);
+    // Mid-character: the set is the tokens that go on with it, and nothing whole (an ASCII letter) is taken.
+    const inside = m.nextTokens();
+    expect(inside.kind).toBe("set");
+    expect(inside.kind === "set" && inside.tokens.includes(spelled[1]!)).toBe(true);
+    expect(m.canBeNext(tables.byteTokens!["a".charCodeAt(0)]!)).toBe(false);
+    // The closing finishes the character first; rollback returns to before it.
+    const closing = m.closing()!;
+    const fork = m.fork();
+    expect(fork.acceptAll(closing)).toEqual(closing);
+    const r = parse(text([...model.tokenize('<tool_call>\n{"name": "go", "arguments": {"city": "', true), spelled[0]!, ...closing] as number[]), { format: "hermes", tools: shibu });
+    expect(r.errors).toEqual([]);
+    expect(r.calls[0]!.parsedArguments).toEqual({ city: "渋谷" });
+    m.rollback(1);
+    expect(m.nextTokens()).toEqual(atValue);
+    // A token whose text holds U+FFFD itself is whole UTF-8, but no call may hold it: refused like a broken one.
+    const literal = tables.partialUtf8Tokens.find((t) => !engine.isCut(t));
+    expect(literal).toBeDefined();
+    expect(m.canBeNext(literal!)).toBe(false);
+  });
+
   test("rollback undoes accepted tokens (a replaced sample counts as the tokens taken); a fork keeps its own past", () => {
     const m = QtcMatcher.create(grammar(), engine);
     const forced = m.forcedContinuation(64);
