@@ -30,8 +30,11 @@ export class TurnOutput {
     private readonly plan: TurnPlan,
     /** Told the text of each addition (the key guard, under the grammar). */
     private readonly onText: (text: string) => void,
+    /** A text token's bytes (the vocabulary's); special tokens are spelled by the model. */
+    textBytes: (token: number) => Uint8Array | undefined,
   ) {
-    this.detok = new StreamDetokenizer((tokens) => model.detokenize(tokens as Token[], true));
+    const utf8 = new TextEncoder();
+    this.detok = new StreamDetokenizer((t) => textBytes(t) ?? utf8.encode(model.detokenize([t as Token], true)));
     this.repeats = plan.repeatGuard === false ? undefined : new RepeatGuard(plan.repeatGuard);
   }
 

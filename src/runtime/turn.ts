@@ -78,7 +78,7 @@ class Turn {
     private readonly env: TurnEnv,
     private readonly plan: TurnPlan,
   ) {
-    this.out = new TurnOutput(env.model, plan, (text) => this.phase === "grammar" && this.call?.keys?.feed(text));
+    this.out = new TurnOutput(env.model, plan, (text) => this.phase === "grammar" && this.call?.keys?.feed(text), (t) => env.matchers.engine.bytes(t));
     this.start = turnStart(plan, env);
     this.phase = this.start.phase;
     this.bias = this.start.bias;
