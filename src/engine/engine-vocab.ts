@@ -14,10 +14,13 @@ export class EngineVocab {
   private readonly cps: (Int32Array | undefined)[];
   private readonly special: Uint8Array;
   readonly eogTokens: readonly number[];
-  /** Tokens that are not whole UTF-8 (a character cut at either end), stepped byte by byte (utf8-steps.ts). */
-  readonly partialTokens: Int32Array;
-  /** Of those, the ones that begin inside a character: only they can follow a token that ended mid-character. */
+  /**
+   * Of the tokens that are not whole UTF-8 (a character cut at either end; stepped byte by byte, utf8-steps.ts),
+   * the ones that begin inside a character: only they can follow a token that ended mid-character.
+   */
   readonly continuationTokens: Int32Array;
+  /** The others (they begin where a character may), grouped by their first byte: a state refuses a whole group at once. */
+  readonly startingTokens: ReadonlyMap<number, Int32Array>;
   /**
    * Tokens never taken where a character may begin: those that begin inside one, and those whose text holds
    * U+FFFD itself (the parser cannot tell it from a broken byte sequence, so no call may hold it).
@@ -62,10 +65,17 @@ export class EngineVocab {
     const partialTokens = tables.partialUtf8Tokens.filter((t) => t < n && !this.special[t] && trie.bytesOf(t) !== undefined && isCut(trie.bytesOf(t)!));
     this.cut = new Uint8Array(n);
     for (const t of partialTokens) this.cut[t] = 1;
-    this.partialTokens = Int32Array.from(partialTokens);
     const continuation = partialTokens.filter((t) => (trie.bytesOf(t)![0]! & 0xc0) === 0x80);
     this.continuationTokens = Int32Array.from(continuation);
     const placeable = new Set(partialTokens.filter((t) => (trie.bytesOf(t)![0]! & 0xc0) !== 0x80));
+    const byFirst = new Map<number, number[]>();
+    for (const t of placeable) {
+      const first = trie.bytesOf(t)![0]!;
+      const group = byFirst.get(first);
+      if (group) group.push(t);
+      else byFirst.set(first, [t]);
+    }
+    this.startingTokens = new Map([...byFirst].map(([b, list]) => [b, Int32Array.from(list)]));
     this.neverAtCharStart = tables.partialUtf8Tokens.filter((t) => !placeable.has(t));
   }
 

@@ -11,7 +11,7 @@ import { planTokens, type ForcedPiece } from "./jump-forward.js";
 import type { Continuation, Matcher, MatcherGrammar, NextTokens } from "./matcher.js";
 import { DEAD, EngineLimitError, type StackPool, type StateId } from "./stack-pool.js";
 import { allowedTextTokens } from "./token-mask.js";
-import { stepBytes, type Partial, type Position } from "./utf8-steps.js";
+import { byteMayStart, stepBytes, type Partial, type Position } from "./utf8-steps.js";
 
 /** Most steps a closing walk takes (characters and tags). */
 const CLOSURE_MAX_STEPS = 4096;
@@ -287,7 +287,10 @@ export class QtcMatcher implements Matcher {
     if (!this.pool.meets(at, 0x80, 0x10ffff)) return whole;
     const from: Position = { at, partial: undefined };
     const extra: number[] = [];
-    for (const t of this.vocab.partialTokens) if (stepBytes(this.pool, from, this.vocab.bytes(t)!)) extra.push(t);
+    for (const [first, group] of this.vocab.startingTokens) {
+      if (!byteMayStart(this.pool, at, first)) continue;
+      for (const t of group) if (stepBytes(this.pool, from, this.vocab.bytes(t)!)) extra.push(t);
+    }
     if (extra.length === 0) return whole;
     const out = new Int32Array(whole.length + extra.length);
     out.set(whole);

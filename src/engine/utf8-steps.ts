@@ -58,3 +58,12 @@ export function stepBytes(pool: StackPool, from: Position, bytes: Uint8Array): P
   const [lo, hi] = partialRange(partial);
   return pool.meets(at, Math.max(lo, LEAST[width]!), Math.min(hi, 0x10ffff)) ? { at, partial } : undefined;
 }
+
+/** Whether a token whose first byte is `byte` could be taken at `at` (no character pending): its group's first test. */
+export function byteMayStart(pool: StackPool, at: StateId, byte: number): boolean {
+  if (byte < 0x80) return pool.step(at, byte) !== DEAD;
+  if (byte < 0xc2 || byte > 0xf4) return false;
+  const need = byte >= 0xf0 ? 3 : byte >= 0xe0 ? 2 : 1;
+  const [lo, hi] = partialRange({ cp: byte & (0x3f >> need), need, width: need + 1 });
+  return pool.meets(at, Math.max(lo, LEAST[need + 1]!), Math.min(hi, 0x10ffff));
+}
