@@ -226,6 +226,18 @@ export function xmlTyped(args: Node, schema: JsonSchema, ids: { next: number }):
   });
 }
 
+/**
+ * Tag-spelled arguments write at most one parameter not listed in `properties` (a repeated name is an error
+ * there), so a minimum of extra or pattern members at the top cannot be spelled at any budget: refused as what it
+ * is, not as a budget too small.
+ */
+function extraParamsNeeded(args: Node, f: ToolCallFormat): QtcError | undefined {
+  const top = deref(args);
+  if (top.k !== "object" || !top.minExtra) return undefined;
+  const more = `${top.minExtra} parameter${top.minExtra > 1 ? "s" : ""}`;
+  return unsupported("/minProperties", `minProperties needs ${more} beyond those listed in properties, and the ${f.id} format cannot require parameters that are not listed (it writes at most one, and only optionally); list them in properties, or use the hermes format`);
+}
+
 /** Whether a parameter of this schema is written as raw text (its schema allows strings), not as JSON. */
 function isRawParam(schema: JsonSchema, param: JsonSchema | undefined): boolean {
   const t = typesOf(schema, param);
@@ -297,6 +309,8 @@ function compileWithin(tools: readonly ToolDefinition[], o: Resolved): Result<Co
     if (!args) return err(toolError(tool.name, { code: "invalid_schema", message: "parameters must describe a JSON object (that qwen3coder can spell)", path: "" }));
     const never = unsatisfiable(args, emitter.costs);
     if (never) return err(toolError(tool.name, never));
+    const unspellable = taggedParams ? extraParamsNeeded(args, f) : undefined;
+    if (unspellable) return err(toolError(tool.name, unspellable));
     const around = bodyAround(f, tool.name);
     const fixed = blockOverhead(f) + utf8Length(around.before) + utf8Length(around.after);
     const spelling = paramSpelling(f);

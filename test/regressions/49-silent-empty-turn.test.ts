@@ -3,7 +3,8 @@
 // (the least cost of an object-valued parameter left its pattern keys out), the library returned raw "", no call,
 // no error and finish `length` (the closing walk wrote `/parameter>` into a key forever, so no call "fit"), and a
 // repeated key the key guard (JSON formats only) did not see made the rest invalid. Now the call is made, valid, with
-// no key twice; and a budget no call fits is `budget_too_small` with the figures in the library, the CLI and the server.
+// no key twice; a budget no call fits is `budget_too_small` with the figures in the library, the CLI and the server;
+// and a minimum of unlisted parameters, which tags cannot spell at any budget, is refused as that.
 
 import Ajv2020 from "ajv/dist/2020.js";
 import OpenAI from "openai";
@@ -102,6 +103,17 @@ describe("the CLI", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^root ::=/m);
+  });
+
+  test("a minimum of parameters that are not listed, which tags cannot spell, is refused as that, not as a budget", async () => {
+    const file = join(dir, "open-params.json");
+    await writeFile(file, JSON.stringify([{ name: "env", parameters: { type: "object", additionalProperties: { type: "string" }, minProperties: 2 } }]));
+    for (const format of ["qwen35", "qwen3coder"]) {
+      const r = await runCli(["grammar", "--tools", file, "--format", format, "--tool-choice", "required", "--max-tokens", "4000"]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`tool "env": minProperties needs 2 parameters beyond those listed in properties, and the ${format} format cannot require parameters that are not listed`));
+      expect(r.stderr).not.toMatch(/too small/);
+    }
   });
 
   test("qtc run with a budget no call fits: exit 2 and budget_too_small's message, no stack trace", async () => {
