@@ -19,6 +19,8 @@ export class EngineVocab {
    * the ones that begin inside a character: only they can follow a token that ended mid-character.
    */
   readonly continuationTokens: Int32Array;
+  /** Every token that cuts a character (the guards beside the engine read token texts, which show U+FFFD for these). */
+  readonly cutTokens: readonly number[];
   /** The others (they begin where a character may), grouped by their first byte: a state refuses a whole group at once. */
   readonly startingTokens: ReadonlyMap<number, Int32Array>;
   /**
@@ -65,6 +67,7 @@ export class EngineVocab {
     const partialTokens = tables.partialUtf8Tokens.filter((t) => t < n && !this.special[t] && trie.bytesOf(t) !== undefined && isCut(trie.bytesOf(t)!));
     this.cut = new Uint8Array(n);
     for (const t of partialTokens) this.cut[t] = 1;
+    this.cutTokens = partialTokens;
     const continuation = partialTokens.filter((t) => (trie.bytesOf(t)![0]! & 0xc0) === 0x80);
     this.continuationTokens = Int32Array.from(continuation);
     const placeable = new Set(partialTokens.filter((t) => (trie.bytesOf(t)![0]! & 0xc0) !== 0x80));

@@ -111,11 +111,15 @@ export class CallGrammar {
     // The guards' look-aheads work on forks of the matcher, whose time the matcher does not count: counted here.
     const t0 = performance.now();
     const ms0 = matcher.ms;
-    const keyBanned = this.keys?.banned(matcher, next.kind === "set" ? next.tokens : undefined) ?? [];
-    const banned = next.kind === "set" ? [...keyBanned, ...this.unaffordable(remaining, next.tokens.filter((t) => !keyBanned.includes(t)))] : keyBanned;
+    const keyBanned = new Set(this.keys?.banned(matcher, next.kind === "set" ? next.tokens : undefined));
+    // The key guard reads token texts, and a token that cuts a character reads as U+FFFD: inside a key that could
+    // repeat one, such tokens are not offered (a key is spelled with whole characters there).
+    if (this.keys?.atKey) for (const t of this.env.matchers.engine.cutTokens) keyBanned.add(t);
+    const banned = next.kind === "set" ? [...keyBanned, ...this.unaffordable(remaining, next.tokens.filter((t) => !keyBanned.has(t)))] : [...keyBanned];
     this.spent(performance.now() - t0 - (matcher.ms - ms0));
     if (banned.length > 0) {
-      const kept = next.kind === "set" ? next.tokens.filter((t) => !banned.includes(t)) : [];
+      const out = new Set(banned);
+      const kept = next.kind === "set" ? next.tokens.filter((t) => !out.has(t)) : [];
       // Nothing left (a key space the look-ahead could not see through): the parser still refuses a repeat.
       if (kept.length > 0) return biases.narrowTo(kept, banned);
       if (next.kind !== "set") return biases.jsonTextBanning(banned);

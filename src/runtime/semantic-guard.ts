@@ -63,6 +63,8 @@ export interface KeyTracker {
   feed(text: string): boolean;
   banned(probe: KeyProbe, candidates: readonly number[] | undefined): number[];
   clone(): KeyTracker;
+  /** Inside a key of an object that already has one (where a key could be completed twice). */
+  readonly atKey: boolean;
 }
 
 interface Frame {

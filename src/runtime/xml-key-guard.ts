@@ -38,6 +38,10 @@ export class XmlKeyGuard implements KeyTracker {
     return repeated;
   }
 
+  get atKey(): boolean {
+    return this.value?.atKey ?? false;
+  }
+
   banned(probe: KeyProbe, candidates: readonly number[] | undefined): number[] {
     return this.value ? this.value.banned(probe, candidates) : [];
   }

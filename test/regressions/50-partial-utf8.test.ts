@@ -41,6 +41,19 @@ describe("values only cut tokens spell", () => {
     }
   }, LIMIT_MS);
 
+  test("keys spelled with such characters never repeat: 12 seeds of a 3–4 member pattern-keyed map, all valid", async () => {
+    // The key guard reads token texts, where a cut token shows U+FFFD: before cut tokens were kept out of keys that
+    // could repeat, 11 of these 12 seeds wrote a key twice ({"京渋": 3, "京渋": 4}).
+    const map = tool("tally", { v: { type: "object", patternProperties: { "^[渋谷東京]{1,2}$": { type: "integer", minimum: 0, maximum: 9 } }, additionalProperties: false, minProperties: 3, maxProperties: 4 } });
+    const check = compileValidators([map]).get("tally")!;
+    for (let seed = 1; seed <= 12; seed++) {
+      const r = await runtime.generate({ messages: [{ role: "user", content: "go" }], tools: [map], toolChoice: "required", maxTokens: 200, seed, parallel: false });
+      expect(r.errors, r.raw).toEqual([]);
+      expect(r.toolCalls).toHaveLength(1);
+      expect(check.validate(r.toolCalls[0]!.parsedArguments)).toBeNull();
+    }
+  }, LIMIT_MS);
+
   test("the server answers 200 with the call, not a 500", async () => {
     const server: Running = await start({ runtime, parallel: 1 });
     try {
