@@ -32,6 +32,18 @@ export class ThinkingBudget {
     this.opener = plan.thinking && plan.grammar ? new ThinkOpener(plan, tokenize) : undefined;
   }
 
+  /**
+   * A sampled think-phase token that ends thinking before it: the call opener (taken after the close), or, where
+   * the answer must come under the grammar, an end of generation (dropped: no bias can ban one, and such a turn
+   * cannot end inside `<think>`). `before`: the tokens forced in its place; `cost`: all the switch adds.
+   */
+  endsAt(token: number, eog: boolean): { before: readonly number[]; keep: boolean; cost: number } | undefined {
+    if (this.opener?.endsThinking(token)) return { before: this.opener.before, keep: true, cost: this.opener.cost };
+    if (!eog || !this.grammarFromStart) return undefined;
+    const before = [this.format.think.close.token, ...this.tokenize("\n\n")];
+    return { before, keep: false, cost: before.length };
+  }
+
   /** Tokens forced before the first sample: the open tag, unless the format's template opened the block (Qwen3.5). */
   opening(): number[] {
     if (this.format.think.openedByPrompt) return [];

@@ -100,8 +100,8 @@ class Turn {
   endsBefore(token: number): boolean {
     const matcher = this.phase === "grammar" ? this.call!.matcher : undefined;
     if (this.plan.signal?.aborted) this.finish = "aborted";
-    // No sampler checked the end against the grammar: one the grammar refuses is replaced in `take`.
-    else if (this.env.model.isEogToken(token as Token) && (!matcher || matcher.canBeNext(token))) this.finish = this.endOfTurn();
+    // No bias can ban an end: one the grammar refuses, or one in `<think>` before a demanded answer, goes to `take`.
+    else if (this.env.model.isEogToken(token as Token) && (matcher ? matcher.canBeNext(token) : this.phase !== "think" || !this.start.grammarFromStart)) this.finish = this.endOfTurn();
     else if (this.out.remaining() <= 0) this.finish = "length";
     // Where the grammar can only end (no bias can force an end-of-generation token), a refused sample ends it.
     else if (matcher && !matcher.canBeNext(token) && matcher.forcedContinuation(1).ends) this.finish = this.endOfTurn();
@@ -143,14 +143,14 @@ class Turn {
   }
 
   private async takeThink(step: Step, token: number): Promise<void> {
-    const { opener } = this.thinking;
-    if (opener?.endsThinking(token)) {
-      // `</think>` and the blank line go in the opener's place, then the opener, taken as in the answer; the
-      // step's tokens replace the sampled one, in order.
+    const ending = this.thinking.endsAt(token, this.env.model.isEogToken(token as Token));
+    if (ending) {
+      // `</think>` and the blank line go in the token's place, then the opener, taken as in the answer; the step's
+      // tokens replace the sampled one, in order.
       const from = this.out.tokens.length;
-      if (this.out.remaining() < opener.cost) return void (this.finish = "length");
-      this.out.force(step, opener.before);
-      await this.leaveThinking(step, token);
+      if (this.out.remaining() < ending.cost) return void (this.finish = "length");
+      this.out.force(step, ending.before);
+      await this.leaveThinking(step, ending.keep ? token : undefined);
       step.fed = this.out.tokens.slice(from);
       step.forced = [];
       return;
