@@ -69,13 +69,11 @@ for (const { name, pkg } of VERSIONS) {
       expect(t.declared, log).toEqual(expect.arrayContaining(EXPECT[name]!.core));
       expect(t.calls.length, log).toBeGreaterThanOrEqual(1);
       for (const c of t.calls) expect(() => JSON.parse(c.args as string), log).not.toThrow();
-      // Each call names a tool its own request declared.
+      // Each call names a tool its own request declared. The lists differ from request to request in both versions:
+      // 0.15.10 reveals deferred tools after a tool_search call (exit_plan_mode, say) and runs background agents with
+      // a list of their own; 0.24.4 also sends its structured-output helper (respond_in_schema). So each call is
+      // judged against the request it answered, never against the first list.
       for (const e of t.requests) if (e.status === 200) for (const c of chatCalls(e)) expect(declaredTools(e), log).toContain(c.name);
-      // The pinned version sends no side request: each of its requests declares the agent's first list, grown by the
-      // deferred tools a tool_search call revealed (a call to one of those, exit_plan_mode say, is judged above
-      // against the request that declared it). 0.24.4 also sends side requests with a tool of their own
-      // (respond_in_schema, its structured-output helper), so this holds for the pinned version only.
-      if (name === "@qwen-code/qwen-code") for (const e of t.requests) expect(declaredTools(e), log).toEqual(expect.arrayContaining(t.declared));
       if (t.requests.length >= 2 || !halted) expect(t.results.length, log).toBeGreaterThanOrEqual(1);
       for (const r of t.results) expect(r.text.length, log).toBeGreaterThan(0);
       // Its session-turn limit (exit 53) or its loop guard ended the run, not an API error.
