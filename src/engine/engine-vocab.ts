@@ -4,6 +4,7 @@
 
 import { ENGINE_GRAMMAR_CACHE, PoolCache, type PoolCacheReport } from "./pool-cache.js";
 import type { StackPool } from "./stack-pool.js";
+import { buildTextIndex, type TextIndex } from "./text-mask.js";
 import type { TokenTables } from "./token-tables.js";
 import type { VocabTrie } from "./vocab-trie.js";
 
@@ -30,6 +31,7 @@ export class EngineVocab {
   readonly neverAtCharStart: readonly number[];
   private readonly cut: Uint8Array;
   private readonly grammars: PoolCache;
+  private index: TextIndex | undefined;
 
   constructor(
     readonly tables: TokenTables,
@@ -80,6 +82,16 @@ export class EngineVocab {
     }
     this.startingTokens = new Map([...byFirst].map(([b, list]) => [b, Int32Array.from(list)]));
     this.neverAtCharStart = tables.partialUtf8Tokens.filter((t) => !placeable.has(t));
+  }
+
+  /** The vocabulary indexed for exact masks where free text may come (text-mask.ts); built on first use. */
+  get textIndex(): TextIndex {
+    return (this.index ??= buildTextIndex({
+      vocabSize: this.tables.vocabSize,
+      codePoints: (t) => this.cps[t],
+      isSpecial: (t) => this.special[t] === 1,
+      cutStarting: [...this.startingTokens.values()].flatMap((group) => [...group]),
+    }));
   }
 
   /** Whether a token's bytes cut a character (it is stepped byte by byte); false for whole text and special tokens. */

@@ -11,4 +11,3 @@ export { grammarSpecialTokens, planTokens, type ForcedPiece, type ForcedRun, typ
 export { judgeTextWithGbnf, TEXT_JUDGE_LIMITS, type TextVerdict } from "./text-judge.js";
 export { GbnfError, PROGRAM_LIMITS } from "./gbnf-program.js";
 export { EngineLimitError, POOL_LIMITS } from "./stack-pool.js";
-export { MASK_NODE_BUDGET, MASK_TEXT_TOKENS } from "./token-mask.js";

@@ -7,8 +7,12 @@ import type { CompiledGrammar } from "../grammar/types.js";
 /** What a matcher needs of a compiled grammar. */
 export type MatcherGrammar = Pick<CompiledGrammar, "gbnf" | "specialTokens" | "closeToken" | "valueClosers">;
 
-/** What may come next: free text (ordinary letters allowed), exactly these tokens, or too many to list cheaply. */
-export type NextTokens = { kind: "text" } | { kind: "set"; tokens: readonly number[] } | { kind: "wide" };
+/**
+ * Exactly what may come next: these tokens, or every token but the banned ones (where free text may come, almost
+ * every token is allowed). Either way exact: a token drawn from the model's distribution renormalized over it is
+ * never refused.
+ */
+export type NextTokens = { kind: "set"; tokens: readonly number[] } | { kind: "except"; banned: readonly number[] };
 
 /** Tokens the grammar forces from here, and whether it can only end after them. */
 export interface Continuation {
@@ -29,9 +33,9 @@ export interface Matcher {
   accept(token: number): boolean;
   /** Accept tokens in order up to the first one the grammar refuses; returns those accepted. */
   acceptAll(tokens: readonly number[]): number[];
-  /** Take a sampled token: the tokens actually taken (the token itself, or what the engine fed instead). */
+  /** Take a sampled token: the tokens actually taken (the token itself; a refused one only if the sampler ignored the mask). */
   takeSampled(token: number): number[];
-  /** The allowed next tokens, where listing them is cheap (see NextTokens). */
+  /** The allowed next tokens, exactly (see NextTokens; cached per grammar state). */
   nextTokens(): NextTokens;
   /** The canonical tokens of the text the grammar forces from here, at most `maxSteps` steps (not accepted). */
   forcedContinuation(maxSteps: number): Continuation;

@@ -1,8 +1,8 @@
 // Owns: QtcMatcher, the qtc constraint engine's per-sequence grammar state (the Matcher interface, with no
-// llama.cpp grammar state): accept tokens, the allowed next set (cached per parser state), the forced
-// continuation, the closing of the current call, fork, rollback, and taking a sampled token — which, where the
-// sampler ran under a free-text bias rather than an exact set, may be refused and replaced by the longest
-// allowed prefix of it (or the closing's next token), so nothing the grammar refuses is ever fed.
+// llama.cpp grammar state): accept tokens, the exact allowed next set at every position (cached per parser state),
+// the forced continuation, the closing of the current call, fork, rollback, and taking a sampled token. A sampler
+// that honours the mask never draws a refused token; one that did not (a caller's own loop) gets the longest
+// allowed prefix of it instead, counted in `replaced`, so nothing the grammar refuses is ever fed.
 
 import { fail, internal, QtcException } from "../errors.js";
 import type { EngineVocab } from "./engine-vocab.js";
@@ -10,6 +10,7 @@ import { GbnfError } from "./gbnf-program.js";
 import { planTokens, type ForcedPiece } from "./jump-forward.js";
 import type { Continuation, Matcher, MatcherGrammar, NextTokens } from "./matcher.js";
 import { DEAD, EngineLimitError, type StackPool, type StateId } from "./stack-pool.js";
+import { textMask } from "./text-mask.js";
 import { allowedTextTokens } from "./token-mask.js";
 import { byteMayStart, stepBytes, type Partial, type Position } from "./utf8-steps.js";
 
@@ -17,7 +18,7 @@ import { byteMayStart, stepBytes, type Partial, type Position } from "./utf8-ste
 const CLOSURE_MAX_STEPS = 4096;
 /** Most states the closing search visits before it gives up (no closing: the budget guard refuses to open a call). */
 const CLOSING_SEARCH_STATES = 20_000;
-/** Characters every free-text position allows and no structural one does. */
+/** Characters every free-text position allows (where text-mask.ts answers instead of the trie walk). */
 const TEXT_PROBES = [0x61, 0x65];
 /** ASCII steps a closing walk tries first at a free position without a closer (as the llama.cpp prober). */
 const COMMON_FIRST = [..."ea_s0 t\"/.,:}\n"].map((c) => c.charCodeAt(0));
@@ -31,7 +32,7 @@ interface Past extends Position {
 
 export class QtcMatcher implements Matcher {
   ms = 0;
-  /** Sampled tokens refused and replaced (free-text positions only; read by tests and the bench). */
+  /** Sampled tokens refused and replaced: 0 under the mask (read by tests and the bench). */
   replaced = 0;
   private readonly specials: readonly number[];
   private depth = 0;
@@ -97,23 +98,21 @@ export class QtcMatcher implements Matcher {
 
   nextTokens(): NextTokens {
     return this.timed(() => {
-      const { pool, at } = this;
       // Inside a character: exactly the tokens that finish it (or go on with it) as the grammar allows.
       if (this.partial) return { kind: "set", tokens: this.completions() };
-      const isText = (s: StateId) => TEXT_PROBES.every((cp) => pool.step(s, cp) !== DEAD);
-      if (isText(at)) return { kind: "text" };
-      let text = pool.masks.get(at);
-      if (text === undefined) {
-        const whole = allowedTextTokens(pool, this.vocab.trie, at, undefined, isText);
-        text = whole ? this.withPartialTokens(at, whole) : null;
-        pool.rememberMask(at, text);
-      }
-      if (text === null) return { kind: "wide" };
-      const tokens: number[] = [];
-      for (const s of this.specials) if (this.after(at, s) !== DEAD) tokens.push(s);
-      for (const t of text) tokens.push(t);
-      return tokens.length > 0 ? { kind: "set", tokens } : { kind: "wide" };
+      const cached = this.pool.masks.get(this.at);
+      if (cached) return cached;
+      const mask = this.maskAt(this.at);
+      this.pool.rememberMask(this.at, mask);
+      return mask;
     });
+  }
+
+  /** The exact mask at a state with no character pending: the text chain where free text may come, the trie walk elsewhere. */
+  private maskAt(at: StateId): NextTokens {
+    const specials = this.specials.filter((s) => this.after(at, s) !== DEAD);
+    if (TEXT_PROBES.every((cp) => this.pool.step(at, cp) !== DEAD)) return textMask(this.pool, this.vocab, at, specials);
+    return { kind: "set", tokens: [...specials, ...this.withPartialTokens(at, allowedTextTokens(this.pool, this.vocab.trie, at))] };
   }
 
   forcedContinuation(maxSteps: number): Continuation {

@@ -6,6 +6,7 @@
 // a fresh pool to new matchers.
 
 import { classMatches, classMeets, EL, type Program } from "./gbnf-program.js";
+import type { NextTokens } from "./matcher.js";
 
 export const POOL_LIMITS = Object.freeze({
   /** Interned frames + states + cached transitions before the pool counts as full. */
@@ -89,8 +90,8 @@ export class StackPool {
   private readonly tokenSteps: (Map<number, StateId> | undefined)[] = [undefined];
   /** Transitions cached so far (all kinds). */
   private cachedSteps = 0;
-  /** Per-state memo for the matcher's mask cache (allowed tokens), bounded with the pool. */
-  readonly masks = new Map<StateId, Int32Array | null>();
+  /** Per-state memo for the matcher's exact masks, bounded with the pool. */
+  readonly masks = new Map<StateId, NextTokens>();
   /** What the cached masks weigh in entries (a mask of n tokens: 1 + n / 16). */
   private maskEntries = 0;
   private expansions = 0;
@@ -138,12 +139,13 @@ export class StackPool {
     this.held += 64 + (plan ? plan.tokens.length * 8 : 0);
   }
 
-  /** Cache a state's mask (null: too wide to list) unless the pool is full. */
-  rememberMask(state: StateId, mask: Int32Array | null): void {
+  /** Cache a state's mask unless the pool is full. */
+  rememberMask(state: StateId, mask: NextTokens): void {
     if (this.full || this.masks.has(state)) return;
     this.masks.set(state, mask);
-    this.maskEntries += 1 + (mask ? mask.length >> 4 : 0);
-    this.held += 64 + (mask ? mask.byteLength : 0);
+    const listed = mask.kind === "set" ? mask.tokens.length : mask.banned.length;
+    this.maskEntries += 1 + (listed >> 4);
+    this.held += 64 + listed * 4;
   }
 
   accepts(state: StateId): boolean {
@@ -263,6 +265,26 @@ export class StackPool {
       if (code[pos] === EL.token && !tokens.includes(code[pos + 1]!)) tokens.push(code[pos + 1]!);
     }
     return { cps, tokens };
+  }
+
+  /**
+   * The one state every code point of [lo, hi] leads to (surrogates aside: no UTF-8 spells them), or undefined
+   * where they part: one step per interval the range overlaps.
+   */
+  targetOver(state: StateId, lo: number, hi: number): StateId | undefined {
+    if (state === DEAD) return DEAD;
+    const { bounds } = this.cuts[state] ?? this.transitions(state);
+    let target: StateId | undefined;
+    for (let i = interval(bounds, lo); i <= bounds.length; i++) {
+      const start = Math.max(lo, i === 0 ? 0 : bounds[i - 1]!);
+      if (start > hi) break;
+      const rep = representative(start, Math.min(hi, i < bounds.length ? bounds[i]! - 1 : 0x10ffff));
+      if (rep === undefined) continue;
+      const next = this.step(state, rep);
+      if (target !== undefined && next !== target) return undefined;
+      target = next;
+    }
+    return target;
   }
 
   /** Whether some code point in [lo, hi] could come next (a partial UTF-8 prefix's range). */

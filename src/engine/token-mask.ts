@@ -1,33 +1,16 @@
 // Owns: the qtc engine's allowed-token walk: the vocabulary's byte trie descended alongside the pushdown
 // automaton (UTF-8 decoded on the way; a partial character survives only while some class could still match it),
-// so only prefixes the grammar allows are visited, and each step is a cached transition. Bounded in nodes: a
-// position with too many allowed tokens to list (free text) answers "wide" instead of taking long.
+// so only prefixes the grammar allows are visited, and each step is a cached transition. Used where free text
+// cannot come next (text-mask.ts answers there), so the prefixes it visits are few; the answer is cached per state.
 
 import { DEAD, type StackPool, type StateId } from "./stack-pool.js";
 import type { VocabTrie, TrieRange } from "./vocab-trie.js";
 
-/** Trie nodes one walk may visit before it gives up ("wide"). */
-export const MASK_NODE_BUDGET = 6000;
-/**
- * Tokens under prefixes that lead into free text (`isText`) one walk may enter before it gives up ("wide") without
- * visiting them: after a string's `\\` every token that starts with `n` continues the string, so listing them would
- * spend the whole node budget to answer "wide" anyway.
- */
-export const MASK_TEXT_TOKENS = 2048;
-
-const OVER = Symbol("over budget");
-
-/**
- * Tokens of the trie `state` allows next (text tokens only; special tokens are the caller's), or undefined when
- * the walk passed `budget` nodes.
- */
-export function allowedTextTokens(pool: StackPool, trie: VocabTrie, state: StateId, budget = MASK_NODE_BUDGET, isText?: (s: StateId) => boolean): Int32Array | undefined {
+/** Tokens of the trie `state` allows next (whole UTF-8 text tokens only; special and cut tokens are the caller's). */
+export function allowedTextTokens(pool: StackPool, trie: VocabTrie, state: StateId): Int32Array {
   const allowed: number[] = [];
-  let left = budget;
-  let textLeft = MASK_TEXT_TOKENS;
   // cp: the code point being decoded (its bits so far); need: continuation bytes still to come.
   const walk = (range: TrieRange, at: StateId, cp: number, need: number): void => {
-    if (--left < 0) throw OVER;
     const node = trie.node(range);
     if (need === 0) for (const t of node.ends) allowed.push(t);
     for (const child of node.children) {
@@ -51,7 +34,6 @@ export function allowedTextTokens(pool: StackPool, trie: VocabTrie, state: State
         }
       }
       if (next === DEAD) continue;
-      if (nneed === 0 && isText?.(next) && (textLeft -= child.hi - child.lo) < 0) throw OVER;
       if (nneed > 0) {
         const lo = ncp * 2 ** (6 * nneed);
         if (!pool.meets(at, lo, lo + 2 ** (6 * nneed) - 1)) continue;
@@ -59,11 +41,6 @@ export function allowedTextTokens(pool: StackPool, trie: VocabTrie, state: State
       walk(child, next, ncp, nneed);
     }
   };
-  try {
-    walk(trie.root, state, 0, 0);
-  } catch (e) {
-    if (e === OVER) return undefined;
-    throw e;
-  }
+  walk(trie.root, state, 0, 0);
   return Int32Array.from(allowed);
 }

@@ -19,13 +19,6 @@ export interface TokenTables {
    * UTF-8; each still adds at least one byte, which keeps the grammar's byte bound a token bound.
    */
   partialUtf8Tokens: readonly number[];
-  /**
-   * Tokens that can never continue JSON string content as a whole: a control character, or `"` / `\` inside a
-   * longer token (the lone `"` and `\` tokens stay: they close the string or start an escape).
-   */
-  jsonTextUnsafe: readonly number[];
-  /** Tokens that can never continue raw text (qwen3coder values): a control character other than tab, LF, CR. */
-  rawTextUnsafe: readonly number[];
   /** The end-of-generation token used to ask a grammar state "may it end here?". */
   eog: number;
   /** Every end-of-generation token (Qwen3 has several): where the grammar may end, each may be sampled. */

@@ -44,15 +44,10 @@ export function readTokenBytes(model: LlamaModel, vocabSize: number): VocabBytes
   return { bytes, special };
 }
 
-const JSON_UNSAFE = /[\x00-\x1f"\\]/;
-const RAW_UNSAFE = /[\x00-\x08\x0b\x0c\x0e-\x1f]/;
-
 /** Compute the tables for a loaded model (about 0.3 s for Qwen3's 151,936 tokens). */
 export function computeTokenTables(model: LlamaModel): TokenTables {
   const size = vocabSizeOf(model);
   const partial: number[] = [];
-  const jsonUnsafe: number[] = [];
-  const rawUnsafe: number[] = [];
   const eogTokens: number[] = [];
   const added: AddedToken[] = [];
   const texts = new Array<string>(size);
@@ -63,17 +58,11 @@ export function computeTokenTables(model: LlamaModel): TokenTables {
     const text = model.detokenize([id as Token], false);
     texts[id] = text;
     if (text.includes("\uFFFD")) partial.push(id);
-    // A partial token's whole characters count too (`"` then a lead byte ends the string it is sampled in).
-    const whole = text.replaceAll("\uFFFD", "");
-    if (text !== '"' && text !== "\\" && JSON_UNSAFE.test(whole)) jsonUnsafe.push(id);
-    if (RAW_UNSAFE.test(text)) rawUnsafe.push(id);
   }
   return {
     vocabSize: size,
     byteTokens: verifyByteTokens(model, byteLevelOrder()),
     partialUtf8Tokens: partial,
-    jsonTextUnsafe: jsonUnsafe,
-    rawTextUnsafe: rawUnsafe,
     eog: model.tokens.eos ?? QWEN3_TOKENS.imEnd.token,
     eogTokens,
     addedTokens: sortAdded(added),

@@ -100,9 +100,8 @@ export class CallGrammar {
   }
 
   /**
-   * Inside a call: the free-text bias where the grammar allows ordinary letters next; elsewhere the sampler is
-   * narrowed to exactly the tokens the grammar allows (so no sample is refused), or the call bias when finding
-   * them would cost more than a refusal.
+   * Inside a call: the sampler narrowed to exactly the tokens the grammar allows (so no sample is refused), less
+   * those the guards ban (a key completed twice, a token after which the call could not close in time).
    */
   biasFor(remaining: number): TokenBias {
     const { matcher } = this;
@@ -117,15 +116,12 @@ export class CallGrammar {
     if (this.keys?.atKey) for (const t of this.env.matchers.engine.cutTokens) keyBanned.add(t);
     const banned = next.kind === "set" ? [...keyBanned, ...this.unaffordable(remaining, next.tokens.filter((t) => !keyBanned.has(t)))] : [...keyBanned];
     this.spent(performance.now() - t0 - (matcher.ms - ms0));
-    if (banned.length > 0) {
-      const out = new Set(banned);
-      const kept = next.kind === "set" ? next.tokens.filter((t) => !out.has(t)) : [];
-      // Nothing left (a key space the look-ahead could not see through): the parser still refuses a repeat.
-      if (kept.length > 0) return biases.narrowTo(kept, banned);
-      if (next.kind !== "set") return biases.jsonTextBanning(banned);
-    }
-    if (next.kind === "text") return this.plan.format.stringText === "json" ? biases.inJsonText : biases.inRawText;
-    return next.kind === "set" ? biases.narrowTo(next.tokens) : biases.inCall;
+    if (next.kind === "except") return biases.allBut(next.banned, banned);
+    if (banned.length === 0) return biases.narrowTo(next.tokens);
+    const out = new Set(banned);
+    const kept = next.tokens.filter((t) => !out.has(t));
+    // Nothing left (a key space the look-ahead could not see through): the parser still refuses a repeat.
+    return biases.narrowTo(kept.length > 0 ? kept : next.tokens, kept.length > 0 ? banned : []);
   }
 
   /**

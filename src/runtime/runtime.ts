@@ -213,9 +213,6 @@ class ModelRuntime implements Runtime {
 
   /** The three sampler biases of a turn, with the caller's logit biases under qtc's own bans. */
   private biasesFor(logitBias: Record<number, number> | undefined, tables = this.env.tables, engine = this.env.matchers.engine): TurnEnv["biases"] {
-    // In free text a token may end inside a character (the matcher carries it to the next token); one that begins
-    // inside a character, or holds U+FFFD itself, can never come there.
-    const orphans = engine.neverAtCharStart;
     const { tokenizer } = this.opened.model;
     const base = () => {
       const bias = new TokenBias(tokenizer);
@@ -225,10 +222,11 @@ class ModelRuntime implements Runtime {
     // What each in-call bias allows or bans, for the probability the constraint removed.
     const masks = new WeakMap<TokenBias, StepMask>();
     const masked = (bias: TokenBias, mask: StepMask) => (masks.set(bias, mask), bias);
-    // A large negative logit rather than "never": still possible when the grammar allows nothing else.
-    const avoiding = (...lists: (readonly number[])[]) => {
+    // Exact masks where almost every token is allowed: the banned ones never come (one bias per mask, cached, as the masks are per state).
+    const excepting = new WeakMap<readonly number[], TokenBias>();
+    const banning = (lists: (readonly number[])[]) => {
       const bias = base();
-      for (const list of lists) for (const token of list) bias.set(token as Token, { logit: -1e9 });
+      for (const list of lists) for (const token of list) bias.set(token as Token, "never");
       return masked(bias, { kind: "banned", lists });
     };
     return {
@@ -244,14 +242,13 @@ class ModelRuntime implements Runtime {
         for (const token of never) bias.set(token as Token, "never");
         return masked(bias, { kind: "allowed", tokens });
       },
-      inCall: avoiding(tables.partialUtf8Tokens),
-      inJsonText: avoiding(orphans, tables.jsonTextUnsafe),
-      jsonTextBanning: (tokens) => {
-        const bias = avoiding(orphans, tables.jsonTextUnsafe);
-        for (const token of tokens) bias.set(token as Token, "never");
-        return masked(bias, { kind: "banned", lists: [orphans, tables.jsonTextUnsafe, tokens] });
+      allBut: (banned, also = []) => {
+        if (also.length > 0) return banning([banned, also]);
+        let bias = excepting.get(banned);
+        if (!bias) excepting.set(banned, (bias = banning([banned])));
+        return bias;
       },
-      inRawText: avoiding(orphans, tables.rawTextUnsafe),
+      inCall: banning([tables.partialUtf8Tokens]),
       maskOf: (bias) => masks.get(bias),
     };
   }

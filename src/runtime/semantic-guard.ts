@@ -2,12 +2,14 @@
 // completed, fed the call's text as it is accepted, and which candidate tokens must not come next because they
 // would complete a key a second time (a context-free grammar cannot say "no key twice").
 
+import type { NextTokens } from "./matcher.js";
+
 /** What the guard asks of the grammar matcher (TurnMatcher has this shape): forks to look ahead with. */
 export interface KeyProbe {
   fork(): KeyProbe;
   /** Advance past a token; false when the grammar rejects it. */
   accept(token: number): boolean;
-  nextTokens(): { kind: "text" } | { kind: "set"; tokens: readonly number[] } | { kind: "wide" };
+  nextTokens(): NextTokens;
   forcedContinuation(maxSteps: number): { tokens: number[] };
 }
 

@@ -39,18 +39,12 @@ export interface TurnBiases {
   none: TokenBias;
   /** Free text with these tokens banned (think tags, the open tag under "none", tokens completing a bare call opener). */
   banningAll(tokens: readonly number[]): TokenBias;
-  /** Inside calls: partial UTF-8 banned. */
+  /** Inside calls, before the first mask: partial UTF-8 banned. */
   inCall: TokenBias;
-  /**
-   * Inside a call's free text: also the tokens that can never continue it, so a sample is rarely refused (and
-   * replaced by the matcher). JSON strings and raw text (the format's stringText).
-   */
-  inJsonText: TokenBias;
-  inRawText: TokenBias;
   /** Only these tokens (the grammar's exact allowed set); `never`: tokens banned outright (the key guard's). */
   narrowTo(tokens: readonly number[], never?: readonly number[]): TokenBias;
-  /** inJsonText with these tokens banned (they would complete a key a second time). */
-  jsonTextBanning(tokens: readonly number[]): TokenBias;
+  /** Every token but these (the grammar's exact mask where free text may come), and but `also` (the key guard's). */
+  allBut(banned: readonly number[], also?: readonly number[]): TokenBias;
   /** The mask one of the in-call biases above applies (for the probability removed). Default: none. */
   maskOf?(bias: TokenBias): StepMask | undefined;
 }

@@ -83,7 +83,11 @@ describe("the runtime's matcher", () => {
     expect(text(envelope.tokens)).toBe('<tool_call>\n{"name": "read_file", "arguments": {"path": "');
     expect(envelope.tokens.slice(1)).toEqual(vocab.tokenize('\n{"name": "read_file", "arguments": {"path": "', false));
     expect(m.acceptAll(envelope.tokens)).toEqual(envelope.tokens);
-    expect(m.nextTokens()).toEqual({ kind: "text" });
+    const inString = m.nextTokens();
+    expect(inString.kind).toBe("except");
+    const banned = inString.kind === "except" ? inString.banned : [];
+    expect(banned).toContain(QWEN3_TOKENS.toolCallOpen.token);
+    expect(banned).not.toContain(tables.byteTokens!["a".charCodeAt(0)]!);
     const cost = m.closing()!;
     expect(text(cost)).toBe('"}}\n</tool_call>');
 
@@ -100,7 +104,7 @@ describe("the runtime's matcher", () => {
     expect(texts).toContain("}");
     for (const t of texts) expect('}}\n'.startsWith(t), t).toBe(true);
     expect(m.closing()).toEqual(cost);
-    expect(m.nextTokens()).toEqual({ kind: "text" });
+    expect(m.nextTokens()).toEqual(inString);
 
     // Accepting stops at the first token the grammar rejects.
     const brace = vocab.tokenize("{", false)[0]!;
@@ -295,7 +299,7 @@ async function fakeTurn(maxTokens: number, pick: (allowed: Allowed) => number) {
     model: vocab,
     tables,
     matchers: env,
-    biases: { none: dummy, banningAll: () => dummy, inCall: dummy, inJsonText: dummy, inRawText: dummy, narrowTo: () => dummy },
+    biases: { none: dummy, banningAll: () => dummy, inCall: dummy, narrowTo: () => dummy, allBut: () => dummy },
   };
   const toolChoice = { name: "read_file" };
   const grammar = turnGrammarSource(tools, { format: hermes, toolChoice, parallel: false, maxCalls: 1 }, new GrammarCache(), true);

@@ -1,6 +1,6 @@
-// The qtc engine's matcher on the tiny model's vocabulary (no weights): its allowed set is exactly the tokens
-// the grammar takes (checked against every token of the vocabulary), forced text is canonical, a refused
-// sample is replaced by something the grammar takes, fork is independent, the closing completes a call, and
+// The qtc engine's matcher on the tiny model's vocabulary (no weights): its mask is exactly the tokens the grammar
+// takes at every position, free text included (checked against every token of the vocabulary), forced text is
+// canonical, a sample drawn against the mask is replaced by something the grammar takes, fork is independent, the closing completes a call, and
 // rollback returns to the state before the tokens it undoes.
 
 import type { Llama, LlamaModel, Token } from "node-llama-cpp";
@@ -12,6 +12,7 @@ import { HARNESS_TOOLS } from "../../../src/harness/index.js";
 import { createLlama } from "../../../src/model/index.js";
 import { parse } from "../../../src/parse/index.js";
 import { EngineVocab } from "../../../src/engine/engine-vocab.js";
+import type { NextTokens } from "../../../src/engine/matcher.js";
 import { QtcMatcher } from "../../../src/engine/qtc-matcher.js";
 import { tokenizeAsText } from "../../../src/model/prompt-tokens.js";
 import type { TokenTables } from "../../../src/engine/token-tables.js";
@@ -46,6 +47,20 @@ function grammar(format: "hermes" | "qwen3coder" = "hermes", maxTokens = 256): C
   return r.value;
 }
 
+/** Every token of the vocabulary the matcher can take next, cut and special ones included (the slow, obvious answer). */
+function everyToken(m: QtcMatcher): number[] {
+  const out: number[] = [];
+  for (let t = 0; t < tables.vocabSize; t++) if (m.canBeNext(t)) out.push(t);
+  return out;
+}
+
+/** The tokens a mask allows, sorted. */
+function allowedOf(next: NextTokens): number[] {
+  if (next.kind === "set") return [...next.tokens].sort((a, b) => a - b);
+  const banned = new Set(next.banned);
+  return Array.from({ length: tables.vocabSize }, (_, t) => t).filter((t) => !banned.has(t));
+}
+
 /** Every token of the vocabulary the matcher can take next, one by one (the slow, obvious answer). */
 function bruteForce(m: QtcMatcher): number[] {
   const out: number[] = [];
@@ -67,23 +82,76 @@ describe("QtcMatcher", () => {
     expect(set.map((t) => text([t]))).toContain("grep");
   });
 
-  test("inside a string value it reports free text; a refused sample is replaced by a token the grammar takes", () => {
+  test("inside a string value the mask is every token but a short banned list, exactly; a sample drawn against it is still replaced", () => {
     const m = QtcMatcher.create(grammar(), engine);
     m.acceptAll(model.tokenize('<tool_call>\n{"name": "read_file", "arguments": {"path": "', true) as number[]);
-    expect(m.nextTokens().kind).toBe("text");
+    const next = m.nextTokens();
+    expect(next.kind).toBe("except");
+    expect(next.kind === "except" && next.banned.length).toBeLessThan(tables.vocabSize / 4);
+    expect(allowedOf(next)).toEqual(everyToken(m));
     const refused = QWEN3_TOKENS.toolCallOpen.token;
     expect(m.canBeNext(refused)).toBe(false);
+    // A sampler that ignored the mask (a caller's own loop): the token is replaced by one the grammar takes, and counted.
     const before = m.fork();
     const taken = m.takeSampled(refused);
     expect(taken.length).toBe(1);
     expect(before.canBeNext(taken[0]!)).toBe(true);
     expect(m.replaced).toBe(1);
-    // A token the grammar takes is taken as it is; one that runs past what is allowed keeps its allowed prefix.
     const g = QtcMatcher.create(grammar(), engine);
     g.acceptAll(model.tokenize('<tool_call>\n{"name": "read_file", "arguments": {"path": "', true) as number[]);
     const abc = model.tokenize("abc", false) as number[];
     expect(g.takeSampled(abc[0]!)).toEqual([abc[0]]);
     expect(g.replaced).toBe(0);
+  });
+
+  test("the mask is exact at every kind of free-text position: JSON strings, escapes, maxLength and pattern strings, keys, raw XML values", () => {
+    const note = normalizeTools([
+      {
+        name: "note",
+        description: "keep a note",
+        parameters: {
+          type: "object",
+          properties: {
+            text: { type: "string" },
+            short: { type: "string", maxLength: 5 },
+            code: { type: "string", pattern: "^[A-Z]{2}[0-9]{3}$" },
+            city: { type: "string", pattern: "^渋{1,3}谷$" },
+            tags: { type: "object", additionalProperties: { type: "string" } },
+          },
+          required: ["text"],
+        },
+      },
+    ]);
+    const at = (format: "hermes" | "qwen3coder", prefix: string) => {
+      const r = compileToolGrammar(note, { format, toolChoice: "required", maxTokens: 512, parallel: false });
+      if (!r.ok) throw new Error(r.error.message);
+      const m = QtcMatcher.create(r.value, engine);
+      const toks = model.tokenize(prefix, true) as number[];
+      expect(m.acceptAll(toks), prefix).toEqual(toks);
+      return m;
+    };
+    const hermes = '<tool_call>\n{"name": "note", "arguments": {"text": ';
+    const positions: ["hermes" | "qwen3coder", string][] = [
+      ["hermes", `${hermes}"a`],
+      ["hermes", `${hermes}"a\\`],
+      ["hermes", `${hermes}"a", "short": "`],
+      ["hermes", `${hermes}"a", "short": "abc`],
+      ["hermes", `${hermes}"a", "code": "A`],
+      ["hermes", `${hermes}"a", "city": "渋`],
+      ["hermes", `${hermes}"a", "tags": {"`],
+      ["hermes", `${hermes}"a", "tags": {"k": "v`],
+      ["qwen3coder", "<tool_call>\n<function=note>\n<parameter=text>\nhello"],
+      ["qwen3coder", "<tool_call>\n<function=note>\n<parameter=text>\nhello <"],
+      ["qwen3coder", "<tool_call>\n<function=note>\n<parameter=text>\nhi\n</parameter>\n<parameter=short>\nab"],
+    ];
+    const kinds = new Set<string>();
+    for (const [format, prefix] of positions) {
+      const m = at(format, prefix);
+      const next = m.nextTokens();
+      kinds.add(next.kind);
+      expect(allowedOf(next), `${format}: ${prefix}`).toEqual(everyToken(m));
+    }
+    expect([...kinds].sort()).toEqual(["except", "set"]);
   });
 
   test("fork is independent; the closing completes a valid call from anywhere inside it", () => {
