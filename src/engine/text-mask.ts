@@ -49,30 +49,44 @@ export function buildTextIndex(v: TextIndexSource): TextIndex {
   const cutStarting = Int32Array.from(v.cutStarting);
   const placed = new Uint8Array(n);
   for (const t of cutStarting) placed[t] = 1;
-  const whole: number[] = [];
   const never: number[] = [];
   const specials: number[] = [];
-  const counts = Array.from({ length: NON_ASCII + 1 }, () => 0);
-  let maxLength = 0;
+  const lengthCounts: number[] = [];
+  const slotCounts = new Int32Array(NON_ASCII + 1);
+  // The slots one token holds, each once (stamped with the token's id + 1).
+  const stamp = new Int32Array(NON_ASCII + 1);
+  const eachSlot = (t: number, cps: Int32Array, visit: (slot: number) => void) => {
+    for (const cp of cps) {
+      const slot = Math.min(cp, NON_ASCII);
+      if (stamp[slot] === t + 1) continue;
+      stamp[slot] = t + 1;
+      visit(slot);
+    }
+  };
   for (let t = 0; t < n; t++) {
+    const cps = v.codePoints(t);
     if (v.isSpecial(t)) specials.push(t);
-    else if (v.codePoints(t)) whole.push(t);
-    else if (!placed[t]) never.push(t);
+    else if (!cps) {
+      if (!placed[t]) never.push(t);
+    } else {
+      lengthCounts[cps.length] = (lengthCounts[cps.length] ?? 0) + 1;
+      eachSlot(t, cps, (slot) => slotCounts[slot]!++);
+    }
   }
-  const slotsOf = (cps: Int32Array): Set<number> => new Set(Array.from(cps, (cp) => Math.min(cp, NON_ASCII)));
-  for (const t of whole) {
-    const cps = v.codePoints(t)!;
-    maxLength = Math.max(maxLength, cps.length);
-    for (const s of slotsOf(cps)) counts[s]!++;
-  }
-  const holding = counts.map((c) => new Int32Array(c));
-  const filled = counts.map(() => 0);
-  for (const t of whole) for (const s of slotsOf(v.codePoints(t)!)) holding[s]![filled[s]!++] = t;
-  const byLength = Int32Array.from(whole).sort((a, b) => v.codePoints(a)!.length - v.codePoints(b)!.length || a - b);
+  const maxLength = lengthCounts.length - 1;
+  // Counting sort by length: lengthStart[L] is where length L begins.
   const lengthStart = new Int32Array(maxLength + 2);
-  for (let L = 0, i = 0; L <= maxLength + 1; L++) {
-    while (i < byLength.length && v.codePoints(byLength[i]!)!.length < L) i++;
-    lengthStart[L] = i;
+  for (let L = 1; L <= maxLength + 1; L++) lengthStart[L] = lengthStart[L - 1]! + (lengthCounts[L - 1] ?? 0);
+  const byLength = new Int32Array(lengthStart[maxLength + 1]!);
+  const placedAt = lengthStart.slice();
+  const holding = Array.from(slotCounts, (c) => new Int32Array(c));
+  const filled = new Int32Array(NON_ASCII + 1);
+  stamp.fill(0);
+  for (let t = 0; t < n; t++) {
+    const cps = v.codePoints(t);
+    if (!cps || v.isSpecial(t)) continue;
+    byLength[placedAt[cps.length]!++] = t;
+    eachSlot(t, cps, (slot) => (holding[slot]![filled[slot]!++] = t));
   }
   return { vocabSize: n, byLength, lengthStart, maxLength, holding, cutStarting, never: Int32Array.from(never), specials: Int32Array.from(specials) };
 }
@@ -134,37 +148,41 @@ export interface TextMaskVocab {
 
 /**
  * The exact next tokens at `at` (no character pending), where `a` is taken: every token but the banned ones, or,
- * where fewer are allowed than banned, exactly the allowed ones. `specials`: the special tokens `at` allows.
+ * where fewer are allowed than banned (a string near its maxLength), exactly the allowed ones. `specials`: the
+ * special tokens `at` allows.
  */
 export function textMask(pool: StackPool, vocab: TextMaskVocab, at: StateId, specials: readonly number[]): NextTokens {
   const index = vocab.textIndex;
   const { depth, odd } = chainOf(pool, at, index.maxLength);
-  // Stamps: 1 a candidate stepped on its own, 2 banned.
-  const mark = new Uint8Array(index.vocabSize);
-  const banned: number[] = [];
-  const ban = (t: number) => {
-    mark[t] = 2;
-    banned.push(t);
-  };
+  // Tokens stepped on their own (those holding an odd character, and the cut ones): 1 taken, 2 refused.
+  const verdict = new Uint8Array(index.vocabSize);
+  const stepped: number[] = [];
   for (let slot = 0; slot <= NON_ASCII; slot++) {
     if (!(odd[slot >> 5]! & (1 << (slot & 31)))) continue;
     for (const t of index.holding[slot]!) {
-      if (mark[t]) continue;
-      if (takesWhole(pool, at, vocab.codePoints(t)!)) mark[t] = 1;
-      else ban(t);
+      if (verdict[t]) continue;
+      verdict[t] = takesWhole(pool, at, vocab.codePoints(t)!) ? 1 : 2;
+      stepped.push(t);
     }
   }
   const from = { at, partial: undefined };
-  for (const t of index.cutStarting) if (!stepBytes(pool, from, vocab.bytes(t)!)) ban(t);
-  if (depth < index.maxLength) {
-    const { byLength, lengthStart } = index;
-    for (let i = lengthStart[depth + 1]!; i < byLength.length; i++) if (!mark[byLength[i]!]) ban(byLength[i]!);
+  for (const t of index.cutStarting) {
+    verdict[t] = stepBytes(pool, from, vocab.bytes(t)!) ? 1 : 2;
+    stepped.push(t);
   }
-  for (const t of index.never) ban(t);
+  // Plain tokens up to the chain's depth are taken; the rest of them are not.
+  const plainUpTo = depth < index.maxLength ? index.lengthStart[depth + 1]! : index.byLength.length;
+  if (plainUpTo * 2 < index.vocabSize) {
+    const tokens = [...specials];
+    for (let i = 0; i < plainUpTo; i++) if (verdict[index.byLength[i]!] !== 2) tokens.push(index.byLength[i]!);
+    for (const t of stepped) if (verdict[t] === 1 && !(vocab.codePoints(t) && vocab.codePoints(t)!.length <= depth)) tokens.push(t);
+    return { kind: "set", tokens };
+  }
+  const banned: number[] = [];
+  for (const t of stepped) if (verdict[t] === 2) banned.push(t);
+  for (let i = plainUpTo; i < index.byLength.length; i++) if (!verdict[index.byLength[i]!]) banned.push(index.byLength[i]!);
+  for (const t of index.never) banned.push(t);
   const allowedSpecial = new Set(specials);
-  for (const t of index.specials) if (!allowedSpecial.has(t)) ban(t);
-  if (banned.length * 2 <= index.vocabSize) return { kind: "except", banned: banned.sort((a, b) => a - b) };
-  const tokens: number[] = [];
-  for (let t = 0; t < index.vocabSize; t++) if (mark[t] !== 2) tokens.push(t);
-  return { kind: "set", tokens };
+  for (const t of index.specials) if (!allowedSpecial.has(t)) banned.push(t);
+  return { kind: "except", banned };
 }

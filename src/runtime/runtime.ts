@@ -208,11 +208,11 @@ class ModelRuntime implements Runtime {
     const matchers = { tokenize: tokenizeText, engine };
     // One sequence has nobody to keep in step with.
     const steps = sequences.length > 1 ? new StepGate() : undefined;
-    this.env = { model, tables, matchers, biases: this.biasesFor(undefined, tables, engine), bareTokens: new BareOpenerTokens(tables.texts), steps, keyVocab: new KeyVocab(tables.texts) };
+    this.env = { model, tables, matchers, biases: this.biasesFor(undefined, tables), bareTokens: new BareOpenerTokens(tables.texts), steps, keyVocab: new KeyVocab(tables.texts) };
   }
 
   /** The three sampler biases of a turn, with the caller's logit biases under qtc's own bans. */
-  private biasesFor(logitBias: Record<number, number> | undefined, tables = this.env.tables, engine = this.env.matchers.engine): TurnEnv["biases"] {
+  private biasesFor(logitBias: Record<number, number> | undefined, tables = this.env.tables): TurnEnv["biases"] {
     const { tokenizer } = this.opened.model;
     const base = () => {
       const bias = new TokenBias(tokenizer);
@@ -222,8 +222,20 @@ class ModelRuntime implements Runtime {
     // What each in-call bias allows or bans, for the probability the constraint removed.
     const masks = new WeakMap<TokenBias, StepMask>();
     const masked = (bias: TokenBias, mask: StepMask) => (masks.set(bias, mask), bias);
-    // Exact masks where almost every token is allowed: the banned ones never come (one bias per mask, cached, as the masks are per state).
-    const excepting = new WeakMap<readonly number[], TokenBias>();
+    // The engine's masks are cached per grammar state, so a bias made from one is cached by the list's identity.
+    const made = new WeakMap<readonly number[], TokenBias>();
+    const cached = (list: readonly number[], make: () => TokenBias) => {
+      let bias = made.get(list);
+      if (!bias) made.set(list, (bias = make()));
+      return bias;
+    };
+    const narrowing = (tokens: readonly number[], never: readonly number[]) => {
+      const bias = base();
+      for (const token of tokens) bias.set(token as Token, { logit: (logitBias?.[token] ?? 0) + NARROWED_BOOST });
+      for (const token of never) bias.set(token as Token, "never");
+      return masked(bias, { kind: "allowed", tokens });
+    };
+    // Where almost every token is allowed, the mask is the few it bans: those never come.
     const banning = (lists: (readonly number[])[]) => {
       const bias = base();
       for (const list of lists) for (const token of list) bias.set(token as Token, "never");
@@ -236,18 +248,8 @@ class ModelRuntime implements Runtime {
         for (const token of tokens) bias.set(token as Token, "never");
         return bias;
       },
-      narrowTo: (tokens, never = []) => {
-        const bias = base();
-        for (const token of tokens) bias.set(token as Token, { logit: (logitBias?.[token] ?? 0) + NARROWED_BOOST });
-        for (const token of never) bias.set(token as Token, "never");
-        return masked(bias, { kind: "allowed", tokens });
-      },
-      allBut: (banned, also = []) => {
-        if (also.length > 0) return banning([banned, also]);
-        let bias = excepting.get(banned);
-        if (!bias) excepting.set(banned, (bias = banning([banned])));
-        return bias;
-      },
+      narrowTo: (tokens, never = []) => (never.length > 0 ? narrowing(tokens, never) : cached(tokens, () => narrowing(tokens, never))),
+      allBut: (banned, also = []) => (also.length > 0 ? banning([banned, also]) : cached(banned, () => banning([banned]))),
       inCall: banning([tables.partialUtf8Tokens]),
       maskOf: (bias) => masks.get(bias),
     };
