@@ -1,15 +1,18 @@
 // Owns: `npm run bench:grammar`: grammar compile time (the 5 harness tools; 200 generated tools) and the
 // per-token decode cost of each harness grammar on the synthetic tiny model, next to no grammar, measured in the
 // same run through node-llama-cpp's own sampler; beside them, the xgrammar dialect's compile and mask cost in
-// xgrammar itself (./lib/grammar-xgrammar.ts). Prints a table and writes JSON (default
-// bench/results/grammar-speed.json).
+// xgrammar itself (./lib/grammar-xgrammar.ts), and the tokenCost rows (every engine × suite × vocabulary,
+// ./lib/grammar-token-cost-suites.ts). Prints a table and writes JSON (default bench/results/grammar-speed.json;
+// `--token-cost` alone: bench/results/grammar-token-cost.json).
 
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import type { LlamaModel, Token } from "node-llama-cpp";
 import { FORMAT_IDS, type FormatId, ensureSyntheticModel, normalizeTools, type ToolDefinition } from "../dist/index.js";
-import { decodeTimes, llamaTokenCost, qtcTokenCost, quantile, tokenCostLists, tokenCostTable, TOKEN_COST_DEFAULTS, xgrammarTokenCost, type EngineName, type TokenCostRow } from "./lib/grammar-token-cost.js";
+import { tokenCostTable, type EngineName, type TokenCostRow } from "./lib/grammar-token-cost.js";
+import { ALL_ENGINES, COST_VOCABULARIES, costLists, runTokenCostRows, type TokenCostPlan } from "./lib/grammar-token-cost-suites.js";
+import { dataFolder } from "./lib/maskbench-data.js";
 import { runXgrammarBench, xgrammarTable, type XgrammarRow } from "./lib/grammar-xgrammar.js";
 import { clientToolLists, generatedTools } from "./lib/tool-lists.js";
 import { QWEN3_VOCAB_SIZE, resolveFormat, mismatchedTag, compileToolGrammar, type ToolGrammarOptions, grammarsDir, createLlama, loadModel, XgrammarSession, readVocabulary } from "./lib/internals.js";
@@ -96,52 +99,24 @@ async function decodeCost(model: LlamaModel, gbnf: string | undefined, runs: num
   return { tokens, ms, parseMs };
 }
 
-/** Which tokenCost rows to run (`--engine qtc|xgrammar|llama.cpp`, repeatable) and whether to profile qtc's slow tokens (`--profile`). */
-export interface TokenCostSelection {
-  /** Engines whose rows run. Default: all three. */
-  engines: readonly EngineName[];
-  /** qtc rows count their tokens over the p99 target by the step part that cost most. Default: false. */
-  profile: boolean;
-}
+const DEFAULT_PLAN: TokenCostPlan = { engines: ALL_ENGINES, vocabularies: COST_VOCABULARIES, profile: false };
 
-const ALL_ENGINES: readonly EngineName[] = ["qtc", "xgrammar", "llama.cpp"];
-
-/** The tokenCost rows: every engine × tool list (see ./lib/grammar-token-cost.ts), measured in one run. */
-async function runTokenCost(model: LlamaModel, harness: ToolDefinition[], sel: TokenCostSelection = { engines: ALL_ENGINES, profile: false }): Promise<TokenCostRow[]> {
-  const lists = tokenCostLists(harness, clientToolLists(), generatedTools);
-  const { tables, trie, tokenizeText: tokenize } = readVocabulary(model);
-  if (!trie) throw new Error("the token-cost rows need a byte-level vocabulary (a Qwen3 GGUF)");
-  // Warm the engine's code on a list outside the rows, so "cold" means a grammar seen for the first time.
-  qtcTokenCost("warm-up", generatedTools(3), tables, trie, tokenize, { ...TOKEN_COST_DEFAULTS, walks: 2 });
-  const rows: TokenCostRow[] = [];
-  if (sel.engines.includes("qtc")) for (const [label, tools] of lists) rows.push(qtcTokenCost(label, tools, tables, trie, tokenize, { ...TOKEN_COST_DEFAULTS, profile: sel.profile }));
-  if (!sel.engines.includes("xgrammar") && !sel.engines.includes("llama.cpp")) return rows;
-  const session = await XgrammarSession.create();
-  try {
-    if (sel.engines.includes("xgrammar")) for (const [label, tools] of lists) rows.push(await xgrammarTokenCost(label, tools, session));
-  } finally {
-    session.dispose();
-  }
-  if (!sel.engines.includes("llama.cpp")) return rows;
-  const prompt = model.tokenize(PROMPT, true) as Token[];
-  const base = await decodeTimes(model, prompt, 2, TOKEN_COST_DEFAULTS.maxTokens);
-  const baseUs = quantile(base.rest, 0.5);
-  for (const [label, tools] of lists) rows.push(await llamaTokenCost(label, tools, model, prompt, baseUs));
-  return rows;
-}
-
-export async function runGrammarBench(opts: Partial<typeof GRAMMAR_BENCH_DEFAULTS> = {}, only?: "tokenCost", sel?: TokenCostSelection): Promise<Record<string, unknown>> {
+export async function runGrammarBench(opts: Partial<typeof GRAMMAR_BENCH_DEFAULTS> = {}, only?: "tokenCost", plan: TokenCostPlan = DEFAULT_PLAN): Promise<Record<string, unknown>> {
   const o = { ...GRAMMAR_BENCH_DEFAULTS, ...opts };
   const harness = normalizeTools(JSON.parse(readFileSync(join(grammarsDir(), "harness-tools.json"), "utf8")));
   if (only === "tokenCost") {
-    const llama = await createLlama({ gpu: "cpu" });
-    const model = await loadModel(llama, { path: await ensureSyntheticModel("tiny") });
-    try {
-      return { model: "synthetic tiny Qwen3 (random weights; Q8_0)", cpu: cpus()[0]?.model ?? "unknown", cores: cpus().length, node: process.version, tokenCost: await runTokenCost(model, harness, sel) };
-    } finally {
-      await model.dispose();
-      await llama.dispose();
-    }
+    const t0 = performance.now();
+    const run = await runTokenCostRows(costLists(harness, clientToolLists(), generatedTools), plan);
+    return {
+      model: "synthetic tiny model (random weights; Q8_0), one per vocabulary",
+      vocabularies: run.vocabularies,
+      maskbench: run.maskbench,
+      cpu: cpus()[0]?.model ?? "unknown",
+      cores: cpus().length,
+      node: process.version,
+      wallS: (performance.now() - t0) / 1000,
+      tokenCost: run.rows,
+    };
   }
   const many = generatedTools(200);
   const compile: Record<string, unknown>[] = [];
@@ -159,12 +134,12 @@ export async function runGrammarBench(opts: Partial<typeof GRAMMAR_BENCH_DEFAULT
       compile.push({ tools: label, format, toolChoice: "auto", maxTokens: 512, ...r, targetMs: o.targetClientMs });
     }
   }
+  // The tokenCost rows load their own models (one per vocabulary), before this run's decode model.
+  const tokenCost = (await runTokenCostRows(costLists(harness, clientToolLists(), generatedTools), plan)).rows;
   const llama = await createLlama({ gpu: "cpu" });
   const model = await loadModel(llama, { path: await ensureSyntheticModel("tiny") });
   const decode: DecodeRow[] = [];
-  let tokenCost: TokenCostRow[] = [];
   try {
-    tokenCost = await runTokenCost(model, harness);
     const base = await decodeCost(model, undefined, o.decodeRuns, o.maxTokens, o.threads);
     const baseMs = base.ms / base.tokens;
     decode.push({ grammar: "none", tokens: base.tokens, msPerToken: baseMs, ratio: 1 });
@@ -203,7 +178,8 @@ export async function runGrammarBench(opts: Partial<typeof GRAMMAR_BENCH_DEFAULT
 function printTable(result: Record<string, unknown>): void {
   const out: string[] = [];
   if (!result.compile) {
-    process.stdout.write(tokenCostTable(result.tokenCost as TokenCostRow[]).join("\n") + "\n");
+    const skipped = (result.maskbench as { skipped?: string }).skipped;
+    process.stdout.write(tokenCostTable(result.tokenCost as TokenCostRow[]).join("\n") + (skipped ? `\n  maskbench suite skipped: ${skipped}` : "") + "\n");
     return;
   }
   out.push(`model: ${String(result.model)}, ${String(result.cores)} cores (${String(result.cpu)}), threads ${String(result.threads)}`);
@@ -224,13 +200,22 @@ function printTable(result: Record<string, unknown>): void {
 
 async function main(): Promise<void> {
   // `--token-cost`: only the tokenCost rows, written beside the full results (bench/results/grammar-token-cost.json).
-  // `--engine NAME` (repeatable, with --token-cost): only those engines' rows; `--profile`: qtc's slow tokens by cause.
+  // `--engine NAME` (repeatable, with --token-cost): only those engines' rows; `--profile`: qtc's slow tokens by cause;
+  // `--maskbench DIR`: the MaskBench suite too, a sample of `--sample N` schemas of MaskBench's data folder DIR.
   const argv = process.argv;
   const only = argv.includes("--token-cost") ? "tokenCost" : undefined;
+  const valueOf = (flag: string) => argv[argv.indexOf(flag) + 1];
   const engines = argv.flatMap((a, i) => (a === "--engine" ? [argv[i + 1] as EngineName] : []));
   const bad = engines.find((e) => !ALL_ENGINES.includes(e));
   if (bad !== undefined) throw new Error(`unknown engine ${String(bad)} (one of ${ALL_ENGINES.join(", ")})`);
-  const result = await runGrammarBench({}, only, { engines: engines.length > 0 ? engines : ALL_ENGINES, profile: argv.includes("--profile") });
+  let maskbenchDir: string | undefined;
+  if (argv.includes("--maskbench")) {
+    maskbenchDir = dataFolder(valueOf("--maskbench") ?? "");
+    if (!maskbenchDir) throw new Error(`--maskbench ${String(valueOf("--maskbench"))}: no MaskBench schema files there (*.json, or maskbench/data/*.json)`);
+  }
+  const sample = argv.includes("--sample") ? Number(valueOf("--sample")) : undefined;
+  const plan: TokenCostPlan = { ...DEFAULT_PLAN, engines: engines.length > 0 ? engines : ALL_ENGINES, profile: argv.includes("--profile"), maskbenchDir, maskbenchSample: sample };
+  const result = await runGrammarBench({}, only, plan);
   printTable(result);
   const part = engines.length > 0 ? `grammar-token-cost-${[...new Set(engines)].join("-")}` : "grammar-token-cost";
   const out = only ? GRAMMAR_BENCH_DEFAULTS.out.replace("grammar-speed", part) : GRAMMAR_BENCH_DEFAULTS.out;

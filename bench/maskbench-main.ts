@@ -2,14 +2,14 @@
 // schema with a progress line, the JSON result and MaskBench's table printed next to the published engines.
 
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureSyntheticModel } from "../dist/index.js";
 import { createLlama, loadModel } from "./lib/internals.js";
 import { CHECKERS, EngineTables, type CheckerId } from "./lib/maskbench-check.js";
-import { dataFolder, DataError, ensureData } from "./lib/maskbench-data.js";
+import { dataFolder, DataError, ensureData, selectSchemaFiles } from "./lib/maskbench-data.js";
 import { MASKBENCH_DEFAULTS, renderTable, runSchemaFile, type SchemaResult, summarize } from "./lib/maskbench.js";
 import { readBenchFlags } from "./lib/script-args.js";
 
@@ -113,12 +113,7 @@ async function main(): Promise<void> {
     process.stderr.write(`bench:maskbench: ${flags.data} holds no MaskBench schema files (*.json, or maskbench/data/*.json)\n`);
     process.exit(2);
   }
-  let files = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
-  if (flags.only) files = files.filter((f) => f.includes(flags.only!));
-  const every = flags.sample ? Math.max(1, Math.round(files.length / Number(flags.sample))) : 1;
-  files = files.filter((_, i) => i % every === 0);
-  if (flags.skip) files = files.slice(Number(flags.skip));
-  if (flags.limit) files = files.slice(0, Number(flags.limit));
+  const files = selectSchemaFiles(dir, { only: flags.only, sample: flags.sample ? Number(flags.sample) : undefined, skip: flags.skip ? Number(flags.skip) : undefined, limit: flags.limit ? Number(flags.limit) : undefined });
   const policy = flags.policy === "validate" ? "validate" : "strict";
   const budgetSplit = flags.split === "worst-case" ? "worst-case" : "shared";
   const o = { ...MASKBENCH_DEFAULTS, unsupported: policy as "strict" | "validate", budgetSplit: budgetSplit as "shared" | "worst-case", checker: checkerFlag(), maxTokens: Number(flags["max-tokens"]) };

@@ -43,6 +43,29 @@ export function dataFolder(dir: string): string | undefined {
   return undefined;
 }
 
+/** Which schema files of a data folder a run takes (bench:maskbench's --only, --sample, --skip and --limit). */
+export interface SchemaSelection {
+  /** Only files whose name holds this. Default: all. */
+  only?: string;
+  /** About this many files: every k-th of the sorted list, so the same data always gives the same sample. Default: all. */
+  sample?: number;
+  /** Leave out this many first files of the sample. Default: 0. */
+  skip?: number;
+  /** At most this many files. Default: all. */
+  limit?: number;
+}
+
+/** The schema files (`*.json`) of `dir` a run takes, in name order. */
+export function selectSchemaFiles(dir: string, s: SchemaSelection = {}): string[] {
+  let files = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
+  if (s.only) files = files.filter((f) => f.includes(s.only!));
+  const every = s.sample ? Math.max(1, Math.round(files.length / s.sample)) : 1;
+  files = files.filter((_, i) => i % every === 0);
+  if (s.skip) files = files.slice(s.skip);
+  if (s.limit) files = files.slice(0, s.limit);
+  return files;
+}
+
 /** Thrown with a one-line reason (offline, checksum, archive without maskbench/data). */
 export class DataError extends Error {}
 

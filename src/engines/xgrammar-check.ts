@@ -1,7 +1,8 @@
-// Owns: judging texts and token sequences with xgrammar itself (web-xgrammar over the Qwen3 vocabulary): one
-// session holds the WASM module, the tokenizer info and a compiler, and compiles each grammar once.
+// Owns: judging texts and token sequences with xgrammar itself (web-xgrammar over the Qwen3 vocabulary, or another
+// byte-level one the caller gives): one session holds the WASM module, the tokenizer info and a compiler, and
+// compiles each grammar once.
 
-import { loadXgrammar, qwen3TokenizerInfo, type XgCompiled, type XgCompiler, type XgrammarModule } from "./xgrammar-wasm.js";
+import { byteLevelTokenizerInfo, loadXgrammar, type XgCompiled, type XgCompiler, type XgrammarModule } from "./xgrammar-wasm.js";
 import { QWEN3_TOKENS } from "../formats/qwen3-tokens.js";
 import { readQwen3Vocab } from "../model/qwen3-vocab.js";
 import { seededRandom } from "../random.js";
@@ -27,20 +28,30 @@ export interface XgWalkOptions {
   preferShare?: number;
 }
 
-/** xgrammar over the Qwen3 vocabulary: compile grammars, check texts, build matchers for sampling. */
+/** A byte-level vocabulary for a session: GGUF-shaped spellings and types (ids = indices) and the ids that stop. */
+export interface XgVocabulary {
+  tokens: readonly string[];
+  tokenTypes: readonly number[];
+  /** The first one ends an accepted text (`accepts`). */
+  stops: readonly number[];
+}
+
+/** xgrammar over one vocabulary (Qwen3's by default): compile grammars, check texts, build matchers for sampling. */
 export class XgrammarSession {
   private constructor(
     readonly xg: XgrammarModule,
     private readonly compiler: XgCompiler,
-    /** The Qwen3 vocabulary's byte-level spellings, ids = indices. */
+    /** The vocabulary's byte-level spellings, ids = indices. */
     readonly vocab: readonly string[],
+    private readonly stops: readonly number[],
   ) {}
 
-  /** Load the bundle and the vocabulary (about 1.5 s here). */
-  static async create(): Promise<XgrammarSession> {
+  /** Load the bundle and the vocabulary (about 1.5 s here for Qwen3's). Default vocabulary: Qwen3's. */
+  static async create(vocabulary?: XgVocabulary): Promise<XgrammarSession> {
     const xg = loadXgrammar();
-    const [info, vocab] = await Promise.all([qwen3TokenizerInfo(xg), readQwen3Vocab()]);
-    return new XgrammarSession(xg, await xg.GrammarCompiler.createGrammarCompiler(info, false), vocab.tokens);
+    const v = vocabulary ?? { ...(await readQwen3Vocab()), stops: [QWEN3_TOKENS.imEnd.token, QWEN3_TOKENS.endOfText.token] };
+    const info = await byteLevelTokenizerInfo(xg, v, v.stops);
+    return new XgrammarSession(xg, await xg.GrammarCompiler.createGrammarCompiler(info, false), v.tokens, v.stops);
   }
 
   /** Compile EBNF (throws xgrammar's parser error, which it also prints to stderr). */
@@ -52,7 +63,7 @@ export class XgrammarSession {
   async accepts(compiled: XgCompiled, text: string): Promise<boolean> {
     const m = await this.xg.GrammarMatcher.createGrammarMatcher(compiled);
     try {
-      return m._acceptString(text) && m.acceptToken(QWEN3_TOKENS.imEnd.token);
+      return m._acceptString(text) && m.acceptToken(this.stops[0]!);
     } finally {
       m.dispose();
     }
@@ -62,7 +73,7 @@ export class XgrammarSession {
   async acceptsTokens(compiled: XgCompiled, tokens: readonly number[]): Promise<boolean> {
     const m = await this.xg.GrammarMatcher.createGrammarMatcher(compiled);
     try {
-      return tokens.every((t) => m.acceptToken(t)) && m.acceptToken(QWEN3_TOKENS.imEnd.token);
+      return tokens.every((t) => m.acceptToken(t)) && m.acceptToken(this.stops[0]!);
     } finally {
       m.dispose();
     }
@@ -88,7 +99,7 @@ export class XgrammarSession {
         walk.maskMicros.push((performance.now() - t0) * 1000);
         const token = pick(mask, this.vocab.length, random, random() < share ? (o.prefer ?? []) : []);
         if (token === undefined || !m.acceptToken(token)) break;
-        if (token === QWEN3_TOKENS.imEnd.token || token === QWEN3_TOKENS.endOfText.token) {
+        if (this.stops.includes(token)) {
           walk.ended = true;
           break;
         }

@@ -95,9 +95,16 @@ export function xgrammarVersion(): string {
  * from the Hugging Face tokenizer); `<|im_end|>` and `<|endoftext|>` stop.
  */
 export async function qwen3TokenizerInfo(xg: XgrammarModule): Promise<XgTokenizerInfo> {
-  const vocab = await readQwen3Vocab();
-  // Padding ids (past the 151,669 real tokens) decode to nothing, as in the Hugging Face tokenizer vLLM and SGLang
-  // hand xgrammar: an empty spelling is a token xgrammar never allows in text.
+  return byteLevelTokenizerInfo(xg, await readQwen3Vocab(), [QWEN3_TOKENS.imEnd.token, QWEN3_TOKENS.endOfText.token]);
+}
+
+/**
+ * xgrammar's TokenizerInfo for a byte-level vocabulary in GGUF shape (Qwen3's, or the Qwen3.5 stand-in's 248,320
+ * rows), with these stop ids.
+ */
+export function byteLevelTokenizerInfo(xg: XgrammarModule, vocab: { readonly tokens: readonly string[]; readonly tokenTypes: readonly number[] }, stops: readonly number[]): Promise<XgTokenizerInfo> {
+  // Padding ids (past the real tokens) decode to nothing, as in the Hugging Face tokenizer vLLM and SGLang hand
+  // xgrammar: an empty spelling is a token xgrammar never allows in text.
   const tokens = vocab.tokens.map((t, id) => (vocab.tokenTypes[id] === TOKEN_TYPE.UNUSED ? "" : t));
-  return xg.TokenizerInfo.createTokenizerInfo(tokens, "byte_level", false, tokens.length, [QWEN3_TOKENS.imEnd.token, QWEN3_TOKENS.endOfText.token]);
+  return xg.TokenizerInfo.createTokenizerInfo(tokens, "byte_level", false, tokens.length, [...stops]);
 }

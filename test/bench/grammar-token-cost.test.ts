@@ -1,10 +1,64 @@
-// The tokenCost table of `npm run bench:grammar`: a profiled qtc row (`--profile`) prints its slow tokens by cause
-// under the row; a row without a profile prints none.
+// The tokenCost rows of `npm run bench:grammar`: the cost columns (mean, p50, p99, p99.9) come from the same
+// samples; a walk picks through one helper whatever shape the matcher answers in (a listed set, every id but some
+// banned ones, or free text over the whole vocabulary); the table shows suite, vocabulary and the new columns; a
+// profiled qtc row (`--profile`) prints its slow tokens by cause under the row, a row without a profile none.
 
 import { expect, test } from "vitest";
-import { tokenCostTable, type TokenCostRow } from "../../bench/lib/grammar-token-cost.js";
+import { costStats, mean, pickNext, quantile, tokenCostTable, type TokenCostRow } from "../../bench/lib/grammar-token-cost.js";
 
-const row: TokenCostRow = { engine: "qtc", tools: "5 harness", toolCount: 5, p50Us: 3, p99Us: 300, firstMaskMs: 1.4, tokens: 1520, replaced: 65 };
+const row: TokenCostRow = {
+  engine: "qtc",
+  suite: "tools",
+  label: "5 harness",
+  vocabSize: 151936,
+  tools: "5 harness",
+  toolCount: 5,
+  tokens: 1520,
+  avgUs: 40,
+  p50Us: 3,
+  p99Us: 300,
+  p999Us: 4100,
+  firstMaskMs: 1.4,
+  replaced: 65,
+};
+
+test("the cost columns come from the same samples: mean, and p50 / p99 / p99.9 by rank", () => {
+  const xs = Array.from({ length: 1000 }, (_, i) => 1000 - i);
+  const s = costStats(xs);
+  expect(s).toEqual({ tokens: 1000, avgUs: 500.5, p50Us: quantile(xs, 0.5), p99Us: quantile(xs, 0.99), p999Us: quantile(xs, 0.999) });
+  expect([s.p50Us, s.p99Us, s.p999Us]).toEqual([501, 991, 1000]);
+  expect(costStats([])).toEqual({ tokens: 0, avgUs: 0, p50Us: 0, p99Us: 0, p999Us: 0 });
+  expect(mean([1, 2, 6])).toBe(3);
+});
+
+function seeded(seed = 1): () => number {
+  let s = seed;
+  return () => ((s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32);
+}
+
+test("a walk picks among a listed set, among every id but the banned ones, or over the whole vocabulary", () => {
+  const random = seeded();
+  for (let i = 0; i < 200; i++) expect([7, 9, 11]).toContain(pickNext({ kind: "set", tokens: [7, 9, 11] }, 100, random));
+  expect(pickNext({ kind: "set", tokens: [] }, 100, random)).toBeUndefined();
+  const banned = Array.from({ length: 50 }, (_, i) => i * 2);
+  for (let i = 0; i < 200; i++) expect(pickNext({ kind: "except", banned }, 100, random)! % 2).toBe(1);
+  // Nearly all banned: picked from the list of the allowed, not by endless rejection.
+  expect(pickNext({ kind: "except", banned: Array.from({ length: 99 }, (_, i) => i) }, 100, random)).toBe(99);
+  expect(pickNext({ kind: "except", banned: Array.from({ length: 100 }, (_, i) => i) }, 100, random)).toBeUndefined();
+  const free = new Set(Array.from({ length: 500 }, () => pickNext({ kind: "text" }, 100, random)));
+  expect(free.size).toBeGreaterThan(90);
+  expect(pickNext({ kind: "wide" }, 100, random)).toBeLessThan(100);
+});
+
+test("the table shows suite, vocabulary, avg, p50, p99, p99.9, first mask and replaced per row", () => {
+  const lines = tokenCostTable([row, { ...row, engine: "xgrammar", suite: "maskbench", label: "maskbench 40 of 9092", vocabSize: 248320, replaced: 0, schemas: 38, skipped: 2, skippedBy: { schema_too_large: 2 } }]);
+  const head = lines.find((l) => l.includes("p99.9"))!;
+  for (const col of ["suite", "label", "vocab", "engine", "avg", "p50", "p99", "p99.9", "first", "tokens", "replaced"]) expect(head).toContain(col);
+  const qtc = lines.find((l) => l.includes("5 harness"))!;
+  expect(qtc.split(/\s+/).filter(Boolean)).toEqual(["tools", "5", "harness", "152k", "qtc", "40", "3", "300", "4100", "1.4", "1520", "65"]);
+  expect(lines.some((l) => l.includes("maskbench 40 of 9092") && l.includes("248k") && l.includes("xgrammar"))).toBe(true);
+  expect(lines).toContain("    schemas walked 38, skipped 2 (schema_too_large 2)");
+});
 
 test("a profiled row lists its tokens over the p99 target by the part of the step that cost most", () => {
   const lines = tokenCostTable([{ ...row, slow: { "mask (wide)": 2, forced: 1 } }]);
