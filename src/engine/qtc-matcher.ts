@@ -297,9 +297,14 @@ export class QtcMatcher implements Matcher {
     return out;
   }
 
-  /** The closing from inside a character: a token that goes on with it, then the closing from there. */
+  /**
+   * The closing from inside a character: a token of continuation bytes alone that goes on with it, then the closing
+   * from there. Such a token never begins another character, so each step shortens this one: at most 3 deep (a token
+   * that finished it and began a new one could lead back here without end).
+   */
   private closingFromPartial(): number[] | undefined {
     for (const t of this.completions()) {
+      if (!this.vocab.bytes(t)!.every(isContinuationByte)) continue;
       const next = this.fork();
       next.acceptInner(t);
       const rest = next.closing();
@@ -412,6 +417,8 @@ export function createQtcMatcher(grammar: MatcherGrammar, vocab: EngineVocab): Q
     throw e;
   }
 }
+
+const isContinuationByte = (b: number) => (b & 0xc0) === 0x80;
 
 function push(pieces: ForcedPiece[], piece: ForcedPiece): void {
   const last = pieces[pieces.length - 1];
