@@ -10,10 +10,11 @@ function isArrayTyped(s: JsonSchema): boolean {
 
 /**
  * Whether the contains keywords of `s` are held by the rewrite (checked by the keyword scan, before lowering):
- * an array schema with one items schema (no prefixItems or item list), no uniqueItems. `minContains` or
- * `maxContains` without `contains` constrain nothing and count as held.
+ * an array schema (prefix items or an item list allowed) without uniqueItems. `minContains` or `maxContains`
+ * without `contains` constrain nothing and count as held. The rewrite may still refuse one, at `contains` or
+ * `maxContains`, when it cannot tell an item from `contains` where that matters.
  */
 export function holdsContains(s: JsonSchema): boolean {
   if (!("contains" in s)) return true;
-  return isArrayTyped(s) && !("prefixItems" in s) && !Array.isArray(s.items) && s.uniqueItems !== true;
+  return isArrayTyped(s) && s.uniqueItems !== true;
 }

@@ -28,7 +28,7 @@ import { judgeOf } from "./value-judge.js";
 import { type Body, deref, disjoint, type Node, type Prop, typeAccepts, valueKey } from "./schema-nodes.js";
 import { SCHEMA_LIMITS, tooLarge } from "./limits.js";
 import { foldPropertyNames } from "./property-names.js";
-import { planContains, relabel, type ContainsPlan } from "./contains.js";
+import { layOut, planContains, slotOf, type ContainsPlan, type Slot } from "./contains.js";
 
 export { deref, disjoint, type Kind, type Node, type Prop } from "./schema-nodes.js";
 
@@ -619,28 +619,48 @@ class Lowerer {
     return ok(this.node(path, hint, { k: "array", prefix, items, minItems, maxItems }));
   }
 
-  /** `contains` held by a rewrite (see contains.ts): the first matching items as prefix items, then the rest. */
+  /**
+   * `contains` held by a rewrite (see contains.ts): each position of the array (prefix items, then items) written
+   * as it is, as matching or as not matching, so that every array written has as many matches as it asks.
+   */
   private lowerContains(c: ContainsPlan, path: string, hint: string, depth: number): Result<Node> {
-    const { base, least, most } = c;
-    // The items on their own first: a keyword there the grammar cannot hold is named at its own pointer.
-    const items = this.lower(c.items, pointer(path, "items"), `${hint}-item`, depth + 1);
-    if (!items.ok) return items;
-    const minItems = typeof base.minItems === "number" ? base.minItems : 0;
-    if (most < least || (typeof base.maxItems === "number" && base.maxItems < least)) return ok(this.never(path, hint));
-    const array = (count: number, rest: unknown): Result<Node> => {
-      const r = this.lowerArray({ ...base, prefixItems: new Array(count).fill(c.matching), items: rest, minItems: Math.max(minItems, count) }, path, hint, depth);
-      // The rewrite's parts have no pointer in the document: they are named, and refused, at `contains`.
-      if (r.ok && r.value.k === "array") r.value.prefix.forEach((p, i) => relabel(p, pointer(path, "prefixItems", i), pointer(path, "contains")));
-      if (r.ok || r.error.code !== "unsupported_keyword" || r.error.path === pointer(path, "contains")) return r;
-      return err(unsupported(pointer(path, "contains"), `contains cannot be held: ${r.error.message}`));
+    // The array on its own first: a keyword there the grammar cannot hold is named at its own pointer.
+    const plain = this.lowerArray(c.base, path, hint, depth);
+    if (!plain.ok || plain.value.k !== "array") return plain;
+    const array = plain.value;
+    const at = pointer(path, "contains");
+    // The forms have no pointer in the document: they are named, and refused, at `contains`.
+    let why: string | undefined;
+    const form = (schema: unknown, negate: boolean, name: string): Result<Node | undefined> => {
+      const r = this.lower({ allOf: [schema, negate ? { not: c.contains } : c.contains] }, at, name, depth + 1);
+      if (r.ok || r.error.code !== "unsupported_keyword") return r;
+      why ??= r.error.message;
+      return ok(undefined);
     };
-    if (most === Infinity) return array(least, c.items);
-    const exact = array(least, c.other);
-    if (exact.ok) return exact;
-    // items ∧ not contains cannot be held: exactly as many matching items as the array needs, nothing else.
-    const count = Math.max(least, minItems);
-    if (count > most) return err(unsupported(pointer(path, "maxContains"), "maxContains beside items the grammar cannot tell from contains is not supported"));
-    return array(count, false);
+    const slot = (schema: unknown, node: Node, name: string, needMatch: boolean): Result<Slot> => {
+      const match = needMatch ? form(schema, false, `${name}-match`) : ok(undefined);
+      if (!match.ok) return match;
+      const other = c.most === Infinity ? ok(undefined) : form(schema, true, `${name}-other`);
+      if (!other.ok) return other;
+      return ok(slotOf(node, match.value, other.value));
+    };
+    const slots: Slot[] = [];
+    for (const [i, schema] of c.prefix.entries()) {
+      const r = slot(schema, array.prefix[i]!, `${hint}-${i + 1}`, c.least > 0);
+      if (!r.ok) return r;
+      slots.push(r.value);
+    }
+    let rest: Slot | null = null;
+    if (array.items) {
+      const r = slot(c.rest, array.items, `${hint}-item`, c.least > 0);
+      if (!r.ok) return r;
+      rest = r.value;
+    }
+    const laid = layOut(slots, rest, c.least, c.most, array.minItems, array.maxItems);
+    // No array has as many matches as asked: named at `contains`.
+    if ("never" in laid && laid.never) return ok(this.never(at, hint));
+    if ("never" in laid) return err(unsupported(pointer(path, laid.at), `contains cannot be held: ${laid.why}${why ? ` (${why})` : ""}`));
+    return ok(this.node(path, hint, { k: "array", ...laid }));
   }
 
   private lowerObject(schema: JsonSchema, path: string, hint: string, depth: number): Result<Node> {

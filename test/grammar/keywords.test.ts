@@ -18,7 +18,7 @@ describe("unsupported keywords", () => {
     ["patternProperties matching a listed name beside additionalProperties false", obj({ ab: {} }, { patternProperties: { "^a": { type: "string" } }, additionalProperties: false }), "/patternProperties"],
     ["not of a pattern", obj({ a: { type: "string", not: { pattern: "^x" } } }), "/properties/a/not"],
     ["an if whose branches the grammar cannot hold", obj({ a: { type: "string" } }, { additionalProperties: false, if: { minProperties: 2 } }), "/if"],
-    ["contains beside prefixItems", obj({ a: { type: "array", prefixItems: [{ type: "string" }], contains: { type: "string" } } }), "/properties/a/contains"],
+    ["contains a prefix item must match that the grammar cannot tell from it", obj({ a: { type: "array", prefixItems: [{ type: "string", pattern: "^a" }], items: false, contains: { pattern: "b$" } } }), "/properties/a/contains"],
     ["more than 4 dependencies", obj({ a: {} }, { dependentRequired: { a: [], b: [], c: [], d: [], e: [] } }), "/dependentRequired/e"],
     ["propertyNames", obj({}, { propertyNames: { maxLength: 3 } }), "/propertyNames"],
     ["unevaluatedProperties", obj({}, { unevaluatedProperties: false }), "/unevaluatedProperties"],
