@@ -77,8 +77,9 @@ describe("issue 49: contains beside prefixItems, in every format", () => {
     }
     test(`${name}: 20 seeds through the runtime give valid calls (hermes stand-in${"items" in schema.properties.xs ? ", Qwen3.5 stand-in" : ""})`, async () => {
       await expectValidEverySeed(rt(), schema);
-      // Items of any value on the Qwen3.5 stand-in: QtcMatcher.closing overflows the stack (seed 1 here; seed 6 of
-      // `{type: array, contains: …}` without prefixItems before issue 49 too): an engine bug of its own, not judged here.
+      // Items of any value on the Qwen3.5 stand-in: the stack overflow is gone (regression 50-closing-inside-character),
+      // but inside a JSON string in an XML parameter the closing is not found, so a long string is cut at the limit
+      // (seed 1: truncated): a gap of the closing search, not of contains; listed in issue 49's note.
       if ("items" in schema.properties.xs) await expectValidEverySeed(qwen35!, schema);
     }, 600_000);
   }
