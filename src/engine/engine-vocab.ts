@@ -89,6 +89,7 @@ export class EngineVocab {
     return (this.index ??= buildTextIndex({
       vocabSize: this.tables.vocabSize,
       codePoints: (t) => this.cps[t],
+      bytes: (t) => this.trie.bytesOf(t),
       isSpecial: (t) => this.special[t] === 1,
       cutStarting: [...this.startingTokens.values()].flatMap((group) => [...group]),
     }));
