@@ -111,7 +111,8 @@ export class QtcMatcher implements Matcher {
   /** The exact mask at a state with no character pending: the text chain where free text may come, the trie walk elsewhere. */
   private maskAt(at: StateId): NextTokens {
     const specials = this.specials.filter((s) => this.after(at, s) !== DEAD);
-    if (TEXT_PROBES.every((cp) => this.pool.step(at, cp) !== DEAD)) return textMask(this.pool, this.vocab, at, specials);
+    const text = TEXT_PROBES.every((cp) => this.pool.step(at, cp) !== DEAD) ? textMask(this.pool, this.vocab, at, specials) : undefined;
+    if (text) return text;
     return { kind: "set", tokens: [...specials, ...this.withPartialTokens(at, allowedTextTokens(this.pool, this.vocab.trie, at))] };
   }
 

@@ -16,6 +16,8 @@ const PLAIN_PROBE = 0x61;
 /** Odd-character slots: one per ASCII character, and one for every non-ASCII character at once. */
 const NON_ASCII = 128;
 const ODD_WORDS = 5;
+/** Past a quarter of the vocabulary to step one by one, a text mask leaves the state to the trie walk. */
+const ODD_SHARE_LIMIT = 4;
 
 /** What the vocabulary answers for exact text masks (built once per vocabulary; see buildTextIndex). */
 export interface TextIndex {
@@ -245,14 +247,23 @@ export interface TextMaskVocab {
   bytes(token: number): Uint8Array | undefined;
 }
 
+/** Tokens holding an odd character (counted once per slot: an upper bound), what a text mask steps one by one. */
+function oddTokens(index: TextIndex, odd: Uint32Array): number {
+  let n = 0;
+  for (let slot = 0; slot <= NON_ASCII; slot++) if (odd[slot >> 5]! & (1 << (slot & 31))) n += index.holding[slot]!.length;
+  return n;
+}
+
 /**
  * The exact next tokens at `at` (no character pending), where `a` is taken: every token but the banned ones, or,
  * where fewer are allowed than banned (a string near its maxLength), exactly the allowed ones. `specials`: the
- * special tokens `at` allows.
+ * special tokens `at` allows. Undefined where most tokens hold an odd character (a name or an enum value where `a`
+ * and `e` may both begin one): there the trie walk, which visits only what the grammar allows, costs less.
  */
-export function textMask(pool: StackPool, vocab: TextMaskVocab, at: StateId, specials: readonly number[]): NextTokens {
+export function textMask(pool: StackPool, vocab: TextMaskVocab, at: StateId, specials: readonly number[]): NextTokens | undefined {
   const index = vocab.textIndex;
   const { depth, odd, loops } = chainOf(pool, at, index.maxLength);
+  if (oddTokens(index, odd) * ODD_SHARE_LIMIT > index.vocabSize) return undefined;
   const isOdd = (cp: number) => (odd[Math.min(cp, NON_ASCII) >> 5]! & (1 << (Math.min(cp, NON_ASCII) & 31))) !== 0;
   const from = { at, partial: undefined };
   // Where plain characters lead back to `at`, a token's plain head is skipped: it is stepped from its first odd character.

@@ -3,7 +3,8 @@
 // shared): a state's steps were computed one character at a time (inside a string, 95 printable characters cost 95
 // advances of the automaton, now one per class interval), and after a string's backslash the mask walk listed
 // tokens until its 6,000-node budget ran out before answering "wide" (every token that starts with `n` continues
-// the string), now it gives up as soon as the free text behind the escape is too wide to list.
+// the string). Since issue 50 the mask is exact there: the walk runs to the end, over only the prefixes an escape
+// can begin (cached per state).
 
 import type { Llama, LlamaModel } from "node-llama-cpp";
 import { afterAll, beforeAll, expect, test, vi } from "vitest";
@@ -43,7 +44,7 @@ afterAll(async () => {
   await llama?.dispose();
 });
 
-test("after a string's backslash the mask answers wide without walking thousands of trie nodes", () => {
+test("after a string's backslash the mask is exact and walks only the prefixes an escape can begin", () => {
   const g = compileToolGrammar(normalizeTools([...HARNESS_TOOLS]), { format: "hermes", toolChoice: "required", maxTokens: 256, parallel: false });
   if (!g.ok) throw new Error(g.error.message);
   const m = QtcMatcher.create(g.value, engine);
@@ -55,12 +56,19 @@ test("after a string's backslash the mask answers wide without walking thousands
   const backslash = engine.tokenize("\\");
   expect(backslash).toHaveLength(1);
   expect(m.accept(backslash[0]!)).toBe(true);
+  // The trie's nodes under the bytes an escape may begin with: all a walk of allowed prefixes may visit (issue 50
+  // made the walk run to the end, so the mask is exact here too; before, it gave up and answered "wide").
+  const escapes = [...'"\\/bfnrtu'].map((c) => c.charCodeAt(0));
+  const under = (range: Parameters<VocabTrie["node"]>[0]): number => 1 + engine.trie.node(range).children.reduce((n, child) => n + under(child), 0);
+  const bound = 1 + engine.trie.node(engine.trie.root).children.filter((c) => escapes.includes(c.byte)).reduce((n, child) => n + under(child), 0);
   nodes = 0;
-  expect(m.nextTokens().kind).toBe("wide");
-  expect(nodes).toBeLessThan(1000);
-  // Still exact about what it refuses: `x` cannot follow a backslash, `n` can.
-  expect(m.canBeNext(engine.tokenize("x")[0]!)).toBe(false);
-  expect(m.canBeNext(engine.tokenize("n")[0]!)).toBe(true);
+  const next = m.nextTokens();
+  expect(next.kind).toBe("set");
+  expect(nodes).toBeLessThanOrEqual(bound);
+  const listed = new Set(next.kind === "set" ? next.tokens : []);
+  for (let t = 0; t < engine.tables.vocabSize; t++) expect(listed.has(t), `token ${t}`).toBe(m.canBeNext(t));
+  expect(listed.has(engine.tokenize("x")[0]!)).toBe(false);
+  expect(listed.has(engine.tokenize("n")[0]!)).toBe(true);
 });
 
 test("a state's steps cost one advance per class interval, not one per character", () => {
