@@ -111,9 +111,11 @@ export class QtcMatcher implements Matcher {
   /** The exact mask at a state with no character pending: the text chain where free text may come, the trie walk elsewhere. */
   private maskAt(at: StateId): NextTokens {
     const specials = this.specials.filter((s) => this.after(at, s) !== DEAD);
-    const text = TEXT_PROBES.every((cp) => this.pool.step(at, cp) !== DEAD) ? textMask(this.pool, this.vocab, at, specials) : undefined;
-    if (text) return text;
-    return { kind: "set", tokens: [...specials, ...this.withPartialTokens(at, allowedTextTokens(this.pool, this.vocab.trie, at))] };
+    const free = TEXT_PROBES.every((cp) => this.pool.step(at, cp) !== DEAD) ? textMask(this.pool, this.vocab, at, specials) : undefined;
+    if (free) return free;
+    // The trie holds tokens whose bytes spell text the matcher never takes (a padding token's `[PAD151669]`).
+    const text = allowedTextTokens(this.pool, this.vocab.trie, at).filter((t) => this.vocab.codePoints(t) !== undefined);
+    return { kind: "set", tokens: [...specials, ...this.withPartialTokens(at, text)] };
   }
 
   forcedContinuation(maxSteps: number): Continuation {

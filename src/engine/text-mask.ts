@@ -1,11 +1,13 @@
 // Owns: the exact mask where free text may come next (string contents, raw parameter values, keys), without walking
 // the whole trie: there almost every token is allowed, and a state treats almost every character alike. Each state
 // has a plain successor (where `a` leads) and its odd characters (those that lead elsewhere: a closing quote, a
-// backslash, a control character, the `<` of a closing tag). Following plain successors gives a chain; a token
-// holding no character odd anywhere on the chain is allowed exactly when it is no longer than the chain (a
-// maxLength string's count), and every other token is stepped on its own. A token that cuts a character at its end
-// counts the unfinished one as a non-ASCII character (a state that takes every non-ASCII character alike takes
-// some completion of it). The index it needs is built once per vocabulary.
+// backslash, a control character, the `<` of a closing tag). Following plain successors gives a chain (one state that
+// leads to itself in an unbounded string; one state per character, or per byte, left in a bounded one). A token
+// holding no character odd anywhere on the chain is allowed exactly when it is no longer than the chain; every other
+// token is judged by its tail (the text from its first odd character on) from the chain state its head leads to,
+// once per state and tail. A token that cuts a character at its end counts the unfinished one as a non-ASCII
+// character (a chain that takes every non-ASCII character alike takes some completion of it). The index it needs is
+// built once per vocabulary.
 
 import type { NextTokens } from "./matcher.js";
 import { DEAD, type StackPool, type StateId } from "./stack-pool.js";
@@ -16,26 +18,34 @@ const PLAIN_PROBE = 0x61;
 /** Odd-character slots: one per ASCII character, and one for every non-ASCII character at once. */
 const NON_ASCII = 128;
 const ODD_WORDS = 5;
-/** Past a quarter of the vocabulary to step one by one, a text mask leaves the state to the trie walk. */
+/** Past a quarter of the vocabulary to judge one by one, a text mask leaves the state to the trie walk. */
 const ODD_SHARE_LIMIT = 4;
+
+const hasSlot = (odd: Uint32Array, slot: number) => (odd[slot >> 5]! & (1 << (slot & 31))) !== 0;
+const slotOf = (cp: number) => Math.min(cp, NON_ASCII);
+
+/** Tokens ordered by one length (characters or UTF-8 bytes), shortest first. */
+export interface Lengths {
+  readonly order: Int32Array;
+  /** start[L]: the index in order of the first token longer than L - 1 (L ≤ max + 1). */
+  readonly start: Int32Array;
+  /** Each token's length (0: not in order). */
+  readonly of: Uint16Array;
+  readonly max: number;
+}
 
 /** What the vocabulary answers for exact text masks (built once per vocabulary; see buildTextIndex). */
 export interface TextIndex {
   readonly vocabSize: number;
   /**
-   * Text tokens by their length in characters, shortest first: whole UTF-8 ones, and those that cut a character
-   * at their end where it can still become one (it counts as one non-ASCII character).
+   * Text tokens by their length in characters and in bytes: whole UTF-8 ones, and those that cut a character at
+   * their end where it can still become one (it counts as one non-ASCII character, of its full width in bytes).
    */
-  readonly byLength: Int32Array;
-  /** lengthStart[L]: the index in byLength of the first token longer than L - 1 characters (L ≤ maxLength + 1). */
-  readonly lengthStart: Int32Array;
-  /** Each token's length in byLength (0: not there). */
-  readonly lengthOf: Uint16Array;
-  /** The longest token of byLength, in characters. */
-  readonly maxLength: number;
-  /** Per odd slot (ASCII character, then non-ASCII), the tokens of byLength holding it. */
+  readonly chars: Lengths;
+  readonly bytes: Lengths;
+  /** Per odd slot (ASCII character, then non-ASCII), the tokens of `chars` holding it. */
   readonly holding: readonly Int32Array[];
-  /** Tokens that cut a character, begin where one may, and are not in byLength (stepped byte by byte, each on its own). */
+  /** Tokens that cut a character, begin where one may, and are not in `chars` (stepped byte by byte, each on its own). */
   readonly oddCut: Int32Array;
   /** Tokens no position where a character begins takes: not text, not special, or beginning inside a character. */
   readonly never: Int32Array;
@@ -57,10 +67,11 @@ export interface TextIndexSource {
 const LEAST = [0, 0, 0x80, 0x800, 0x10000];
 
 /**
- * A cut token as characters: its whole ones, then a non-ASCII stand-in for the one it leaves unfinished; undefined
- * where that one can become no character (only surrogates, past U+10FFFF, overlong) or the bytes are broken.
+ * A cut token as characters: its whole ones, then a non-ASCII stand-in for the one it leaves unfinished, and its
+ * length in bytes once that one is complete; undefined where that one can become no character (only surrogates,
+ * past U+10FFFF, overlong) or the bytes are broken.
  */
-export function cutAsCharacters(bytes: Uint8Array): Int32Array | undefined {
+export function cutAsCharacters(bytes: Uint8Array): { chars: Int32Array; byteLength: number } | undefined {
   const cps: number[] = [];
   let cp = 0;
   let need = 0;
@@ -84,72 +95,84 @@ export function cutAsCharacters(bytes: Uint8Array): Int32Array | undefined {
   const lo = Math.max(cp * span, LEAST[width]!);
   const hi = Math.min(cp * span + span - 1, 0x10ffff);
   const someCharacter = lo <= hi && (lo < 0xd800 || hi > 0xdfff);
-  return someCharacter ? Int32Array.from([...cps, NON_ASCII]) : undefined;
+  return someCharacter ? { chars: Int32Array.from([...cps, NON_ASCII]), byteLength: bytes.length + need } : undefined;
+}
+
+/** Tokens with a length (0: absent) ordered by it: a counting sort. */
+function lengthsOf(of: Uint16Array): Lengths {
+  let max = 0;
+  for (const L of of) max = Math.max(max, L);
+  const counts = new Int32Array(max + 1);
+  for (const L of of) if (L > 0) counts[L]!++;
+  const start = new Int32Array(max + 2);
+  for (let L = 1; L <= max + 1; L++) start[L] = start[L - 1]! + counts[L - 1]!;
+  const order = new Int32Array(start[max + 1]!);
+  const at = start.slice();
+  for (let t = 0; t < of.length; t++) if (of[t]! > 0) order[at[of[t]!]!++] = t;
+  return { order, start, of, max };
 }
 
 export function buildTextIndex(v: TextIndexSource): TextIndex {
   const n = v.vocabSize;
-  // Each text token's characters: its code points, or a cut one's (cutAsCharacters).
+  // Each text token's characters: its code points, or a cut one's (cutAsCharacters); and its lengths.
   const chars = new Array<Int32Array | undefined>(n);
+  const charLength = new Uint16Array(n);
+  const byteLength = new Uint16Array(n);
   const oddCut: number[] = [];
   const placed = new Uint8Array(n);
   for (const t of v.cutStarting) {
     placed[t] = 1;
-    const asChars = cutAsCharacters(v.bytes(t)!);
-    if (asChars) chars[t] = asChars;
-    else oddCut.push(t);
+    const shape = cutAsCharacters(v.bytes(t)!);
+    if (!shape) oddCut.push(t);
+    else {
+      chars[t] = shape.chars;
+      byteLength[t] = shape.byteLength;
+    }
   }
   const never: number[] = [];
   const specials: number[] = [];
-  const lengthCounts: number[] = [];
-  const slotCounts = new Int32Array(NON_ASCII + 1);
-  // The slots one token holds, each once (stamped with the token's id + 1).
-  const stamp = new Int32Array(NON_ASCII + 1);
-  const eachSlot = (t: number, cps: Int32Array, visit: (slot: number) => void) => {
-    for (const cp of cps) {
-      const slot = Math.min(cp, NON_ASCII);
-      if (stamp[slot] === t + 1) continue;
-      stamp[slot] = t + 1;
-      visit(slot);
-    }
-  };
   for (let t = 0; t < n; t++) {
     if (v.isSpecial(t)) {
       specials.push(t);
       continue;
     }
-    const cps = (chars[t] ??= v.codePoints(t));
-    if (!cps) {
-      if (!placed[t]) never.push(t);
-      continue;
+    if (!chars[t]) {
+      chars[t] = v.codePoints(t);
+      if (chars[t]) byteLength[t] = v.bytes(t)!.length;
     }
-    lengthCounts[cps.length] = (lengthCounts[cps.length] ?? 0) + 1;
-    eachSlot(t, cps, (slot) => slotCounts[slot]!++);
+    if (chars[t]) charLength[t] = chars[t]!.length;
+    else if (!placed[t]) never.push(t);
   }
-  const maxLength = lengthCounts.length - 1;
-  // Counting sort by length: lengthStart[L] is where length L begins.
-  const lengthStart = new Int32Array(maxLength + 2);
-  for (let L = 1; L <= maxLength + 1; L++) lengthStart[L] = lengthStart[L - 1]! + (lengthCounts[L - 1] ?? 0);
-  const byLength = new Int32Array(lengthStart[maxLength + 1]!);
-  const lengthOf = new Uint16Array(n);
-  const placedAt = lengthStart.slice();
+  // The slots one token holds, each once (stamped with the token's id + 1).
+  const stamp = new Int32Array(NON_ASCII + 1);
+  const eachSlot = (t: number, visit: (slot: number) => void) => {
+    for (const cp of chars[t]!) {
+      const slot = slotOf(cp);
+      if (stamp[slot] === t + 1) continue;
+      stamp[slot] = t + 1;
+      visit(slot);
+    }
+  };
+  const slotCounts = new Int32Array(NON_ASCII + 1);
+  for (let t = 0; t < n; t++) if (charLength[t]) eachSlot(t, (slot) => slotCounts[slot]!++);
   const holding = Array.from(slotCounts, (c) => new Int32Array(c));
   const filled = new Int32Array(NON_ASCII + 1);
   stamp.fill(0);
-  for (let t = 0; t < n; t++) {
-    const cps = chars[t];
-    if (!cps || v.isSpecial(t)) continue;
-    byLength[placedAt[cps.length]!++] = t;
-    lengthOf[t] = cps.length;
-    eachSlot(t, cps, (slot) => (holding[slot]![filled[slot]!++] = t));
-  }
-  return { vocabSize: n, byLength, lengthStart, lengthOf, maxLength, holding, oddCut: Int32Array.from(oddCut), never: Int32Array.from(never), specials: Int32Array.from(specials) };
+  for (let t = 0; t < n; t++) if (charLength[t]) eachSlot(t, (slot) => (holding[slot]![filled[slot]!++] = t));
+  return { vocabSize: n, chars: lengthsOf(charLength), bytes: lengthsOf(byteLength), holding, oddCut: Int32Array.from(oddCut), never: Int32Array.from(never), specials: Int32Array.from(specials) };
 }
 
-/** One state's link in the chain: its plain successor, and the slots of the characters that lead elsewhere. */
+/**
+ * One state's link: its plain successor, the ASCII characters that lead elsewhere, and where non-ASCII characters
+ * lead: all alike (`wide`), and by width in bytes (`w2`..`w4`); undefined where they part.
+ */
 interface Link {
   plain: StateId;
   odd: Uint32Array;
+  wide: StateId | undefined;
+  w2: StateId | undefined;
+  w3: StateId | undefined;
+  w4: StateId | undefined;
 }
 
 /** Links per pool and state (a pool is one compiled grammar; the links live as long as it does). */
@@ -163,54 +186,94 @@ function linkOf(pool: StackPool, at: StateId): Link {
   const plain = pool.step(at, PLAIN_PROBE);
   const odd = new Uint32Array(ODD_WORDS);
   for (let c = 0; c < NON_ASCII; c++) if (pool.step(at, c) !== plain) odd[c >> 5]! |= 1 << (c & 31);
-  if (pool.targetOver(at, 0x80, 0x10ffff) !== plain) odd[NON_ASCII >> 5]! |= 1 << (NON_ASCII & 31);
-  const link = { plain, odd };
+  const w3a = pool.targetOver(at, 0x800, 0xd7ff);
+  const link = {
+    plain,
+    odd,
+    wide: pool.targetOver(at, 0x80, 0x10ffff),
+    w2: pool.targetOver(at, 0x80, 0x7ff),
+    w3: w3a === pool.targetOver(at, 0xe000, 0xffff) ? w3a : undefined,
+    w4: pool.targetOver(at, 0x10000, 0x10ffff),
+  };
   links.set(at, link);
   return link;
 }
 
 /**
- * The chain from `at`: how many plain characters may follow (Infinity when the chain cycles or outlasts every
- * token), the union of the odd slots of its states (each state a token of plain characters could reach), and
- * whether plain characters lead from `at` back to itself (an unbounded string).
+ * The chain from `at`: its states (the one after k plain characters is `after(k)`), how many plain characters may
+ * follow (Infinity when it cycles or outlasts every token), the union of the odd slots of its states, and whether
+ * it counts non-ASCII characters by their bytes (a byte-bounded string) rather than as one each. Where non-ASCII
+ * characters do neither, they are odd.
  */
-function chainOf(pool: StackPool, at: StateId, maxLength: number): { depth: number; odd: Uint32Array; loops: boolean } {
+interface Chain {
+  after(k: number): StateId;
+  depth: number;
+  odd: Uint32Array;
+  bytes: boolean;
+}
+
+function chainOf(pool: StackPool, at: StateId, cap: number): Chain {
+  const states: StateId[] = [];
+  const links: Link[] = [];
+  const index = new Map<StateId, number>();
   const odd = new Uint32Array(ODD_WORDS);
-  const seen = new Set<StateId>();
-  let s = at;
-  for (let i = 0; i < maxLength; i++) {
+  let cycleFrom = -1;
+  let depth = Infinity;
+  for (let s = at; states.length <= cap; ) {
+    index.set(s, states.length);
+    states.push(s);
     const link = linkOf(pool, s);
+    links.push(link);
     for (let w = 0; w < ODD_WORDS; w++) odd[w]! |= link.odd[w]!;
-    if (link.plain === DEAD) return { depth: i, odd, loops: false };
-    seen.add(s);
-    if (seen.has(link.plain)) return { depth: Infinity, odd, loops: link.plain === at && i === 0 };
+    if (link.plain === DEAD) {
+      depth = states.length - 1;
+      break;
+    }
+    const seen = index.get(link.plain);
+    if (seen !== undefined) {
+      cycleFrom = seen;
+      break;
+    }
     s = link.plain;
   }
-  return { depth: Infinity, odd, loops: false };
+  const cycle = states.length - cycleFrom;
+  const after = (k: number): StateId => (k < states.length ? states[k]! : cycleFrom >= 0 ? states[cycleFrom + ((k - cycleFrom) % cycle)]! : DEAD);
+  // Past the cap (a chain longer than every token) the states are not known, and no token reaches them.
+  const capped = cycleFrom < 0 && depth === Infinity;
+  const leadsTo = (target: StateId | undefined, k: number) => (capped && k >= states.length) || target === after(k);
+  const asChars = links.every((l, i) => leadsTo(l.wide, i + 1));
+  const asBytes = !asChars && links.every((l, i) => leadsTo(l.w2, i + 2) && leadsTo(l.w3, i + 3) && leadsTo(l.w4, i + 4));
+  if (!asChars && !asBytes) odd[NON_ASCII >> 5]! |= 1 << (NON_ASCII & 31);
+  return { after, depth, odd, bytes: asBytes };
 }
 
-/** Whole tokens holding an odd character, by their tail (the text from the first odd character on), grouped by its first character. */
+/**
+ * Tokens of `chars` holding an odd character, by their tail (the text from the first odd character on), grouped by
+ * its first character, each with the length of its head (in the chain's unit); and the cut ones among them.
+ */
 interface Tails {
-  groups: { first: number; tails: Int32Array[]; tokens: number[][] }[];
-  /** Cut tokens holding an odd character (stepped byte by byte). */
+  groups: { first: number; ids: number[]; tails: Int32Array[]; tokens: Int32Array[]; heads: Uint16Array[] }[];
+  count: number;
   cut: number[];
+  /** Per pool and state, each tail's verdict from there (0 unknown, 1 taken, 2 refused). */
+  verdicts: WeakMap<StackPool, Map<StateId, Uint8Array>>;
 }
 
-/** Tails per vocabulary index and odd set (a JSON string's odd set is the same in every string of every grammar). */
+/** Tails per vocabulary index, odd set and unit (a JSON string's odd set is the same in every string of every grammar). */
 const tailsCache = new WeakMap<TextIndex, Map<string, Tails>>();
 
-function tailsOf(index: TextIndex, vocab: TextMaskVocab, odd: Uint32Array): Tails {
-  let byOdd = tailsCache.get(index);
-  if (!byOdd) tailsCache.set(index, (byOdd = new Map()));
-  const key = odd.join(",");
-  const known = byOdd.get(key);
+function tailsOf(index: TextIndex, vocab: TextMaskVocab, odd: Uint32Array, inBytes: boolean): Tails {
+  let byKey = tailsCache.get(index);
+  if (!byKey) tailsCache.set(index, (byKey = new Map()));
+  const key = `${odd.join(",")}/${inBytes ? "bytes" : "chars"}`;
+  const known = byKey.get(key);
   if (known) return known;
-  const isOdd = (cp: number) => (odd[Math.min(cp, NON_ASCII) >> 5]! & (1 << (Math.min(cp, NON_ASCII) & 31))) !== 0;
   const seen = new Uint8Array(index.vocabSize);
-  const byTail = new Map<string, { tail: Int32Array; tokens: number[] }>();
+  const byTail = new Map<string, { tail: Int32Array; tokens: number[]; heads: number[] }>();
   const cut: number[] = [];
+  const width = (cp: number) => (cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4);
   for (let slot = 0; slot <= NON_ASCII; slot++) {
-    if (!(odd[slot >> 5]! & (1 << (slot & 31)))) continue;
+    if (!hasSlot(odd, slot)) continue;
     for (const t of index.holding[slot]!) {
       if (seen[t]) continue;
       seen[t] = 1;
@@ -220,24 +283,50 @@ function tailsOf(index: TextIndex, vocab: TextMaskVocab, odd: Uint32Array): Tail
         continue;
       }
       let i = 0;
-      while (!isOdd(cps[i]!)) i++;
+      let head = 0;
+      for (; !hasSlot(odd, slotOf(cps[i]!)); i++) head += inBytes ? width(cps[i]!) : 1;
       const tail = cps.subarray(i);
       const text = String.fromCodePoint(...tail);
       const entry = byTail.get(text);
-      if (entry) entry.tokens.push(t);
-      else byTail.set(text, { tail, tokens: [t] });
+      if (entry) {
+        entry.tokens.push(t);
+        entry.heads.push(head);
+      } else byTail.set(text, { tail, tokens: [t], heads: [head] });
     }
   }
   const groups = new Map<number, Tails["groups"][number]>();
-  for (const { tail, tokens } of byTail.values()) {
+  let count = 0;
+  for (const { tail, tokens, heads } of byTail.values()) {
     let group = groups.get(tail[0]!);
-    if (!group) groups.set(tail[0]!, (group = { first: tail[0]!, tails: [], tokens: [] }));
+    if (!group) groups.set(tail[0]!, (group = { first: tail[0]!, ids: [], tails: [], tokens: [], heads: [] }));
+    group.ids.push(count++);
     group.tails.push(tail);
-    group.tokens.push(tokens);
+    group.tokens.push(Int32Array.from(tokens));
+    group.heads.push(Uint16Array.from(heads));
   }
-  const tails = { groups: [...groups.values()], cut };
-  byOdd.set(key, tails);
+  const tails = { groups: [...groups.values()], count, cut, verdicts: new WeakMap() };
+  byKey.set(key, tails);
   return tails;
+}
+
+/** Each tail's verdict from `s` (computed on first use; a group whose first character `s` refuses is refused at once). */
+function verdictsAt(pool: StackPool, tails: Tails, s: StateId): Uint8Array {
+  let byState = tails.verdicts.get(pool);
+  if (!byState) tails.verdicts.set(pool, (byState = new Map()));
+  let row = byState.get(s);
+  if (row) return row;
+  row = new Uint8Array(tails.count);
+  for (const group of tails.groups) {
+    const next = s === DEAD ? DEAD : pool.step(s, group.first);
+    for (let k = 0; k < group.tails.length; k++) {
+      const tail = group.tails[k]!;
+      let at = next;
+      for (let i = 1; i < tail.length && at !== DEAD; i++) at = pool.step(at, tail[i]!);
+      row[group.ids[k]!] = at === DEAD ? 2 : 1;
+    }
+  }
+  byState.set(s, row);
+  return row;
 }
 
 /** What textMask reads of the vocabulary beside its index. */
@@ -247,10 +336,10 @@ export interface TextMaskVocab {
   bytes(token: number): Uint8Array | undefined;
 }
 
-/** Tokens holding an odd character (counted once per slot: an upper bound), what a text mask steps one by one. */
+/** Tokens holding an odd character (counted once per slot: an upper bound), what a text mask judges one by one. */
 function oddTokens(index: TextIndex, odd: Uint32Array): number {
   let n = 0;
-  for (let slot = 0; slot <= NON_ASCII; slot++) if (odd[slot >> 5]! & (1 << (slot & 31))) n += index.holding[slot]!.length;
+  for (let slot = 0; slot <= NON_ASCII; slot++) if (hasSlot(odd, slot)) n += index.holding[slot]!.length;
   return n;
 }
 
@@ -262,65 +351,48 @@ function oddTokens(index: TextIndex, odd: Uint32Array): number {
  */
 export function textMask(pool: StackPool, vocab: TextMaskVocab, at: StateId, specials: readonly number[]): NextTokens | undefined {
   const index = vocab.textIndex;
-  const { depth, odd, loops } = chainOf(pool, at, index.maxLength);
+  const chain = chainOf(pool, at, index.bytes.max + 4);
+  const { depth, odd } = chain;
   if (oddTokens(index, odd) * ODD_SHARE_LIMIT > index.vocabSize) return undefined;
-  const isOdd = (cp: number) => (odd[Math.min(cp, NON_ASCII) >> 5]! & (1 << (Math.min(cp, NON_ASCII) & 31))) !== 0;
-  const from = { at, partial: undefined };
-  // Where plain characters lead back to `at`, a token's plain head is skipped: it is stepped from its first odd character.
-  const takes = (t: number): boolean => {
-    const cps = vocab.codePoints(t);
-    if (!cps) return stepBytes(pool, from, vocab.bytes(t)!) !== undefined;
-    let i = 0;
-    if (loops) while (i < cps.length && !isOdd(cps[i]!)) i++;
-    let s = at;
-    for (; i < cps.length && s !== DEAD; i++) s = pool.step(s, cps[i]!);
-    return s !== DEAD;
-  };
-  // Tokens stepped on their own (those holding an odd character, and odd cut ones): 1 taken, 2 refused.
+  // Tokens judged on their own (those holding an odd character, and odd cut ones): 1 taken, 2 refused.
   const verdict = new Uint8Array(index.vocabSize);
-  const stepped: number[] = [];
-  const judge = (t: number) => {
-    verdict[t] = takes(t) ? 1 : 2;
-    stepped.push(t);
-  };
-  if (loops) {
-    // Tokens that share their tail share their verdict; a tail whose first character `at` refuses is never stepped.
-    const tails = tailsOf(index, vocab, odd);
-    for (const group of tails.groups) {
-      const next = pool.step(at, group.first);
-      for (let k = 0; k < group.tails.length; k++) {
-        const tail = group.tails[k]!;
-        let s = next;
-        for (let i = 1; i < tail.length && s !== DEAD; i++) s = pool.step(s, tail[i]!);
-        const v = s === DEAD ? 2 : 1;
-        for (const t of group.tokens[k]!) {
-          verdict[t] = v;
-          stepped.push(t);
-        }
+  const judged: number[] = [];
+  const tails = tailsOf(index, vocab, odd, chain.bytes);
+  const rows: (Uint8Array | undefined)[] = [];
+  for (const group of tails.groups) {
+    for (let k = 0; k < group.tails.length; k++) {
+      const id = group.ids[k]!;
+      const tokens = group.tokens[k]!;
+      const heads = group.heads[k]!;
+      for (let i = 0; i < tokens.length; i++) {
+        const h = heads[i]!;
+        const row = (rows[h] ??= verdictsAt(pool, tails, h > depth ? DEAD : chain.after(h)));
+        verdict[tokens[i]!] = row[id]!;
+        judged.push(tokens[i]!);
       }
     }
-    for (const t of tails.cut) judge(t);
-  } else {
-    for (let slot = 0; slot <= NON_ASCII; slot++) {
-      if (!(odd[slot >> 5]! & (1 << (slot & 31)))) continue;
-      for (const t of index.holding[slot]!) if (!verdict[t]) judge(t);
+  }
+  const from = { at, partial: undefined };
+  for (const list of [tails.cut, index.oddCut]) {
+    for (const t of list) {
+      verdict[t] = stepBytes(pool, from, vocab.bytes(t)!) ? 1 : 2;
+      judged.push(t);
     }
   }
-  for (const t of index.oddCut) judge(t);
   // Plain tokens up to the chain's depth are taken; the rest of them are not.
-  const { byLength, lengthOf } = index;
-  const plainUpTo = depth < index.maxLength ? index.lengthStart[depth + 1]! : byLength.length;
-  if (plainUpTo * 2 < index.vocabSize) {
-    const tokens = [...specials];
-    for (let i = 0; i < plainUpTo; i++) if (verdict[byLength[i]!] !== 2) tokens.push(byLength[i]!);
-    for (const t of stepped) if (verdict[t] === 1 && !(lengthOf[t]! > 0 && lengthOf[t]! <= depth)) tokens.push(t);
-    return { kind: "set", tokens };
-  }
+  const { order, start, max } = chain.bytes ? index.bytes : index.chars;
+  const plainUpTo = depth < max ? start[depth + 1]! : order.length;
   const banned: number[] = [];
-  for (const t of stepped) if (verdict[t] === 2) banned.push(t);
-  for (let i = plainUpTo; i < byLength.length; i++) if (!verdict[byLength[i]!]) banned.push(byLength[i]!);
+  for (const t of judged) if (verdict[t] === 2) banned.push(t);
+  for (let i = plainUpTo; i < order.length; i++) if (!verdict[order[i]!]) banned.push(order[i]!);
   for (const t of index.never) banned.push(t);
   const allowedSpecial = new Set(specials);
   for (const t of index.specials) if (!allowedSpecial.has(t)) banned.push(t);
-  return { kind: "except", banned };
+  if (banned.length * 2 <= index.vocabSize) return { kind: "except", banned };
+  // Fewer allowed than banned (a string near its maxLength): the allowed ones.
+  const out = new Uint8Array(index.vocabSize);
+  for (const t of banned) out[t] = 1;
+  const tokens: number[] = [];
+  for (let t = 0; t < index.vocabSize; t++) if (!out[t]) tokens.push(t);
+  return { kind: "set", tokens };
 }
