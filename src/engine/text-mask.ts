@@ -45,6 +45,8 @@ export interface TextIndex {
   readonly bytes: Lengths;
   /** Per odd slot (ASCII character, then non-ASCII), the tokens of `chars` holding it. */
   readonly holding: readonly Int32Array[];
+  /** Per odd slot, the tokens of `chars` that begin with it. */
+  readonly starting: readonly Int32Array[];
   /** Tokens that cut a character, begin where one may, and are not in `chars` (stepped byte by byte, each on its own). */
   readonly oddCut: Int32Array;
   /** Tokens no position where a character begins takes: not text, not special, or beginning inside a character. */
@@ -159,7 +161,18 @@ export function buildTextIndex(v: TextIndexSource): TextIndex {
   const filled = new Int32Array(NON_ASCII + 1);
   stamp.fill(0);
   for (let t = 0; t < n; t++) if (charLength[t]) eachSlot(t, (slot) => (holding[slot]![filled[slot]!++] = t));
-  return { vocabSize: n, chars: lengthsOf(charLength), bytes: lengthsOf(byteLength), holding, oddCut: Int32Array.from(oddCut), never: Int32Array.from(never), specials: Int32Array.from(specials) };
+  const starting = Array.from({ length: NON_ASCII + 1 }, () => [] as number[]);
+  for (let t = 0; t < n; t++) if (charLength[t]) starting[slotOf(chars[t]![0]!)]!.push(t);
+  return {
+    vocabSize: n,
+    chars: lengthsOf(charLength),
+    bytes: lengthsOf(byteLength),
+    holding,
+    starting: starting.map((list) => Int32Array.from(list)),
+    oddCut: Int32Array.from(oddCut),
+    never: Int32Array.from(never),
+    specials: Int32Array.from(specials),
+  };
 }
 
 /**
@@ -208,8 +221,15 @@ function linkOf(pool: StackPool, at: StateId): Link {
 interface Chain {
   after(k: number): StateId;
   depth: number;
+  /**
+   * Whether non-ASCII characters take one plain step each, one per byte, or (`mixed`, an unbounded chain only) one
+   * way at some states and the other at others: then a token's head is stepped, not counted.
+   */
+  unit: "chars" | "bytes" | "mixed";
+  /** The odd slots of `at` itself (they matter for a token's first character only). */
+  oddFirst: Uint32Array;
+  /** The odd slots of the states after one plain character or more. */
   odd: Uint32Array;
-  bytes: boolean;
 }
 
 function chainOf(pool: StackPool, at: StateId, cap: number): Chain {
@@ -224,7 +244,7 @@ function chainOf(pool: StackPool, at: StateId, cap: number): Chain {
     states.push(s);
     const link = linkOf(pool, s);
     links.push(link);
-    for (let w = 0; w < ODD_WORDS; w++) odd[w]! |= link.odd[w]!;
+    if (states.length > 1) for (let w = 0; w < ODD_WORDS; w++) odd[w]! |= link.odd[w]!;
     if (link.plain === DEAD) {
       depth = states.length - 1;
       break;
@@ -241,10 +261,17 @@ function chainOf(pool: StackPool, at: StateId, cap: number): Chain {
   // Past the cap (a chain longer than every token) the states are not known, and no token reaches them.
   const capped = cycleFrom < 0 && depth === Infinity;
   const leadsTo = (target: StateId | undefined, k: number) => (capped && k >= states.length) || target === after(k);
-  const asChars = links.every((l, i) => leadsTo(l.wide, i + 1));
-  const asBytes = !asChars && links.every((l, i) => leadsTo(l.w2, i + 2) && leadsTo(l.w3, i + 3) && leadsTo(l.w4, i + 4));
-  if (!asChars && !asBytes) odd[NON_ASCII >> 5]! |= 1 << (NON_ASCII & 31);
-  return { after, depth, odd, bytes: asBytes };
+  const byChars = (l: Link, i: number) => leadsTo(l.wide, i + 1);
+  const byBytes = (l: Link, i: number) => leadsTo(l.w2, i + 2) && leadsTo(l.w3, i + 3) && leadsTo(l.w4, i + 4);
+  const asChars = links.every(byChars);
+  const asBytes = !asChars && links.every(byBytes);
+  // A string counted by characters, then by bytes near its budget: fine while no token can reach the chain's end.
+  const mixed = !asChars && !asBytes && depth === Infinity && links.every((l, i) => byChars(l, i) || byBytes(l, i));
+  // Back at `at` after a cycle, its odd characters matter past the first one too.
+  if (cycleFrom === 0) for (let w = 0; w < ODD_WORDS; w++) odd[w]! |= links[0]!.odd[w]!;
+  const oddFirst = links[0]!.odd.slice();
+  if (!asChars && !asBytes && !mixed) for (const set of [odd, oddFirst]) set[NON_ASCII >> 5]! |= 1 << (NON_ASCII & 31);
+  return { after, depth, unit: asChars ? "chars" : asBytes ? "bytes" : "mixed", oddFirst, odd };
 }
 
 /**
@@ -336,10 +363,13 @@ export interface TextMaskVocab {
   bytes(token: number): Uint8Array | undefined;
 }
 
-/** Tokens holding an odd character (counted once per slot: an upper bound), what a text mask judges one by one. */
-function oddTokens(index: TextIndex, odd: Uint32Array): number {
+/** Tokens a text mask judges one by one (an upper bound): those beginning with a character odd at `at`, and those holding one odd past it. */
+function oddTokens(index: TextIndex, chain: Chain): number {
   let n = 0;
-  for (let slot = 0; slot <= NON_ASCII; slot++) if (hasSlot(odd, slot)) n += index.holding[slot]!.length;
+  for (let slot = 0; slot <= NON_ASCII; slot++) {
+    if (hasSlot(chain.oddFirst, slot)) n += index.starting[slot]!.length;
+    if (hasSlot(chain.odd, slot)) n += index.holding[slot]!.length;
+  }
   return n;
 }
 
@@ -353,11 +383,30 @@ export function textMask(pool: StackPool, vocab: TextMaskVocab, at: StateId, spe
   const index = vocab.textIndex;
   const chain = chainOf(pool, at, index.bytes.max + 4);
   const { depth, odd } = chain;
-  if (oddTokens(index, odd) * ODD_SHARE_LIMIT > index.vocabSize) return undefined;
+  if (oddTokens(index, chain) * ODD_SHARE_LIMIT > index.vocabSize) return undefined;
   // Tokens judged on their own (those holding an odd character, and odd cut ones): 1 taken, 2 refused.
   const verdict = new Uint8Array(index.vocabSize);
   const judged: number[] = [];
-  const tails = tailsOf(index, vocab, odd, chain.bytes);
+  const from = { at, partial: undefined };
+  const judge = (t: number) => {
+    const cps = vocab.codePoints(t);
+    let s: StateId = at;
+    if (cps) for (let i = 0; i < cps.length && s !== DEAD; i++) s = pool.step(s, cps[i]!);
+    verdict[t] = (cps ? s !== DEAD : stepBytes(pool, from, vocab.bytes(t)!)) ? 1 : 2;
+    judged.push(t);
+  };
+  // A token that begins with a character odd at `at` (after a string's `<`, a `t`): judged whole.
+  for (let slot = 0; slot <= NON_ASCII; slot++) if (hasSlot(chain.oddFirst, slot)) for (const t of index.starting[slot]!) if (!verdict[t]) judge(t);
+  const tails = tailsOf(index, vocab, odd, chain.unit === "bytes");
+  // Where the chain is mixed, a head's state is stepped (a non-ASCII character takes one or several steps there).
+  const stateAfterHead = (t: number, h: number): StateId => {
+    if (h > depth) return DEAD;
+    if (chain.unit !== "mixed") return chain.after(h);
+    const cps = vocab.codePoints(t)!;
+    let s = at;
+    for (let i = 0; i < h && s !== DEAD; i++) s = pool.step(s, cps[i]!);
+    return s;
+  };
   const rows: (Uint8Array | undefined)[] = [];
   for (const group of tails.groups) {
     for (let k = 0; k < group.tails.length; k++) {
@@ -365,22 +414,17 @@ export function textMask(pool: StackPool, vocab: TextMaskVocab, at: StateId, spe
       const tokens = group.tokens[k]!;
       const heads = group.heads[k]!;
       for (let i = 0; i < tokens.length; i++) {
+        if (verdict[tokens[i]!]) continue;
         const h = heads[i]!;
-        const row = (rows[h] ??= verdictsAt(pool, tails, h > depth ? DEAD : chain.after(h)));
+        const row = chain.unit === "mixed" ? verdictsAt(pool, tails, stateAfterHead(tokens[i]!, h)) : (rows[h] ??= verdictsAt(pool, tails, stateAfterHead(tokens[i]!, h)));
         verdict[tokens[i]!] = row[id]!;
         judged.push(tokens[i]!);
       }
     }
   }
-  const from = { at, partial: undefined };
-  for (const list of [tails.cut, index.oddCut]) {
-    for (const t of list) {
-      verdict[t] = stepBytes(pool, from, vocab.bytes(t)!) ? 1 : 2;
-      judged.push(t);
-    }
-  }
+  for (const list of [tails.cut, index.oddCut]) for (const t of list) if (!verdict[t]) judge(t);
   // Plain tokens up to the chain's depth are taken; the rest of them are not.
-  const { order, start, max } = chain.bytes ? index.bytes : index.chars;
+  const { order, start, max } = chain.unit === "bytes" ? index.bytes : index.chars;
   const plainUpTo = depth < max ? start[depth + 1]! : order.length;
   const banned: number[] = [];
   for (const t of judged) if (verdict[t] === 2) banned.push(t);
