@@ -104,7 +104,7 @@ describe("QtcMatcher", () => {
     expect(g.replaced).toBe(0);
   });
 
-  test("the mask is exact at every kind of free-text position: JSON strings, escapes, maxLength and pattern strings, keys, raw XML values", () => {
+  test("the mask is exact at every kind of free-text position: JSON strings, escapes, maxLength and pattern strings (a URI-like one too), keys, raw XML values", () => {
     const note = normalizeTools([
       {
         name: "note",
@@ -116,6 +116,7 @@ describe("QtcMatcher", () => {
             short: { type: "string", maxLength: 5 },
             code: { type: "string", pattern: "^[A-Z]{2}[0-9]{3}$" },
             city: { type: "string", pattern: "^渋{1,3}谷$" },
+            site: { type: "string", pattern: "^[A-Za-z0-9:/._-]+$" },
             tags: { type: "object", additionalProperties: { type: "string" } },
           },
           required: ["text"],
@@ -138,6 +139,7 @@ describe("QtcMatcher", () => {
       ["hermes", `${hermes}"a", "short": "abc`],
       ["hermes", `${hermes}"a", "code": "A`],
       ["hermes", `${hermes}"a", "city": "渋`],
+      ["hermes", `${hermes}"a", "site": "ab`],
       ["hermes", `${hermes}"a", "tags": {"`],
       ["hermes", `${hermes}"a", "tags": {"k": "v`],
       ["qwen3coder", "<tool_call>\n<function=note>\n<parameter=text>\nhello"],
