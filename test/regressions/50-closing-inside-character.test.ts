@@ -4,17 +4,11 @@
 // at every step). The schema below is MaskBench's Glaiveai2K---calculate_area_8db8eedc (guidance-ai/jsonschemabench,
 // maskbench/data), whose open `dimensions` object lets keys and values hold any character.
 
-import type { Llama, LlamaModel } from "node-llama-cpp";
-import { afterAll, beforeAll, expect, test } from "vitest";
-import { EngineVocab } from "../../src/engine/engine-vocab.js";
+import { expect, test } from "vitest";
 import type { NextTokens } from "../../src/engine/matcher.js";
 import { QtcMatcher } from "../../src/engine/qtc-matcher.js";
-import { VocabTrie } from "../../src/engine/vocab-trie.js";
 import { compileSchema } from "../../src/grammar/index.js";
-import { createLlama } from "../../src/model/index.js";
-import { tokenizeAsText } from "../../src/model/prompt-tokens.js";
-import { computeTokenTables, readTokenBytes } from "../../src/model/vocabulary.js";
-import { tinyModelPath } from "../helpers/models.js";
+import { useTinyVocab } from "../helpers/tiny-vocab.js";
 
 const SCHEMA = {
   type: "object",
@@ -25,20 +19,7 @@ const SCHEMA = {
   required: ["shape", "dimensions"],
 };
 
-let llama: Llama;
-let model: LlamaModel;
-let engine: EngineVocab;
-beforeAll(async () => {
-  llama = await createLlama({ gpu: "cpu" });
-  model = await llama.loadModel({ modelPath: await tinyModelPath(), vocabOnly: true });
-  const tables = computeTokenTables(model);
-  const added = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
-  engine = new EngineVocab(tables, new VocabTrie(readTokenBytes(model, tables.vocabSize), tables.partialUtf8Tokens), (text) => tokenizeAsText(text, added));
-}, 300_000);
-afterAll(async () => {
-  await model?.dispose();
-  await llama?.dispose();
-});
+const vocab = useTinyVocab();
 
 /** A uniform pick among what the mask allows (what random weights do). */
 function pick(next: NextTokens, vocabSize: number, random: () => number): number {
@@ -52,12 +33,14 @@ function pick(next: NextTokens, vocabSize: number, random: () => number): number
 
 /** Mid-character, the mask is exactly the tokens that go on with it: each begins with a continuation byte. */
 function insideCharacter(next: NextTokens): boolean {
+  const { engine } = vocab();
   return next.kind === "set" && next.tokens.length > 0 && next.tokens.every((t) => engine.isCut(t) && (engine.bytes(t)![0]! & 0xc0) === 0x80);
 }
 
 test("seeded walks of an open object: the closing asked at every position, inside a character too, answers (and a closing found ends the value)", () => {
   const grammar = compileSchema(SCHEMA, { maxTokens: 8192 });
   if (!grammar.ok) throw new Error(grammar.error.message);
+  const { engine } = vocab();
   const { vocabSize } = engine.tables;
   let askedInside = 0;
   for (let walk = 0; walk < 4; walk++) {
