@@ -11,7 +11,7 @@ import type { XgrammarSession } from "../../dist/engines/xgrammar-check.js";
 import type { CompiledGrammar } from "../../dist/grammar/types.js";
 import type { ToolCallFormat } from "../../dist/formats/index.js";
 import type { EngineVocab } from "../../dist/engine/engine-vocab.js";
-import type { MatcherGrammar } from "../../dist/engine/matcher.js";
+import type { MatcherGrammar, NextTokens } from "../../dist/engine/matcher.js";
 import { QtcMatcher } from "../../dist/engine/qtc-matcher.js";
 import { BudgetGuard } from "../../dist/runtime/budget-guard.js";
 import type { ToolDefinition } from "../../dist/tools/types.js";
@@ -102,24 +102,12 @@ function rng(seed: number): () => number {
 }
 
 /**
- * The answer shapes of Matcher.nextTokens a walk reads, structurally, so the walk compiles against the old union
- * (`text` | `set` | `wide`) and the exact one (`set` | `except`) alike.
+ * The token a walk samples, as random weights would: uniformly among the mask's allowed tokens (a listed set, or
+ * every id but the banned ones). Undefined when nothing is allowed.
  */
-export interface NextShape {
-  readonly kind?: string;
-  readonly tokens?: readonly number[];
-  readonly banned?: readonly number[];
-}
-
-/**
- * The token a walk samples, as random weights would: uniformly among a listed set, among every id but the banned
- * ones, or over the whole vocabulary where the engine lists nothing (free text; takeSampled may then replace it).
- * Undefined when nothing is allowed.
- */
-export function pickNext(next: NextShape, vocabSize: number, random: () => number): number | undefined {
-  if (next.tokens !== undefined) return next.tokens.length === 0 ? undefined : next.tokens[Math.floor(random() * next.tokens.length)];
-  if (next.banned !== undefined) return pickOutside(next.banned, vocabSize, random);
-  return Math.floor(random() * vocabSize);
+export function pickNext(next: NextTokens, vocabSize: number, random: () => number): number | undefined {
+  if (next.kind === "set") return next.tokens.length === 0 ? undefined : next.tokens[Math.floor(random() * next.tokens.length)];
+  return pickOutside(next.banned, vocabSize, random);
 }
 
 /** A uniform id in [0, vocabSize) outside `banned`: by rejection while most ids are allowed, else from the list of the allowed. */
@@ -191,7 +179,7 @@ export function qtcCost(grammar: MatcherGrammar, vocab: EngineVocab, o: { walks:
       if (o.profile && us > TOKEN_COST_DEFAULTS.targetP99Us) {
         const parts: [Phase, number][] = [["forced", t1 - t], ["guard", t2 - t1], ["mask", t3 - t2], ["take", t4 - t3b]];
         const [phase] = parts.reduce((a, b) => (b[1] > a[1] ? b : a));
-        const key = `${phase}${phase === "mask" ? ` (${String(next.kind)})` : phase === "take" && m.replaced > before ? " (replaced)" : ""}`;
+        const key = `${phase}${phase === "mask" ? ` (${next.kind})` : phase === "take" && m.replaced > before ? " (replaced)" : ""}`;
         slow[key] = (slow[key] ?? 0) + 1;
       }
     }
