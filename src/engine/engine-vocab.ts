@@ -24,11 +24,6 @@ export class EngineVocab {
   readonly cutTokens: readonly number[];
   /** The others (they begin where a character may), grouped by their first byte: a state refuses a whole group at once. */
   readonly startingTokens: ReadonlyMap<number, Int32Array>;
-  /**
-   * Tokens never taken where a character may begin: those that begin inside one, and those whose text holds
-   * U+FFFD itself (the parser cannot tell it from a broken byte sequence, so no call may hold it).
-   */
-  readonly neverAtCharStart: readonly number[];
   private readonly cut: Uint8Array;
   private readonly grammars: PoolCache;
   private index: TextIndex | undefined;
@@ -81,7 +76,6 @@ export class EngineVocab {
       else byFirst.set(first, [t]);
     }
     this.startingTokens = new Map([...byFirst].map(([b, list]) => [b, Int32Array.from(list)]));
-    this.neverAtCharStart = tables.partialUtf8Tokens.filter((t) => !placeable.has(t));
   }
 
   /** The vocabulary indexed for exact masks where free text may come (text-mask.ts); built on first use. */
