@@ -55,7 +55,7 @@ class QtcChecker implements InstanceChecker {
 
   constructor(
     private readonly engine: EngineTables,
-    compiled: CompiledSchema,
+    private readonly compiled: CompiledSchema,
   ) {
     this.start = createQtcMatcher({ gbnf: compiled.gbnf, specialTokens: [], closeToken: -1, valueClosers: [] }, engine.vocab);
   }
@@ -64,15 +64,16 @@ class QtcChecker implements InstanceChecker {
     const { model, keys } = this.engine;
     const tokens = model.tokenize(text, true);
     const matcher = this.start.fork();
-    const guard = new KeyGuard(keys);
+    const { unique } = this.compiled;
+    const guard = new KeyGuard(keys, unique && { kind: "value", plan: unique, shapes: unique.root });
     for (const token of tokens) {
-      // Where the guard may ban (inside a key, or between members), ask it as the turn does before sampling.
-      if (guard.atKey || guard.afterMember) {
+      // Where the guard may ban (inside a key, between members, in an array of distinct items), ask it as the turn does before sampling.
+      if (guard.atKey || guard.afterMember || guard.watched()) {
         const next = matcher.nextTokens();
         if (guard.banned(matcher, next.kind === "set" ? next.tokens : undefined).includes(token)) return { accepted: false };
       }
       if (!matcher.accept(token)) return { accepted: false };
-      guard.feed(model.detokenize([token], true));
+      if (guard.feed(model.detokenize([token], true))) return { accepted: false };
     }
     return { accepted: matcher.canBeNext(this.engine.end) };
   }

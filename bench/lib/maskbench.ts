@@ -92,7 +92,8 @@ export async function runSchemaFile(model: LlamaModel, engine: EngineTables | un
   const t0 = performance.now();
   let checker: InstanceChecker;
   try {
-    const compiled = compileSchema(doc.schema, { maxTokens: o.maxTokens, unsupported: o.unsupported, budgetSplit: o.budgetSplit });
+    // The qtc checker holds uniqueItems with the runtime's guard, as a turn does; the grammar alone cannot.
+    const compiled = compileSchema(doc.schema, { maxTokens: o.maxTokens, unsupported: o.unsupported, budgetSplit: o.budgetSplit, guardedUnique: o.checker === "qtc" });
     if (!compiled.ok) return { ...base, status: "compile-error", code: compiled.error.code, message: `${compiled.error.path ?? ""}: ${compiled.error.message}`.slice(0, 300) };
     checker = await createChecker(o.checker, model, engine, compiled.value);
   } catch (e) {

@@ -11,6 +11,7 @@ import { utf8Length } from "./canonical-json.js";
 import { bodyAround, blockOverhead, buildRoot, paramSpelling, tagWords, thinkingTokens, type ToolBody } from "./envelope.js";
 import { literal, RuleSet } from "./gbnf.js";
 import { deref, type Node } from "./schema-ir.js";
+import { uniquePlan, type UniquePlan } from "./unique-plan.js";
 import { lowerSchema } from "./schema-policy.js";
 import { constraintReport, type ConstraintSites, type ExtraMembersPolicy, newSites, type UnsupportedPolicy } from "./constraint-report.js";
 import { pointer, unsupported } from "./schema-keywords.js";
@@ -298,7 +299,8 @@ function compileWithin(tools: readonly ToolDefinition[], o: Resolved): Result<Co
   for (const tool of selected) {
     if (!isDeclarableToolName(tool.name)) return err({ code: "invalid_tools", message: `tool name "${tool.name}" is not a valid function name` });
     const hint = `tool-${tool.name}-args`;
-    const lowered = lowerSchema(tool.parameters as JsonSchema, hint, ids, meter, { policy: o.unsupported, extraMembers: o.extraMembers, sites, tool: tool.name });
+    // The runtime's semantic guard holds uniqueItems beside every tool call (see src/runtime/semantic-guard.ts).
+    const lowered = lowerSchema(tool.parameters as JsonSchema, hint, ids, meter, { policy: o.unsupported, extraMembers: o.extraMembers, sites, tool: tool.name, guardedUnique: true });
     if (!lowered.ok) return err(toolError(tool.name, lowered.error));
     // Arguments spelled as tags are read by the parameter tags' rules: their names and raw strings (see xmlTyped).
     const taggedParams = paramSpelling(f) !== undefined;
@@ -325,7 +327,8 @@ function compileWithin(tools: readonly ToolDefinition[], o: Resolved): Result<Co
     const bare = o.phase === "after-bare-open" ? bareRest(around.before, f) : undefined;
     const bareExpr = bare === undefined ? undefined : rules.add(`tool-${tool.name}-bare`, `${literal(bare)} ${value.expr} ${literal(around.after)}`);
     bodies.push({ name: tool.name, expr: body, bareExpr });
-    info.push({ name: tool.name, worstCaseTokens: fixed + value.worst, ...(taggedParams ? { params: paramValues(tool.parameters as JsonSchema) } : {}) });
+    const unique = uniquePlan(args);
+    info.push({ name: tool.name, worstCaseTokens: fixed + value.worst, ...(taggedParams ? { params: paramValues(tool.parameters as JsonSchema) } : {}), ...(unique ? { unique } : {}) });
   }
   if ((mode === "calls" || (mode === "auto" && o.phase !== "start")) && bodies.length === 0) {
     return err({ code: "budget_too_small", message: `maxTokens ${o.maxTokens} is too small for even the shortest call of ${selected.map((t) => `"${t.name}"`).join(", ") || "any tool"}` });
@@ -421,14 +424,17 @@ function emitSchemaValue(
   policy: UnsupportedPolicy,
   sites: ConstraintSites,
   extraMembers: ExtraMembersPolicy = "schema",
-): Result<Emitted | undefined> {
-  const lowered = lowerSchema(schema, hint, ids, meter, { policy, extraMembers, sites });
+  guardedUnique = false,
+): Result<(Emitted & { unique?: UniquePlan }) | undefined> {
+  const lowered = lowerSchema(schema, hint, ids, meter, { policy, extraMembers, sites, guardedUnique });
   if (!lowered.ok) return lowered;
   const tagError = checkTags(lowered.value, words, false);
   if (tagError) return err(tagError);
   const never = unsatisfiable(lowered.value, emitter.costs);
   if (never) return err(never);
-  return ok(emitter.emit(lowered.value, maxBytes));
+  const emitted = emitter.emit(lowered.value, maxBytes);
+  const unique = guardedUnique ? uniquePlan(lowered.value) : undefined;
+  return ok(emitted && unique ? { ...emitted, unique } : emitted);
 }
 
 /**
@@ -451,7 +457,7 @@ export function compileSchema(schema: JsonSchema | boolean, options: SchemaGramm
   const { rules, emitter } = workspace(format, budgetSplit);
   const budget = Math.min(maxTokens, SCHEMA_LIMITS.maxBudgetBytes);
   const sites = newSites();
-  const emitted = boundedWork(() => emitSchemaValue(schema, budget, emitter, tagWords(format), "value", undefined, newSizeMeter(), policy, sites, extraMembers));
+  const emitted = boundedWork(() => emitSchemaValue(schema, budget, emitter, tagWords(format), "value", undefined, newSizeMeter(), policy, sites, extraMembers, options.guardedUnique === true));
   if (!emitted.ok) return emitted;
   const value = emitted.value;
   if (!value) return err({ code: "budget_too_small", message: `maxTokens ${maxTokens} is too small for the shortest value of the schema` });
@@ -465,6 +471,7 @@ export function compileSchema(schema: JsonSchema | boolean, options: SchemaGramm
       stats: Object.freeze({ rules: ruleCount, bytes: utf8Length(gbnf) }),
       constraint: constraintReport(gbnf, policy, extraMembers, sites, budgetSplit),
       budgetSplit,
+      ...(value.unique ? { unique: value.unique } : {}),
     }),
   );
 }

@@ -61,9 +61,9 @@ class TreeTooLarge extends Error {
  * Lower a schema document (checked against the limits and scanned already: see lowerSchema in schema-policy.ts)
  * into a value tree. `oneOf` disjointness is judged once every `$ref` is resolved.
  */
-export function lowerDocument(root: JsonSchema | boolean, hint: string, ids: { next: number }, extraMembers: ExtraMembersPolicy, sites: ConstraintSites): Result<Node> {
+export function lowerDocument(root: JsonSchema | boolean, hint: string, ids: { next: number }, extraMembers: ExtraMembersPolicy, sites: ConstraintSites, guardedUnique = false): Result<Node> {
   try {
-    const lowerer = new Lowerer(root, ids, extraMembers, sites);
+    const lowerer = new Lowerer(root, ids, extraMembers, sites, guardedUnique);
     const lowered = lowerer.lower(root, "", hint, 0);
     if (!lowered.ok) return lowered;
     const overlap = lowerer.checkOneOfs();
@@ -95,6 +95,8 @@ class Lowerer {
     private readonly ids: { next: number },
     private readonly extraMembers: ExtraMembersPolicy,
     private readonly sites: ConstraintSites,
+    /** uniqueItems is held beside the grammar (see PolicyOptions.guardedUnique). */
+    private readonly guardedUnique: boolean,
   ) {}
 
   /** The first `oneOf` whose options may overlap (judged after lowering, when every `$ref` has its target). */
@@ -613,6 +615,12 @@ class Lowerer {
       // Items from a few literal values: every array of distinct ones is listed (held exactly by the grammar).
       const listed = prefix.length === 0 && items?.k === "literal" ? distinctArrays(items.values, minItems, maxItems) : undefined;
       if (listed) return ok(listed.length === 0 ? this.never(path, hint) : this.node(path, hint, { k: "literal", values: listed }));
+      if (this.guardedUnique) {
+        // Fewer distinct items than minItems asks (booleans, a small range): no array is valid.
+        const most = prefix.length === 0 && items ? distinctValues(items) : undefined;
+        const none = (maxItems !== undefined && minItems > maxItems) || (most !== undefined && most < minItems);
+        return ok(none ? this.never(path, hint) : this.node(path, hint, { k: "array", prefix, items, minItems, maxItems, unique: true }));
+      }
       return err(unsupported(pointer(path, "uniqueItems"), "uniqueItems: true is not supported (unless maxItems ≤ 1)"));
     }
     if (maxItems !== undefined && minItems > maxItems) return ok(this.never(path, hint));
@@ -783,6 +791,15 @@ class Lowerer {
     }
     return ok({ listed: plan.listed, spelled, avoid: plan.avoid, keys, required: plan.required });
   }
+}
+
+/** How many distinct values a node admits, where it is plainly finite (null, booleans, an integer range); else undefined. */
+function distinctValues(node: Node): number | undefined {
+  const n = deref(node);
+  if (n.k === "null") return 1;
+  if (n.k === "boolean") return 2;
+  if (n.k === "integer" && n.lo !== undefined && n.hi !== undefined) return Math.max(0, n.hi - n.lo + 1);
+  return undefined;
 }
 
 /** Most arrays distinctArrays lists (3 values give 16 arrays, 5 give 326). */

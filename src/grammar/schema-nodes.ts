@@ -33,7 +33,8 @@ export type Node = Base &
     /** `frac`: most fraction digits (multipleOf 10^-frac); absent: as many as the budget allows. */
     | { k: "number"; lo?: Bound; hi?: Bound; frac?: number }
     | ({ k: "string" } & StringShape)
-    | { k: "array"; prefix: Node[]; items: Node | null; minItems: number; maxItems?: number }
+    /** `unique`: items must be distinct (uniqueItems); the grammar admits repeats, the runtime's guard refuses them. */
+    | { k: "array"; prefix: Node[]; items: Node | null; minItems: number; maxItems?: number; unique?: boolean }
     | {
         k: "object";
         props: Prop[];

@@ -25,6 +25,12 @@ export interface PolicyOptions {
   sites: ConstraintSites;
   /** The tool the schema belongs to (named in the report). */
   tool?: string;
+  /**
+   * `uniqueItems` beside a guard that holds it (the runtime's semantic guard, fed the text as it is written): the
+   * array is lowered as a plain one marked `unique`. Without one it is refused (the grammar alone cannot hold it).
+   * Default: false.
+   */
+  guardedUnique?: boolean;
 }
 
 /**
@@ -62,7 +68,7 @@ export function lowerSchema(
     // A retry lowers the document again: what the last attempt counted is counted anew.
     sites.closed.length = closedBefore.list;
     sites.closedCount = closedBefore.count;
-    const lowered = lowerDocument(doc as JsonSchema | boolean, hint, ids, options.extraMembers, sites);
+    const lowered = lowerDocument(doc as JsonSchema | boolean, hint, ids, options.extraMembers, sites, options.guardedUnique === true);
     if (lowered.ok || policy === "strict" || lowered.error.code !== "unsupported_keyword" || lowered.error.path === undefined) return lowered;
     if (round >= MAX_RELAXED) return lowered;
     if (doc === root) doc = structuredClone(root);

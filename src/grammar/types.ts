@@ -6,6 +6,7 @@ import { SHARED_DEFAULTS } from "../defaults.js";
 import type { ConstraintReport, ExtraMembersPolicy, UnsupportedPolicy } from "./constraint-report.js";
 import type { BudgetSplit } from "./budget-share.js";
 import type { TextConstraint } from "./answer-constraint.js";
+import type { UniquePlan } from "./unique-plan.js";
 
 /** Where the grammar starts. */
 /** Where a grammar starts; see ToolGrammarOptions.phase. */
@@ -130,6 +131,8 @@ export interface GrammarTool {
    * Undefined in JSON formats.
    */
   readonly params?: { readonly json: readonly string[]; readonly raw: readonly string[]; readonly extraJson: boolean };
+  /** Where its arguments hold arrays of distinct items (uniqueItems), which the runtime's guard holds; absent: none. */
+  readonly unique?: UniquePlan;
 }
 
 /** A compiled grammar: immutable, cacheable, shared by every request with the same tools and options. */
@@ -186,6 +189,8 @@ export interface CompiledSchema {
   readonly stats: { readonly rules: number; readonly bytes: number };
   /** What the grammar constrains (see CompiledGrammar.constraint). */
   readonly constraint: ConstraintReport;
+  /** Where the value holds arrays of distinct items, under `guardedUnique`; absent: none. */
+  readonly unique?: UniquePlan;
 }
 
 export interface SchemaGrammarOptions {
@@ -195,6 +200,11 @@ export interface SchemaGrammarOptions {
   format?: FormatId | ToolCallFormat;
   /** See ToolGrammarOptions.unsupported. Default: "strict". */
   unsupported?: UnsupportedPolicy;
+  /**
+   * Lower `uniqueItems` as plain arrays marked in `unique`, for a caller that holds it beside the grammar (the
+   * runtime's semantic guard: `KeyGuard` with the plan). Without it, uniqueItems is refused. Default: false.
+   */
+  guardedUnique?: boolean;
   /** See ToolGrammarOptions.extraMembers. Default: "schema". */
   extraMembers?: ExtraMembersPolicy;
   /** See ToolGrammarOptions.budgetSplit. Default: "shared". */

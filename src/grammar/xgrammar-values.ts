@@ -286,6 +286,8 @@ export class XgValuePrinter {
   }
 
   private array(n: Node & { k: "array" }): string {
+    // xgrammar admits repeated items: distinct ones are the runtime's guard's or the validator's to hold.
+    if (n.unique) this.left("uniqueItems", n.path);
     const each = n.items && !admitsNothing(n.items) ? this.value(n.items) : undefined;
     const extraMin = Math.max(0, n.minItems - n.prefix.length);
     const extraMax = n.maxItems === undefined ? undefined : Math.max(0, n.maxItems - n.prefix.length);

@@ -109,6 +109,7 @@ function toolArgs(tool: ToolDefinition, format: ToolCallFormat, o: ToolGrammarOp
     extraMembers: o.extraMembers ?? GRAMMAR_DEFAULTS.extraMembers,
     sites: newSites(),
     tool: tool.name,
+    guardedUnique: true,
   });
   if (!lowered.ok) return lowered;
   const objects = objectsOnly(lowered.value, ids);

@@ -110,10 +110,16 @@ export class CallGrammar {
     // The guards' look-aheads work on forks of the matcher, whose time the matcher does not count: counted here.
     const t0 = performance.now();
     const ms0 = matcher.ms;
-    const keyBanned = new Set(this.keys?.banned(matcher, next.kind === "set" ? next.tokens : undefined));
-    // The key guard reads token texts, and a token that cuts a character reads as U+FFFD: inside a key that could
-    // repeat one, such tokens are not offered (a key is spelled with whole characters there).
-    if (this.keys?.atKey) for (const t of this.env.matchers.engine.cutTokens) keyBanned.add(t);
+    const guardBanned = this.keys?.banned(matcher, next.kind === "set" ? next.tokens : undefined) ?? [];
+    // The key guard reads token texts, and a token that cuts a character reads as U+FFFD: inside a key or an item's
+    // string that could repeat one, such tokens are not offered (it is spelled with whole characters there).
+    const cut = this.keys?.comparing ? this.env.matchers.engine.cutTokens : [];
+    if (next.kind === "except" && guardBanned.length === 0) {
+      this.spent(performance.now() - t0 - (matcher.ms - ms0));
+      // The same two lists at many positions of a string: the bias is cached by both.
+      return biases.allBut(next.banned, cut);
+    }
+    const keyBanned = new Set([...guardBanned, ...cut]);
     const banned = next.kind === "set" ? [...keyBanned, ...this.unaffordable(remaining, next.tokens.filter((t) => !keyBanned.has(t)))] : [...keyBanned];
     this.spent(performance.now() - t0 - (matcher.ms - ms0));
     if (next.kind === "except") return biases.allBut(next.banned, banned);
@@ -156,6 +162,11 @@ export function refuseUnmetChoice(plan: TurnPlan, call: CallGrammar | undefined,
 
 /** The key guard of a format: over the whole call in JSON formats, over each JSON argument where arguments are tags. */
 function keyGuardFor(format: ToolCallFormat, tools: readonly GrammarTool[], vocab: KeyVocab): KeyTracker | undefined {
+  if (format.body.decoder === "json-call") {
+    const plans = new Map(tools.flatMap((t) => (t.unique ? [[t.name, t.unique] as const] : [])));
+    const { nameKey, argumentsKey } = format.body.spelling;
+    return new KeyGuard(vocab, plans.size > 0 ? { kind: "call", plans, nameKey, argumentsKey } : undefined);
+  }
   if (format.stringText === "json") return new KeyGuard(vocab);
   return format.body.decoder === "xml-function" ? new XmlKeyGuard(vocab, format.body.spelling, tools) : undefined;
 }

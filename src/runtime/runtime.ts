@@ -229,6 +229,15 @@ class ModelRuntime implements Runtime {
       if (!bias) made.set(list, (bias = make()));
       return bias;
     };
+    // A mask with a fixed list beside it (the tokens that cut a character, inside a compared string): by both identities.
+    const pairs = new WeakMap<readonly number[], WeakMap<readonly number[], TokenBias>>();
+    const cachedPair = (list: readonly number[], also: readonly number[], make: () => TokenBias) => {
+      let byAlso = pairs.get(list);
+      if (!byAlso) pairs.set(list, (byAlso = new WeakMap()));
+      let bias = byAlso.get(also);
+      if (!bias) byAlso.set(also, (bias = make()));
+      return bias;
+    };
     const narrowing = (tokens: readonly number[], never: readonly number[]) => {
       const bias = base();
       for (const token of tokens) bias.set(token as Token, { logit: (logitBias?.[token] ?? 0) + NARROWED_BOOST });
@@ -249,7 +258,7 @@ class ModelRuntime implements Runtime {
         return bias;
       },
       narrowTo: (tokens, never = []) => (never.length > 0 ? narrowing(tokens, never) : cached(tokens, () => narrowing(tokens, never))),
-      allBut: (banned, also = []) => (also.length > 0 ? banning([banned, also]) : cached(banned, () => banning([banned]))),
+      allBut: (banned, also = []) => (also.length > 0 ? cachedPair(banned, also, () => banning([banned, also])) : cached(banned, () => banning([banned]))),
       inCall: banning([tables.partialUtf8Tokens]),
       maskOf: (bias) => masks.get(bias),
     };

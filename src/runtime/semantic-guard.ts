@@ -1,7 +1,10 @@
-// Owns: the semantic state beside the grammar of a JSON call body (hermes): per open object the keys already
-// completed, fed the call's text as it is accepted, and which candidate tokens must not come next because they
-// would complete a key a second time (a context-free grammar cannot say "no key twice").
+// Owns: the semantic state beside the grammar of a JSON call body (hermes) or JSON argument: per open object the
+// keys already completed, per array whose items must be distinct the items already completed (distinct-items.ts
+// judges those), fed the call's text as it is accepted, and which candidate tokens must not come next because they
+// would complete a key or an item a second time (a context-free grammar cannot say "no key twice").
 
+import { mustBeDistinct, shapesAtItem, shapesAtKey, type UniquePlan } from "../grammar/index.js";
+import { bannedItems, itemKey, type Items } from "./distinct-items.js";
 import type { NextTokens } from "./matcher.js";
 
 /** What the guard asks of the grammar matcher (TurnMatcher has this shape): forks to look ahead with. */
@@ -51,6 +54,23 @@ export class KeyVocab {
   closingAfter(text: string): readonly number[] {
     return this.byTextBeforeQuote.get(text) ?? [];
   }
+
+  /** Tokens whose text begins with `prefix` (at most `limit`), from an index sorted by text and built on first use. */
+  startingWith(prefix: string, limit = 4096): number[] {
+    const sorted = (this.sorted ??= [...this.byText.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (sorted[mid]![0] < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: number[] = [];
+    for (let i = lo; i < sorted.length && sorted[i]![0].startsWith(prefix) && out.length < limit; i++) out.push(...sorted[i]![1]);
+    return out;
+  }
+
+  private sorted: [string, number[]][] | undefined;
 }
 
 function push(map: Map<string, number[]>, key: string, id: number): void {
@@ -61,18 +81,46 @@ function push(map: Map<string, number[]>, key: string, id: number): void {
 
 /** What the turn asks of a key guard, whatever the format: feed it the call's text, ask for bans, copy it. */
 export interface KeyTracker {
-  /** Feed the text of accepted tokens, in order; true when it completed a key its object already had. */
+  /** Feed the text of accepted tokens, in order; true when it completed a key or an item a second time. */
   feed(text: string): boolean;
   banned(probe: KeyProbe, candidates: readonly number[] | undefined): number[];
   clone(): KeyTracker;
-  /** Inside a key of an object that already has one (where a key could be completed twice). */
-  readonly atKey: boolean;
+  /**
+   * Inside a string whose spelling is compared with earlier ones: a key of an object that has one already, or a
+   * string in an item of an array whose items must be distinct and that has one already.
+   */
+  readonly comparing: boolean;
 }
+
+/** Where a guard finds which arrays must hold distinct items (see unique-plan.ts): none, one value's, or a call's. */
+export type UniqueRoots =
+  | { readonly kind: "value"; readonly plan: UniquePlan; readonly shapes: readonly number[] }
+  | { readonly kind: "call"; readonly plans: ReadonlyMap<string, UniquePlan>; readonly nameKey: string; readonly argumentsKey: string };
 
 interface Frame {
   /** Keys completed in this object (raw JSON spelling; the grammar admits one spelling per key); undefined for arrays. */
   keys: Set<string> | undefined;
   expectKey: boolean;
+  /** The last key completed in this object (raw spelling): its value comes next. */
+  key?: string;
+  /** Items begun in this array before the current one. */
+  index: number;
+  /** The plan and this value's shapes in it, where an array of distinct items may lie at or below it. */
+  plan?: UniquePlan;
+  shapes?: readonly number[];
+  /** In an array whose items must be distinct. */
+  items?: Items;
+  /** The call object of a JSON call body (under "call" roots), and the tool it names once its name is written. */
+  call?: { name?: string };
+}
+
+function copyFrame(f: Frame): Frame {
+  return {
+    ...f,
+    keys: f.keys && new Set(f.keys),
+    ...(f.items ? { items: { values: new Set(f.items.values), texts: [...f.items.texts], item: f.items.item } } : {}),
+    ...(f.call ? { call: { ...f.call } } : {}),
+  };
 }
 
 /**
@@ -85,12 +133,15 @@ export class KeyGuard implements KeyTracker {
   /** Inside a string: whether it is a key, its raw text so far, and whether the last character was a lone `\`. */
   private str: { key: boolean; text: string; escaped: boolean } | undefined;
 
-  constructor(private readonly vocab: KeyVocab) {}
+  constructor(
+    readonly vocab: KeyVocab,
+    private readonly unique?: UniqueRoots,
+  ) {}
 
   /** An independent guard at the same point (for a look-ahead that feeds text it may not keep). */
   clone(): KeyGuard {
-    const copy = new KeyGuard(this.vocab);
-    for (const f of this.stack) copy.stack.push({ keys: f.keys && new Set(f.keys), expectKey: f.expectKey });
+    const copy = new KeyGuard(this.vocab, this.unique);
+    for (const f of this.stack) copy.stack.push(copyFrame(f));
     copy.str = this.str && { ...this.str };
     return copy;
   }
@@ -111,6 +162,24 @@ export class KeyGuard implements KeyTracker {
     return this.str?.key === true && (this.top()?.keys?.size ?? 0) > 0;
   }
 
+  get comparing(): boolean {
+    return this.atKey || (this.str !== undefined && this.watched() !== undefined);
+  }
+
+  /** The innermost array whose items must be distinct and that has completed one: its depth and items. */
+  watched(): { depth: number; items: Items } | undefined {
+    for (let d = this.stack.length - 1; d >= 0; d--) {
+      const items = this.stack[d]!.items;
+      if (items && items.values.size > 0) return { depth: d, items };
+    }
+    return undefined;
+  }
+
+  /** Items completed in the array at `depth`; undefined once that array is closed. */
+  itemsAt(depth: number): Items | undefined {
+    return this.stack.length > depth ? this.stack[depth]!.items : undefined;
+  }
+
   /** Between members of an object that already has a key (where `,` opens another member). */
   get afterMember(): boolean {
     const top = this.top();
@@ -127,7 +196,12 @@ export class KeyGuard implements KeyTracker {
     // A token that opens and closes a key in one (`" "`, `"a":`) repeats it without ever being inside it.
     const whole = candidates?.filter((t) => this.repeats(this.vocab.texts[t] ?? "")) ?? [];
     const rest = whole.length > 0 ? candidates!.filter((t) => !whole.includes(t)) : candidates;
-    return whole.length > 0 ? [...whole, ...this.bannedInKey(probe, rest!)] : this.bannedInKey(probe, candidates);
+    const keys = whole.length > 0 ? [...whole, ...this.bannedInKey(probe, rest!)] : this.bannedInKey(probe, candidates);
+    const watched = this.watched();
+    if (!watched) return keys;
+    const out = new Set(keys);
+    for (const t of bannedItems(this, watched, probe, rest?.filter((t) => !out.has(t)))) out.add(t);
+    return [...out];
   }
 
   /** Whether the text completes a key its object already has (only a text with a quote can). */
@@ -214,34 +288,115 @@ export class KeyGuard implements KeyTracker {
     return this.stack[this.stack.length - 1];
   }
 
-  /** One character; true when it completes a key its object already had. */
+  /** One character; true when it completes a key or an item a second time. */
   private step(ch: string): boolean {
     const s = this.str;
     if (s) {
-      let repeated = false;
+      this.addToItems(ch, -1);
       if (s.escaped) {
         s.text += ch;
         s.escaped = false;
       } else if (ch === "\\") {
         s.text += ch;
         s.escaped = true;
-      } else if (ch === '"') {
-        const keys = s.key ? this.stack[this.stack.length - 1]?.keys : undefined;
-        repeated = keys?.has(s.text) ?? false;
-        keys?.add(s.text);
-        this.str = undefined;
-      } else s.text += ch;
-      return repeated;
+      } else if (ch === '"') return this.closeString(s);
+      else s.text += ch;
+      return false;
     }
-    const top = this.stack[this.stack.length - 1];
+    const top = this.top();
     if (ch === '"') {
       const key = top?.keys !== undefined && top.expectKey;
       if (key) top.expectKey = false;
       this.str = { key, text: "", escaped: false };
-    } else if (ch === "{") this.stack.push({ keys: new Set(), expectKey: true });
-    else if (ch === "[") this.stack.push({ keys: undefined, expectKey: false });
-    else if (ch === "}" || ch === "]") this.stack.pop();
-    else if (ch === "," && top?.keys) top.expectKey = true;
+    } else if (ch === "{" || ch === "[") {
+      this.addToItems(ch, -1);
+      this.stack.push(this.child(ch === "{"));
+      return false;
+    } else if (ch === "}" || ch === "]") {
+      const repeated = ch === "]" && top?.items ? finishItem(top.items) : false;
+      this.stack.pop();
+      this.addToItems(ch, -1);
+      return repeated;
+    } else if (ch === "," && top) {
+      if (top.keys) top.expectKey = true;
+      else {
+        top.index++;
+        const repeated = top.items ? finishItem(top.items) : false;
+        this.addToItems(ch, this.stack.length - 1);
+        return repeated;
+      }
+    }
+    this.addToItems(ch, -1);
     return false;
+  }
+
+  private closeString(s: { key: boolean; text: string }): boolean {
+    this.str = undefined;
+    const top = this.top();
+    if (s.key) {
+      const keys = top?.keys;
+      const repeated = keys?.has(s.text) ?? false;
+      keys?.add(s.text);
+      if (top) top.key = s.text;
+      return repeated;
+    }
+    if (top?.call && this.unique?.kind === "call" && top.key === JSON.stringify(this.unique.nameKey).slice(1, -1)) top.call.name = unquote(s.text);
+    return false;
+  }
+
+  /** The frame of a value that opens here: its place in the plan, and its items where they must be distinct. */
+  private child(object: boolean): Frame {
+    const frame: Frame = { keys: object ? new Set() : undefined, expectKey: object, index: 0 };
+    const at = this.placeOfChild();
+    if (!at && this.stack.length === 0 && object && this.unique?.kind === "call") frame.call = {};
+    if (at && at.shapes.length > 0) {
+      frame.plan = at.plan;
+      frame.shapes = at.shapes;
+      if (!object && mustBeDistinct(at.plan, at.shapes)) frame.items = { values: new Set(), texts: [], item: "" };
+    }
+    return frame;
+  }
+
+  private placeOfChild(): { plan: UniquePlan; shapes: readonly number[] } | undefined {
+    const roots = this.unique;
+    const top = this.top();
+    if (!roots) return undefined;
+    if (!top) return roots.kind === "value" ? roots : undefined;
+    if (top.call && roots.kind === "call") {
+      const plan = top.key === JSON.stringify(roots.argumentsKey).slice(1, -1) && top.call.name !== undefined ? roots.plans.get(top.call.name) : undefined;
+      return plan && { plan, shapes: plan.root };
+    }
+    if (!top.plan || !top.shapes) return undefined;
+    const shapes = top.keys ? (top.key === undefined ? [] : shapesAtKey(top.plan, top.shapes, unquote(top.key))) : shapesAtItem(top.plan, top.shapes, top.index);
+    return { plan: top.plan, shapes };
+  }
+
+  /** A character of the text into the open item of every array of distinct items it lies in (not `except`'s own). */
+  private addToItems(ch: string, except: number): void {
+    for (let d = 0; d < this.stack.length; d++) {
+      const items = this.stack[d]!.items;
+      if (items && d !== except) items.item += ch;
+    }
+  }
+}
+
+/** Complete the open item: true when its value is one the array has already. */
+function finishItem(items: Items): boolean {
+  const text = items.item.trim();
+  items.item = "";
+  if (text === "") return false;
+  const key = itemKey(text);
+  const repeated = items.values.has(key);
+  items.values.add(key);
+  items.texts.push(text);
+  return repeated;
+}
+
+/** A key or string as written (JSON escapes) to its value; the raw text where it does not parse. */
+function unquote(raw: string): string {
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return raw;
   }
 }

@@ -1,9 +1,9 @@
 // Owns: the key guard of a call whose arguments are tags (qwen3coder, Qwen3.5 XML): each parameter whose value is
 // JSON (an object, an array) gets a KeyGuard of its own for as long as that value is written, so no key is
-// completed twice in any object inside it. Parameter names need no guard: the grammar writes each at most once.
+// completed twice in any object inside it, nor an item in an array whose items must be distinct. Parameter names need no guard: the grammar writes each at most once.
 
 import type { XmlCallSpelling } from "../formats/index.js";
-import type { GrammarTool } from "../grammar/index.js";
+import { type GrammarTool, shapesAtKey } from "../grammar/index.js";
 import { KeyGuard, type KeyProbe, type KeyTracker, type KeyVocab } from "./semantic-guard.js";
 
 /** Most characters of markup kept to read a tag from (a tool or parameter name longer than this is not guarded). */
@@ -38,8 +38,8 @@ export class XmlKeyGuard implements KeyTracker {
     return repeated;
   }
 
-  get atKey(): boolean {
-    return this.value?.atKey ?? false;
+  get comparing(): boolean {
+    return this.value?.comparing ?? false;
   }
 
   banned(probe: KeyProbe, candidates: readonly number[] | undefined): number[] {
@@ -77,7 +77,9 @@ export class XmlKeyGuard implements KeyTracker {
     const isJson = params !== undefined && (params.json.includes(param) || (params.extraJson && !params.raw.includes(param)));
     this.inValue = true;
     this.tail = "";
-    this.value = isJson ? new KeyGuard(this.vocab) : undefined;
+    const plan = this.tool?.unique;
+    const shapes = plan ? shapesAtKey(plan, plan.root, param) : [];
+    this.value = isJson ? new KeyGuard(this.vocab, plan && shapes.length > 0 ? { kind: "value", plan, shapes } : undefined) : undefined;
   }
 
   private leaveValue(): void {

@@ -1,0 +1,121 @@
+// Owns: which tokens must not come next in an array whose items must be distinct (uniqueItems): those that complete
+// an item the array has already, and those after which the grammar lets the item end only as one it has (a
+// look-ahead over the grammar's small allowed sets, as the key guard looks ahead for keys).
+
+import { valueKey } from "../grammar/schema-nodes.js";
+import type { NextTokens } from "./matcher.js";
+
+/** An array's items so far, where they must be distinct: completed ones (canonical values, spellings) and the open one. */
+export interface Items {
+  values: Set<string>;
+  texts: string[];
+  item: string;
+}
+
+/** What the judge asks of the semantic guard (KeyGuard): token texts, copies to feed, and an array's items. */
+interface ItemGuard {
+  readonly vocab: { readonly texts: readonly string[]; exactly(text: string): readonly number[]; startingWith(prefix: string): number[] };
+  clone(): ItemGuard;
+  feed(text: string): boolean;
+  itemsAt(depth: number): Items | undefined;
+}
+
+/** What it asks of the grammar's matcher: forks to look ahead with. */
+interface ItemProbe {
+  fork(): ItemProbe;
+  accept(token: number): boolean;
+  nextTokens(): NextTokens;
+}
+
+/** Most grammar states one look-ahead visits (past this, the item is assumed able to differ). */
+const LOOKAHEAD_STATES = 256;
+
+interface Watch {
+  depth: number;
+  /** Items completed when the look-ahead began: one more, or the array closed, ends the item. */
+  count: number;
+  texts: readonly string[];
+}
+
+interface Look {
+  states: number;
+  memo: Map<string, boolean>;
+}
+
+/** An item's text to a key equal for equal JSON values (`1` and `1.0`, key order ignored); the text where it does not parse. */
+export function itemKey(text: string): string {
+  try {
+    return valueKey(JSON.parse(text));
+  } catch {
+    return `text:${text}`;
+  }
+}
+
+/**
+ * Tokens to ban in the array at `watched`: each candidate is judged where the grammar's allowed set is small; for
+ * free text (no candidates), only the tokens that spell on toward an item the array has are judged.
+ */
+export function bannedItems(guard: ItemGuard, watched: { depth: number; items: Items }, probe: ItemProbe, candidates: readonly number[] | undefined): number[] {
+  const w: Watch = { depth: watched.depth, count: watched.items.texts.length, texts: watched.items.texts };
+  const look: Look = { states: 0, memo: new Map() };
+  const ok = (t: number) => itemGoesOn(guard, probe, t, w, look);
+  if (candidates) return candidates.filter((t) => !ok(t));
+  const partial = watched.items.item.trimStart();
+  const suspects = new Set<number>();
+  for (const text of w.texts) {
+    if (!text.startsWith(partial)) continue;
+    const rest = text.slice(partial.length);
+    for (const t of guard.vocab.startingWith(rest)) suspects.add(t);
+    for (let n = 1; n < rest.length; n++) for (const t of guard.vocab.exactly(rest.slice(0, n))) suspects.add(t);
+  }
+  return [...suspects].filter((t) => !ok(t));
+}
+
+/** Whether, after `token`, the array's open item can still end as one it does not have (or ended as such). */
+function itemGoesOn(guard: ItemGuard, probe: ItemProbe, token: number, w: Watch, look: Look): boolean {
+  const text = guard.vocab.texts[token] ?? "";
+  if (!suspect(guard.itemsAt(w.depth)?.item ?? "", text, w)) return true;
+  const after = guard.clone();
+  if (after.feed(text)) return false;
+  const items = after.itemsAt(w.depth);
+  if (!items || items.texts.length !== w.count) return true;
+  if (!spelledLikeOne(items.item, w)) return true;
+  const fork = probe.fork();
+  if (!fork.accept(token)) return true;
+  return anyNewItem(after, fork, w, look);
+}
+
+/** Depth-first over the grammar's small allowed sets: can the open item end as one the array lacks? */
+function anyNewItem(guard: ItemGuard, probe: ItemProbe, w: Watch, look: Look): boolean {
+  const partial = guard.itemsAt(w.depth)?.item ?? "";
+  const known = look.memo.get(partial);
+  if (known !== undefined) return known;
+  if (++look.states > LOOKAHEAD_STATES) return true;
+  // A loop back to this text (whitespace) finds nothing new on the way.
+  look.memo.set(partial, false);
+  const next = probe.nextTokens();
+  // Free text: a character apart from every item written is there to take.
+  const viable = next.kind !== "set" || next.tokens.some((t) => itemGoesOn(guard, probe, t, w, look));
+  look.memo.set(partial, viable);
+  return viable;
+}
+
+/** Characters after which an item may be complete (its value then compared, whatever its spelling). */
+const MAY_END = /[,\]}"\s]/;
+
+/**
+ * Whether a token needs judging: it may complete the item (a repeat may be spelled another way: `1.0`, keys in
+ * another order), or the item it leaves is spelled like the start of one the array has. Any other token spells an
+ * item apart from all of them, and most tokens at most positions are such.
+ */
+function suspect(item: string, text: string, w: Watch): boolean {
+  if (MAY_END.test(text)) return true;
+  const after = (item + text).trimStart();
+  return w.texts.some((t) => t.startsWith(after) || after.startsWith(t));
+}
+
+/** Whether the open item, as spelled so far, begins some item the array has (else its value is already another). */
+function spelledLikeOne(item: string, w: Watch): boolean {
+  const partial = item.trimStart();
+  return w.texts.some((t) => t.startsWith(partial));
+}
