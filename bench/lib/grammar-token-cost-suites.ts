@@ -18,6 +18,8 @@ import { readQwen35Vocab } from "../../dist/model/qwen35-vocab.js";
 import { readSyntheticInfo } from "../../dist/model/synthetic.js";
 import { readVocabulary, type ModelVocabulary } from "../../dist/model/vocabulary.js";
 import { mismatchedTag } from "../../dist/runtime/format-vocab.js";
+import { keyGuardFor } from "../../dist/runtime/call-grammar.js";
+import { KeyGuard, KeyVocab, type KeyTracker } from "../../dist/runtime/semantic-guard.js";
 import type { JsonSchema, ToolDefinition } from "../../dist/tools/types.js";
 import { costStats, decodeTimes, llamaCost, qtcCost, quantile, TOKEN_COST_DEFAULTS, tokenCostLists, toolGrammarOf, xgrammarCost, type EngineCost, type EngineName, type TokenCostRow } from "./grammar-token-cost.js";
 import { selectSchemaFiles } from "./maskbench-data.js";
@@ -109,6 +111,8 @@ async function xgrammarSession(v: CostVocabulary): Promise<XgrammarSession> {
 interface CostGrammar {
   matcher: MatcherGrammar;
   ebnf: { ok: true; value: string } | { ok: false; why: string };
+  /** The runtime's semantic guard for a walk of this grammar (keys, distinct items), on a vocabulary's texts. */
+  semantic: (vocab: KeyVocab) => KeyTracker | undefined;
 }
 
 /** One tool list of the tools suite. */
@@ -124,8 +128,19 @@ export function costLists(harness: ToolDefinition[], clients: [string, ToolDefin
   const lists: CostList[] = tokenCostLists(harness, clients, generated).map(([label, tools]) => ({ label, tools }));
   const n = TOKEN_COST_SUITE_DEFAULTS.maxLength;
   const at = lists.findIndex((l) => l.label.startsWith("100"));
-  lists.splice(at < 0 ? lists.length : at, 0, { label: `maxLength ${n} string`, tools: maxLengthTools(n), xgMaxLength: n });
+  lists.splice(at < 0 ? lists.length : at, 0, { label: `maxLength ${n} string`, tools: maxLengthTools(n), xgMaxLength: n }, { label: "uniqueItems 3 tools", tools: uniqueItemsTools() });
   return lists;
+}
+
+/** Issue 49's three uniqueItems tools (integers, strings, objects): the cost of the guard's item state. */
+export function uniqueItemsTools(): ToolDefinition[] {
+  const tool = (name: string, items: Record<string, unknown>, minItems: number, maxItems: number) =>
+    ({ name, description: `Takes ${minItems} to ${maxItems} distinct items.`, parameters: { type: "object", properties: { xs: { type: "array", uniqueItems: true, items, minItems, maxItems } }, required: ["xs"], additionalProperties: false } }) as ToolDefinition;
+  return [
+    tool("pick_digits", { type: "integer", minimum: 0, maximum: 9 }, 4, 6),
+    tool("tag", { type: "string", maxLength: 6 }, 3, 5),
+    tool("flags", { type: "object", properties: { k: { enum: ["a", "b"] }, on: { type: "boolean" } }, required: ["k", "on"], additionalProperties: false }, 3, 4),
+  ];
 }
 
 /** A string of at most `maxLength` characters as a tool's one argument. */
@@ -150,7 +165,8 @@ function toolGrammar(list: Pick<CostList, "tools" | "xgMaxLength">, format: Tool
   const o = TOKEN_COST_DEFAULTS;
   const xg = compileXgrammar(list.tools, { format, toolChoice: "required", maxTokens: o.maxTokens });
   const ebnf = xg.ok && list.xgMaxLength !== undefined ? boundedStringEbnf(xg.value.ebnf, list.xgMaxLength) : xg.ok ? xg.value.ebnf : undefined;
-  return { matcher: toolGrammarOf(list.tools, o.maxTokens, format), ebnf: ebnf !== undefined ? { ok: true, value: ebnf } : { ok: false, why: xg.ok ? "" : xg.error.code } };
+  const matcher = toolGrammarOf(list.tools, o.maxTokens, format);
+  return { matcher, ebnf: ebnf !== undefined ? { ok: true, value: ebnf } : { ok: false, why: xg.ok ? "" : xg.error.code }, semantic: (kv) => keyGuardFor(format, matcher.tools, kv) };
 }
 
 /** The MaskBench sample: each schema compiled once as bench:maskbench compiles it (GBNF; xgrammar's dialect beside). */
@@ -163,7 +179,7 @@ interface SchemaGrammar {
 
 export function readMaskbenchSample(dir: string, sample: number): { label: string; files: number; schemas: SchemaGrammar[] } {
   const files = selectSchemaFiles(dir, { sample });
-  const o = { maxTokens: MASKBENCH_DEFAULTS.maxTokens, unsupported: MASKBENCH_DEFAULTS.unsupported, budgetSplit: MASKBENCH_DEFAULTS.budgetSplit };
+  const o = { maxTokens: MASKBENCH_DEFAULTS.maxTokens, unsupported: MASKBENCH_DEFAULTS.unsupported, budgetSplit: MASKBENCH_DEFAULTS.budgetSplit, guardedUnique: true };
   const schemas = files.map((file): SchemaGrammar => {
     try {
       const schema = (JSON.parse(readFileSync(join(dir, file), "utf8")) as { schema: JsonSchema | boolean }).schema;
@@ -171,7 +187,9 @@ export function readMaskbenchSample(dir: string, sample: number): { label: strin
       if (!gbnf.ok) return { file, refused: gbnf.error.code };
       const xg = compileXgrammarSchema(schema, o);
       const matcher: MatcherGrammar = { gbnf: gbnf.value.gbnf, specialTokens: [], closeToken: -1, valueClosers: [] };
-      return { file, grammar: { matcher, ebnf: xg.ok ? { ok: true, value: xg.value.ebnf } : { ok: false, why: xg.error.code } } };
+      const { unique } = gbnf.value;
+      const semantic = (kv: KeyVocab) => new KeyGuard(kv, unique && { kind: "value", plan: unique, shapes: unique.root });
+      return { file, grammar: { matcher, ebnf: xg.ok ? { ok: true, value: xg.value.ebnf } : { ok: false, why: xg.error.code }, semantic } };
     } catch (e) {
       return { file, refused: errorKey(e) };
     }
@@ -206,8 +224,9 @@ async function engineRun(engine: EngineName, v: CostVocabulary, profile: boolean
   const { tables, trie, tokenizeText } = v.vocab;
   if (engine === "qtc") {
     const shared = new EngineVocab(tables, trie!, tokenizeText);
+    const keyVocab = new KeyVocab(tables.texts);
     return {
-      walk: async (g, o) => qtcCost(g.matcher, o.fresh ? new EngineVocab(tables, trie!, tokenizeText) : shared, { ...o, profile }),
+      walk: async (g, o) => qtcCost(g.matcher, o.fresh ? new EngineVocab(tables, trie!, tokenizeText) : shared, { ...o, profile, semantic: () => g.semantic(keyVocab) }),
       dispose: () => undefined,
     };
   }

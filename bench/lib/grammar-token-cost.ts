@@ -14,6 +14,7 @@ import type { EngineVocab } from "../../dist/engine/engine-vocab.js";
 import type { MatcherGrammar, NextTokens } from "../../dist/engine/matcher.js";
 import { QtcMatcher } from "../../dist/engine/qtc-matcher.js";
 import { BudgetGuard } from "../../dist/runtime/budget-guard.js";
+import type { KeyTracker } from "../../dist/runtime/semantic-guard.js";
 import type { ToolDefinition } from "../../dist/tools/types.js";
 
 export const TOKEN_COST_DEFAULTS = Object.freeze({
@@ -76,7 +77,7 @@ export interface EngineCost {
 }
 
 /** The parts of one qtc step the profile tells apart. */
-type Phase = "forced" | "guard" | "mask" | "take";
+type Phase = "forced" | "guard" | "mask" | "semantic" | "take";
 
 export function quantile(xs: readonly number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -131,6 +132,13 @@ function pickOutside(banned: readonly number[], vocabSize: number, random: () =>
   return undefined;
 }
 
+/** The mask less what the semantic guard bans. */
+function withBans(next: NextTokens, banned: readonly number[]): NextTokens {
+  if (banned.length === 0) return next;
+  const out = new Set(banned);
+  return next.kind === "set" ? { kind: "set", tokens: next.tokens.filter((t) => !out.has(t)) } : { kind: "except", banned: [...next.banned, ...banned] };
+}
+
 /** The tools' grammar (tool choice required, so every tool is in it) in `format`. */
 export const toolGrammarOf = (tools: readonly ToolDefinition[], maxTokens: number, format: ToolCallFormat | "hermes" = "hermes"): CompiledGrammar => {
   const g = compileToolGrammar(tools, { format, toolChoice: "required", maxTokens });
@@ -142,7 +150,11 @@ export const toolGrammarOf = (tools: readonly ToolDefinition[], maxTokens: numbe
  * qtc's engine: matcher creation (the engine compiles the GBNF unless `vocab`'s cache holds it) + first mask, then
  * seeded walks timing each token's grammar work (forced text, budget guard, mask, take; not the pick itself).
  */
-export function qtcCost(grammar: MatcherGrammar, vocab: EngineVocab, o: { walks: number; maxTokens: number; profile?: boolean; seed?: number }): EngineCost {
+export function qtcCost(
+  grammar: MatcherGrammar,
+  vocab: EngineVocab,
+  o: { walks: number; maxTokens: number; profile?: boolean; seed?: number; semantic?: () => KeyTracker | undefined },
+): EngineCost {
   const t0 = performance.now();
   const first = QtcMatcher.create(grammar, vocab);
   first.acceptAll(first.forcedContinuation(o.maxTokens).tokens);
@@ -156,6 +168,8 @@ export function qtcCost(grammar: MatcherGrammar, vocab: EngineVocab, o: { walks:
     const random = rng((o.seed ?? 100) + w);
     const m = QtcMatcher.create(grammar, vocab);
     const guard = new BudgetGuard(m);
+    // The runtime's semantic guard (keys, distinct items) as a turn runs it: asked for bans, fed the text taken.
+    const keys = o.semantic?.();
     let used = 0;
     while (used < o.maxTokens) {
       const t = performance.now();
@@ -165,19 +179,23 @@ export function qtcCost(grammar: MatcherGrammar, vocab: EngineVocab, o: { walks:
       const close = guard.check(o.maxTokens - used);
       if (close) break;
       const t2 = performance.now();
-      const next = m.nextTokens();
+      const allowed = m.nextTokens();
       const t3 = performance.now();
+      const next = keys ? withBans(allowed, keys.banned(m, allowed.kind === "set" ? allowed.tokens : undefined)) : allowed;
+      const t3a = performance.now();
       // Sampling is the model's work, not the grammar's: the pick stays outside the timed parts.
       const pick = pickNext(next, vocabSize, random);
       if (pick === undefined || (eogTokens.includes(pick) && m.canBeNext(pick))) break;
       const before = m.replaced;
       const t3b = performance.now();
-      used += m.takeSampled(pick).length;
+      const taken = m.takeSampled(pick);
+      used += taken.length;
+      keys?.feed(taken.map((t) => vocab.tables.texts[t] ?? "").join(""));
       const t4 = performance.now();
-      const us = (t3 - t + (t4 - t3b)) * 1000;
+      const us = (t3a - t + (t4 - t3b)) * 1000;
       costs.push(us);
       if (o.profile && us > TOKEN_COST_DEFAULTS.targetP99Us) {
-        const parts: [Phase, number][] = [["forced", t1 - t], ["guard", t2 - t1], ["mask", t3 - t2], ["take", t4 - t3b]];
+        const parts: [Phase, number][] = [["forced", t1 - t], ["guard", t2 - t1], ["mask", t3 - t2], ["semantic", t3a - t3], ["take", t4 - t3b]];
         const [phase] = parts.reduce((a, b) => (b[1] > a[1] ? b : a));
         const key = `${phase}${phase === "mask" ? ` (${next.kind})` : phase === "take" && m.replaced > before ? " (replaced)" : ""}`;
         slow[key] = (slow[key] ?? 0) + 1;

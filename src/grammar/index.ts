@@ -23,4 +23,4 @@ export { type BudgetSplit } from "./budget-share.js";
 export { type LeastCallOptions, leastCallTokens } from "./least-tokens.js";
 export { compileXgrammar, compileXgrammarSchema, GRAMMAR_DIALECTS, type GrammarDialect, type XgrammarGrammar } from "./xgrammar.js";
 export { type XgLeftToValidator, XG_MAX_UNROLL } from "./xgrammar-values.js";
-export { mustBeDistinct, shapesAtItem, shapesAtKey, uniquePlan, type UniquePlan, type ValueShape } from "./unique-plan.js";
+export { literalItems, mustBeDistinct, shapesAtItem, shapesAtKey, uniquePlan, type UniquePlan, type ValueShape } from "./unique-plan.js";

@@ -2,12 +2,15 @@
 // guard follows while the value is written: a small graph of value shapes, keeping only those that lead to such an
 // array, and the steps a writer takes through it (a member's key, an item's position).
 
+import { canonicalJson } from "./canonical-json.js";
 import { deref, type Node } from "./schema-nodes.js";
 
 /** One object or array shape. Children are lists of shape indexes (a union leaves several). */
 export interface ValueShape {
   /** An array whose items must be distinct. */
   readonly unique?: true;
+  /** Such an array's items where they are a list of literal values: their spellings (the grammar spells them so). */
+  readonly literals?: readonly string[];
   /** Listed members: key → the shapes of its value. */
   readonly props?: Readonly<Record<string, readonly number[]>>;
   /** Any other member's value (additionalProperties, pattern members). */
@@ -41,10 +44,12 @@ export function uniquePlan(root: Node): UniquePlan | undefined {
   };
   const alts = (n: Node | null | undefined): number[] => containers(n).map(indexOf);
   const rootAlts = alts(root);
-  const raw: { unique: boolean; props?: Record<string, number[]>; other?: number[]; prefix?: number[][]; items?: number[] }[] = [];
+  const raw: { unique: boolean; literals?: string[]; props?: Record<string, number[]>; other?: number[]; prefix?: number[][]; items?: number[] }[] = [];
   for (let i = 0; i < nodes.length; i++) {
     const n = nodes[i]!;
-    if (n.k === "array") raw.push({ unique: n.unique === true, prefix: n.prefix.map(alts), items: alts(n.items) });
+    const each = n.k === "array" && n.items ? deref(n.items) : undefined;
+    const literals = n.k === "array" && n.unique && n.prefix.length === 0 && each?.k === "literal" ? each.values.map(canonicalJson) : undefined;
+    if (n.k === "array") raw.push({ unique: n.unique === true, ...(literals ? { literals } : {}), prefix: n.prefix.map(alts), items: alts(n.items) });
     else {
       const props: Record<string, number[]> = {};
       for (const p of n.props) if (!p.never) props[p.name] = alts(p.node);
@@ -65,6 +70,7 @@ export function uniquePlan(root: Node): UniquePlan | undefined {
     const items = keep(r.items);
     return {
       ...(r.unique ? { unique: true as const } : {}),
+      ...(r.literals ? { literals: r.literals } : {}),
       ...(Object.keys(props).length > 0 ? { props } : {}),
       ...(other.length > 0 ? { other } : {}),
       ...(prefix.some((p) => p.length > 0) ? { prefix } : {}),
@@ -114,6 +120,13 @@ export function shapesAtItem(plan: UniquePlan, shapes: readonly number[], positi
     const shape = plan.shapes[s]!;
     return shape.prefix?.[position] ?? shape.items ?? [];
   });
+}
+
+/** The spellings an array of these shapes may hold, where every shape that asks for distinct items lists them. */
+export function literalItems(plan: UniquePlan, shapes: readonly number[]): readonly string[] | undefined {
+  const unique = shapes.map((s) => plan.shapes[s]!).filter((s) => s.unique);
+  if (unique.length === 0 || unique.some((s) => !s.literals)) return undefined;
+  return unique.length === 1 ? unique[0]!.literals : [...new Set(unique.flatMap((s) => s.literals!))];
 }
 
 /** Whether an array of these shapes must hold distinct items (any of them asks: a guard errs toward valid). */

@@ -94,6 +94,7 @@ export function compileXgrammarSchema(schema: JsonSchema | boolean, options: Sch
     policy: options.unsupported ?? SCHEMA_GRAMMAR_DEFAULTS.unsupported,
     extraMembers: options.extraMembers ?? SCHEMA_GRAMMAR_DEFAULTS.extraMembers,
     sites: newSites(),
+    guardedUnique: options.guardedUnique === true,
   });
   if (!lowered.ok) return lowered;
   const rules = new RuleSet();

@@ -161,7 +161,7 @@ export function refuseUnmetChoice(plan: TurnPlan, call: CallGrammar | undefined,
 }
 
 /** The key guard of a format: over the whole call in JSON formats, over each JSON argument where arguments are tags. */
-function keyGuardFor(format: ToolCallFormat, tools: readonly GrammarTool[], vocab: KeyVocab): KeyTracker | undefined {
+export function keyGuardFor(format: ToolCallFormat, tools: readonly GrammarTool[], vocab: KeyVocab): KeyTracker | undefined {
   if (format.body.decoder === "json-call") {
     const plans = new Map(tools.flatMap((t) => (t.unique ? [[t.name, t.unique] as const] : [])));
     const { nameKey, argumentsKey } = format.body.spelling;

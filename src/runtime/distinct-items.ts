@@ -7,9 +7,12 @@ import type { NextTokens } from "./matcher.js";
 
 /** An array's items so far, where they must be distinct: completed ones (canonical values, spellings) and the open one. */
 export interface Items {
-  values: Set<string>;
-  texts: string[];
+  /** Replaced, never changed (copies of the guard share them). */
+  values: ReadonlySet<string>;
+  texts: readonly string[];
   item: string;
+  /** The spellings the items may take, where the schema lists them (the grammar spells each one way). */
+  literals?: readonly string[];
 }
 
 /** What the judge asks of the semantic guard (KeyGuard): token texts, copies to feed, and an array's items. */
@@ -58,7 +61,8 @@ export function itemKey(text: string): string {
 export function bannedItems(guard: ItemGuard, watched: { depth: number; items: Items }, probe: ItemProbe, candidates: readonly number[] | undefined): number[] {
   const w: Watch = { depth: watched.depth, count: watched.items.texts.length, texts: watched.items.texts };
   const look: Look = { states: 0, memo: new Map() };
-  const ok = (t: number) => itemGoesOn(guard, probe, t, w, look);
+  const { literals } = watched.items;
+  const ok = literals ? (t: number) => literalGoesOn(guard, t, w, literals) : (t: number) => itemGoesOn(guard, probe, t, w, look);
   if (candidates) return candidates.filter((t) => !ok(t));
   const partial = watched.items.item.trimStart();
   const suspects = new Set<number>();
@@ -69,6 +73,29 @@ export function bannedItems(guard: ItemGuard, watched: { depth: number; items: I
     for (let n = 1; n < rest.length; n++) for (const t of guard.vocab.exactly(rest.slice(0, n))) suspects.add(t);
   }
   return [...suspects].filter((t) => !ok(t));
+}
+
+/**
+ * Items from a list of literal values: after `token`, the open item must still begin one the array lacks (every
+ * value's spelling is known, so no look-ahead through the grammar is needed).
+ */
+function literalGoesOn(guard: ItemGuard, token: number, w: Watch, literals: readonly string[]): boolean {
+  const after = guard.clone();
+  if (after.feed(guard.vocab.texts[token] ?? "")) return false;
+  const items = after.itemsAt(w.depth);
+  if (!items || items.texts.length !== w.count) return true;
+  const partial = items.item.trimStart();
+  const keys = literalKeys(literals);
+  return literals.some((l, i) => l.startsWith(partial) && !items.values.has(keys[i]!));
+}
+
+const keysOfLiterals = new WeakMap<readonly string[], string[]>();
+
+/** Each literal's item key, once per list (a plan's lists live as long as its compiled grammar). */
+function literalKeys(literals: readonly string[]): readonly string[] {
+  let keys = keysOfLiterals.get(literals);
+  if (!keys) keysOfLiterals.set(literals, (keys = literals.map(itemKey)));
+  return keys;
 }
 
 /** Whether, after `token`, the array's open item can still end as one it does not have (or ended as such). */

@@ -3,7 +3,7 @@
 // judges those), fed the call's text as it is accepted, and which candidate tokens must not come next because they
 // would complete a key or an item a second time (a context-free grammar cannot say "no key twice").
 
-import { mustBeDistinct, shapesAtItem, shapesAtKey, type UniquePlan } from "../grammar/index.js";
+import { literalItems, mustBeDistinct, shapesAtItem, shapesAtKey, type UniquePlan } from "../grammar/index.js";
 import { bannedItems, itemKey, type Items } from "./distinct-items.js";
 import type { NextTokens } from "./matcher.js";
 
@@ -98,8 +98,8 @@ export type UniqueRoots =
   | { readonly kind: "call"; readonly plans: ReadonlyMap<string, UniquePlan>; readonly nameKey: string; readonly argumentsKey: string };
 
 interface Frame {
-  /** Keys completed in this object (raw JSON spelling; the grammar admits one spelling per key); undefined for arrays. */
-  keys: Set<string> | undefined;
+  /** Keys completed in this object (raw JSON spelling; the grammar admits one spelling per key); undefined for arrays. Replaced, never changed. */
+  keys: ReadonlySet<string> | undefined;
   expectKey: boolean;
   /** The last key completed in this object (raw spelling): its value comes next. */
   key?: string;
@@ -114,13 +114,9 @@ interface Frame {
   call?: { name?: string };
 }
 
+/** A frame for a copy of the guard: key and item sets are replaced, never changed, so they are shared (look-aheads copy often). */
 function copyFrame(f: Frame): Frame {
-  return {
-    ...f,
-    keys: f.keys && new Set(f.keys),
-    ...(f.items ? { items: { values: new Set(f.items.values), texts: [...f.items.texts], item: f.items.item } } : {}),
-    ...(f.call ? { call: { ...f.call } } : {}),
-  };
+  return { ...f, ...(f.items ? { items: { ...f.items } } : {}), ...(f.call ? { call: { ...f.call } } : {}) };
 }
 
 /**
@@ -336,8 +332,10 @@ export class KeyGuard implements KeyTracker {
     if (s.key) {
       const keys = top?.keys;
       const repeated = keys?.has(s.text) ?? false;
-      keys?.add(s.text);
-      if (top) top.key = s.text;
+      if (top) {
+        if (keys) top.keys = new Set(keys).add(s.text);
+        top.key = s.text;
+      }
       return repeated;
     }
     if (top?.call && this.unique?.kind === "call" && top.key === JSON.stringify(this.unique.nameKey).slice(1, -1)) top.call.name = unquote(s.text);
@@ -352,7 +350,8 @@ export class KeyGuard implements KeyTracker {
     if (at && at.shapes.length > 0) {
       frame.plan = at.plan;
       frame.shapes = at.shapes;
-      if (!object && mustBeDistinct(at.plan, at.shapes)) frame.items = { values: new Set(), texts: [], item: "" };
+      const literals = object ? undefined : literalItems(at.plan, at.shapes);
+      if (!object && mustBeDistinct(at.plan, at.shapes)) frame.items = { values: new Set(), texts: [], item: "", ...(literals ? { literals } : {}) };
     }
     return frame;
   }
@@ -387,8 +386,8 @@ function finishItem(items: Items): boolean {
   if (text === "") return false;
   const key = itemKey(text);
   const repeated = items.values.has(key);
-  items.values.add(key);
-  items.texts.push(text);
+  items.values = new Set(items.values).add(key);
+  items.texts = [...items.texts, text];
   return repeated;
 }
 

@@ -12,7 +12,7 @@ import { tinyModelPath, tinyQwen35ModelPath } from "../helpers/models.js";
 
 const obj = (xs: Record<string, unknown>) => ({ type: "object", properties: { xs: { type: "array", uniqueItems: true, ...xs } }, required: ["xs"], additionalProperties: false });
 
-/** The three uniqueItems tools. */
+/** The three uniqueItems tools, and one over a long enum. */
 const TOOLS: Record<string, ReturnType<typeof obj>> = {
   "integers 0–9, 4–6 items": obj({ items: { type: "integer", minimum: 0, maximum: 9 }, minItems: 4, maxItems: 6 }),
   "strings of at most 6 characters, 3–5 items": obj({ items: { type: "string", maxLength: 6 }, minItems: 3, maxItems: 5 }),
@@ -21,6 +21,8 @@ const TOOLS: Record<string, ReturnType<typeof obj>> = {
     minItems: 3,
     maxItems: 4,
   }),
+  // Too many arrays for the grammar to list (12 values, 5–8 items): held by the guard's literal list.
+  "an enum of 12 words, 5–8 items": obj({ items: { enum: ["red", "green", "blue", "cyan", "magenta", "yellow", "black", "white", "grey", "orange", "purple", "pink"] }, minItems: 5, maxItems: 8 }),
 };
 
 describe("the guard's item state", () => {
