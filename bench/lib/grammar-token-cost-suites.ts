@@ -247,13 +247,15 @@ async function engineRun(engine: EngineName, v: CostVocabulary, profile: boolean
 }
 
 function row(engine: EngineName, v: CostVocabulary, suite: TokenCostRow["suite"], label: string, c: EngineCost): TokenCostRow {
-  return { engine, suite, label, vocabSize: v.vocabSize, ...costStats(c.costs), firstMaskMs: c.firstMaskMs, replaced: c.replaced, ...(c.slow ? { slow: c.slow } : {}) };
+  const semantic = c.semantic && c.semantic.length > 0 ? { semanticAvgUs: c.semantic.reduce((a, b) => a + b, 0) / c.semantic.length } : {};
+  return { engine, suite, label, vocabSize: v.vocabSize, ...costStats(c.costs), firstMaskMs: c.firstMaskMs, replaced: c.replaced, ...semantic, ...(c.slow ? { slow: c.slow } : {}) };
 }
 
 /** The MaskBench row of one engine: every walked schema's tokens pooled; the first mask is the median over schemas. */
 async function maskbenchRow(engine: EngineName, v: CostVocabulary, sample: ReturnType<typeof readMaskbenchSample>, run: EngineRun): Promise<TokenCostRow> {
   const s = TOKEN_COST_SUITE_DEFAULTS;
   const costs: number[] = [];
+  const semantic: number[] = [];
   const firsts: number[] = [];
   const skippedBy: Record<string, number> = {};
   let replaced = 0;
@@ -267,6 +269,7 @@ async function maskbenchRow(engine: EngineName, v: CostVocabulary, sample: Retur
     try {
       const c = await run.walk(schema.grammar, { walks: s.maskbenchWalks, llamaDecodes: s.maskbenchLlamaDecodes, maxTokens: s.maskbenchMaxTokens, fresh: false });
       costs.push(...c.costs);
+      if (c.semantic) semantic.push(...c.semantic);
       firsts.push(c.firstMaskMs);
       replaced += c.replaced;
       if (c.slow) slow = addCounts(slow ?? {}, c.slow);
@@ -277,7 +280,7 @@ async function maskbenchRow(engine: EngineName, v: CostVocabulary, sample: Retur
     if (i % 20 === 19) (globalThis as { gc?: () => void }).gc?.();
   }
   const skipped = Object.values(skippedBy).reduce((a, b) => a + b, 0);
-  return { ...row(engine, v, "maskbench", sample.label, { costs, firstMaskMs: quantile(firsts, 0.5), replaced, ...(slow ? { slow } : {}) }), schemas: firsts.length, skipped, skippedBy };
+  return { ...row(engine, v, "maskbench", sample.label, { costs, ...(engine === "qtc" ? { semantic } : {}), firstMaskMs: quantile(firsts, 0.5), replaced, ...(slow ? { slow } : {}) }), schemas: firsts.length, skipped, skippedBy };
 }
 
 function addCounts(into: Record<string, number>, more: Record<string, number>): Record<string, number> {

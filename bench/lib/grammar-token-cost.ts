@@ -66,11 +66,15 @@ export interface TokenCostRow {
   replaced: number;
   /** qtc only, with `profile`: the tokens over targetP99Us, counted by the part of the step that cost most. */
   slow?: Record<string, number>;
+  /** qtc only: the semantic guard's share of `avgUs` (keys, distinct items: asked for bans, fed the text), µs per token. */
+  semanticAvgUs?: number;
 }
 
 /** One engine's walks over one grammar: the per-token µs, compile + first mask, and the replaced tokens. */
 export interface EngineCost {
   costs: number[];
+  /** qtc only: the semantic guard's part of each cost, µs. */
+  semantic?: number[];
   firstMaskMs: number;
   replaced: number;
   slow?: Record<string, number>;
@@ -162,6 +166,7 @@ export function qtcCost(
   const firstMaskMs = performance.now() - t0;
   const { vocabSize, eogTokens } = vocab.tables;
   const costs: number[] = [];
+  const semantic: number[] = [];
   let replaced = 0;
   const slow: Record<string, number> = {};
   for (let w = 0; w < o.walks; w++) {
@@ -190,10 +195,12 @@ export function qtcCost(
       const t3b = performance.now();
       const taken = m.takeSampled(pick);
       used += taken.length;
+      const t4fed = performance.now();
       keys?.feed(taken.map((t) => vocab.tables.texts[t] ?? "").join(""));
       const t4 = performance.now();
       const us = (t3a - t + (t4 - t3b)) * 1000;
       costs.push(us);
+      semantic.push((t3a - t3 + (t4 - t4fed)) * 1000);
       if (o.profile && us > TOKEN_COST_DEFAULTS.targetP99Us) {
         const parts: [Phase, number][] = [["forced", t1 - t], ["guard", t2 - t1], ["mask", t3 - t2], ["semantic", t3a - t3], ["take", t4 - t3b]];
         const [phase] = parts.reduce((a, b) => (b[1] > a[1] ? b : a));
@@ -203,7 +210,7 @@ export function qtcCost(
     }
     replaced += m.replaced;
   }
-  return { costs, firstMaskMs, replaced, ...(o.profile ? { slow } : {}) };
+  return { costs, semantic, firstMaskMs, replaced, ...(o.profile ? { slow } : {}) };
 }
 
 /** xgrammar's matcher (WASM): compile of its dialect + first mask, then its per-token mask time over seeded walks. */
@@ -275,12 +282,12 @@ export function tokenCostTable(rows: readonly TokenCostRow[]): string[] {
   const out = [
     "",
     "token cost (hermes required calls; maskbench: JSON answers)  µs per token; first mask in ms",
-    `  ${"suite".padEnd(9)} ${"label".padEnd(34)} ${"vocab".padStart(6)} ${"engine".padEnd(9)} ${"avg".padStart(7)} ${"p50".padStart(7)} ${"p99".padStart(8)} ${"p99.9".padStart(8)} ${"first".padStart(8)} ${"tokens".padStart(7)} ${"replaced".padStart(8)}`,
+    `  ${"suite".padEnd(9)} ${"label".padEnd(34)} ${"vocab".padStart(6)} ${"engine".padEnd(9)} ${"avg".padStart(7)} ${"p50".padStart(7)} ${"p99".padStart(8)} ${"p99.9".padStart(8)} ${"first".padStart(8)} ${"tokens".padStart(7)} ${"replaced".padStart(8)} ${"semantic".padStart(8)}`,
   ];
   for (const r of rows) {
     const vocab = `${Math.round(r.vocabSize / 1000)}k`;
     out.push(
-      `  ${r.suite.padEnd(9)} ${r.label.padEnd(34)} ${vocab.padStart(6)} ${r.engine.padEnd(9)} ${fixed(r.avgUs, 0, 7)} ${fixed(r.p50Us, 0, 7)} ${fixed(r.p99Us, 0, 8)} ${fixed(r.p999Us, 0, 8)} ${fixed(r.firstMaskMs, 1, 8)} ${String(r.tokens).padStart(7)} ${String(r.replaced).padStart(8)}`,
+      `  ${r.suite.padEnd(9)} ${r.label.padEnd(34)} ${vocab.padStart(6)} ${r.engine.padEnd(9)} ${fixed(r.avgUs, 0, 7)} ${fixed(r.p50Us, 0, 7)} ${fixed(r.p99Us, 0, 8)} ${fixed(r.p999Us, 0, 8)} ${fixed(r.firstMaskMs, 1, 8)} ${String(r.tokens).padStart(7)} ${String(r.replaced).padStart(8)} ${r.semanticAvgUs === undefined ? "".padStart(8) : fixed(r.semanticAvgUs, 1, 8)}`,
     );
     if (r.schemas !== undefined) out.push(`    schemas walked ${r.schemas}, skipped ${r.skipped ?? 0}${r.skippedBy && Object.keys(r.skippedBy).length > 0 ? ` (${Object.entries(r.skippedBy).map(([k, n]) => `${k} ${n}`).join(", ")})` : ""}`);
     if (r.slow) out.push(`    over ${TOKEN_COST_DEFAULTS.targetP99Us} µs: ${Object.entries(r.slow).map(([k, n]) => `${k} ${n}`).join(", ") || "none"}${r.replaced ? `; replaced ${r.replaced}` : ""}`);

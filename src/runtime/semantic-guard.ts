@@ -164,6 +164,8 @@ export class KeyGuard implements KeyTracker {
 
   /** The innermost array whose items must be distinct and that has completed one: its depth and items. */
   watched(): { depth: number; items: Items } | undefined {
+    // Without a plan no array keeps items: a tool without uniqueItems pays nothing for them.
+    if (!this.unique) return undefined;
     for (let d = this.stack.length - 1; d >= 0; d--) {
       const items = this.stack[d]!.items;
       if (items && items.values.size > 0) return { depth: d, items };
@@ -372,6 +374,7 @@ export class KeyGuard implements KeyTracker {
 
   /** A character of the text into the open item of every array of distinct items it lies in (not `except`'s own). */
   private addToItems(ch: string, except: number): void {
+    if (!this.unique) return;
     for (let d = 0; d < this.stack.length; d++) {
       const items = this.stack[d]!.items;
       if (items && d !== except) items.item += ch;
