@@ -36,6 +36,8 @@ export interface ConstraintSites {
   /** JSON pointers of the objects the `closed` extra-members policy closed (at most 64 listed). */
   closed: string[];
   closedCount: number;
+  /** Keywords the grammar admits more than, held beside it by the runtime's semantic guard (`uniqueItems`). */
+  guarded?: KeywordSite[];
 }
 
 export function newSites(): ConstraintSites {
@@ -55,6 +57,11 @@ export interface ConstraintReport {
   readonly ignored: readonly KeywordSite[];
   /** Keywords the grammar does not hold, left to the validator (`validate` only). */
   readonly relaxed: readonly RelaxedSite[];
+  /**
+   * Keywords the grammar text admits more than, held beside it by qtc's runtime (its semantic guard: `uniqueItems`
+   * since issue 49). A turn of qtc's runtime holds them; the GBNF sent elsewhere does not (the validator judges).
+   */
+  readonly guarded: readonly KeywordSite[];
   /** Objects without `additionalProperties` that the grammar closed (policy `closed`). */
   readonly closedObjects: number;
   /** How the budget was split: "shared" (the default, closed in time by the budget guard) or "worst-case". */
@@ -76,6 +83,8 @@ export function constraintReport(gbnf: string, policy: UnsupportedPolicy, extraM
     ignored: Object.freeze(sites.ignored.map((s) => Object.freeze({ ...s }))),
     relaxed: Object.freeze(sites.relaxed.map((s) => Object.freeze({ ...s }))),
     closedObjects: sites.closedCount,
+    // A lowering retried under `validate` lists a site again: once each.
+    guarded: Object.freeze([...new Map((sites.guarded ?? []).map((s) => [`${s.keyword} ${s.path}`, s])).values()].map((s) => Object.freeze({ ...s }))),
     budgetSplit,
   };
   Object.defineProperty(report, "grammarHash", { enumerable: true, get: () => (hash ??= grammarHash(gbnf)) });

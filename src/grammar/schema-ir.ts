@@ -619,6 +619,8 @@ class Lowerer {
         // Fewer distinct items than minItems asks (booleans, a small range): no array is valid.
         const most = prefix.length === 0 && items ? distinctValues(items) : undefined;
         const none = (maxItems !== undefined && minItems > maxItems) || (most !== undefined && most < minItems);
+        const guarded = (this.sites.guarded ??= []);
+        if (!none && guarded.length < 64) guarded.push({ keyword: "uniqueItems", path: pointer(path, "uniqueItems") });
         return ok(none ? this.never(path, hint) : this.node(path, hint, { k: "array", prefix, items, minItems, maxItems, unique: true }));
       }
       return err(unsupported(pointer(path, "uniqueItems"), "uniqueItems: true is not supported (unless maxItems ≤ 1)"));

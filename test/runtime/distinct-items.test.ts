@@ -57,6 +57,9 @@ describe("the guard's item state", () => {
     expect(r.ok && r.value.unique).toBe(undefined);
     const tools = compileToolGrammar([{ name: "t", parameters: obj({}) }], { toolChoice: "required" });
     expect(tools.ok && tools.value.tools[0]!.unique?.shapes.some((s) => s.unique)).toBe(true);
+    // The report says the grammar text alone does not hold it: the guard does.
+    expect(tools.ok && tools.value.constraint.guarded).toEqual([{ keyword: "uniqueItems", path: "/properties/xs/uniqueItems" }]);
+    expect(r.ok && r.value.constraint.guarded).toEqual([]);
   });
 
   test("without a guard, uniqueItems is still refused (the grammar alone cannot hold it)", () => {
