@@ -24,7 +24,7 @@ import { avoidsAny, type KeyAvoid } from "./extra-key.js";
 import { planPatterns } from "./pattern-properties.js";
 import { expandDependencies, hasDependencies } from "./dependencies.js";
 import { applyNot, ifThenElse } from "./not.js";
-import { judgeOf } from "./value-judge.js";
+import { judgeOf, mentionsRef } from "./value-judge.js";
 import { type Body, deref, disjoint, type Node, type Prop, typeAccepts, valueKey } from "./schema-nodes.js";
 import { SCHEMA_LIMITS, tooLarge } from "./limits.js";
 import { foldPropertyNames } from "./property-names.js";
@@ -74,6 +74,9 @@ export function lowerDocument(root: JsonSchema | boolean, hint: string, ids: { n
   }
 }
 
+/** Most negations through refs lowered one inside another (a negated recursive schema is refused past it). */
+const MAX_NOT_NESTING = 6;
+
 /** Most options of an overlapping oneOf held as "this one and none of the others" (each negates all the others). */
 const MAX_EXACTLY_ONE = 8;
 
@@ -87,6 +90,8 @@ class Lowerer {
   private readonly refs = new Map<string, Node & { k: "ref" }>();
   private any: (Node & { k: "ref" }) | undefined;
   private made = 0;
+  /** Negations through a `$ref` now being lowered, one inside another (see lowerNot). */
+  private notNesting = 0;
   /** oneOfs to check once every `$ref` has its target; `apart`: pairs "i,j" known disjoint already. */
   private readonly oneOfs: { path: string; options: Node[]; apart: ReadonlySet<string> }[] = [];
 
@@ -212,14 +217,26 @@ class Lowerer {
   /** `not` held exactly where it can be (see not.ts): the union of the variants it leaves. */
   private lowerNot(schema: JsonSchema, path: string, hint: string, depth: number): Result<Node> {
     const { not: negated, ...rest } = schema;
-    const variants = applyNot(rest, negated, path);
+    // A negated recursive schema would unfold without end (each level's `not` of its members' refs): refused
+    // past MAX_NOT_NESTING nested negations that followed a ref.
+    const viaRef = mentionsRef(negated);
+    if (viaRef && this.notNesting >= MAX_NOT_NESTING) return err(unsupported(pointer(path, "not"), `not of a recursive $ref is not supported (more than ${MAX_NOT_NESTING} nested negations through refs)`));
+    const variants = applyNot(rest, negated, path, (s) => {
+      const r = this.resolvePart(s, pointer(path, "not"));
+      return r.ok ? r.value : undefined;
+    });
     if (!Array.isArray(variants)) return err(variants);
     if (variants.length === 0) return ok(this.never(path, hint));
     const options: Node[] = [];
-    for (const [i, v] of variants.entries()) {
-      const r = this.lower(v, path, variants.length === 1 ? hint : `${hint}-${i + 1}`, depth + 1);
-      if (!r.ok) return r;
-      options.push(r.value);
+    if (viaRef) this.notNesting++;
+    try {
+      for (const [i, v] of variants.entries()) {
+        const r = this.lower(v, path, variants.length === 1 ? hint : `${hint}-${i + 1}`, depth + 1);
+        if (!r.ok) return r;
+        options.push(r.value);
+      }
+    } finally {
+      if (viaRef) this.notNesting--;
     }
     return ok(options.length === 1 ? options[0]! : this.node(path, hint, { k: "union", options }));
   }

@@ -1,0 +1,202 @@
+// Owns: `not` of keywords whose complement is a value set the grammar already spells: `not` of enum/const beside
+// a schema that is not an enum (the other values of each type: numbers between the banned ones, strings that
+// leave a trie of the banned strings), `not` of a class-repeat pattern (too short, too long, or a character
+// outside the class), `not` of items (an item that breaks it, through contains) and `not` of dependencies (the
+// trigger present, a dependency missing or broken). Each answer is a list of variants whose union is exact.
+
+import type { QtcError } from "../errors.js";
+import type { JsonSchema } from "../tools/types.js";
+import { classRepeat } from "./string-plan.js";
+import { parsePattern } from "./regex.js";
+import type { CodeRange } from "./gbnf.js";
+import { isObject, pointer, unsupported } from "./schema-keywords.js";
+
+const TYPES = ["null", "boolean", "object", "array", "number", "string", "integer"];
+
+/** The types a schema allows (its `type`, or all), with `integer` left out where `number` already holds it. */
+function familiesOf(s: JsonSchema): string[] {
+  const t = s.type;
+  const types = typeof t === "string" ? [t] : Array.isArray(t) ? t.filter((x): x is string => typeof x === "string") : TYPES;
+  return types.includes("number") ? types.filter((x) => x !== "integer") : types;
+}
+
+function jsonType(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "array";
+  return typeof v;
+}
+
+/** A code point as a regex escape the pattern parser and ajv both read (BMP only; undefined beyond it). */
+function escapeCp(cp: number): string | undefined {
+  return cp > 0xffff ? undefined : `\\u${cp.toString(16).padStart(4, "0")}`;
+}
+
+interface Trie {
+  end: boolean;
+  next: Map<number, Trie>;
+}
+
+/** `[\s\S]` repeated from `lo` to `hi` times (hi undefined: unbounded). */
+function anyChars(lo: number, hi: number | undefined): string {
+  const ANY = "[\\s\\S]";
+  if (hi === undefined) return lo === 0 ? `${ANY}*` : lo === 1 ? `${ANY}+` : `${ANY}{${lo},}`;
+  return lo === hi ? (lo === 0 ? "" : lo === 1 ? ANY : `${ANY}{${lo}}`) : `${ANY}{${lo},${hi}}`;
+}
+
+/**
+ * A pattern (anchored) for every string of `min`..`max` code points but these: at each trie node, the string
+ * ends early (where no banned string ends there), turns off the trie, or goes on past a banned string's end.
+ * The pattern spells the length bounds itself, so that it stands beside minLength/maxLength. Undefined beyond the
+ * BMP.
+ */
+export function stringsExceptPattern(banned: readonly string[], min = 0, max?: number): string | undefined {
+  const root: Trie = { end: false, next: new Map() };
+  for (const s of banned) {
+    let n = root;
+    for (const ch of s) {
+      const cp = ch.codePointAt(0)!;
+      if (!n.next.has(cp)) n.next.set(cp, { end: false, next: new Map() });
+      n = n.next.get(cp)!;
+    }
+    n.end = true;
+  }
+  // Code points still allowed after `depth` of them: from `lo` to `hi`.
+  const left = (depth: number): [number, number | undefined] => [Math.max(0, min - depth), max === undefined ? undefined : max - depth];
+  const walk = (n: Trie, depth: number): string | undefined => {
+    const [lo, hi] = left(depth);
+    if (hi !== undefined && hi < 0) return undefined;
+    const alts: string[] = n.end || lo > 0 ? [] : [""];
+    if (hi === 0) return alts.length ? "" : undefined;
+    if (n.next.size === 0) alts.push(anyChars(Math.max(1, lo), hi));
+    else {
+      const firsts: string[] = [];
+      for (const cp of n.next.keys()) {
+        const e = escapeCp(cp);
+        if (e === undefined) return NO_BMP;
+        firsts.push(e);
+      }
+      alts.push(`[^${firsts.join("")}]${anyChars(Math.max(0, lo - 1), hi === undefined ? undefined : hi - 1)}`);
+      for (const [cp, child] of n.next) {
+        const inner = walk(child, depth + 1);
+        if (inner === NO_BMP) return NO_BMP;
+        if (inner !== undefined) alts.push(`${escapeCp(cp)}${inner}`);
+      }
+    }
+    return alts.length === 0 ? undefined : `(?:${alts.join("|")})`;
+  };
+  const body = walk(root, 0);
+  if (body === NO_BMP) return undefined;
+  // No string of those lengths is left: a pattern no string matches.
+  return body === undefined ? "^[]$" : `^${body}$`;
+}
+
+/** walk's answer for a banned string beyond the BMP (the whole pattern is then refused). */
+const NO_BMP = "(beyond the BMP)";
+
+/** Most variants a `not` of enum/const may leave (intervals between banned numbers, one per type). */
+const MAX_VALUE_VARIANTS = 16;
+
+/**
+ * `rest` and not one of `banned`, where `rest` is no enum: each type `rest` allows, less the banned values of
+ * that type (numbers as the open intervals between them, strings by a pattern, booleans and null by value).
+ * Objects and arrays among the banned values are refused.
+ */
+export function exceptValues(rest: JsonSchema, banned: readonly unknown[], at: string): JsonSchema[] | QtcError {
+  const out: JsonSchema[] = [];
+  for (const type of familiesOf(rest)) {
+    const typed: JsonSchema = { ...rest, type };
+    const mine = banned.filter((v) => (type === "number" || type === "integer" ? typeof v === "number" : jsonType(v) === type));
+    if (mine.length === 0) {
+      out.push(typed);
+      continue;
+    }
+    if (type === "object" || type === "array") return unsupported(at, `not of enum/const holding ${type === "object" ? "an object" : "an array"} is not supported`);
+    if (type === "null") continue;
+    if (type === "boolean") {
+      for (const b of [false, true]) if (!mine.includes(b)) out.push({ allOf: [typed, { const: b }] });
+      continue;
+    }
+    if (type === "string") {
+      const [min, max] = [typeof rest.minLength === "number" ? rest.minLength : 0, typeof rest.maxLength === "number" ? rest.maxLength : undefined];
+      const pattern = stringsExceptPattern(mine as string[], Math.ceil(min), max === undefined ? undefined : Math.floor(max));
+      if (pattern === undefined) return unsupported(at, "not of enum/const with characters beyond the BMP is not supported");
+      out.push({ allOf: [typed, { pattern }] });
+      continue;
+    }
+    const points = [...new Set(mine as number[])].sort((a, b) => a - b);
+    out.push({ allOf: [typed, { exclusiveMaximum: points[0]! }] });
+    for (let i = 1; i < points.length; i++) out.push({ allOf: [typed, { exclusiveMinimum: points[i - 1]!, exclusiveMaximum: points[i]! }] });
+    out.push({ allOf: [typed, { exclusiveMinimum: points[points.length - 1]! }] });
+  }
+  return out.length > MAX_VALUE_VARIANTS ? unsupported(at, `not of enum/const expands into more than ${MAX_VALUE_VARIANTS} variants`) : out;
+}
+
+/** A negated character class of these ranges, or undefined beyond the BMP. */
+function classOutside(ranges: readonly CodeRange[]): string | undefined {
+  const parts: string[] = [];
+  for (const [lo, hi] of ranges) {
+    const [a, b] = [escapeCp(lo), escapeCp(hi)];
+    if (a === undefined || b === undefined) return undefined;
+    parts.push(lo === hi ? a : `${a}-${b}`);
+  }
+  return `[^${parts.join("")}]`;
+}
+
+/**
+ * `rest` and not `pattern`, for a pattern that is one anchored class repeat `^C{m,n}$`: strings shorter than m,
+ * longer than n, or holding a character outside C. Undefined for any other pattern.
+ */
+export function exceptPattern(rest: JsonSchema, pattern: unknown): JsonSchema[] | undefined {
+  if (typeof pattern !== "string") return undefined;
+  const parsed = parsePattern(pattern);
+  if (!parsed.ok) return undefined;
+  const rep = classRepeat(parsed.value);
+  if (!rep) return undefined;
+  const outside = classOutside(rep.ranges);
+  if (outside === undefined) return undefined;
+  if (!familiesOf(rest).includes("string")) return [];
+  const typed: JsonSchema = { ...rest, type: "string" };
+  const out: JsonSchema[] = [];
+  if (rep.min > 0) out.push({ allOf: [typed, { maxLength: rep.min - 1 }] });
+  if (rep.max !== undefined) out.push({ allOf: [typed, { minLength: rep.max + 1 }] });
+  out.push({ allOf: [typed, { pattern: outside }] });
+  return out;
+}
+
+/**
+ * `rest` and not `items: S` (S one schema for every item): an array with an item that breaks S, written as
+ * `contains: {not: S}`. Undefined for the list form of items.
+ */
+export function exceptItems(rest: JsonSchema, items: unknown): JsonSchema[] | undefined {
+  if (Array.isArray(items)) return undefined;
+  if (!familiesOf(rest).includes("array")) return [];
+  if (items === true || (isObject(items) && Object.keys(items).length === 0)) return [];
+  const typed: JsonSchema = { ...rest, type: "array" };
+  if (items === false) return [{ allOf: [typed, { minItems: 1 }] }];
+  return [{ allOf: [typed, { contains: { not: items } }] }];
+}
+
+/**
+ * `rest` and not `dependencies` (or dependentRequired / dependentSchemas): an object where some trigger member is
+ * present and one of its dependencies is missing (the list form) or broken (the schema form).
+ */
+export function exceptDependencies(rest: JsonSchema, deps: unknown, at: string): JsonSchema[] | QtcError {
+  if (!isObject(deps)) return unsupported(pointer(at, "dependencies"), "dependencies must be an object");
+  if (!familiesOf(rest).includes("object")) return [];
+  const required = Array.isArray(rest.required) ? rest.required : [];
+  const props = isObject(rest.properties) ? rest.properties : {};
+  const out: JsonSchema[] = [];
+  for (const [trigger, dep] of Object.entries(deps)) {
+    const present: JsonSchema = { ...rest, type: "object", required: [...required, trigger] };
+    if (Array.isArray(dep)) {
+      for (const name of dep) {
+        if (typeof name !== "string") continue;
+        // The trigger itself is present: a list naming it can only break on the others.
+        if (name === trigger) continue;
+        out.push({ ...present, properties: { ...props, [name]: false } });
+      }
+    } else if (dep === false) out.push(present);
+    else if (dep !== true && !(isObject(dep) && Object.keys(dep).length === 0)) out.push({ allOf: [present, { not: dep }] });
+  }
+  return out;
+}
