@@ -200,3 +200,38 @@ export function exceptDependencies(rest: JsonSchema, deps: unknown, at: string):
   }
   return out;
 }
+
+/**
+ * A word of qtc's own (an annotation to everyone else) that `not` of additionalProperties writes: the object holds
+ * at least this many members its properties do not list (the lowering's minExtra).
+ */
+export const MIN_EXTRA_MEMBERS = "x-qtc-min-extra-members";
+
+/**
+ * `rest` and not `{properties, additionalProperties: false}` (judged together: a member is extra for the negated
+ * schema when it names none of its properties): a listed member present that breaks its schema (`listed`, the
+ * caller's `not` of properties), or a member the negated schema does not list — one of rest's own listed members
+ * it does not name, or an extra member of rest (at least one: MIN_EXTRA_MEMBERS). Only `false` is negated.
+ */
+export function exceptExtraMembers(rest: JsonSchema, named: readonly string[], extra: unknown, at: string): JsonSchema[] | QtcError {
+  if (extra === true || (isObject(extra) && Object.keys(extra).length === 0)) return [];
+  if (extra !== false) return unsupported(at, "not of additionalProperties other than false is not supported");
+  if (!familiesOf(rest).includes("object")) return [];
+  if ("patternProperties" in rest || "minProperties" in rest || "propertyNames" in rest || "enum" in rest || "const" in rest) {
+    return unsupported(at, "not of additionalProperties beside patternProperties, propertyNames, minProperties or an enum is not supported");
+  }
+  const props = isObject(rest.properties) ? rest.properties : {};
+  const required = Array.isArray(rest.required) ? rest.required.filter((n): n is string => typeof n === "string") : [];
+  const own: unknown = rest.additionalProperties ?? true;
+  const out: JsonSchema[] = [];
+  for (const [name, sub] of Object.entries(props)) {
+    if (named.includes(name) || sub === false) continue;
+    out.push({ ...rest, type: "object", required: [...new Set([...required, name])] });
+  }
+  if (own !== false) {
+    const listed: Record<string, unknown> = { ...props };
+    for (const n of named) if (!(n in listed)) listed[n] = own;
+    out.push({ ...rest, type: "object", properties: listed, [MIN_EXTRA_MEMBERS]: 1 });
+  }
+  return out;
+}

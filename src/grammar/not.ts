@@ -11,7 +11,7 @@
 import type { QtcError } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
 import { fewValues, judgeOf, mentionsRef } from "./value-judge.js";
-import { exceptDependencies, exceptItems, exceptPattern, exceptValues } from "./not-values.js";
+import { exceptDependencies, exceptExtraMembers, exceptItems, exceptPattern, exceptValues } from "./not-values.js";
 import { deepEqual, isAnnotation, isObject, pointer, unsupported } from "./schema-keywords.js";
 
 const TYPES = ["null", "boolean", "object", "array", "number", "string", "integer"];
@@ -111,7 +111,9 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string, resol
     const props = isObject(rest.properties) ? rest.properties : {};
     const required = Array.isArray(rest.required) ? rest.required : [];
     // A member whose schema here is the negated one (or that says nothing) cannot break it: no variant.
-    const breakable = Object.entries(negated.properties).filter(([n, sub]) => sub !== true && !(isObject(sub) && words(sub).length === 0) && !(n in props && deepEqual(props[n], sub)));
+    // A member rest closes out (additionalProperties false, no pattern keys) is never present: it breaks nothing.
+    const closedOut = (n: string) => rest.additionalProperties === false && !("patternProperties" in rest) && !(n in props);
+    const breakable = Object.entries(negated.properties).filter(([n, sub]) => sub !== true && !(isObject(sub) && words(sub).length === 0) && !(n in props && deepEqual(props[n], sub)) && !closedOut(n) && props[n] !== false);
     return breakable.map(([n, sub]) => ({
       ...rest,
       type: "object",
@@ -119,11 +121,30 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string, resol
       properties: { ...props, [n]: n in props ? { allOf: [props[n], { not: sub }] } : { not: sub } },
     }));
   }
-  if (keys.length > 1 && keys.every((k) => SPLITTABLE.has(k))) {
-    // not(a and b) = not a | not b: each keyword negated on its own.
+  if (only("oneOf") && Array.isArray(negated.oneOf)) {
+    // not(exactly one) = none of them | two of them at once.
+    const options = negated.oneOf as unknown[];
+    const none = again(rest, { anyOf: options });
+    if (!Array.isArray(none)) return none;
+    const out: JsonSchema[] = [...none];
+    for (let i = 0; i < options.length; i++) for (let j = i + 1; j < options.length; j++) out.push({ allOf: [rest, options[i] as JsonSchema, options[j] as JsonSchema] });
+    return out.length > 16 ? unsupported(at, "not of oneOf expands into more than 16 variants") : out;
+  }
+  // additionalProperties is judged against properties: the two are one unit (patternProperties beside them is not).
+  const members = keys.includes("additionalProperties") && !keys.includes("patternProperties");
+  if (members && keys.every((k) => k === "additionalProperties" || k === "properties")) {
+    const named = isObject(negated.properties) ? Object.keys(negated.properties) : [];
+    const listed = isObject(negated.properties) ? again(rest, { properties: negated.properties }) : [];
+    if (!Array.isArray(listed)) return listed;
+    const extra = exceptExtraMembers(rest, named, negated.additionalProperties, at);
+    return Array.isArray(extra) ? [...listed, ...extra] : extra;
+  }
+  const units = members ? [["properties", "additionalProperties"].filter((k) => k in negated), ...keys.filter((k) => k !== "properties" && k !== "additionalProperties").map((k) => [k])] : keys.map((k) => [k]);
+  if (units.length > 1 && units.every((u) => u.length > 1 || SPLITTABLE.has(u[0]!))) {
+    // not(a and b) = not a | not b: each keyword (or unit of keywords) negated on its own.
     const out: JsonSchema[] = [];
-    for (const k of keys) {
-      const r = again(rest, { [k]: negated[k] });
+    for (const u of units) {
+      const r = again(rest, Object.fromEntries(u.map((k) => [k, negated[k]])));
       if (!Array.isArray(r)) return r;
       out.push(...r);
     }
@@ -164,7 +185,7 @@ const FLIPS: Record<string, (n: number) => [string, string, number]> = {
 };
 
 /** Keywords that each constrain on their own, so that not(a and b) is not a | not b. */
-const SPLITTABLE = new Set(["type", "required", "properties", "enum", "const", "not", "allOf", "anyOf", "pattern", "items", "dependencies", "dependentRequired", "dependentSchemas", ...Object.keys(FLIPS)]);
+const SPLITTABLE = new Set(["type", "required", "properties", "enum", "const", "not", "allOf", "anyOf", "oneOf", "pattern", "items", "dependencies", "dependentRequired", "dependentSchemas", ...Object.keys(FLIPS)]);
 
 /** A `$ref` (with its siblings) as the schema it stands for; undefined when it cannot be resolved. */
 export type RefResolver = (s: Record<string, unknown>) => unknown;

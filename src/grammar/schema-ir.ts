@@ -24,6 +24,7 @@ import { avoidsAny, type KeyAvoid } from "./extra-key.js";
 import { planPatterns } from "./pattern-properties.js";
 import { expandDependencies, hasDependencies } from "./dependencies.js";
 import { applyNot, ifThenElse } from "./not.js";
+import { MIN_EXTRA_MEMBERS } from "./not-values.js";
 import { judgeOf, mentionsRef } from "./value-judge.js";
 import { type Body, deref, disjoint, type Node, type Prop, typeAccepts, valueKey } from "./schema-nodes.js";
 import { SCHEMA_LIMITS, tooLarge } from "./limits.js";
@@ -742,7 +743,10 @@ class Lowerer {
     // listed members it writes too (a subset: an object reaching the minimum through those has the extra members
     // anyway); the key guard keeps their keys distinct, and the guarded closing spells distinct ones.
     const open = extra !== null || (plan?.keys.length ?? 0) > 0;
-    const minExtra = typeof s.minProperties === "number" && s.minProperties > requiredCount && !nonEmpty && open ? s.minProperties - requiredCount : undefined;
+    // `not` of additionalProperties false asks for an extra member (MIN_EXTRA_MEMBERS); with none possible, no object.
+    const forced = typeof s[MIN_EXTRA_MEMBERS] === "number" ? (s[MIN_EXTRA_MEMBERS] as number) : undefined;
+    if (forced !== undefined && !open) return ok(this.never(path, hint));
+    const minExtra = typeof s.minProperties === "number" && s.minProperties > requiredCount && !nonEmpty && open ? Math.max(s.minProperties - requiredCount, forced ?? 0) : forced;
     if (typeof s.minProperties === "number" && typeof s.maxProperties === "number" && s.maxProperties < s.minProperties) return ok(this.never(path, hint));
     if (typeof s.minProperties === "number" && s.minProperties > requiredCount && !nonEmpty && minExtra === undefined) {
       return err(unsupported(pointer(path, "minProperties"), "minProperties beyond the required properties is supported only over extra or pattern members (or 1)"));

@@ -246,8 +246,9 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
-const TAKE_MAX = new Set(["minimum", "minLength", "minItems", "minProperties"]);
-const TAKE_MIN = new Set(["maximum", "maxLength", "maxItems", "maxProperties"]);
+// exclusiveMinimum/exclusiveMaximum as numbers (draft 6 on); draft 4's booleans are not merged.
+const TAKE_MAX = new Set(["minimum", "minLength", "minItems", "minProperties", "exclusiveMinimum"]);
+const TAKE_MIN = new Set(["maximum", "maxLength", "maxItems", "maxProperties", "exclusiveMaximum"]);
 
 function typeList(t: unknown): string[] | undefined {
   if (typeof t === "string") return [t];

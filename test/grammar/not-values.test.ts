@@ -1,6 +1,6 @@
 // `not` beyond types and required (src/grammar/not.ts, not-values.ts; issue 49's MaskBench coverage): `not` of a
-// $ref, of enum/const beside a schema that is no enum, of a class-repeat pattern, of items, of dependencies, and
-// of several of these at once. Each schema's grammar admits exactly the values ajv calls valid, over a list of
+// $ref, of enum/const beside a schema that is no enum, of a class-repeat pattern, of items, of dependencies, of
+// oneOf, of properties with additionalProperties false, and of several of these at once. Each schema's grammar admits exactly the values ajv calls valid, over a list of
 // candidates of every kind (items through contains: every admitted value is valid, and the listed ones admitted).
 
 import { Ajv } from "ajv";
@@ -37,6 +37,10 @@ const CASES: [string, JsonSchema, boolean][] = [
   ["not of dependencies (a list)", { type: "object", properties: { a: {}, b: {}, c: {} }, additionalProperties: false, not: { dependencies: { a: ["b"] } } }, true],
   ["not of dependencies (a schema)", { type: "object", properties: { a: {}, b: {}, c: {} }, additionalProperties: false, not: { dependencies: { a: { required: ["c"] } } } }, true],
   ["not of type and items (an item that breaks it)", { type: "array", maxItems: 3, items: { type: ["integer", "string"] }, not: { type: "array", items: { type: "integer" } } }, false],
+  ["not of oneOf (none, or two at once)", { type: "integer", minimum: 0, maximum: 6, not: { oneOf: [{ minimum: 3 }, { maximum: 4 }, { const: 6 }] } }, true],
+  ["not of properties with additionalProperties false beside an open object", { type: "object", properties: { a: { type: "integer" } }, not: { properties: { a: { type: "integer" } }, additionalProperties: false } }, true],
+  ["not of type, properties and additionalProperties false beside a closed object", { type: "object", properties: { a: { type: "integer" }, c: {} }, additionalProperties: false, not: { type: "object", properties: { a: {} }, additionalProperties: false } }, true],
+  ["oneOf of closed objects that overlap in {}", { oneOf: [{ type: "object", properties: { a: { type: "integer" } }, additionalProperties: false }, { type: "object", properties: { b: { type: "string" } }, additionalProperties: false }] }, true],
   ["oneOf whose options overlap, held through not of their $refs", { definitions: { a: { type: "object", required: ["a"], properties: { a: { type: "string" } } }, b: { type: "object", required: ["b"] } }, oneOf: [{ $ref: "#/definitions/a" }, { $ref: "#/definitions/b" }] }, true],
 ];
 
