@@ -235,3 +235,24 @@ export function exceptExtraMembers(rest: JsonSchema, named: readonly string[], e
   }
   return out;
 }
+
+/**
+ * `rest` and not `propertyNames: P`: an object with a key P refuses. Held where P's refusals are few names (P is
+ * `not` of enum/const: one of those keys present), where P is false (any key: not empty), or where P is an
+ * enum/const of names (a key outside them, as not of additionalProperties false over those names). Undefined for
+ * any other P.
+ */
+export function exceptNames(rest: JsonSchema, names: unknown, at: string): JsonSchema[] | QtcError | undefined {
+  const strings = (s: unknown) => (isObject(s) && Array.isArray(s.enum) ? s.enum : isObject(s) && "const" in s ? [s.const] : undefined)?.filter((v): v is string => typeof v === "string");
+  const only = (s: unknown, k: string) => isObject(s) && Object.keys(s).length === 1 && k in s;
+  if (names === true || (isObject(names) && Object.keys(names).length === 0)) return [];
+  if (!familiesOf(rest).includes("object")) return names === false || isObject(names) ? [] : undefined;
+  const required = Array.isArray(rest.required) ? rest.required : [];
+  if (names === false) return [{ ...rest, type: "object", minProperties: Math.max(1, typeof rest.minProperties === "number" ? rest.minProperties : 0) }];
+  if (isObject(names) && only(names, "not")) {
+    const banned = strings(names.not);
+    if (banned && (only(names.not, "enum") || only(names.not, "const"))) return banned.map((n) => ({ ...rest, type: "object", required: [...new Set([...required, n])] }));
+  }
+  if ((only(names, "enum") || only(names, "const")) && strings(names)) return exceptExtraMembers(rest, strings(names)!, false, at);
+  return undefined;
+}

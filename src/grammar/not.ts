@@ -11,7 +11,7 @@
 import type { QtcError } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
 import { fewValues, judgeOf, mentionsRef } from "./value-judge.js";
-import { exceptDependencies, exceptExtraMembers, exceptItems, exceptPattern, exceptValues } from "./not-values.js";
+import { exceptDependencies, exceptExtraMembers, exceptItems, exceptNames, exceptPattern, exceptValues } from "./not-values.js";
 import { deepEqual, isAnnotation, isObject, pointer, unsupported } from "./schema-keywords.js";
 
 const TYPES = ["null", "boolean", "object", "array", "number", "string", "integer"];
@@ -121,6 +121,10 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string, resol
       properties: { ...props, [n]: n in props ? { allOf: [props[n], { not: sub }] } : { not: sub } },
     }));
   }
+  if (only("propertyNames")) {
+    const names = exceptNames(rest, negated.propertyNames, at);
+    if (names) return names;
+  }
   if (only("oneOf") && Array.isArray(negated.oneOf)) {
     // not(exactly one) = none of them | two of them at once.
     const options = negated.oneOf as unknown[];
@@ -159,7 +163,8 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string, resol
         if (!Array.isArray(r)) return r;
         next.push(...r);
       }
-      variants = next;
+      // The same variant reached twice (two options negated alike) is one variant.
+      variants = [...new Map(next.map((v) => [JSON.stringify(v), v])).values()];
       if (variants.length > 16) return unsupported(at, "not of anyOf expands into more than 16 variants");
     }
     return variants;
@@ -185,7 +190,7 @@ const FLIPS: Record<string, (n: number) => [string, string, number]> = {
 };
 
 /** Keywords that each constrain on their own, so that not(a and b) is not a | not b. */
-const SPLITTABLE = new Set(["type", "required", "properties", "enum", "const", "not", "allOf", "anyOf", "oneOf", "pattern", "items", "dependencies", "dependentRequired", "dependentSchemas", ...Object.keys(FLIPS)]);
+const SPLITTABLE = new Set(["type", "required", "properties", "enum", "const", "not", "allOf", "anyOf", "oneOf", "pattern", "items", "propertyNames", "dependencies", "dependentRequired", "dependentSchemas", ...Object.keys(FLIPS)]);
 
 /** A `$ref` (with its siblings) as the schema it stands for; undefined when it cannot be resolved. */
 export type RefResolver = (s: Record<string, unknown>) => unknown;

@@ -276,12 +276,14 @@ class Lowerer {
     if (existing) return ok(existing);
     const last = ref === "#" ? "root" : ref.split("/").pop()!;
     const node = this.node(targetPath, `def-${last}`, { k: "ref", target: undefined }) as Node & { k: "ref" };
+    const known = new Set(this.refs.keys());
     this.refs.set(ref, node);
     const lowered = this.lower(target, targetPath, `def-${last}`, 0);
     // A failed target leaves no half-made node behind: a caller that goes on without this part (a pattern key's
-    // value, a merge the grammar cannot hold) must not meet it again through another $ref with no target.
+    // value, a merge the grammar cannot hold, a oneOf option tried with `not`) must not meet it again through
+    // another $ref with no target — nor through a ref lowered inside it, which may point back at this one.
     if (!lowered.ok) {
-      this.refs.delete(ref);
+      for (const k of [...this.refs.keys()]) if (!known.has(k)) this.refs.delete(k);
       return lowered;
     }
     if (lowered.value === node) return err(invalid(targetPath, `$ref "${ref}" refers only to itself`));

@@ -21,7 +21,11 @@ function compiled(schema: JsonSchema): string {
   return r.value.gbnf;
 }
 
-/** [what, schema, exact: the grammar admits every valid candidate too]. */
+/**
+ * [what, schema, exact: the grammar admits every valid candidate too]. Not exact: items (contains writes the
+ * breaking item first) and members required by a rewrite (written before the extra members, as the runtime's
+ * canonical order has them: `{"a", "b", "c"}` with a and c required is spelled a, c, b).
+ */
 const CASES: [string, JsonSchema, boolean][] = [
   ["not of a $ref (an enum)", { definitions: { ab: { enum: ["a", "b"] } }, type: "string", not: { $ref: "#/definitions/ab" } }, true],
   ["not of a $ref to a $ref (a type)", { definitions: { s: { $ref: "#/definitions/t" }, t: { type: "string" } }, not: { $ref: "#/definitions/s" } }, true],
@@ -41,6 +45,10 @@ const CASES: [string, JsonSchema, boolean][] = [
   ["not of properties with additionalProperties false beside an open object", { type: "object", properties: { a: { type: "integer" } }, not: { properties: { a: { type: "integer" } }, additionalProperties: false } }, true],
   ["not of type, properties and additionalProperties false beside a closed object", { type: "object", properties: { a: { type: "integer" }, c: {} }, additionalProperties: false, not: { type: "object", properties: { a: {} }, additionalProperties: false } }, true],
   ["oneOf of closed objects that overlap in {}", { oneOf: [{ type: "object", properties: { a: { type: "integer" } }, additionalProperties: false }, { type: "object", properties: { b: { type: "string" } }, additionalProperties: false }] }, true],
+  ["not of propertyNames: not of an enum (one of those keys present)", { type: "object", not: { propertyNames: { not: { enum: ["a", "c"] } } } }, true],
+  ["not of propertyNames false (not empty)", { type: "object", properties: { a: { type: "integer" } }, not: { propertyNames: false } }, true],
+  ["not of propertyNames: an enum (a key outside it)", { type: "object", properties: { a: {}, b: {} }, not: { propertyNames: { enum: ["a"] } } }, true],
+  ["not of anyOf of propertyNames, alike options negated once", { type: "object", not: { anyOf: [{ propertyNames: { not: { enum: ["a", "b"] } } }, { propertyNames: { not: { const: "c" } } }, { propertyNames: { not: { enum: ["a", "b"] } } }] } }, false],
   ["oneOf whose options overlap, held through not of their $refs", { definitions: { a: { type: "object", required: ["a"], properties: { a: { type: "string" } } }, b: { type: "object", required: ["b"] } }, oneOf: [{ $ref: "#/definitions/a" }, { $ref: "#/definitions/b" }] }, true],
 ];
 
