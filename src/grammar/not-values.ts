@@ -131,15 +131,15 @@ export function exceptValues(rest: JsonSchema, banned: readonly unknown[], at: s
   return out.length > MAX_VALUE_VARIANTS ? unsupported(at, `not of enum/const expands into more than ${MAX_VALUE_VARIANTS} variants`) : out;
 }
 
-/** A negated character class of these ranges, or undefined beyond the BMP. */
-function classOutside(ranges: readonly CodeRange[]): string | undefined {
+/** A character class of these ranges (`[...]`, and `[^...]` for the rest), or undefined beyond the BMP. */
+function classOf(ranges: readonly CodeRange[]): { inside: string; outside: string } | undefined {
   const parts: string[] = [];
   for (const [lo, hi] of ranges) {
     const [a, b] = [escapeCp(lo), escapeCp(hi)];
     if (a === undefined || b === undefined) return undefined;
     parts.push(lo === hi ? a : `${a}-${b}`);
   }
-  return `[^${parts.join("")}]`;
+  return { inside: `[${parts.join("")}]`, outside: `[^${parts.join("")}]` };
 }
 
 /**
@@ -152,14 +152,16 @@ export function exceptPattern(rest: JsonSchema, pattern: unknown): JsonSchema[] 
   if (!parsed.ok) return undefined;
   const rep = classRepeat(parsed.value);
   if (!rep) return undefined;
-  const outside = classOutside(rep.ranges);
-  if (outside === undefined) return undefined;
+  const cls = classOf(rep.ranges);
+  if (cls === undefined) return undefined;
   if (!familiesOf(rest).includes("string")) return [];
   const typed: JsonSchema = { ...rest, type: "string" };
   const out: JsonSchema[] = [];
   if (rep.min > 0) out.push({ allOf: [typed, { maxLength: rep.min - 1 }] });
   if (rep.max !== undefined) out.push({ allOf: [typed, { minLength: rep.max + 1 }] });
-  out.push({ allOf: [typed, { pattern: outside }] });
+  // The first character outside the class, then anything: one way to match each string (an unanchored `[^C]`
+  // would be `.*[^C].*`, matched many ways, which the engine pays for at every token).
+  out.push({ allOf: [typed, { pattern: `^${cls.inside}*${cls.outside}[\\s\\S]*$` }] });
   return out;
 }
 
