@@ -110,7 +110,11 @@ export function exceptValues(rest: JsonSchema, banned: readonly unknown[], at: s
       out.push(typed);
       continue;
     }
-    if (type === "object" || type === "array") return unsupported(at, `not of enum/const holding ${type === "object" ? "an object" : "an array"} is not supported`);
+    if (type === "array" && (mine as unknown[][]).every((a) => a.length <= 1)) {
+      out.push(...exceptShortArrays(typed, mine as unknown[][]));
+      continue;
+    }
+    if (type === "object" || type === "array") return unsupported(at, `not of enum/const holding ${type === "object" ? "an object" : "an array of more than one item"} is not supported`);
     if (type === "null") continue;
     if (type === "boolean") {
       for (const b of [false, true]) if (!mine.includes(b)) out.push({ allOf: [typed, { const: b }] });
@@ -129,6 +133,19 @@ export function exceptValues(rest: JsonSchema, banned: readonly unknown[], at: s
     out.push({ allOf: [typed, { exclusiveMinimum: points[points.length - 1]! }] });
   }
   return out.length > MAX_VALUE_VARIANTS ? unsupported(at, `not of enum/const expands into more than ${MAX_VALUE_VARIANTS} variants`) : out;
+}
+
+/**
+ * Arrays (of `typed`) but these, each of at most one item: the empty array where it is not banned, one item
+ * that is none of the banned single items, or two items and more.
+ */
+function exceptShortArrays(typed: JsonSchema, banned: readonly unknown[][]): JsonSchema[] {
+  const singles = banned.filter((a) => a.length === 1).map((a) => a[0]);
+  const out: JsonSchema[] = [];
+  if (!banned.some((a) => a.length === 0)) out.push({ allOf: [typed, { maxItems: 0 }] });
+  out.push({ allOf: [typed, { minItems: 1, maxItems: 1 }, ...(singles.length ? [{ items: { not: { enum: singles } } }] : [])] });
+  out.push({ allOf: [typed, { minItems: 2 }] });
+  return out;
 }
 
 /** A character class of these ranges (`[...]`, and `[^...]` for the rest), or undefined beyond the BMP. */

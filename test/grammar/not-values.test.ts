@@ -35,6 +35,8 @@ const CASES: [string, JsonSchema, boolean][] = [
   ["not of enum beside integers (the intervals between)", { type: "integer", minimum: 0, maximum: 6, not: { enum: [2, 4, 5] } }, true],
   ["not of enum beside numbers", { type: "number", not: { enum: [0, 2.5, 100] } }, true],
   ["not of enum over every type (booleans, null, strings, numbers)", { not: { enum: [true, null, "a", 1] } }, true],
+  ["not of enum holding arrays of at most one item", { type: "array", items: { type: ["integer", "string"] }, not: { enum: [[], [1], ["a"]] } }, true],
+  ["not of enum holding an array and a string, over every type", { not: { enum: [["a"], "a"] } }, true],
   ["not of a class-repeat pattern", { type: "string", minLength: 1, not: { pattern: "^[.,\\s()-]+$" } }, true],
   ["not of a bounded class-repeat pattern", { type: "string", not: { pattern: "^[a-c]{1,2}$" } }, true],
   ["not of type and pattern at once", { not: { type: "string", pattern: "^[ab]+$" } }, true],
