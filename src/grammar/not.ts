@@ -67,7 +67,9 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string, resol
     const props = isObject(rest.properties) ? rest.properties : {};
     const types = typesOf(rest).filter((t) => t === "object");
     if (types.length === 0) return [];
-    return (negated.required as unknown[]).filter((n): n is string => typeof n === "string").map((n) => ({ ...rest, type: "object", properties: { ...props, [n]: false } }));
+    // A name rest requires itself is never absent: no variant (a contradiction the grammar would carry for nothing).
+    const own = new Set(Array.isArray(rest.required) ? rest.required : []);
+    return (negated.required as unknown[]).filter((n): n is string => typeof n === "string" && !own.has(n)).map((n) => ({ ...rest, type: "object", properties: { ...props, [n]: false } }));
   }
   if (only("not")) return [{ allOf: [rest, negated.not as JsonSchema] }];
   // One option: the union is that option.
