@@ -18,7 +18,8 @@ import {
   resolveRef,
   unsupported,
 } from "./schema-keywords.js";
-import { ASSERTED_FORMATS, FORMAT_PATTERNS, isSupportedFormat, type StringFormat } from "./string-formats.js";
+import { ASSERTED_FORMATS, FORMAT_PATTERNS, FORMAT_SUPERSETS, isSupportedFormat, type StringFormat } from "./string-formats.js";
+import { narrowerPattern } from "./regex-overlap.js";
 import { shapeString } from "./string-plan.js";
 import { avoidsAny, type KeyAvoid } from "./extra-key.js";
 import { planPatterns } from "./pattern-properties.js";
@@ -583,17 +584,24 @@ class Lowerer {
     }
     // Any other format asserts nothing (ajv ignores formats it does not know): ignored.
     let pattern: ParsedPattern | undefined;
+    // A pattern beside a format: held where one language is proven to hold the other (see the string below).
+    const narrow = typeof s.pattern === "string" && (formatPattern !== undefined || format) ? narrowerPattern(formatPattern ?? FORMAT_SUPERSETS[format!], s.pattern) : undefined;
     if (formatPattern !== undefined) {
-      if (s.pattern !== undefined) return err(unsupported(pointer(path, "pattern"), "pattern together with format is not supported"));
-      const parsed = boundedPattern(formatPattern);
+      if (s.pattern !== undefined && narrow === undefined) return err(unsupported(pointer(path, "pattern"), "pattern together with format is not supported (unless one holds every string of the other)"));
+      // The narrower of the two: the format's own (the pattern then holds), or the pattern (every string of it
+      // is one the format's spelling holds, so one ajv's format accepts).
+      const parsed = boundedPattern(narrow ?? formatPattern);
       if (!parsed.ok) return err(unsupported(pointer(path, "format"), `format "${String(s.format)}": ${parsed.reason}`));
       pattern = parsed.value;
     } else if (s.pattern !== undefined) {
-      if (format) return err(unsupported(pointer(path, "pattern"), "pattern together with format is not supported"));
+      // A format rule's strings all match the pattern (its superset pattern is proven to): the format alone is both.
+      if (format && narrow !== FORMAT_SUPERSETS[format]) return err(unsupported(pointer(path, "pattern"), "pattern together with format is not supported (unless the pattern holds every string of the format)"));
       if (typeof s.pattern !== "string") return err(invalid(pointer(path, "pattern"), "pattern must be a string"));
-      const parsed = boundedPattern(s.pattern);
-      if (!parsed.ok) return err(unsupported(pointer(path, "pattern"), `pattern ${JSON.stringify(s.pattern)}: ${parsed.reason}`));
-      pattern = parsed.value;
+      if (!format) {
+        const parsed = boundedPattern(s.pattern);
+        if (!parsed.ok) return err(unsupported(pointer(path, "pattern"), `pattern ${JSON.stringify(s.pattern)}: ${parsed.reason}`));
+        pattern = parsed.value;
+      }
     }
     if (maxLength !== undefined && minLength > maxLength) return ok(this.never(path, hint));
     const shaped = shapeString({ minLength, maxLength, format, pattern }, path);
