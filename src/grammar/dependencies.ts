@@ -1,7 +1,8 @@
 // Owns: `dependentRequired`, `dependentSchemas` and draft-04's `dependencies`, held exactly by splitting an object
 // schema into variants: for each dependency on a member A, "A absent" (A listed as `false`: never written, and
 // no extra key spells it) or "A present, with what it demands" (its required names, or its schema as an allOf
-// part). k dependencies make 2^k variants, so at most MAX_DEPENDENCIES are expanded.
+// part). k dependencies make 2^k variants, so at most MAX_DEPENDENCIES are expanded; beyond that, lists of names
+// are split on the names they need (at most MAX_DEPENDENCIES of them), not on their triggers.
 
 import type { QtcError } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
@@ -32,7 +33,10 @@ export function expandDependencies(s: JsonSchema, path: string): JsonSchema[] | 
       deps.push({ member, needs, at });
     }
   }
-  if (deps.length > MAX_DEPENDENCIES) return unsupported(deps[MAX_DEPENDENCIES]!.at, `more than ${MAX_DEPENDENCIES} dependencies in one object schema are not supported`);
+  if (deps.length > MAX_DEPENDENCIES) {
+    const byNeeds = splitOnNeeds(rest, deps);
+    return byNeeds ?? unsupported(deps[MAX_DEPENDENCIES]!.at, `more than ${MAX_DEPENDENCIES} dependencies in one object schema are not supported (beyond that, only lists of required names over at most ${MAX_DEPENDENCIES} names in all)`);
+  }
   let variants: JsonSchema[] = [rest];
   for (const d of deps) {
     const next: JsonSchema[] = [];
@@ -46,4 +50,30 @@ export function expandDependencies(s: JsonSchema, path: string): JsonSchema[] | 
     variants = next;
   }
   return variants;
+}
+
+/**
+ * Many dependencies that are all lists of names, split on the names they need rather than on their triggers: for
+ * each set S of the needed names present (the others absent), every trigger that needs a name outside S is
+ * absent. Each object falls in exactly one S, so the union is exact; variants that contradict themselves (a
+ * trigger S holds that needs a name outside S, or a name rest requires left out) are dropped. Undefined when a
+ * dependency is a schema or more than MAX_DEPENDENCIES names are needed in all.
+ */
+function splitOnNeeds(rest: JsonSchema, deps: readonly { member: string; needs: unknown }[]): JsonSchema[] | undefined {
+  if (!deps.every((d) => Array.isArray(d.needs))) return undefined;
+  const names = [...new Set(deps.flatMap((d) => d.needs as string[]))];
+  if (names.length > MAX_DEPENDENCIES) return undefined;
+  const props = isObject(rest.properties) ? rest.properties : {};
+  const required = Array.isArray(rest.required) ? (rest.required as unknown[]) : [];
+  const out: JsonSchema[] = [];
+  for (let mask = 0; mask < 1 << names.length; mask++) {
+    const present = new Set(names.filter((_, i) => mask & (1 << i)));
+    const absent = new Set(names.filter((n) => !present.has(n)));
+    for (const d of deps) if (!(d.needs as string[]).every((n) => present.has(n))) absent.add(d.member);
+    if ([...absent].some((n) => present.has(n) || required.includes(n))) continue;
+    const closed: Record<string, unknown> = { ...props };
+    for (const n of absent) closed[n] = false;
+    out.push({ ...rest, required: [...new Set([...required, ...present])], properties: closed });
+  }
+  return out;
 }

@@ -1,10 +1,11 @@
 // Owns: whether two string languages (patterns as JSON Schema searches them, class repeats, length bounds) can
 // share a string, and whether one holds a given string: a small NFA per language and a bounded search of their
 // product. It lets a oneOf whose options are strings told apart by pattern (`^[0-9]+[mM]$` vs `^[0-9]+[gG]$` vs
-// "unlimited") compile as a plain union.
+// "unlimited") compile as a plain union; and whether one language holds every string of another (two patterns
+// in one allOf: the narrower one stands for both).
 
 import type { CodeRange } from "./gbnf.js";
-import { inRanges, type ParsedPattern, type Re } from "./regex.js";
+import { inRanges, parsePattern, type ParsedPattern, type Re } from "./regex.js";
 
 /** Every code point a JSON string may hold. */
 const ANY: CodeRange[] = [[0, 0x10ffff]];
@@ -178,4 +179,46 @@ export function languagesDisjoint(x: Nfa, y: Nfa): boolean {
     }
   }
   return true;
+}
+
+/**
+ * Whether every string of `x` belongs to `y`: true when proven (a search of x against y's subsets that finds no
+ * string x holds and y does not), false when one is found or the search ran past its bounds.
+ */
+export function languageIncluded(x: Nfa, y: Nfa): boolean {
+  const start: [number[], number[]] = [closure(x, [0]), closure(y, [0])];
+  const seen = new Set<string>();
+  const queue = [start];
+  let work = 0;
+  while (queue.length > 0) {
+    const [a, b] = queue.shift()!;
+    const key = `${a.join(",")}|${b.join(",")}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (a.includes(x.accept) && !b.includes(y.accept)) return false;
+    // Where y cannot go, x's next strings are y's only if x has none: every x move is then a counterexample path.
+    const ra = a.flatMap((s) => x.edges[s]!.flatMap((e) => e.ranges));
+    const rb = b.flatMap((s) => y.edges[s]!.flatMap((e) => e.ranges));
+    const cuts = new Set<number>();
+    for (const [lo, hi] of [...ra, ...rb]) cuts.add(lo).add(hi + 1);
+    const points = [...cuts].filter((cp) => inRanges(ra, cp));
+    work += (a.length + b.length) * (points.length + 1);
+    if (work > MAX_WORK) return false;
+    for (const cp of points) {
+      const na = step(x, a, cp);
+      if (na.length > 0) queue.push([na, step(y, b, cp)]);
+    }
+  }
+  return true;
+}
+
+/** Of two patterns, one whose strings the other holds all of (it stands for both); undefined when neither is proven. */
+export function narrowerPattern(a: string, b: string): string | undefined {
+  const [pa, pb] = [parsePattern(a), parsePattern(b)];
+  if (!pa.ok || !pb.ok) return undefined;
+  const [na, nb] = [languageNfa({ t: "pattern", pattern: pa.value }), languageNfa({ t: "pattern", pattern: pb.value })];
+  if (!na || !nb) return undefined;
+  if (languageIncluded(na, nb)) return a;
+  if (languageIncluded(nb, na)) return b;
+  return undefined;
 }

@@ -4,7 +4,9 @@
 // Supported: literals, `.`, classes `[...]` / `[^...]` with ranges, `\d \w \s \D \W \S`, escapes (`\n \t \r \f
 // \v \0 \xHH \uHHHH \u{H…}` and escaped punctuation), groups `( )`, `(?: )`, `(?<name> )`, alternation `|`,
 // quantifiers `* + ? {n} {n,} {n,m}` (lazy `?` suffix allowed), `^` at the start and `$` at the end of a
-// top-level alternative. Refused: lookaround, backreferences, `\b \B`, `\p{…}`, `\cX`, anchors elsewhere.
+// top-level alternative, or of an alternative of a group that starts or ends one (`(^a$)|(^b$)`, `^x(a|$)`: the
+// group's alternatives become top-level ones). Refused: lookaround, backreferences, `\b \B`, `\p{…}`, `\cX`,
+// anchors elsewhere.
 
 import type { CodeRange } from "./gbnf.js";
 
@@ -116,6 +118,9 @@ class Parser {
     this.cps = [...source].map((c) => c.codePointAt(0)!);
   }
 
+  /** Alternatives of groups (sequences) that start with `^` or end with `$`: lifted to the top by parseTop. */
+  private readonly anchored = new Map<Re, { start: boolean; end: boolean }>();
+
   parseTop(): ParsedPattern["branches"] {
     const branches: ParsedPattern["branches"] = [];
     for (;;) {
@@ -130,7 +135,7 @@ class Parser {
         end = true;
         this.pos++;
       }
-      branches.push({ re: { t: "seq", items }, start, end });
+      branches.push(...this.lift({ items, start, end }));
       if (this.peek() === 0x7c /* | */) {
         this.pos++;
         continue;
@@ -140,13 +145,68 @@ class Parser {
     }
   }
 
+  /** Whether a group's tree (what parseAlt returned) has an anchored alternative. */
+  private hasAnchor(re: Re): boolean {
+    return this.anchored.has(re) || (re.t === "alt" && re.items.some((i) => this.anchored.has(i)));
+  }
+
+  /**
+   * A top-level alternative whose first or last item is a group with anchored alternatives, as one top-level
+   * alternative per alternative of that group (the same language). An anchor anywhere else is refused.
+   */
+  private lift(b: { items: Re[]; start: boolean; end: boolean }): ParsedPattern["branches"] {
+    const spread = (group: Re) => (group.t === "alt" ? group.items : [group]);
+    let out = [b];
+    if (b.items.length > 0 && this.hasAnchor(b.items[0]!)) {
+      out = spread(b.items[0]!).map((alt) => {
+        const f = this.anchored.get(alt) ?? { start: false, end: false };
+        if (f.end && b.items.length > 1) throw new Unsupported("`$` is supported only at the end of the pattern");
+        return { items: [...(alt.t === "seq" ? alt.items : [alt]), ...b.items.slice(1)], start: b.start || f.start, end: b.end || f.end };
+      });
+    } else if (b.items.length > 1 && this.hasAnchor(b.items[b.items.length - 1]!)) {
+      out = spread(b.items[b.items.length - 1]!).map((alt) => {
+        const f = this.anchored.get(alt) ?? { start: false, end: false };
+        if (f.start) throw new Unsupported("`^` is supported only at the start of the pattern");
+        return { items: [...b.items.slice(0, -1), ...(alt.t === "seq" ? alt.items : [alt])], start: b.start, end: b.end || f.end };
+      });
+    }
+    for (const o of out) for (const item of o.items) this.refuseAnchors(item);
+    return out.map((o) => ({ re: { t: "seq", items: o.items }, start: o.start, end: o.end }));
+  }
+
+  /** Refuse an anchored alternative left inside a tree (one that lift could not bring to the top). */
+  private refuseAnchors(re: Re): void {
+    const f = this.anchored.get(re);
+    if (f) throw new Unsupported(f.start ? "`^` is supported only at the start of the pattern" : "`$` is supported only at the end of the pattern");
+    if (re.t === "seq" || re.t === "alt") for (const i of re.items) this.refuseAnchors(i);
+    else if (re.t === "rep") this.refuseAnchors(re.item);
+  }
+
   private parseAlt(): Re {
-    const items: Re[] = [{ t: "seq", items: this.parseSeq(false) }];
+    const items: Re[] = [this.groupSeq()];
     while (this.peek() === 0x7c) {
       this.pos++;
-      items.push({ t: "seq", items: this.parseSeq(false) });
+      items.push(this.groupSeq());
     }
     return items.length === 1 ? items[0]! : { t: "alt", items };
+  }
+
+  /** One alternative inside a group: `^` at its start and `$` at its end are noted (see lift). */
+  private groupSeq(): Re {
+    let start = false;
+    if (this.peek() === 0x5e /* ^ */) {
+      start = true;
+      this.pos++;
+    }
+    const seq: Re = { t: "seq", items: this.parseSeq(false) };
+    const c = this.cps[this.pos + 1];
+    let end = false;
+    if (this.peek() === 0x24 /* $ */ && (c === 0x7c || c === 0x29)) {
+      end = true;
+      this.pos++;
+    }
+    if (start || end) this.anchored.set(seq, { start, end });
+    return seq;
   }
 
   private parseSeq(top: boolean): Re[] {
@@ -156,6 +216,8 @@ class Parser {
       if (c === undefined || c === 0x7c || c === 0x29 /* ) */) return items;
       if (c === 0x24 /* $ */) {
         if (top && (this.pos === this.cps.length - 1 || this.cps[this.pos + 1] === 0x7c)) return items;
+        // A group's alternative ends here (groupSeq takes the `$`).
+        if (!top && (this.cps[this.pos + 1] === 0x7c || this.cps[this.pos + 1] === 0x29)) return items;
         throw new Unsupported("`$` is supported only at the end of the pattern");
       }
       if (c === 0x5e) throw new Unsupported("`^` is supported only at the start of the pattern");

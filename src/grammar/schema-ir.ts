@@ -18,13 +18,15 @@ import {
   resolveRef,
   unsupported,
 } from "./schema-keywords.js";
-import { ASSERTED_FORMATS, FORMAT_PATTERNS, isSupportedFormat, type StringFormat } from "./string-formats.js";
+import { ASSERTED_FORMATS, FORMAT_PATTERNS, FORMAT_SUPERSETS, isSupportedFormat, type StringFormat } from "./string-formats.js";
+import { narrowerPattern } from "./regex-overlap.js";
 import { shapeString } from "./string-plan.js";
 import { avoidsAny, type KeyAvoid } from "./extra-key.js";
 import { planPatterns } from "./pattern-properties.js";
 import { expandDependencies, hasDependencies } from "./dependencies.js";
 import { applyNot, ifThenElse } from "./not.js";
-import { judgeOf } from "./value-judge.js";
+import { MIN_EXTRA_MEMBERS } from "./not-values.js";
+import { judgeOf, mentionsRef } from "./value-judge.js";
 import { type Body, deref, disjoint, type Node, type Prop, typeAccepts, valueKey } from "./schema-nodes.js";
 import { SCHEMA_LIMITS, tooLarge } from "./limits.js";
 import { foldPropertyNames } from "./property-names.js";
@@ -74,6 +76,9 @@ export function lowerDocument(root: JsonSchema | boolean, hint: string, ids: { n
   }
 }
 
+/** Most negations through refs lowered one inside another (a negated recursive schema is refused past it). */
+const MAX_NOT_NESTING = 6;
+
 /** Most options of an overlapping oneOf held as "this one and none of the others" (each negates all the others). */
 const MAX_EXACTLY_ONE = 8;
 
@@ -87,6 +92,8 @@ class Lowerer {
   private readonly refs = new Map<string, Node & { k: "ref" }>();
   private any: (Node & { k: "ref" }) | undefined;
   private made = 0;
+  /** Negations through a `$ref` now being lowered, one inside another (see lowerNot). */
+  private notNesting = 0;
   /** oneOfs to check once every `$ref` has its target; `apart`: pairs "i,j" known disjoint already. */
   private readonly oneOfs: { path: string; options: Node[]; apart: ReadonlySet<string> }[] = [];
 
@@ -214,14 +221,26 @@ class Lowerer {
   /** `not` held exactly where it can be (see not.ts): the union of the variants it leaves. */
   private lowerNot(schema: JsonSchema, path: string, hint: string, depth: number): Result<Node> {
     const { not: negated, ...rest } = schema;
-    const variants = applyNot(rest, negated, path);
+    // A negated recursive schema would unfold without end (each level's `not` of its members' refs): refused
+    // past MAX_NOT_NESTING nested negations that followed a ref.
+    const viaRef = mentionsRef(negated);
+    if (viaRef && this.notNesting >= MAX_NOT_NESTING) return err(unsupported(pointer(path, "not"), `not of a recursive $ref is not supported (more than ${MAX_NOT_NESTING} nested negations through refs)`));
+    const variants = applyNot(rest, negated, path, (s) => {
+      const r = this.resolvePart(s, pointer(path, "not"));
+      return r.ok ? r.value : undefined;
+    });
     if (!Array.isArray(variants)) return err(variants);
     if (variants.length === 0) return ok(this.never(path, hint));
     const options: Node[] = [];
-    for (const [i, v] of variants.entries()) {
-      const r = this.lower(v, path, variants.length === 1 ? hint : `${hint}-${i + 1}`, depth + 1);
-      if (!r.ok) return r;
-      options.push(r.value);
+    if (viaRef) this.notNesting++;
+    try {
+      for (const [i, v] of variants.entries()) {
+        const r = this.lower(v, path, variants.length === 1 ? hint : `${hint}-${i + 1}`, depth + 1);
+        if (!r.ok) return r;
+        options.push(r.value);
+      }
+    } finally {
+      if (viaRef) this.notNesting--;
     }
     return ok(options.length === 1 ? options[0]! : this.node(path, hint, { k: "union", options }));
   }
@@ -260,12 +279,14 @@ class Lowerer {
     if (existing) return ok(existing);
     const last = ref === "#" ? "root" : ref.split("/").pop()!;
     const node = this.node(targetPath, `def-${last}`, { k: "ref", target: undefined }) as Node & { k: "ref" };
+    const known = new Set(this.refs.keys());
     this.refs.set(ref, node);
     const lowered = this.lower(target, targetPath, `def-${last}`, 0);
     // A failed target leaves no half-made node behind: a caller that goes on without this part (a pattern key's
-    // value, a merge the grammar cannot hold) must not meet it again through another $ref with no target.
+    // value, a merge the grammar cannot hold, a oneOf option tried with `not`) must not meet it again through
+    // another $ref with no target — nor through a ref lowered inside it, which may point back at this one.
     if (!lowered.ok) {
-      this.refs.delete(ref);
+      for (const k of [...this.refs.keys()]) if (!known.has(k)) this.refs.delete(k);
       return lowered;
     }
     if (lowered.value === node) return err(invalid(targetPath, `$ref "${ref}" refers only to itself`));
@@ -565,17 +586,24 @@ class Lowerer {
     }
     // Any other format asserts nothing (ajv ignores formats it does not know): ignored.
     let pattern: ParsedPattern | undefined;
+    // A pattern beside a format: held where one language is proven to hold the other (see the string below).
+    const narrow = typeof s.pattern === "string" && (formatPattern !== undefined || format) ? narrowerPattern(formatPattern ?? FORMAT_SUPERSETS[format!], s.pattern) : undefined;
     if (formatPattern !== undefined) {
-      if (s.pattern !== undefined) return err(unsupported(pointer(path, "pattern"), "pattern together with format is not supported"));
-      const parsed = boundedPattern(formatPattern);
+      if (s.pattern !== undefined && narrow === undefined) return err(unsupported(pointer(path, "pattern"), "pattern together with format is not supported (unless one holds every string of the other)"));
+      // The narrower of the two: the format's own (the pattern then holds), or the pattern (every string of it
+      // is one the format's spelling holds, so one ajv's format accepts).
+      const parsed = boundedPattern(narrow ?? formatPattern);
       if (!parsed.ok) return err(unsupported(pointer(path, "format"), `format "${String(s.format)}": ${parsed.reason}`));
       pattern = parsed.value;
     } else if (s.pattern !== undefined) {
-      if (format) return err(unsupported(pointer(path, "pattern"), "pattern together with format is not supported"));
+      // A format rule's strings all match the pattern (its superset pattern is proven to): the format alone is both.
+      if (format && narrow !== FORMAT_SUPERSETS[format]) return err(unsupported(pointer(path, "pattern"), "pattern together with format is not supported (unless the pattern holds every string of the format)"));
       if (typeof s.pattern !== "string") return err(invalid(pointer(path, "pattern"), "pattern must be a string"));
-      const parsed = boundedPattern(s.pattern);
-      if (!parsed.ok) return err(unsupported(pointer(path, "pattern"), `pattern ${JSON.stringify(s.pattern)}: ${parsed.reason}`));
-      pattern = parsed.value;
+      if (!format) {
+        const parsed = boundedPattern(s.pattern);
+        if (!parsed.ok) return err(unsupported(pointer(path, "pattern"), `pattern ${JSON.stringify(s.pattern)}: ${parsed.reason}`));
+        pattern = parsed.value;
+      }
     }
     if (maxLength !== undefined && minLength > maxLength) return ok(this.never(path, hint));
     const shaped = shapeString({ minLength, maxLength, format, pattern }, path);
@@ -735,7 +763,10 @@ class Lowerer {
     // listed members it writes too (a subset: an object reaching the minimum through those has the extra members
     // anyway); the key guard keeps their keys distinct, and the guarded closing spells distinct ones.
     const open = extra !== null || (plan?.keys.length ?? 0) > 0;
-    const minExtra = typeof s.minProperties === "number" && s.minProperties > requiredCount && !nonEmpty && open ? s.minProperties - requiredCount : undefined;
+    // `not` of additionalProperties false asks for an extra member (MIN_EXTRA_MEMBERS); with none possible, no object.
+    const forced = typeof s[MIN_EXTRA_MEMBERS] === "number" ? (s[MIN_EXTRA_MEMBERS] as number) : undefined;
+    if (forced !== undefined && !open) return ok(this.never(path, hint));
+    const minExtra = typeof s.minProperties === "number" && s.minProperties > requiredCount && !nonEmpty && open ? Math.max(s.minProperties - requiredCount, forced ?? 0) : forced;
     if (typeof s.minProperties === "number" && typeof s.maxProperties === "number" && s.maxProperties < s.minProperties) return ok(this.never(path, hint));
     if (typeof s.minProperties === "number" && s.minProperties > requiredCount && !nonEmpty && minExtra === undefined) {
       return err(unsupported(pointer(path, "minProperties"), "minProperties beyond the required properties is supported only over extra or pattern members (or 1)"));

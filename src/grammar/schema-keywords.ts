@@ -6,6 +6,7 @@ import { err, ok, type QtcError, type Result } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
 import { foldPropertyNames } from "./property-names.js";
 import { holdsContains } from "./contains-held.js";
+import { narrowerPattern } from "./regex-overlap.js";
 
 /**
  * Keywords that never change which values are valid (annotations, and draft-04 `id`/`definitions`, 2019/2020
@@ -246,8 +247,9 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
-const TAKE_MAX = new Set(["minimum", "minLength", "minItems", "minProperties"]);
-const TAKE_MIN = new Set(["maximum", "maxLength", "maxItems", "maxProperties"]);
+// exclusiveMinimum/exclusiveMaximum as numbers (draft 6 on); draft 4's booleans are not merged.
+const TAKE_MAX = new Set(["minimum", "minLength", "minItems", "minProperties", "exclusiveMinimum"]);
+const TAKE_MIN = new Set(["maximum", "maxLength", "maxItems", "maxProperties", "exclusiveMaximum"]);
 
 function typeList(t: unknown): string[] | undefined {
   if (typeof t === "string") return [t];
@@ -285,6 +287,8 @@ export function mergeSchemas(a: JsonSchema, b: JsonSchema, bPath: string): Resul
     else if (key === "required" && Array.isArray(mine) && Array.isArray(value)) out[key] = [...new Set([...mine, ...value])];
     else if (key === "type" && typeList(mine) && typeList(value)) out[key] = intersectTypes(typeList(mine)!, typeList(value)!);
     else if (key === "enum" && Array.isArray(mine) && Array.isArray(value)) out[key] = mine.filter((x) => value.some((y) => deepEqual(x, y)));
+    // Two patterns where one's strings all match the other: the narrower one is both (exact).
+    else if (key === "pattern" && typeof mine === "string" && typeof value === "string" && narrowerPattern(mine, value) !== undefined) out[key] = narrowerPattern(mine, value)!;
     else if (key === "properties" && isObject(mine) && isObject(value)) {
       const props: Record<string, unknown> = { ...mine };
       for (const [name, s] of Object.entries(value)) props[name] = name in props && !deepEqual(props[name], s) ? { allOf: [props[name], s] } : s;

@@ -76,6 +76,17 @@ export const FORMAT_LENGTHS: Readonly<Record<StringFormat, readonly [number, num
   uuid: [36, 36],
 };
 
+/**
+ * A pattern holding every string each rule below spells (digits where the rule narrows them to real days and
+ * hours): a `pattern` beside the format that holds all of these strings holds all the format's too.
+ */
+export const FORMAT_SUPERSETS: Readonly<Record<StringFormat, string>> = {
+  date: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+  time: "^[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\\.[0-9]{1,6})?(?:Z|[+-][0-9]{2}:[0-9]{2})$",
+  "date-time": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\\.[0-9]{1,6})?(?:Z|[+-][0-9]{2}:[0-9]{2})$",
+  uuid: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+};
+
 /** The rule for a format's content (without quotes), created on first use. */
 export function formatRule(rules: RuleSet, format: StringFormat): string {
   const name = `format-${format}`;

@@ -26,7 +26,7 @@ const sendMessage: ToolDefinition = {
 };
 const pick: ToolDefinition = {
   name: "pick",
-  parameters: { type: "object", properties: { color: { type: "string", not: { enum: ["red"] } } }, required: ["color"], additionalProperties: false },
+  parameters: { type: "object", properties: { color: { type: "string", not: { pattern: "^red" } } }, required: ["color"], additionalProperties: false },
 };
 
 let model: LlamaModel;
