@@ -11,10 +11,16 @@ import { compileXgrammar } from "../../src/grammar/xgrammar.js";
 
 const tool = (name: string) => ({ name, parameters: { type: "object", properties: {} } });
 
-test("the tool lists: 5 harness, Claude Code's, the maxLength string, then 100 and 200 generated", () => {
+test("the tool lists: 5 harness, Claude Code's, the maxLength string, the uniqueItems tools, then 100 and 200 generated", () => {
   const lists = costLists([tool("a")], [["Codex CLI (1 tools)", [tool("b")]], ["Claude Code (24 tools)", [tool("c")]]], (n) => Array.from({ length: n }, (_, i) => tool(`g${i}`)));
-  expect(lists.map((l) => l.label)).toEqual(["5 harness", "Claude Code (24 tools)", "maxLength 64 string", "100 generated", "200 generated"]);
-  expect(lists.map((l) => l.xgMaxLength)).toEqual([undefined, undefined, 64, undefined, undefined]);
+  expect(lists.map((l) => l.label)).toEqual(["5 harness", "Claude Code (24 tools)", "maxLength 64 string", "uniqueItems 3 tools", "100 generated", "200 generated"]);
+  expect(lists.map((l) => l.xgMaxLength)).toEqual([undefined, undefined, 64, undefined, undefined, undefined]);
+  // The uniqueItems list compiles for qtc (the guard holds it) and leaves it to the validator in xgrammar's dialect.
+  const unique = lists[3]!.tools;
+  expect(unique.map((t) => t.name)).toEqual(["pick_digits", "tag", "flags"]);
+  const xg = compileXgrammar(unique, { format: "hermes", toolChoice: "required", maxTokens: 256 });
+  // (one entry: the three tools' arrays share the pointer, and the dialect lists each pointer once)
+  expect(xg.ok && xg.value.leftToValidator.filter((l) => l.keyword === "uniqueItems")).toEqual([{ keyword: "uniqueItems", path: "/properties/xs" }]);
 });
 
 test("the maxLength row's xgrammar grammar bounds the string as xgrammar's own converter does; the dialect alone leaves it open", () => {
