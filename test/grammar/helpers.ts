@@ -1,6 +1,6 @@
 // Shared by the grammar tests: one llama.cpp instance with the synthetic tiny model per test file, the schema
-// corpus, and rendering an instance as a call in a format's canonical spelling (the prompt renderer, which
-// follows the real chat templates).
+// corpus, rendering an instance as a call in a format's canonical spelling (the prompt renderer, which follows the
+// real chat templates), and judging a compiled grammar against qtc's validator.
 
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -76,4 +76,26 @@ export async function agreesWithValidator(schema: JsonSchema, texts: readonly st
   const accepts = await schemaChecker(schema, maxTokens);
   const validate = compileValueValidator(schema);
   for (const t of texts) expect(accepts(t), `${JSON.stringify(schema)} ${t}`).toBe(validate(JSON.parse(t)) === null);
+}
+
+/**
+ * The schema compiled under `strict` (budget 256): each value, in canonical spelling, is admitted by the grammar
+ * (qtc's engine, text alone) exactly when qtc's validator accepts it, and at least one is admitted.
+ */
+export async function admitsExactlyValid(schema: JsonSchema, values: readonly unknown[]): Promise<void> {
+  const { compileSchema } = await import("../../src/grammar/index.js");
+  const { canonicalJson } = await import("../../src/grammar/canonical-json.js");
+  const { judgeTextWithGbnf } = await import("../../src/engine/text-judge.js");
+  const { compileValueValidator } = await import("../../src/tools/validators.js");
+  const { expect } = await import("vitest");
+  const r = compileSchema(schema, { maxTokens: 256, unsupported: "strict" });
+  if (!r.ok) throw new Error(`${r.error.code} ${r.error.path}: ${r.error.message}`);
+  const validate = compileValueValidator(schema);
+  let admitted = 0;
+  for (const v of values) {
+    const admits = judgeTextWithGbnf(r.value.gbnf, canonicalJson(v)) === "accepted";
+    if (admits) admitted++;
+    expect(admits, JSON.stringify(v)).toBe(validate(v) === null);
+  }
+  expect(admitted).toBeGreaterThan(0);
 }
