@@ -141,12 +141,16 @@ export function languageHolds(nfa: Nfa, text: string): boolean {
   return states.includes(nfa.accept);
 }
 
+/** The code ranges the states' edges take. */
+function nextRanges(nfa: Nfa, states: readonly number[]): CodeRange[] {
+  return states.flatMap((s) => nfa.edges[s]!.flatMap((e) => e.ranges));
+}
+
 /** The code points where what `a` and `b` may do next changes: one representative per interval both may take. */
 function sharedPoints(x: Nfa, a: readonly number[], y: Nfa, b: readonly number[]): number[] {
   const cuts = new Set<number>();
-  const ranges = (nfa: Nfa, states: readonly number[]) => states.flatMap((s) => nfa.edges[s]!.flatMap((e) => e.ranges));
-  const ra = ranges(x, a);
-  const rb = ranges(y, b);
+  const ra = nextRanges(x, a);
+  const rb = nextRanges(y, b);
   for (const [lo, hi] of [...ra, ...rb]) {
     cuts.add(lo);
     cuts.add(hi + 1);
@@ -159,26 +163,12 @@ function sharedPoints(x: Nfa, a: readonly number[], y: Nfa, b: readonly number[]
  * ran past its bounds (callers treat false as "may overlap").
  */
 export function languagesDisjoint(x: Nfa, y: Nfa): boolean {
-  const start: [number[], number[]] = [closure(x, [0]), closure(y, [0])];
-  const seen = new Set<string>();
-  const queue = [start];
-  let work = 0;
-  while (queue.length > 0) {
-    const [a, b] = queue.shift()!;
-    const key = `${a.join(",")}|${b.join(",")}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    if (a.includes(x.accept) && b.includes(y.accept)) return false;
-    const points = sharedPoints(x, a, y, b);
-    work += (a.length + b.length) * (points.length + 1);
-    if (work > MAX_WORK) return false;
-    for (const cp of points) {
-      const na = step(x, a, cp);
-      const nb = step(y, b, cp);
-      if (na.length > 0 && nb.length > 0) queue.push([na, nb]);
-    }
-  }
-  return true;
+  return !productSearch(
+    x,
+    y,
+    (a, b) => (a.includes(x.accept) && b.includes(y.accept) ? "found" : sharedPoints(x, a, y, b)),
+    (na, nb) => na.length > 0 && nb.length > 0,
+  );
 }
 
 /**
@@ -186,30 +176,51 @@ export function languagesDisjoint(x: Nfa, y: Nfa): boolean {
  * string x holds and y does not), false when one is found or the search ran past its bounds.
  */
 export function languageIncluded(x: Nfa, y: Nfa): boolean {
-  const start: [number[], number[]] = [closure(x, [0]), closure(y, [0])];
+  return !productSearch(x, y, (a, b) => (a.includes(x.accept) && !b.includes(y.accept) ? "found" : pointsOfFirst(x, a, y, b)), (na) => na.length > 0);
+}
+
+/**
+ * Breadth first over pairs of state sets (x's, y's) from both starts, each pair once: true when `look` finds a
+ * pair that answers the question, or the search runs past MAX_WORK (unsure); false when every pair was seen.
+ * `look` gives a pair's code points to go on by; `keep` says which successor pairs are worth visiting.
+ */
+function productSearch(
+  x: Nfa,
+  y: Nfa,
+  look: (a: number[], b: number[]) => "found" | number[],
+  keep: (na: number[], nb: number[]) => boolean,
+): boolean {
   const seen = new Set<string>();
-  const queue = [start];
+  const queue: [number[], number[]][] = [[closure(x, [0]), closure(y, [0])]];
   let work = 0;
   while (queue.length > 0) {
     const [a, b] = queue.shift()!;
     const key = `${a.join(",")}|${b.join(",")}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    if (a.includes(x.accept) && !b.includes(y.accept)) return false;
-    // Where y cannot go, x's next strings are y's only if x has none: every x move is then a counterexample path.
-    const ra = a.flatMap((s) => x.edges[s]!.flatMap((e) => e.ranges));
-    const rb = b.flatMap((s) => y.edges[s]!.flatMap((e) => e.ranges));
-    const cuts = new Set<number>();
-    for (const [lo, hi] of [...ra, ...rb]) cuts.add(lo).add(hi + 1);
-    const points = [...cuts].filter((cp) => inRanges(ra, cp));
+    const points = look(a, b);
+    if (points === "found") return true;
     work += (a.length + b.length) * (points.length + 1);
-    if (work > MAX_WORK) return false;
+    if (work > MAX_WORK) return true;
     for (const cp of points) {
       const na = step(x, a, cp);
-      if (na.length > 0) queue.push([na, step(y, b, cp)]);
+      const nb = step(y, b, cp);
+      if (keep(na, nb)) queue.push([na, nb]);
     }
   }
-  return true;
+  return false;
+}
+
+/**
+ * The code points where what `a` may do next changes, one per interval `a` may take (where y cannot go, x's next
+ * strings are y's only if x has none: every x move is then a counterexample path).
+ */
+function pointsOfFirst(x: Nfa, a: readonly number[], y: Nfa, b: readonly number[]): number[] {
+  const ra = nextRanges(x, a);
+  const rb = nextRanges(y, b);
+  const cuts = new Set<number>();
+  for (const [lo, hi] of [...ra, ...rb]) cuts.add(lo).add(hi + 1);
+  return [...cuts].filter((cp) => inRanges(ra, cp));
 }
 
 /** Of two patterns, one whose strings the other holds all of (it stands for both); undefined when neither is proven. */
