@@ -29,6 +29,16 @@ export interface UniquePlan {
 
 type Container = Node & { k: "object" | "array" };
 
+/** A shape before pruning: children by index into every container found. */
+interface RawShape {
+  unique: boolean;
+  literals?: string[];
+  props?: Record<string, number[]>;
+  other?: number[];
+  prefix?: number[][];
+  items?: number[];
+}
+
 /** The plan of a lowered value; undefined when no array in it asks for distinct items (nothing to guard). */
 export function uniquePlan(root: Node): UniquePlan | undefined {
   const index = new Map<number, number>();
@@ -44,7 +54,7 @@ export function uniquePlan(root: Node): UniquePlan | undefined {
   };
   const alts = (n: Node | null | undefined): number[] => containers(n).map(indexOf);
   const rootAlts = alts(root);
-  const raw: { unique: boolean; literals?: string[]; props?: Record<string, number[]>; other?: number[]; prefix?: number[][]; items?: number[] }[] = [];
+  const raw: RawShape[] = [];
   for (let i = 0; i < nodes.length; i++) {
     const n = nodes[i]!;
     const each = n.k === "array" && n.items ? deref(n.items) : undefined;
@@ -89,7 +99,7 @@ function containers(n: Node | null | undefined, depth = 0): Container[] {
 }
 
 /** Shapes that are a unique array or hold one somewhere below (a fixpoint: recursive schemas loop). */
-function leading(raw: readonly { unique: boolean; props?: Record<string, number[]>; other?: number[]; prefix?: number[][]; items?: number[] }[]): Set<number> {
+function leading(raw: readonly RawShape[]): Set<number> {
   const leads = new Set<number>();
   raw.forEach((r, i) => r.unique && leads.add(i));
   for (let changed = true; changed; ) {

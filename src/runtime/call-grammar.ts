@@ -164,8 +164,10 @@ export function refuseUnmetChoice(plan: TurnPlan, call: CallGrammar | undefined,
 export function keyGuardFor(format: ToolCallFormat, tools: readonly GrammarTool[], vocab: KeyVocab): KeyTracker | undefined {
   if (format.body.decoder === "json-call") {
     const plans = new Map(tools.flatMap((t) => (t.unique ? [[t.name, t.unique] as const] : [])));
+    // The guard compares keys as the text spells them.
+    const spelled = (key: string) => JSON.stringify(key).slice(1, -1);
     const { nameKey, argumentsKey } = format.body.spelling;
-    return new KeyGuard(vocab, plans.size > 0 ? { kind: "call", plans, nameKey, argumentsKey } : undefined);
+    return new KeyGuard(vocab, plans.size > 0 ? { kind: "call", plans, nameKey: spelled(nameKey), argumentsKey: spelled(argumentsKey) } : undefined);
   }
   if (format.stringText === "json") return new KeyGuard(vocab);
   return format.body.decoder === "xml-function" ? new XmlKeyGuard(vocab, format.body.spelling, tools) : undefined;

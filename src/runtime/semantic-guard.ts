@@ -92,7 +92,10 @@ export interface KeyTracker {
   readonly comparing: boolean;
 }
 
-/** Where a guard finds which arrays must hold distinct items (see unique-plan.ts): none, one value's, or a call's. */
+/**
+ * Where a guard finds which arrays must hold distinct items (see unique-plan.ts): none, one value's, or a call's
+ * (its plans by tool name; the name and arguments keys as a JSON text spells them, escapes included).
+ */
 export type UniqueRoots =
   | { readonly kind: "value"; readonly plan: UniquePlan; readonly shapes: readonly number[] }
   | { readonly kind: "call"; readonly plans: ReadonlyMap<string, UniquePlan>; readonly nameKey: string; readonly argumentsKey: string };
@@ -340,7 +343,7 @@ export class KeyGuard implements KeyTracker {
       }
       return repeated;
     }
-    if (top?.call && this.unique?.kind === "call" && top.key === JSON.stringify(this.unique.nameKey).slice(1, -1)) top.call.name = unquote(s.text);
+    if (top?.call && this.unique?.kind === "call" && top.key === this.unique.nameKey) top.call.name = unquote(s.text);
     return false;
   }
 
@@ -364,7 +367,7 @@ export class KeyGuard implements KeyTracker {
     if (!roots) return undefined;
     if (!top) return roots.kind === "value" ? roots : undefined;
     if (top.call && roots.kind === "call") {
-      const plan = top.key === JSON.stringify(roots.argumentsKey).slice(1, -1) && top.call.name !== undefined ? roots.plans.get(top.call.name) : undefined;
+      const plan = top.key === roots.argumentsKey && top.call.name !== undefined ? roots.plans.get(top.call.name) : undefined;
       return plan && { plan, shapes: plan.root };
     }
     if (!top.plan || !top.shapes) return undefined;
