@@ -76,6 +76,7 @@ export { CONSTRAINT_LIMITS, type AnswerConstraint, type ConstraintKind } from ".
 export { compileToolGrammar, type CompiledGrammar, type ToolGrammarOptions } from "./grammar/index.js";
 export type { CheckResult } from "./engine/checker.js";
 export type { Continuation, Matcher, NextTokens } from "./engine/matcher.js";
+export { allows, bannedTokens, listedTokens } from "./engine/matcher.js";
 export { createMatcher, GrammarChecker } from "./model/grammar-checker.js";
 
 // Models: resolution, synthetic models, download.

@@ -210,7 +210,10 @@ interface WalkOptions {
   /** llama.cpp's walks: seeded decodes of the model under the grammar. */
   llamaDecodes: number;
   maxTokens: number;
-  /** A fresh qtc engine cache for this grammar (each tool list is timed cold in an engine of its own). */
+  /**
+   * A fresh qtc grammar cache for this grammar (each tool list is timed cold, compiled in a cache of its own; the
+   * vocabulary's indexes are the model's, built once, as xgrammar's tokenizer info is built once per session).
+   */
   fresh: boolean;
 }
 
@@ -226,7 +229,7 @@ async function engineRun(engine: EngineName, v: CostVocabulary, profile: boolean
     const shared = new EngineVocab(tables, trie!, tokenizeText);
     const keyVocab = new KeyVocab(tables.texts);
     return {
-      walk: async (g, o) => qtcCost(g.matcher, o.fresh ? new EngineVocab(tables, trie!, tokenizeText) : shared, { ...o, profile, semantic: () => g.semantic(keyVocab) }),
+      walk: async (g, o) => qtcCost(g.matcher, o.fresh ? shared.withEmptyGrammarCache() : shared, { ...o, profile, semantic: () => g.semantic(keyVocab) }),
       dispose: () => undefined,
     };
   }

@@ -11,7 +11,7 @@ import type { XgrammarSession } from "../../dist/engines/xgrammar-check.js";
 import type { CompiledGrammar } from "../../dist/grammar/types.js";
 import type { ToolCallFormat } from "../../dist/formats/index.js";
 import type { EngineVocab } from "../../dist/engine/engine-vocab.js";
-import type { MatcherGrammar, NextTokens } from "../../dist/engine/matcher.js";
+import { allows, listedTokens, type MatcherGrammar, type NextTokens } from "../../dist/engine/matcher.js";
 import { QtcMatcher } from "../../dist/engine/qtc-matcher.js";
 import { BudgetGuard } from "../../dist/runtime/budget-guard.js";
 import type { KeyTracker } from "../../dist/runtime/semantic-guard.js";
@@ -108,31 +108,20 @@ function rng(seed: number): () => number {
 
 /**
  * The token a walk samples, as random weights would: uniformly among the mask's allowed tokens (a listed set, or
- * every id but the banned ones). Undefined when nothing is allowed.
+ * the set bits of a bitset). Undefined when nothing is allowed.
  */
 export function pickNext(next: NextTokens, vocabSize: number, random: () => number): number | undefined {
   if (next.kind === "set") return next.tokens.length === 0 ? undefined : next.tokens[Math.floor(random() * next.tokens.length)];
-  return pickOutside(next.banned, vocabSize, random);
-}
-
-/** A uniform id in [0, vocabSize) outside `banned`: by rejection while most ids are allowed, else from the list of the allowed. */
-function pickOutside(banned: readonly number[], vocabSize: number, random: () => number): number | undefined {
-  const out = new Uint8Array(vocabSize);
-  let left = vocabSize;
-  for (const t of banned) {
-    if (t < 0 || t >= vocabSize || out[t]) continue;
-    out[t] = 1;
-    left--;
-  }
-  if (left === 0) return undefined;
-  if (left * 4 >= vocabSize) {
+  if (next.count === 0) return undefined;
+  // Most tokens allowed: by rejection; else the k-th set bit.
+  if (next.count * 4 >= vocabSize) {
     for (;;) {
       const t = Math.floor(random() * vocabSize);
-      if (!out[t]) return t;
+      if (allows(next, t)) return t;
     }
   }
-  let k = Math.floor(random() * left);
-  for (let t = 0; t < vocabSize; t++) if (!out[t] && k-- === 0) return t;
+  let k = Math.floor(random() * next.count);
+  for (let t = 0; t < vocabSize; t++) if (allows(next, t) && k-- === 0) return t;
   return undefined;
 }
 
@@ -140,7 +129,14 @@ function pickOutside(banned: readonly number[], vocabSize: number, random: () =>
 function withBans(next: NextTokens, banned: readonly number[]): NextTokens {
   if (banned.length === 0) return next;
   const out = new Set(banned);
-  return next.kind === "set" ? { kind: "set", tokens: next.tokens.filter((t) => !out.has(t)) } : { kind: "except", banned: [...next.banned, ...banned] };
+  if (next.kind === "set") return { kind: "set", tokens: next.tokens.filter((t) => !out.has(t)) };
+  const allowed = next.allowed.slice();
+  let count = next.count;
+  for (const t of out) if (allows(next, t)) {
+    allowed[t >>> 5]! &= ~(1 << (t & 31));
+    count--;
+  }
+  return { ...next, allowed, count };
 }
 
 /** The tools' grammar (tool choice required, so every tool is in it) in `format`. */
@@ -186,7 +182,7 @@ export function qtcCost(
       const t2 = performance.now();
       const allowed = m.nextTokens();
       const t3 = performance.now();
-      const next = keys ? withBans(allowed, keys.banned(m, allowed.kind === "set" ? allowed.tokens : undefined)) : allowed;
+      const next = keys?.mayBan ? withBans(allowed, keys.banned(m, listedTokens(allowed))) : allowed;
       const t3a = performance.now();
       // Sampling is the model's work, not the grammar's: the pick stays outside the timed parts.
       const pick = pickNext(next, vocabSize, random);

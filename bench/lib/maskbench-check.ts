@@ -6,6 +6,7 @@ import type { LlamaModel } from "node-llama-cpp";
 import { GrammarChecker, modelVocab } from "../../dist/model/grammar-checker.js";
 import type { CompiledSchema } from "../../dist/grammar/types.js";
 import type { EngineVocab } from "../../dist/engine/engine-vocab.js";
+import { listedTokens } from "../../dist/engine/matcher.js";
 import { createQtcMatcher, type QtcMatcher } from "../../dist/engine/qtc-matcher.js";
 import { KeyGuard, KeyVocab } from "../../dist/runtime/semantic-guard.js";
 
@@ -70,7 +71,7 @@ class QtcChecker implements InstanceChecker {
       // Where the guard may ban (inside a key, between members, in an array of distinct items), ask it as the turn does before sampling.
       if (guard.atKey || guard.afterMember || guard.watched()) {
         const next = matcher.nextTokens();
-        if (guard.banned(matcher, next.kind === "set" ? next.tokens : undefined).includes(token)) return { accepted: false };
+        if (guard.banned(matcher, listedTokens(next)).includes(token)) return { accepted: false };
       }
       if (!matcher.accept(token)) return { accepted: false };
       if (guard.feed(model.detokenize([token], true))) return { accepted: false };

@@ -25,8 +25,9 @@ export class EngineVocab {
   /** The others (they begin where a character may), grouped by their first byte: a state refuses a whole group at once. */
   readonly startingTokens: ReadonlyMap<number, Int32Array>;
   private readonly cut: Uint8Array;
-  private readonly grammars: PoolCache;
+  private grammars: PoolCache;
   private index: TextIndex | undefined;
+  private readonly cacheLimits: { readonly bytes: number; readonly entries: number };
 
   constructor(
     readonly tables: TokenTables,
@@ -36,6 +37,7 @@ export class EngineVocab {
     /** The compiled-grammar cache's bounds. Default: ENGINE_GRAMMAR_CACHE. */
     cacheLimits: { readonly bytes: number; readonly entries: number } = ENGINE_GRAMMAR_CACHE,
   ) {
+    this.cacheLimits = cacheLimits;
     this.grammars = new PoolCache(cacheLimits);
     const n = tables.vocabSize;
     this.special = new Uint8Array(n);
@@ -87,6 +89,19 @@ export class EngineVocab {
       isSpecial: (t) => this.special[t] === 1,
       cutStarting: [...this.startingTokens.values()].flatMap((group) => [...group]),
     }));
+  }
+
+  /**
+   * The same vocabulary, its indexes shared (the text index built first), with an empty compiled-grammar cache:
+   * what a grammar costs cold in a runtime whose model is loaded and indexed (the token-cost bench times each tool
+   * list so).
+   */
+  withEmptyGrammarCache(): EngineVocab {
+    void this.textIndex;
+    const copy = Object.create(EngineVocab.prototype) as EngineVocab;
+    Object.assign(copy, this);
+    copy.grammars = new PoolCache(this.cacheLimits);
+    return copy;
   }
 
   /** Whether a token's bytes cut a character (it is stepped byte by byte); false for whole text and special tokens. */

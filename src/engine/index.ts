@@ -2,6 +2,7 @@
 // compiled grammar and a vocabulary, the vocabulary as plain data, judging a whole text, and the engine's limits.
 
 export type { Continuation, Matcher, MatcherGrammar, NextTokens } from "./matcher.js";
+export { allows, bannedTokens, listedTokens } from "./matcher.js";
 export { createQtcMatcher, QtcMatcher } from "./qtc-matcher.js";
 export { EngineVocab, ENGINE_GRAMMAR_CACHE } from "./engine-vocab.js";
 export type { PoolCacheReport } from "./pool-cache.js";

@@ -3,16 +3,36 @@
 // matcher needs of a compiled grammar. QtcMatcher (qtc-matcher.ts) is the engine's implementation.
 
 import type { CompiledGrammar } from "../grammar/types.js";
+import { allowedIds, bannedIds, hasBit } from "./token-bits.js";
 
 /** What a matcher needs of a compiled grammar. */
 export type MatcherGrammar = Pick<CompiledGrammar, "gbnf" | "specialTokens" | "closeToken" | "valueClosers">;
 
 /**
- * Exactly what may come next: these tokens, or every token but the banned ones (where free text may come, almost
- * every token is allowed). Either way exact: a token drawn from the model's distribution renormalized over it is
- * never refused.
+ * Exactly what may come next: these tokens, or (where free text may come) a bitset over the vocabulary with
+ * `count` bits set. Either way exact: a token drawn from the model's distribution renormalized over it is never
+ * refused.
  */
-export type NextTokens = { kind: "set"; tokens: readonly number[] } | { kind: "except"; banned: readonly number[] };
+export type NextTokens = { kind: "set"; tokens: readonly number[] } | { kind: "bits"; allowed: Uint32Array; count: number; vocabSize: number };
+
+/** Whether `token` is in the mask. */
+export function allows(next: NextTokens, token: number): boolean {
+  return next.kind === "set" ? next.tokens.includes(token) : token >= 0 && token < next.vocabSize && hasBit(next.allowed, token);
+}
+
+/**
+ * The allowed tokens as a list where fewer than half the vocabulary is allowed (what the guards' look-aheads and
+ * the budget guard walk over); undefined where most tokens are allowed (free text: a look-ahead finds a way on).
+ */
+export function listedTokens(next: NextTokens): readonly number[] | undefined {
+  if (next.kind === "set") return next.tokens;
+  return next.count * 2 < next.vocabSize ? allowedIds(next.allowed, next.vocabSize) : undefined;
+}
+
+/** The banned tokens of a bitset mask, listed once per mask (what a sampler's bias bans). */
+export function bannedTokens(next: NextTokens & { kind: "bits" }): readonly number[] {
+  return bannedIds(next.allowed, next.vocabSize);
+}
 
 /** Tokens the grammar forces from here, and whether it can only end after them. */
 export interface Continuation {

@@ -92,7 +92,7 @@ export class StackPool {
   private cachedSteps = 0;
   /** Per-state memo for the matcher's exact masks, bounded with the pool. */
   readonly masks = new Map<StateId, NextTokens>();
-  /** What the cached masks weigh in entries (a mask of n tokens: 1 + n / 16). */
+  /** What the cached masks weigh in entries (a mask of n tokens or bitset words: 1 + n / 16). */
   private maskEntries = 0;
   private expansions = 0;
   /** Estimated bytes held (see `bytes`). */
@@ -143,9 +143,10 @@ export class StackPool {
   rememberMask(state: StateId, mask: NextTokens): void {
     if (this.full || this.masks.has(state)) return;
     this.masks.set(state, mask);
-    const listed = mask.kind === "set" ? mask.tokens.length : mask.banned.length;
-    this.maskEntries += 1 + (listed >> 4);
-    this.held += 64 + listed * 4;
+    // A listed mask weighs 4 bytes a token, a bitset its words.
+    const words = mask.kind === "set" ? mask.tokens.length : mask.allowed.length;
+    this.maskEntries += 1 + (words >> 4);
+    this.held += 64 + words * 4;
   }
 
   accepts(state: StateId): boolean {

@@ -11,6 +11,7 @@
 
 import type { NextTokens } from "./matcher.js";
 import { DEAD, type StackPool, type StateId } from "./stack-pool.js";
+import { clearBit, setBit, wordsFor } from "./token-bits.js";
 import { stepBytes } from "./utf8-steps.js";
 
 /** The character probe a plain successor is read from (every free-text state takes it). */
@@ -279,10 +280,25 @@ function chainOf(pool: StackPool, at: StateId, cap: number): Chain {
  * its first character, each with the length of its head (in the chain's unit); and the cut ones among them.
  */
 interface Tails {
-  groups: { first: number; ids: number[]; tails: Int32Array[]; tokens: Int32Array[]; heads: Uint16Array[] }[];
-  count: number;
+  groups: TailGroup[];
   cut: number[];
-  /** Per pool and state, each tail's verdict from there (0 unknown, 1 taken, 2 refused). */
+  /** 1 for each token holding an odd character (the tails' tokens and the cut ones): the rest are plain. */
+  holdsOdd: Uint8Array;
+  /** Per length L, the plain tokens no longer than L as a bitset and its count (built on first use). */
+  plainUpTo: Map<number, { bits: Uint32Array; count: number }>;
+}
+
+/** The tails that begin with one odd character, their tokens and each token's head length. */
+interface TailGroup {
+  first: number;
+  tails: Int32Array[];
+  tokens: Int32Array[];
+  heads: Uint16Array[];
+  /**
+   * Per pool and state after `first`, each tail's verdict (1 taken, 0 refused). Keyed by the state after the odd
+   * character, not before it: every position of a bounded string is a state of its own, but a closing quote leads
+   * them all to the same one (past minLength), so a string's positions share these rows.
+   */
   verdicts: WeakMap<StackPool, Map<StateId, Uint8Array>>;
 }
 
@@ -321,39 +337,59 @@ function tailsOf(index: TextIndex, vocab: TextMaskVocab, odd: Uint32Array, inByt
       } else byTail.set(text, { tail, tokens: [t], heads: [head] });
     }
   }
-  const groups = new Map<number, Tails["groups"][number]>();
-  let count = 0;
+  const groups = new Map<number, TailGroup>();
   for (const { tail, tokens, heads } of byTail.values()) {
     let group = groups.get(tail[0]!);
-    if (!group) groups.set(tail[0]!, (group = { first: tail[0]!, ids: [], tails: [], tokens: [], heads: [] }));
-    group.ids.push(count++);
+    if (!group) groups.set(tail[0]!, (group = { first: tail[0]!, tails: [], tokens: [], heads: [], verdicts: new WeakMap() }));
     group.tails.push(tail);
     group.tokens.push(Int32Array.from(tokens));
     group.heads.push(Uint16Array.from(heads));
   }
-  const tails = { groups: [...groups.values()], count, cut, verdicts: new WeakMap() };
+  const tails = { groups: [...groups.values()], cut, holdsOdd: seen, plainUpTo: new Map() };
   byKey.set(key, tails);
   return tails;
 }
 
-/** Each tail's verdict from `s` (computed on first use; a group whose first character `s` refuses is refused at once). */
-function verdictsAt(pool: StackPool, tails: Tails, s: StateId): Uint8Array {
-  let byState = tails.verdicts.get(pool);
-  if (!byState) tails.verdicts.set(pool, (byState = new Map()));
-  let row = byState.get(s);
+/** Refused: every tail of a group whose first character the state refuses. */
+const NONE_TAKEN = new Uint8Array(0);
+
+/** Each tail's verdict in `group` from `s`, the state before its first character (see TailGroup.verdicts). */
+function groupVerdicts(pool: StackPool, group: TailGroup, s: StateId): Uint8Array {
+  const next = s === DEAD ? DEAD : pool.step(s, group.first);
+  if (next === DEAD) return NONE_TAKEN;
+  let byState = group.verdicts.get(pool);
+  if (!byState) group.verdicts.set(pool, (byState = new Map()));
+  let row = byState.get(next);
   if (row) return row;
-  row = new Uint8Array(tails.count);
-  for (const group of tails.groups) {
-    const next = s === DEAD ? DEAD : pool.step(s, group.first);
-    for (let k = 0; k < group.tails.length; k++) {
-      const tail = group.tails[k]!;
-      let at = next;
-      for (let i = 1; i < tail.length && at !== DEAD; i++) at = pool.step(at, tail[i]!);
-      row[group.ids[k]!] = at === DEAD ? 2 : 1;
-    }
+  row = new Uint8Array(group.tails.length);
+  for (let k = 0; k < group.tails.length; k++) {
+    const tail = group.tails[k]!;
+    let at = next;
+    for (let i = 1; i < tail.length && at !== DEAD; i++) at = pool.step(at, tail[i]!);
+    row[k] = at === DEAD ? 0 : 1;
   }
-  byState.set(s, row);
+  byState.set(next, row);
   return row;
+}
+
+/**
+ * The plain tokens (holding no odd character) no longer than `L` in `lengths` (the chain's unit), as a bitset: the
+ * part of a text mask shared by every state whose chain allows L plain characters. Built from the nearest shorter
+ * one already built, so a bounded string's positions build each length once.
+ */
+function plainBits(tails: Tails, lengths: Lengths, vocabSize: number, L: number): { bits: Uint32Array; count: number } {
+  const known = tails.plainUpTo.get(L);
+  if (known) return known;
+  let from = L - 1;
+  while (from >= 0 && !tails.plainUpTo.has(from)) from--;
+  const base = from >= 0 ? tails.plainUpTo.get(from)! : undefined;
+  const bits = base ? base.bits.slice() : new Uint32Array(wordsFor(vocabSize));
+  let count = base?.count ?? 0;
+  const { order, start } = lengths;
+  for (let i = start[Math.max(from + 1, 1)]!; i < start[L + 1]!; i++) if (!tails.holdsOdd[order[i]!]) count += setBit(bits, order[i]!);
+  const out = { bits, count };
+  tails.plainUpTo.set(L, out);
+  return out;
 }
 
 /** What textMask reads of the vocabulary beside its index. */
@@ -374,31 +410,31 @@ function oddTokens(index: TextIndex, chain: Chain): number {
 }
 
 /**
- * The exact next tokens at `at` (no character pending), where `a` is taken: every token but the banned ones, or,
- * where fewer are allowed than banned (a string near its maxLength), exactly the allowed ones. `specials`: the
- * special tokens `at` allows. Undefined where most tokens hold an odd character (a name or an enum value where `a`
- * and `e` may both begin one, a URI-like pattern where spaces and non-ASCII end the string): there the trie walk
- * costs less (measured on MaskBench's sample: judging those tokens one by one made its average 3.8 ms, not 2.2).
+ * The exact next tokens at `at` (no character pending), where `a` is taken, as a bitset: the plain tokens the
+ * chain's depth allows (a shared bitset, copied), then each token holding an odd character set by its tail's verdict
+ * from the chain state its head leads to, the cut ones judged on their own, and the special tokens `at` allows
+ * (`specials`). Undefined where most tokens hold an odd character (a name or an enum value where `a` and `e` may
+ * both begin one, a URI-like pattern where spaces and non-ASCII end the string): there the trie walk costs less
+ * (measured on MaskBench's sample: judging those tokens one by one made its average 3.8 ms, not 2.2).
  */
 export function textMask(pool: StackPool, vocab: TextMaskVocab, at: StateId, specials: readonly number[]): NextTokens | undefined {
   const index = vocab.textIndex;
   const chain = chainOf(pool, at, index.bytes.max + 4);
   const { depth, odd } = chain;
   if (oddTokens(index, chain) * ODD_SHARE_LIMIT > index.vocabSize) return undefined;
-  // Tokens judged on their own (those holding an odd character, and odd cut ones): 1 taken, 2 refused.
-  const verdict = new Uint8Array(index.vocabSize);
-  const judged: number[] = [];
+  const tails = tailsOf(index, vocab, odd, chain.unit === "bytes");
+  const lengths = chain.unit === "bytes" ? index.bytes : index.chars;
+  const plain = plainBits(tails, lengths, index.vocabSize, Math.min(depth, lengths.max));
+  const bits = plain.bits.slice();
+  let count = plain.count;
   const from = { at, partial: undefined };
   const judge = (t: number) => {
     const cps = vocab.codePoints(t);
     let s: StateId = at;
     if (cps) for (let i = 0; i < cps.length && s !== DEAD; i++) s = pool.step(s, cps[i]!);
-    verdict[t] = (cps ? s !== DEAD : stepBytes(pool, from, vocab.bytes(t)!)) ? 1 : 2;
-    judged.push(t);
+    const taken = cps ? s !== DEAD : stepBytes(pool, from, vocab.bytes(t)!);
+    count += taken ? setBit(bits, t) : -clearBit(bits, t);
   };
-  // A token that begins with a character odd at `at` (after a string's `<`, a `t`): judged whole.
-  for (let slot = 0; slot <= NON_ASCII; slot++) if (hasSlot(chain.oddFirst, slot)) for (const t of index.starting[slot]!) if (!verdict[t]) judge(t);
-  const tails = tailsOf(index, vocab, odd, chain.unit === "bytes");
   // Where the chain is mixed, a head's state is stepped (a non-ASCII character takes one or several steps there).
   const stateAfterHead = (t: number, h: number): StateId => {
     if (h > depth) return DEAD;
@@ -408,36 +444,26 @@ export function textMask(pool: StackPool, vocab: TextMaskVocab, at: StateId, spe
     for (let i = 0; i < h && s !== DEAD; i++) s = pool.step(s, cps[i]!);
     return s;
   };
-  const rows: (Uint8Array | undefined)[] = [];
+  // Tokens holding an odd character: taken where their tail is, from the state after their head (a head longer
+  // than the chain is refused: it is not set).
   for (const group of tails.groups) {
+    const rows: (Uint8Array | undefined)[] = [];
     for (let k = 0; k < group.tails.length; k++) {
-      const id = group.ids[k]!;
       const tokens = group.tokens[k]!;
       const heads = group.heads[k]!;
       for (let i = 0; i < tokens.length; i++) {
-        if (verdict[tokens[i]!]) continue;
         const h = heads[i]!;
-        const row = chain.unit === "mixed" ? verdictsAt(pool, tails, stateAfterHead(tokens[i]!, h)) : (rows[h] ??= verdictsAt(pool, tails, stateAfterHead(tokens[i]!, h)));
-        verdict[tokens[i]!] = row[id]!;
-        judged.push(tokens[i]!);
+        if (h > depth) continue;
+        const row = chain.unit === "mixed" ? groupVerdicts(pool, group, stateAfterHead(tokens[i]!, h)) : (rows[h] ??= groupVerdicts(pool, group, chain.after(h)));
+        if (row[k] === 1) count += setBit(bits, tokens[i]!);
       }
     }
   }
-  for (const list of [tails.cut, index.oddCut]) for (const t of list) if (!verdict[t]) judge(t);
-  // Plain tokens up to the chain's depth are taken; the rest of them are not.
-  const { order, start, max } = chain.unit === "bytes" ? index.bytes : index.chars;
-  const plainUpTo = depth < max ? start[depth + 1]! : order.length;
-  const banned: number[] = [];
-  for (const t of judged) if (verdict[t] === 2) banned.push(t);
-  for (let i = plainUpTo; i < order.length; i++) if (!verdict[order[i]!]) banned.push(order[i]!);
-  for (const t of index.never) banned.push(t);
-  const allowedSpecial = new Set(specials);
-  for (const t of index.specials) if (!allowedSpecial.has(t)) banned.push(t);
-  if (banned.length * 2 <= index.vocabSize) return { kind: "except", banned };
-  // Fewer allowed than banned (a string near its maxLength): the allowed ones.
-  const out = new Uint8Array(index.vocabSize);
-  for (const t of banned) out[t] = 1;
-  const tokens: number[] = [];
-  for (let t = 0; t < index.vocabSize; t++) if (!out[t]) tokens.push(t);
-  return { kind: "set", tokens };
+  for (const list of [tails.cut, index.oddCut]) for (const t of list) judge(t);
+  // A token beginning with a character odd at `at` but plain further on (after a string's `<`, a `t`): its head
+  // was counted as plain above, so it is judged whole (where that character is odd all along, its tail is the
+  // whole token, judged from `at` already).
+  for (let slot = 0; slot <= NON_ASCII; slot++) if (hasSlot(chain.oddFirst, slot) && !hasSlot(odd, slot)) for (const t of index.starting[slot]!) judge(t);
+  for (const t of specials) count += setBit(bits, t);
+  return { kind: "bits", allowed: bits, count, vocabSize: index.vocabSize };
 }

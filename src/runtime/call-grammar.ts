@@ -11,6 +11,7 @@ import { BudgetGuard, type Closable } from "./budget-guard.js";
 import { DistinctClosing } from "./distinct-closing.js";
 import { createMatcher } from "./engine-choice.js";
 import type { TurnGrammar } from "./grammar-source.js";
+import { bannedTokens, listedTokens } from "../engine/matcher.js";
 import type { TurnMatcher } from "./matcher.js";
 import { KeyGuard, type KeyTracker, type KeyVocab } from "./semantic-guard.js";
 import { XmlKeyGuard } from "./xml-key-guard.js";
@@ -110,24 +111,27 @@ export class CallGrammar {
     // The guards' look-aheads work on forks of the matcher, whose time the matcher does not count: counted here.
     const t0 = performance.now();
     const ms0 = matcher.ms;
-    const guardBanned = this.keys?.banned(matcher, next.kind === "set" ? next.tokens : undefined) ?? [];
+    // Where fewer than half the tokens are allowed the mask is listed (the guards look ahead over it); else a bitset.
+    const listed = listedTokens(next);
+    const guardBanned = this.keys?.mayBan ? this.keys.banned(matcher, listed) : [];
     // The key guard reads token texts, and a token that cuts a character reads as U+FFFD: inside a key or an item's
     // string that could repeat one, such tokens are not offered (it is spelled with whole characters there).
     const cut = this.keys?.comparing ? this.env.matchers.engine.cutTokens : [];
-    if (next.kind === "except" && guardBanned.length === 0) {
+    if (!listed && next.kind === "bits") {
+      // The same bitset at many positions of a string (it is cached per state), and its banned list with it.
+      const maskBanned = bannedTokens(next);
       this.spent(performance.now() - t0 - (matcher.ms - ms0));
-      // The same two lists at many positions of a string: the bias is cached by both.
-      return biases.allBut(next.banned, cut);
+      return guardBanned.length === 0 ? biases.allBut(maskBanned, cut) : biases.allBut(maskBanned, [...new Set([...guardBanned, ...cut])]);
     }
+    const candidates = listed ?? [];
     const keyBanned = new Set([...guardBanned, ...cut]);
-    const banned = next.kind === "set" ? [...keyBanned, ...this.unaffordable(remaining, next.tokens.filter((t) => !keyBanned.has(t)))] : [...keyBanned];
+    const banned = [...keyBanned, ...this.unaffordable(remaining, candidates.filter((t) => !keyBanned.has(t)))];
     this.spent(performance.now() - t0 - (matcher.ms - ms0));
-    if (next.kind === "except") return biases.allBut(next.banned, banned);
-    if (banned.length === 0) return biases.narrowTo(next.tokens);
+    if (banned.length === 0) return biases.narrowTo(candidates);
     const out = new Set(banned);
-    const kept = next.tokens.filter((t) => !out.has(t));
+    const kept = candidates.filter((t) => !out.has(t));
     // Nothing left (a key space the look-ahead could not see through): the parser still refuses a repeat.
-    return biases.narrowTo(kept.length > 0 ? kept : next.tokens, kept.length > 0 ? banned : []);
+    return biases.narrowTo(kept.length > 0 ? kept : candidates, kept.length > 0 ? banned : []);
   }
 
   /**

@@ -4,6 +4,7 @@
 // count the grammar holds) writes distinct keys, and the budget guard's cost counts them.
 
 import type { Closable } from "./budget-guard.js";
+import { listedTokens } from "../engine/matcher.js";
 import type { TurnMatcher } from "./matcher.js";
 import type { KeyTracker, KeyVocab } from "./semantic-guard.js";
 
@@ -50,7 +51,7 @@ export class DistinctClosing implements Closable {
   /** An allowed token the key guard does not ban, in place of one it does: a key lengthened, or another way on. */
   private detour(fork: TurnMatcher, keys: KeyTracker): number | undefined {
     const next = fork.nextTokens();
-    const listed = next.kind === "set" ? next.tokens : [];
+    const listed = listedTokens(next) ?? [];
     const banned = new Set(listed.length > 0 ? keys.banned(fork, listed) : []);
     const allowed = (t: number) => fork.canBeNext(t) && !banned.has(t) && keys.banned(fork, [t]).length === 0;
     // A key's next character first (the shortest way to a new key), then anything but a separator.

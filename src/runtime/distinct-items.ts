@@ -3,6 +3,7 @@
 // look-ahead over the grammar's small allowed sets, as the key guard looks ahead for keys).
 
 import { valueKey } from "../grammar/schema-nodes.js";
+import { listedTokens } from "../engine/matcher.js";
 import type { NextTokens } from "./matcher.js";
 
 /** An array's items so far, where they must be distinct: completed ones (canonical values, spellings) and the open one. */
@@ -120,9 +121,9 @@ function anyNewItem(guard: ItemGuard, probe: ItemProbe, w: Watch, look: Look): b
   if (++look.states > LOOKAHEAD_STATES) return true;
   // A loop back to this text (whitespace) finds nothing new on the way.
   look.memo.set(partial, false);
-  const next = probe.nextTokens();
+  const listed = listedTokens(probe.nextTokens());
   // Free text: a character apart from every item written is there to take.
-  const viable = next.kind !== "set" || next.tokens.some((t) => itemGoesOn(guard, probe, t, w, look));
+  const viable = !listed || listed.some((t) => itemGoesOn(guard, probe, t, w, look));
   look.memo.set(partial, viable);
   return viable;
 }

@@ -5,6 +5,7 @@
 
 import { literalItems, mustBeDistinct, shapesAtItem, shapesAtKey, type UniquePlan } from "../grammar/index.js";
 import { bannedItems, itemKey, type Items } from "./distinct-items.js";
+import { listedTokens } from "../engine/matcher.js";
 import type { NextTokens } from "./matcher.js";
 
 /** What the guard asks of the grammar matcher (TurnMatcher has this shape): forks to look ahead with. */
@@ -84,6 +85,11 @@ export interface KeyTracker {
   /** Feed the text of accepted tokens, in order; true when it completed a key or an item a second time. */
   feed(text: string): boolean;
   banned(probe: KeyProbe, candidates: readonly number[] | undefined): number[];
+  /**
+   * Whether `banned` can ban anything here: an open object has a key, or an array of distinct items has an item.
+   * Where not, a caller skips it (and listing the allowed tokens for it).
+   */
+  readonly mayBan: boolean;
   clone(): KeyTracker;
   /**
    * Inside a string whose spelling is compared with earlier ones: a key of an object that has one already, or a
@@ -159,6 +165,10 @@ export class KeyGuard implements KeyTracker {
   /** Inside an object's key with at least one key already completed in that object. */
   get atKey(): boolean {
     return this.str?.key === true && (this.top()?.keys?.size ?? 0) > 0;
+  }
+
+  get mayBan(): boolean {
+    return this.stack.some((f) => (f.keys?.size ?? 0) > 0) || this.watched() !== undefined;
   }
 
   get comparing(): boolean {
@@ -278,8 +288,8 @@ export class KeyGuard implements KeyTracker {
     for (const k of seen) if (k.startsWith(partial)) startsSeen = true;
     let viable = true;
     if (startsSeen) {
-      const next = probe.nextTokens();
-      viable = next.kind !== "set" || next.tokens.some((t) => this.viableAfter(probe, t, partial, seen, look));
+      const listed = listedTokens(probe.nextTokens());
+      viable = !listed || listed.some((t) => this.viableAfter(probe, t, partial, seen, look));
     }
     look.memo.set(partial, viable);
     return viable;

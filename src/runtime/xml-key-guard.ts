@@ -42,6 +42,10 @@ export class XmlKeyGuard implements KeyTracker {
     return this.value?.comparing ?? false;
   }
 
+  get mayBan(): boolean {
+    return this.value?.mayBan ?? false;
+  }
+
   banned(probe: KeyProbe, candidates: readonly number[] | undefined): number[] {
     return this.value ? this.value.banned(probe, candidates) : [];
   }

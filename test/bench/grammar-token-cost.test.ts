@@ -5,6 +5,7 @@
 
 import { expect, test } from "vitest";
 import { costStats, mean, pickNext, quantile, tokenCostTable, type TokenCostRow } from "../../bench/lib/grammar-token-cost.js";
+import type { NextTokens } from "../../src/engine/matcher.js";
 
 const row: TokenCostRow = {
   engine: "qtc",
@@ -36,15 +37,22 @@ function seeded(seed = 1): () => number {
   return () => ((s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32);
 }
 
-test("a walk picks among a listed set, or among every id but the banned ones", () => {
+/** A bitset mask over 100 ids allowing exactly `ids`. */
+function bitsOf(ids: readonly number[]): NextTokens {
+  const allowed = new Uint32Array(4);
+  for (const t of ids) allowed[t >>> 5]! |= 1 << (t & 31);
+  return { kind: "bits", allowed, count: ids.length, vocabSize: 100 };
+}
+
+test("a walk picks among a listed set, or among the set bits of a bitset", () => {
   const random = seeded();
   for (let i = 0; i < 200; i++) expect([7, 9, 11]).toContain(pickNext({ kind: "set", tokens: [7, 9, 11] }, 100, random));
   expect(pickNext({ kind: "set", tokens: [] }, 100, random)).toBeUndefined();
-  const banned = Array.from({ length: 50 }, (_, i) => i * 2);
-  for (let i = 0; i < 200; i++) expect(pickNext({ kind: "except", banned }, 100, random)! % 2).toBe(1);
-  // Nearly all banned: picked from the list of the allowed, not by endless rejection.
-  expect(pickNext({ kind: "except", banned: Array.from({ length: 99 }, (_, i) => i) }, 100, random)).toBe(99);
-  expect(pickNext({ kind: "except", banned: Array.from({ length: 100 }, (_, i) => i) }, 100, random)).toBeUndefined();
+  const odd = bitsOf(Array.from({ length: 50 }, (_, i) => i * 2 + 1));
+  for (let i = 0; i < 200; i++) expect(pickNext(odd, 100, random)! % 2).toBe(1);
+  // Nearly nothing allowed: picked from the set bits, not by endless rejection.
+  expect(pickNext(bitsOf([99]), 100, random)).toBe(99);
+  expect(pickNext(bitsOf([]), 100, random)).toBeUndefined();
 });
 
 test("the table shows suite, vocabulary, avg, p50, p99, p99.9, first mask and replaced per row", () => {

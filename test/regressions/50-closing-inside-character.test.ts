@@ -5,7 +5,7 @@
 // maskbench/data), whose open `dimensions` object lets keys and values hold any character.
 
 import { expect, test } from "vitest";
-import type { NextTokens } from "../../src/engine/matcher.js";
+import { allows, type NextTokens } from "../../src/engine/matcher.js";
 import { QtcMatcher } from "../../src/engine/qtc-matcher.js";
 import { compileSchema } from "../../src/grammar/index.js";
 import { useTinyVocab } from "../helpers/tiny-vocab.js";
@@ -24,10 +24,9 @@ const vocab = useTinyVocab();
 /** A uniform pick among what the mask allows (what random weights do). */
 function pick(next: NextTokens, vocabSize: number, random: () => number): number {
   if (next.kind === "set") return next.tokens[Math.floor(random() * next.tokens.length)]!;
-  const banned = new Set(next.banned);
   for (;;) {
     const t = Math.floor(random() * vocabSize);
-    if (!banned.has(t)) return t;
+    if (allows(next, t)) return t;
   }
 }
 

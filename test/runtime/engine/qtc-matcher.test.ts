@@ -12,7 +12,7 @@ import { HARNESS_TOOLS } from "../../../src/harness/index.js";
 import { createLlama } from "../../../src/model/index.js";
 import { parse } from "../../../src/parse/index.js";
 import { EngineVocab } from "../../../src/engine/engine-vocab.js";
-import type { NextTokens } from "../../../src/engine/matcher.js";
+import { allows, type NextTokens } from "../../../src/engine/matcher.js";
 import { QtcMatcher } from "../../../src/engine/qtc-matcher.js";
 import { tokenizeAsText } from "../../../src/model/prompt-tokens.js";
 import type { TokenTables } from "../../../src/engine/token-tables.js";
@@ -57,8 +57,10 @@ function everyToken(m: QtcMatcher): number[] {
 /** The tokens a mask allows, sorted. */
 function allowedOf(next: NextTokens): number[] {
   if (next.kind === "set") return [...next.tokens].sort((a, b) => a - b);
-  const banned = new Set(next.banned);
-  return Array.from({ length: tables.vocabSize }, (_, t) => t).filter((t) => !banned.has(t));
+  const allowed = Array.from({ length: tables.vocabSize }, (_, t) => t).filter((t) => allows(next, t));
+  // The count a bitset carries is what consumers read to choose a list or a bias: it must be its bits'.
+  expect(next.count).toBe(allowed.length);
+  return allowed;
 }
 
 /** Every token of the vocabulary the matcher can take next, one by one (the slow, obvious answer). */
@@ -82,12 +84,12 @@ describe("QtcMatcher", () => {
     expect(set.map((t) => text([t]))).toContain("grep");
   });
 
-  test("inside a string value the mask is every token but a short banned list, exactly; a sample drawn against it is still replaced", () => {
+  test("inside a string value the mask is a bitset of every token but a few, exactly; a sample drawn against it is still replaced", () => {
     const m = QtcMatcher.create(grammar(), engine);
     m.acceptAll(model.tokenize('<tool_call>\n{"name": "read_file", "arguments": {"path": "', true) as number[]);
     const next = m.nextTokens();
-    expect(next.kind).toBe("except");
-    expect(next.kind === "except" && next.banned.length).toBeLessThan(tables.vocabSize / 4);
+    expect(next.kind).toBe("bits");
+    expect(next.kind === "bits" && tables.vocabSize - next.count).toBeLessThan(tables.vocabSize / 4);
     expect(allowedOf(next)).toEqual(everyToken(m));
     const refused = QWEN3_TOKENS.toolCallOpen.token;
     expect(m.canBeNext(refused)).toBe(false);
@@ -153,7 +155,7 @@ describe("QtcMatcher", () => {
       kinds.add(next.kind);
       expect(allowedOf(next), `${format}: ${prefix}`).toEqual(everyToken(m));
     }
-    expect([...kinds].sort()).toEqual(["except", "set"]);
+    expect([...kinds].sort()).toEqual(["bits", "set"]);
   });
 
   test("fork is independent; the closing completes a valid call from anywhere inside it", () => {
