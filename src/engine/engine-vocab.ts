@@ -4,7 +4,7 @@
 
 import { ENGINE_GRAMMAR_CACHE, PoolCache, type PoolCacheReport } from "./pool-cache.js";
 import type { StackPool } from "./stack-pool.js";
-import { buildTextIndex, type TextIndex } from "./text-mask.js";
+import { buildTextIndex, warmTextMasks, type TextIndex } from "./text-mask.js";
 import type { TokenTables } from "./token-tables.js";
 import type { VocabTrie } from "./vocab-trie.js";
 
@@ -82,13 +82,16 @@ export class EngineVocab {
 
   /** The vocabulary indexed for exact masks where free text may come (text-mask.ts); built on first use. */
   get textIndex(): TextIndex {
-    return (this.index ??= buildTextIndex({
+    if (this.index) return this.index;
+    this.index = buildTextIndex({
       vocabSize: this.tables.vocabSize,
       codePoints: (t) => this.cps[t],
       bytes: (t) => this.trie.bytesOf(t),
       isSpecial: (t) => this.special[t] === 1,
       cutStarting: [...this.startingTokens.values()].flatMap((group) => [...group]),
-    }));
+    });
+    warmTextMasks(this.index, this);
+    return this.index;
   }
 
   /**

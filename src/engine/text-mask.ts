@@ -294,6 +294,8 @@ interface TailGroup {
   tails: Int32Array[];
   tokens: Int32Array[];
   heads: Uint16Array[];
+  /** The head lengths its tokens have, ascending: a state that refuses `first` after each of them refuses the group. */
+  headLengths: Uint16Array;
   /**
    * Per pool and state after `first`, each tail's verdict (1 taken, 0 refused). Keyed by the state after the odd
    * character, not before it: every position of a bounded string is a state of its own, but a closing quote leads
@@ -340,11 +342,12 @@ function tailsOf(index: TextIndex, vocab: TextMaskVocab, odd: Uint32Array, inByt
   const groups = new Map<number, TailGroup>();
   for (const { tail, tokens, heads } of byTail.values()) {
     let group = groups.get(tail[0]!);
-    if (!group) groups.set(tail[0]!, (group = { first: tail[0]!, tails: [], tokens: [], heads: [], verdicts: new WeakMap() }));
+    if (!group) groups.set(tail[0]!, (group = { first: tail[0]!, tails: [], tokens: [], heads: [], headLengths: new Uint16Array(0), verdicts: new WeakMap() }));
     group.tails.push(tail);
     group.tokens.push(Int32Array.from(tokens));
     group.heads.push(Uint16Array.from(heads));
   }
+  for (const group of groups.values()) group.headLengths = Uint16Array.from(new Set(group.heads.flatMap((h) => [...h]))).sort();
   const tails = { groups: [...groups.values()], cut, holdsOdd: seen, plainUpTo: new Map() };
   byKey.set(key, tails);
   return tails;
@@ -374,22 +377,65 @@ function groupVerdicts(pool: StackPool, group: TailGroup, s: StateId): Uint8Arra
 
 /**
  * The plain tokens (holding no odd character) no longer than `L` in `lengths` (the chain's unit), as a bitset: the
- * part of a text mask shared by every state whose chain allows L plain characters. Built from the nearest shorter
- * one already built, so a bounded string's positions build each length once.
+ * part of a text mask shared by every state whose chain allows L plain characters. Built from the nearest length
+ * already built on either side (a bounded string's positions walk the lengths down one by one, so each costs the
+ * tokens of one length, not the vocabulary).
  */
 function plainBits(tails: Tails, lengths: Lengths, vocabSize: number, L: number): { bits: Uint32Array; count: number } {
   const known = tails.plainUpTo.get(L);
   if (known) return known;
-  let from = L - 1;
-  while (from >= 0 && !tails.plainUpTo.has(from)) from--;
-  const base = from >= 0 ? tails.plainUpTo.get(from)! : undefined;
+  const { order, start } = lengths;
+  // Index in `order` past the tokens no longer than n.
+  const end = (n: number) => start[Math.min(n, lengths.max) + 1]!;
+  let below = -1;
+  let above = Infinity;
+  for (const n of tails.plainUpTo.keys()) {
+    if (n < L && n > below) below = n;
+    if (n > L && n < above) above = n;
+  }
+  const fromAbove = above !== Infinity && end(above) - end(L) < end(L) - (below >= 0 ? end(below) : 0);
+  const base = fromAbove ? tails.plainUpTo.get(above) : below >= 0 ? tails.plainUpTo.get(below) : undefined;
   const bits = base ? base.bits.slice() : new Uint32Array(wordsFor(vocabSize));
   let count = base?.count ?? 0;
-  const { order, start } = lengths;
-  for (let i = start[Math.max(from + 1, 1)]!; i < start[L + 1]!; i++) if (!tails.holdsOdd[order[i]!]) count += setBit(bits, order[i]!);
+  if (fromAbove) {
+    for (let i = end(L); i < end(above); i++) if (!tails.holdsOdd[order[i]!]) count -= clearBit(bits, order[i]!);
+  } else {
+    for (let i = below >= 0 ? end(below) : 0; i < end(L); i++) if (!tails.holdsOdd[order[i]!]) count += setBit(bits, order[i]!);
+  }
   const out = { bits, count };
   tails.plainUpTo.set(L, out);
   return out;
+}
+
+/** An odd set of ASCII characters (the slot of each). */
+function oddSetOf(chars: readonly number[]): Uint32Array {
+  const odd = new Uint32Array(ODD_WORDS);
+  for (const c of chars) odd[c >> 5]! |= 1 << (c & 31);
+  return odd;
+}
+
+const CONTROLS = Array.from({ length: 0x20 }, (_, c) => c);
+/**
+ * The odd sets of the strings qtc's grammars write most: a JSON string's (control characters, `"`, `\`), and a
+ * JSON string inside a tool call's tags (`<` too: it may not spell the close tag).
+ */
+const COMMON_ODD_SETS = [oddSetOf([...CONTROLS, 0x22, 0x5c]), oddSetOf([...CONTROLS, 0x22, 0x3c, 0x5c])];
+
+/**
+ * Build the tails of the common strings' odd sets ahead, in characters and in bytes (a few milliseconds each per
+ * vocabulary), so the first string a turn writes does not pay for them inside one token's step.
+ */
+export function warmTextMasks(index: TextIndex, vocab: TextMaskVocab): void {
+  for (const odd of COMMON_ODD_SETS) for (const inBytes of [false, true]) tailsOf(index, vocab, odd, inBytes);
+}
+
+/** Whether the chain refuses the group's first character after each head length its tokens have (up to depth). */
+function refusedAfterEveryHead(pool: StackPool, group: TailGroup, chain: Chain, depth: number): boolean {
+  for (const h of group.headLengths) {
+    if (h > depth) break;
+    if (pool.step(chain.after(h), group.first) !== DEAD) return false;
+  }
+  return true;
 }
 
 /** What textMask reads of the vocabulary beside its index. */
@@ -447,6 +493,8 @@ export function textMask(pool: StackPool, vocab: TextMaskVocab, at: StateId, spe
   // Tokens holding an odd character: taken where their tail is, from the state after their head (a head longer
   // than the chain is refused: it is not set).
   for (const group of tails.groups) {
+    // A group the chain refuses after every head its tokens have (a space in a URI) is skipped whole: not set.
+    if (chain.unit !== "mixed" && refusedAfterEveryHead(pool, group, chain, depth)) continue;
     const rows: (Uint8Array | undefined)[] = [];
     for (let k = 0; k < group.tails.length; k++) {
       const tokens = group.tokens[k]!;

@@ -158,6 +158,29 @@ describe("QtcMatcher", () => {
     expect([...kinds].sort()).toEqual(["bits", "set"]);
   });
 
+  test("along a bounded string, position by position, the bitset mask is exact whichever lengths were built before (shorter first, or longer)", () => {
+    // A fresh vocabulary index per direction: the shared bitsets of plain tokens are built from the nearest length
+    // already built, below it (a string whose budget grows: short one first) or above it (a string written on).
+    for (const order of ["long first", "short first"] as const) {
+      const own = new EngineVocab(tables, engine.trie, engine.tokenize);
+      const bounded = normalizeTools([
+        { name: "pair", parameters: { type: "object", properties: { a: { type: "string", maxLength: 3 }, b: { type: "string", maxLength: 9 } }, required: ["a", "b"], additionalProperties: false } },
+      ]);
+      const r = compileToolGrammar(bounded, { format: "hermes", toolChoice: "required", maxTokens: 256, parallel: false });
+      if (!r.ok) throw new Error(r.error.message);
+      const head = '<tool_call>\n{"name": "pair", "arguments": {"a": "';
+      const short = ["", "x", "xy"].map((s) => head + s);
+      const long = ["", "wxyz", "wx", "w", "wxyzwxyz"].map((s) => `${head}abc", "b": "${s}`);
+      for (const prefix of order === "long first" ? [...long, ...short] : [...short, ...long]) {
+        const m = QtcMatcher.create(r.value, own);
+        const toks = model.tokenize(prefix, true) as number[];
+        expect(m.acceptAll(toks), prefix).toEqual(toks);
+        const next = m.nextTokens();
+        expect(allowedOf(next), `${order}: ${prefix}`).toEqual(everyToken(m));
+      }
+    }
+  });
+
   test("fork is independent; the closing completes a valid call from anywhere inside it", () => {
     for (const format of ["hermes", "qwen3coder"] as const) {
       const m = QtcMatcher.create(grammar(format), engine);
