@@ -10,6 +10,29 @@ import type { VocabTrie } from "./vocab-trie.js";
 
 export { ENGINE_GRAMMAR_CACHE };
 
+/** Texts a vocabulary remembers the tokens of, and the longest text it remembers. */
+const TOKENIZED_TEXTS = 4096;
+const TOKENIZED_TEXT_CHARS = 512;
+
+/**
+ * The tokenizer, remembering what it answered: a closing or a forced run is tokenized at each new state of a turn,
+ * and most are the same text (each position of a string closes with `"}}` and the close tag), while the tokenizer
+ * is a native call. Bounded: it starts over when full. Each answer is a copy (callers may keep or change it).
+ */
+function rememberingTokenizer(tokenize: (text: string) => number[]): (text: string) => number[] {
+  const known = new Map<string, readonly number[]>();
+  return (text) => {
+    const hit = known.get(text);
+    if (hit) return [...hit];
+    const tokens = tokenize(text);
+    if (text.length <= TOKENIZED_TEXT_CHARS) {
+      if (known.size >= TOKENIZED_TEXTS) known.clear();
+      known.set(text, [...tokens]);
+    }
+    return tokens;
+  };
+}
+
 export class EngineVocab {
   /** Token id → its code points; undefined for special tokens and tokens that are not whole UTF-8. */
   private readonly cps: (Int32Array | undefined)[];
@@ -28,16 +51,19 @@ export class EngineVocab {
   private grammars: PoolCache;
   private index: TextIndex | undefined;
   private readonly cacheLimits: { readonly bytes: number; readonly entries: number };
+  /** Canonical tokens of forced text (remembered by text: a string's every position closes with the same text). */
+  readonly tokenize: (text: string) => number[];
 
   constructor(
     readonly tables: TokenTables,
     readonly trie: VocabTrie,
     /** Canonical tokens of forced text. */
-    readonly tokenize: (text: string) => number[],
+    tokenize: (text: string) => number[],
     /** The compiled-grammar cache's bounds. Default: ENGINE_GRAMMAR_CACHE. */
     cacheLimits: { readonly bytes: number; readonly entries: number } = ENGINE_GRAMMAR_CACHE,
   ) {
     this.cacheLimits = cacheLimits;
+    this.tokenize = rememberingTokenizer(tokenize);
     this.grammars = new PoolCache(cacheLimits);
     const n = tables.vocabSize;
     this.special = new Uint8Array(n);

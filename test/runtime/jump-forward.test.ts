@@ -68,6 +68,16 @@ describe("the forced continuation", () => {
     expect(planTokens({ pieces: [{ kind: "special", token: 1 }, { kind: "text", text }], ends: false }, tokenize)).toEqual({ tokens: [1, ...canonical], ends: false });
     expect(planTokens({ pieces: [{ kind: "text", text }, { kind: "special", token: 2 }], ends: true }, tokenize)).toEqual({ tokens: [...canonical, 2], ends: true });
   });
+
+  test("the engine's tokenizer remembers a text it tokenized (a closing repeats at every position of a string), and each answer is the caller's own", () => {
+    const calls: string[] = [];
+    const counting = new EngineVocab(engine.tables, engine.trie, (text) => (calls.push(text), engine.tokenize(text)));
+    const closing = '"}}\n';
+    const first = counting.tokenize(closing);
+    first.push(-1);
+    expect(counting.tokenize(closing)).toEqual(engine.tokenize(closing));
+    expect(calls).toEqual([closing]);
+  });
 });
 
 describe("jump-forward in generation", () => {
