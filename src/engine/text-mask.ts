@@ -284,8 +284,10 @@ interface Tails {
   cut: number[];
   /** 1 for each token holding an odd character (the tails' tokens and the cut ones): the rest are plain. */
   holdsOdd: Uint8Array;
-  /** Per length L, the plain tokens no longer than L as a bitset and its count (built on first use). */
-  plainUpTo: Map<number, { bits: Uint32Array; count: number }>;
+  /** 1 for each token whose head holds a non-ASCII character (in a mixed chain, only its head is stepped). */
+  wideHead: Uint8Array;
+  /** Per length L in one ordering (a tail set is keyed by its unit, so one), the plain tokens no longer than L as a bitset and its count (built on first use). */
+  plainUpTo: { lengths: Lengths | undefined; byLength: { bits: Uint32Array; count: number }[] };
 }
 
 /** The tails that begin with one odd character, their tokens and each token's head length. */
@@ -314,6 +316,7 @@ function tailsOf(index: TextIndex, vocab: TextMaskVocab, odd: Uint32Array, inByt
   const known = byKey.get(key);
   if (known) return known;
   const seen = new Uint8Array(index.vocabSize);
+  const wideHead = new Uint8Array(index.vocabSize);
   const byTail = new Map<string, { tail: Int32Array; tokens: number[]; heads: number[] }>();
   const cut: number[] = [];
   const width = (cp: number) => (cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4);
@@ -329,7 +332,10 @@ function tailsOf(index: TextIndex, vocab: TextMaskVocab, odd: Uint32Array, inByt
       }
       let i = 0;
       let head = 0;
-      for (; !hasSlot(odd, slotOf(cps[i]!)); i++) head += inBytes ? width(cps[i]!) : 1;
+      for (; !hasSlot(odd, slotOf(cps[i]!)); i++) {
+        head += inBytes ? width(cps[i]!) : 1;
+        if (cps[i]! >= 0x80) wideHead[t] = 1;
+      }
       const tail = cps.subarray(i);
       const text = String.fromCodePoint(...tail);
       const entry = byTail.get(text);
@@ -348,7 +354,7 @@ function tailsOf(index: TextIndex, vocab: TextMaskVocab, odd: Uint32Array, inByt
     group.heads.push(Uint16Array.from(heads));
   }
   for (const group of groups.values()) group.headLengths = Uint16Array.from(new Set(group.heads.flatMap((h) => [...h]))).sort();
-  const tails = { groups: [...groups.values()], cut, holdsOdd: seen, plainUpTo: new Map() };
+  const tails = { groups: [...groups.values()], cut, holdsOdd: seen, wideHead, plainUpTo: { lengths: undefined, byLength: [] } };
   byKey.set(key, tails);
   return tails;
 }
@@ -377,33 +383,31 @@ function groupVerdicts(pool: StackPool, group: TailGroup, s: StateId): Uint8Arra
 
 /**
  * The plain tokens (holding no odd character) no longer than `L` in `lengths` (the chain's unit), as a bitset: the
- * part of a text mask shared by every state whose chain allows L plain characters. Built from the nearest length
- * already built on either side (a bounded string's positions walk the lengths down one by one, so each costs the
- * tokens of one length, not the vocabulary).
+ * part of a text mask shared by every state whose chain allows L plain characters. Every length is built at once,
+ * each from the one before, on first use per odd set and unit (a bounded string's positions ask for each length in
+ * turn; building one from scratch cost a pass over the vocabulary each).
  */
 function plainBits(tails: Tails, lengths: Lengths, vocabSize: number, L: number): { bits: Uint32Array; count: number } {
-  const known = tails.plainUpTo.get(L);
-  if (known) return known;
-  const { order, start } = lengths;
-  // Index in `order` past the tokens no longer than n.
-  const end = (n: number) => start[Math.min(n, lengths.max) + 1]!;
-  let below = -1;
-  let above = Infinity;
-  for (const n of tails.plainUpTo.keys()) {
-    if (n < L && n > below) below = n;
-    if (n > L && n < above) above = n;
+  const key = lengths === tails.plainUpTo.lengths ? tails.plainUpTo : (tails.plainUpTo = { lengths, byLength: buildPlainBits(tails, lengths, vocabSize) });
+  return key.byLength[Math.min(L, lengths.max)]!;
+}
+
+function buildPlainBits(tails: Tails, lengths: Lengths, vocabSize: number): { bits: Uint32Array; count: number }[] {
+  const { order, start, max } = lengths;
+  const out: { bits: Uint32Array; count: number }[] = [];
+  let bits = new Uint32Array(wordsFor(vocabSize));
+  let count = 0;
+  for (let L = 0; L <= max; L++) {
+    // A length no plain token has shares the shorter one's bitset (the long lengths are sparse).
+    let added = false;
+    for (let i = start[L]!; i < start[L + 1]!; i++) {
+      if (tails.holdsOdd[order[i]!]) continue;
+      if (!added && L > 0) bits = bits.slice();
+      added = true;
+      count += setBit(bits, order[i]!);
+    }
+    out.push({ bits, count });
   }
-  const fromAbove = above !== Infinity && end(above) - end(L) < end(L) - (below >= 0 ? end(below) : 0);
-  const base = fromAbove ? tails.plainUpTo.get(above) : below >= 0 ? tails.plainUpTo.get(below) : undefined;
-  const bits = base ? base.bits.slice() : new Uint32Array(wordsFor(vocabSize));
-  let count = base?.count ?? 0;
-  if (fromAbove) {
-    for (let i = end(L); i < end(above); i++) if (!tails.holdsOdd[order[i]!]) count -= clearBit(bits, order[i]!);
-  } else {
-    for (let i = below >= 0 ? end(below) : 0; i < end(L); i++) if (!tails.holdsOdd[order[i]!]) count += setBit(bits, order[i]!);
-  }
-  const out = { bits, count };
-  tails.plainUpTo.set(L, out);
   return out;
 }
 
@@ -422,11 +426,14 @@ const CONTROLS = Array.from({ length: 0x20 }, (_, c) => c);
 const COMMON_ODD_SETS = [oddSetOf([...CONTROLS, 0x22, 0x5c]), oddSetOf([...CONTROLS, 0x22, 0x3c, 0x5c])];
 
 /**
- * Build the tails of the common strings' odd sets ahead, in characters and in bytes (a few milliseconds each per
- * vocabulary), so the first string a turn writes does not pay for them inside one token's step.
+ * Build the tails and plain-token bitsets of the common strings' odd sets ahead, in characters and in bytes (a few
+ * milliseconds and 2–4 MB each per vocabulary), so the first string a turn writes does not pay for them inside one
+ * token's step.
  */
 export function warmTextMasks(index: TextIndex, vocab: TextMaskVocab): void {
-  for (const odd of COMMON_ODD_SETS) for (const inBytes of [false, true]) tailsOf(index, vocab, odd, inBytes);
+  for (const odd of COMMON_ODD_SETS) {
+    for (const inBytes of [false, true]) plainBits(tailsOf(index, vocab, odd, inBytes), inBytes ? index.bytes : index.chars, index.vocabSize, 0);
+  }
 }
 
 /** Whether the chain refuses the group's first character after each head length its tokens have (up to depth). */
@@ -502,7 +509,8 @@ export function textMask(pool: StackPool, vocab: TextMaskVocab, at: StateId, spe
       for (let i = 0; i < tokens.length; i++) {
         const h = heads[i]!;
         if (h > depth) continue;
-        const row = chain.unit === "mixed" ? groupVerdicts(pool, group, stateAfterHead(tokens[i]!, h)) : (rows[h] ??= groupVerdicts(pool, group, chain.after(h)));
+        // An ASCII head leads where `a` does, whatever the chain's unit: only a non-ASCII one is stepped.
+        const row = chain.unit === "mixed" && tails.wideHead[tokens[i]!] ? groupVerdicts(pool, group, stateAfterHead(tokens[i]!, h)) : (rows[h] ??= groupVerdicts(pool, group, chain.after(h)));
         if (row[k] === 1) count += setBit(bits, tokens[i]!);
       }
     }

@@ -158,9 +158,9 @@ describe("QtcMatcher", () => {
     expect([...kinds].sort()).toEqual(["bits", "set"]);
   });
 
-  test("along a bounded string, position by position, the bitset mask is exact whichever lengths were built before (shorter first, or longer)", () => {
-    // A fresh vocabulary index per direction: the shared bitsets of plain tokens are built from the nearest length
-    // already built, below it (a string whose budget grows: short one first) or above it (a string written on).
+  test("along bounded strings, position by position, the bitset mask is exact (a fresh vocabulary: its plain-token bitsets built for these strings)", () => {
+    // Each position of a bounded string asks for the plain tokens of one length fewer; the order is the one a
+    // turn writes, then a shorter string first.
     for (const order of ["long first", "short first"] as const) {
       const own = new EngineVocab(tables, engine.trie, engine.tokenize);
       const bounded = normalizeTools([
