@@ -79,7 +79,8 @@ export class StackPool {
   /** State id → its top frames (sorted) and whether some stack is complete (the grammar may end). */
   private readonly stateTops: Int32Array[] = [new Int32Array(0)];
   private readonly stateAccepts: boolean[] = [false];
-  private readonly stateIds = new Map<string, number>();
+  /** States by a hash of their tops and accepting flag (a bucket per hash: a number, or a list where two collide). */
+  private readonly stateIds = new Map<number, number | number[]>();
   /**
    * Cached transitions, per state (never one map for the whole pool: growing a map of a million entries rehashes
    * all of them inside one token's step). Code points are cached by interval: the class boundaries of a state's
@@ -378,12 +379,15 @@ export class StackPool {
   private stateOf(tops: Set<number>, accepts: boolean): StateId {
     if (tops.size === 0 && !accepts) return DEAD;
     const sorted = Int32Array.from(tops).sort();
-    const key = (accepts ? "!" : "") + sorted.join(",");
-    let id = this.stateIds.get(key);
+    // Interned by a hash of the tops, each candidate compared (a key string of thousands of tops cost more).
+    let hash = accepts ? 0x9e3779b9 : 0x811c9dc5;
+    for (let i = 0; i < sorted.length; i++) hash = Math.imul(hash ^ sorted[i]!, 0x01000193);
+    const bucket = this.stateIds.get(hash);
+    let id = bucket === undefined ? undefined : typeof bucket === "number" ? (this.sameState(bucket, sorted, accepts) ? bucket : undefined) : bucket.find((b) => this.sameState(b, sorted, accepts));
     if (id === undefined) {
       id = this.stateTops.length;
-      // The key string (one byte a character), the tops, and the per-state slots and map entry.
-      this.held += 200 + key.length + sorted.byteLength;
+      // The tops, and the per-state slots and map entry.
+      this.held += 200 + sorted.byteLength;
       this.stateTops.push(sorted);
       this.stateAccepts.push(accepts);
       // Per-state tables stay dense (one slot per state), so V8 keeps them as plain arrays, not dictionaries.
@@ -391,9 +395,18 @@ export class StackPool {
       this.tokenSteps.push(undefined);
       this.plans.forced.push(undefined);
       this.plans.closing.push(undefined);
-      this.stateIds.set(key, id);
+      if (bucket === undefined) this.stateIds.set(hash, id);
+      else if (typeof bucket === "number") this.stateIds.set(hash, [bucket, id]);
+      else bucket.push(id);
     }
     return id;
+  }
+
+  private sameState(id: StateId, tops: Int32Array, accepts: boolean): boolean {
+    const known = this.stateTops[id]!;
+    if (this.stateAccepts[id] !== accepts || known.length !== tops.length) return false;
+    for (let i = 0; i < tops.length; i++) if (known[i] !== tops[i]) return false;
+    return true;
   }
 }
 
