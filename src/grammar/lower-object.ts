@@ -85,7 +85,7 @@ function lowerMembers(cx: LowerContext, s: JsonSchema, path: string, hint: strin
   // listed members are left out: never more members than the bound).
   let maxExtra: number | undefined;
   if (typeof s.maxProperties === "number") {
-    if (s.maxProperties < count) return err(unsupported(pointer(path, "maxProperties"), "maxProperties below the number of listed properties is not supported"));
+    if (s.maxProperties < count) return fewerMembers(cx, s, props, path, hint, depth) ?? err(unsupported(pointer(path, "maxProperties"), `maxProperties below the number of listed properties is supported only where at most ${MAX_MEMBER_SETS} sets of the optional ones fit it`));
     if (extra !== null || plan?.keys.length) maxExtra = s.maxProperties - count;
     // Room for every optional listed member leaves too few extra members for the minimum.
     if (minExtra !== undefined && (maxExtra ?? 0) < minExtra) {
@@ -95,6 +95,45 @@ function lowerMembers(cx: LowerContext, s: JsonSchema, path: string, hint: strin
   const patternKeys = maxExtra === 0 || !plan?.keys.length ? {} : { patternKeys: plan.keys };
   const keyAvoid = plan ? { keyAvoid: plan.avoid } : {};
   return ok(cx.node(path, hint, { k: "object", props, extra: maxExtra === 0 ? null : extra, ...patternKeys, ...keyAvoid, ...(maxExtra ? { maxExtra } : {}), ...(nonEmpty ? { nonEmpty } : {}), ...(minExtra ? { minExtra } : {}) }));
+}
+
+/** Most sets of optional listed members fewerMembers spells, one object each. */
+const MAX_MEMBER_SETS = 64;
+
+/**
+ * maxProperties below the number of listed members: one object per set of optional listed members that fits it,
+ * those members required and the other optional ones never written (listed as `false`, so that no extra key spells
+ * them either). Exact: an object's listed members are one such set, and no two objects share their set. Undefined
+ * when there are more than MAX_MEMBER_SETS sets.
+ */
+function fewerMembers(cx: LowerContext, s: JsonSchema, props: readonly Prop[], path: string, hint: string, depth: number): Result<Node> | undefined {
+  const max = s.maxProperties as number;
+  const optional = props.filter((p) => !p.required && !p.never).map((p) => p.name);
+  const room = max - props.filter((p) => p.required).length;
+  if (room < 0) return ok(cx.never(path, hint));
+  const sets: string[][] = [];
+  const walk = (from: number, chosen: string[]): boolean => {
+    if (sets.length >= MAX_MEMBER_SETS) return false;
+    sets.push(chosen);
+    for (let i = from; i < optional.length && chosen.length < room; i++) if (!walk(i + 1, [...chosen, optional[i]!])) return false;
+    return true;
+  };
+  if (!walk(0, [])) return undefined;
+  const listed = isObject(s.properties) ? s.properties : {};
+  const required = Array.isArray(s.required) ? s.required : [];
+  // The variants record their closed objects again; the report counts this object once.
+  const before = { closed: cx.sites.closed.length, closedCount: cx.sites.closedCount };
+  const options: Node[] = [];
+  for (const [i, chosen] of sets.entries()) {
+    const left = optional.filter((name) => !chosen.includes(name));
+    const variant = { ...s, type: "object", properties: { ...listed, ...Object.fromEntries(left.map((name) => [name, false])) }, required: [...required, ...chosen] };
+    const r = cx.lower(variant, path, `${hint}-${i + 1}`, depth + 1);
+    if (!r.ok) return r;
+    options.push(r.value);
+  }
+  cx.sites.closed.length = before.closed;
+  cx.sites.closedCount = before.closedCount;
+  return ok(cx.node(path, hint, { k: "union", options }));
 }
 
 /**
