@@ -101,7 +101,7 @@ function distinctValues(node: Node): number | undefined {
   const n = deref(node);
   if (n.k === "null") return 1;
   if (n.k === "boolean") return 2;
-  if (n.k === "integer" && n.lo !== undefined && n.hi !== undefined) return Math.max(0, n.hi - n.lo + 1);
+  if (n.k === "integer" && n.lo !== undefined && n.hi !== undefined) return Math.max(0, Math.floor((n.hi - n.lo) / (n.mult ?? 1)) + 1);
   return undefined;
 }
 

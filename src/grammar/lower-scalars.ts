@@ -11,27 +11,33 @@ import { narrowerPattern } from "./regex-overlap.js";
 import { shapeString } from "./string-plan.js";
 import type { Node } from "./schema-nodes.js";
 import type { LowerContext } from "./lower-context.js";
+import { MAX_MULTIPLE } from "./integer-multiples.js";
 
 export function lowerInteger(cx: LowerContext, s: JsonSchema, path: string, hint: string): Result<Node> {
-  if (s.multipleOf !== undefined && s.multipleOf !== 1) {
-    return err(unsupported(pointer(path, "multipleOf"), "multipleOf is supported only with the value 1 on integers"));
+  const step = s.multipleOf;
+  const mult = typeof step === "number" && Number.isInteger(step) && step >= 2 && step <= MAX_MULTIPLE ? step : undefined;
+  if (step !== undefined && step !== 1 && mult === undefined) {
+    return err(unsupported(pointer(path, "multipleOf"), `multipleOf is supported only as a whole number up to ${MAX_MULTIPLE} (or a power of ten below 1 on numbers)`));
   }
   const b = bounds(s.format === "int32" ? int32Bounds(s) : s, path);
   if (!b.ok) return b;
   const { lo, hi } = b.value;
-  const min = lo === undefined ? undefined : lo.open ? Math.floor(lo.value) + 1 : Math.ceil(lo.value);
-  const max = hi === undefined ? undefined : hi.open ? Math.ceil(hi.value) - 1 : Math.floor(hi.value);
+  let min = lo === undefined ? undefined : lo.open ? Math.floor(lo.value) + 1 : Math.ceil(lo.value);
+  let max = hi === undefined ? undefined : hi.open ? Math.ceil(hi.value) - 1 : Math.floor(hi.value);
+  // The bounds rounded inward to multiples: the grammar's shortest and longest spellings are then exact.
+  if (mult !== undefined && min !== undefined) min = Math.ceil(min / mult) * mult;
+  if (mult !== undefined && max !== undefined) max = Math.floor(max / mult) * mult;
   const far = farBound(min, max, b.value.loKey, b.value.hiKey, path);
   if (far) return err(far);
   if (min !== undefined && max !== undefined && min > max) return ok(cx.never(path, hint));
-  return ok(cx.node(path, hint, { k: "integer", lo: min, hi: max }));
+  return ok(cx.node(path, hint, { k: "integer", lo: min, hi: max, ...(mult === undefined ? {} : { mult }) }));
 }
 
 export function lowerNumber(cx: LowerContext, s: JsonSchema, path: string, hint: string): Result<Node> {
   // ajv-formats' int32 and int64 admit integers only.
   if (s.format === "int32" || s.format === "int64") return lowerInteger(cx, s, path, hint);
-  // multipleOf 1 is the integers; 10^-k (0.01) at most k fraction digits. Others are refused.
-  if (s.multipleOf === 1) return lowerInteger(cx, s, path, hint);
+  // A whole multipleOf (1, 7, 12) admits integers only; 10^-k (0.01) at most k fraction digits. Others are refused.
+  if (typeof s.multipleOf === "number" && Number.isInteger(s.multipleOf) && s.multipleOf >= 1) return lowerInteger(cx, s, path, hint);
   const frac = s.multipleOf === undefined ? undefined : decimalPlaces(s.multipleOf);
   if (s.multipleOf !== undefined && frac === undefined) {
     return err(unsupported(pointer(path, "multipleOf"), "multipleOf on numbers is supported only as 1 or a power of ten below it (0.1, 0.01, …)"));

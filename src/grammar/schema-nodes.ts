@@ -29,7 +29,8 @@ export type Node = Base &
     | { k: "null" }
     | { k: "boolean" }
     | { k: "literal"; values: readonly unknown[] }
-    | { k: "integer"; lo?: number; hi?: number }
+    /** `mult`: the integers are multiples of it (multipleOf 2..MAX_MULTIPLE; lo and hi are multiples then). */
+    | { k: "integer"; lo?: number; hi?: number; mult?: number }
     /** `frac`: most fraction digits (multipleOf 10^-frac); absent: as many as the budget allows. */
     | { k: "number"; lo?: Bound; hi?: Bound; frac?: number }
     | ({ k: "string" } & StringShape)

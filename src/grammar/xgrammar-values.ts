@@ -152,6 +152,8 @@ export class XgValuePrinter {
   }
 
   private integer(n: Node & { k: "integer" }): string {
+    // The range without the step (a superset): the validator holds multipleOf.
+    if (n.mult) this.left("multipleOf", n.path);
     if (n.lo === undefined && n.hi === undefined) return this.rules.add("xg-integer", '"-"? ("0" | [1-9] [0-9]*)');
     const rule = integerRule(n.lo, n.hi);
     if (!rule) return '""';
