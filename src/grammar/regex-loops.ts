@@ -2,7 +2,7 @@
 // split one way only (`([a-z.]+\.)+` is `[a-z.]+\.`, `(\.?[a-z]+)*` is `[a-z]*(\.[a-z]+)*`). Each rule is exact;
 // boundedPattern proves the two languages equal as well before it keeps a rewrite.
 
-import { complement, intersect, type Re } from "./regex.js";
+import { complement, intersect, normalizeRanges, type Re } from "./regex.js";
 import type { CodeRange } from "./gbnf.js";
 
 const within = (a: readonly CodeRange[], b: readonly CodeRange[]) => intersect(a, complement(b)).length === 0;
@@ -10,6 +10,13 @@ const apart = (a: readonly CodeRange[], b: readonly CodeRange[]) => intersect(a,
 const plus = (ranges: CodeRange[]): Re => ({ t: "rep", item: { t: "set", ranges }, min: 1, max: undefined });
 const star = (item: Re): Re => ({ t: "rep", item, min: 0, max: undefined });
 const opt = (item: Re): Re => ({ t: "rep", item, min: 0, max: 1 });
+
+/** Every code point `re` may spell. */
+function alphabet(re: Re): CodeRange[] {
+  if (re.t === "set") return re.ranges;
+  if (re.t === "rep") return alphabet(re.item);
+  return normalizeRanges(re.items.flatMap(alphabet));
+}
 
 /** `S{a,}` (a repeated class) → S and a; undefined for anything else. */
 function classRun(re: Re): { ranges: CodeRange[]; min: number } | undefined {
@@ -23,16 +30,18 @@ function optionalClass(re: Re): CodeRange[] | undefined {
 
 /**
  * The loop `body{min,}` (min 0 or 1) written so that its iterations split one way, or undefined when no rule fits:
- * - `(S{a,}C)` or `(CS{a,})` with C inside S: the body's strings are closed under concatenation, so the loop is the
- *   body once (`+`) or at most once (`*`);
+ * - a body with a run `S{a,}` at one end and every character in S (`(S{a,}C)`, `(KONG_\w+=\S+)`): its strings are
+ *   closed under concatenation, so the loop is the body once (`+`) or at most once (`*`);
  * - `(P?T+)` with P apart from T: `T*(PT+)*` (`*`) or `P?T+(PT+)*` (`+`), each P opening a run of T;
  * - `(T+P?)` with P apart from T: `T+(PT+)*P?` (`+`), or that at most once (`*`).
  */
 function loop(body: Re, min: number): Re | undefined {
-  if (body.t !== "seq" || body.items.length !== 2 || min > 1) return undefined;
+  if (body.t !== "seq" || body.items.length < 2 || min > 1) return undefined;
+  // A run of S at one end, and every character of the body in S: the run absorbs any body written beside it.
+  const ends = [classRun(body.items[0]!), classRun(body.items[body.items.length - 1]!)];
+  if (ends.some((run) => run !== undefined && within(alphabet(body), run.ranges))) return min === 1 ? body : opt(body);
+  if (body.items.length !== 2) return undefined;
   const [x, y] = body.items as [Re, Re];
-  const closed = (run: ReturnType<typeof classRun>, c: Re) => run !== undefined && c.t === "set" && within(c.ranges, run.ranges);
-  if (closed(classRun(x), y) || closed(classRun(y), x)) return min === 1 ? body : opt(body);
   const [p, t] = [optionalClass(x), classRun(y)];
   if (p && t && t.min === 1 && apart(p, t.ranges)) {
     const more = star({ t: "seq", items: [{ t: "set", ranges: p }, plus(t.ranges)] });
