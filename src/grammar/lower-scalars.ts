@@ -8,6 +8,7 @@ import { numberBoundsSpellable } from "./numbers.js";
 import { invalid, pointer, unsupported } from "./schema-keywords.js";
 import { ASSERTED_FORMATS, FORMAT_PATTERNS, FORMAT_SUPERSETS, isSupportedFormat, type StringFormat } from "./string-formats.js";
 import { narrowerPattern } from "./regex-overlap.js";
+import { patternAfterPrefixes } from "./pattern-prefix.js";
 import { shapeString } from "./string-plan.js";
 import type { Node } from "./schema-nodes.js";
 import type { LowerContext } from "./lower-context.js";
@@ -73,9 +74,11 @@ export function lowerString(cx: LowerContext, s: JsonSchema, path: string, hint:
   // Any other format asserts nothing (ajv ignores formats it does not know): ignored.
   let pattern: ParsedPattern | undefined;
   // A pattern beside a format: held where one language is proven to hold the other (see the string below).
-  const narrow = typeof s.pattern === "string" && (formatPattern !== undefined || format) ? narrowerPattern(formatPattern ?? FORMAT_SUPERSETS[format!], s.pattern) : undefined;
+  let narrow = typeof s.pattern === "string" && (formatPattern !== undefined || format) ? narrowerPattern(formatPattern ?? FORMAT_SUPERSETS[format!], s.pattern) : undefined;
+  // Neither holds the other, but the pattern only fixes how the string starts: the format's strings after it.
+  if (narrow === undefined && formatPattern !== undefined && typeof s.pattern === "string") narrow = patternAfterPrefixes(formatPattern, s.pattern);
   if (formatPattern !== undefined) {
-    if (s.pattern !== undefined && narrow === undefined) return err(unsupported(pointer(path, "pattern"), "pattern together with format is not supported (unless one holds every string of the other)"));
+    if (s.pattern !== undefined && narrow === undefined) return err(unsupported(pointer(path, "pattern"), "pattern together with format is not supported (unless one holds every string of the other, or the pattern only fixes how the string starts)"));
     // The narrower of the two: the format's own (the pattern then holds), or the pattern (every string of it
     // is one the format's spelling holds, so one ajv's format accepts).
     const parsed = boundedPattern(narrow ?? formatPattern);
