@@ -7,7 +7,8 @@
 import type { QtcError } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
 import { classRepeat } from "./string-plan.js";
-import { parsePattern } from "./regex.js";
+import { complement, parsePattern, type ParsedPattern } from "./regex.js";
+import { flattenRepeats } from "./regex-ambiguity.js";
 import type { CodeRange } from "./gbnf.js";
 import { isObject, pointer, unsupported } from "./schema-keywords.js";
 
@@ -167,6 +168,14 @@ export function exceptPattern(rest: JsonSchema, pattern: unknown): JsonSchema[] 
   if (typeof pattern !== "string") return undefined;
   const parsed = parsePattern(pattern);
   if (!parsed.ok) return undefined;
+  const found = foundClass(parsed.value);
+  if (found) {
+    // Searched for one character of C (`\$`, `[^a-z]+` unanchored): the strings with none, or none at all.
+    if (!familiesOf(rest).includes("string") || found.min === 0) return [];
+    // The characters left, as a class of their own or as "not C" (whichever stays in the BMP).
+    const left = classOf(complement(found.ranges))?.inside ?? classOf(found.ranges)?.outside;
+    return left ? [{ allOf: [{ ...rest, type: "string" }, { pattern: `^${left}*$` }] }] : undefined;
+  }
   const rep = classRepeat(parsed.value);
   if (!rep) return undefined;
   const cls = classOf(rep.ranges);
@@ -180,6 +189,18 @@ export function exceptPattern(rest: JsonSchema, pattern: unknown): JsonSchema[] 
   // would be `.*[^C].*`, matched many ways, which the engine pays for at every token).
   out.push({ allOf: [typed, { pattern: `^${cls.inside}*${cls.outside}[\\s\\S]*$` }] });
   return out;
+}
+
+/** A pattern of one class (repeated or not) anchored at neither end: its class and least count; else undefined. */
+function foundClass(p: ParsedPattern): { ranges: CodeRange[]; min: number } | undefined {
+  if (p.branches.length !== 1) return undefined;
+  const { re: raw, start, end } = p.branches[0]!;
+  if (start || end) return undefined;
+  const re = flattenRepeats(raw);
+  const item = re.t === "seq" ? (re.items.length === 1 ? re.items[0]! : undefined) : re;
+  if (item?.t === "set") return { ranges: item.ranges, min: 1 };
+  if (item?.t === "rep" && item.item.t === "set" && (item.max === undefined || item.max >= item.min)) return { ranges: item.item.ranges, min: Math.min(item.min, 1) };
+  return undefined;
 }
 
 /**
