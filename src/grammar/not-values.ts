@@ -217,6 +217,19 @@ export function exceptItems(rest: JsonSchema, items: unknown): JsonSchema[] | un
 }
 
 /**
+ * `rest` and not `contains: S` (minContains 1): an array no item of which matches S, written as `items: {not: S}`.
+ * Undefined beside prefix items (an `items` part would skip them).
+ */
+export function exceptContains(rest: JsonSchema, contains: unknown): JsonSchema[] | undefined {
+  if (Array.isArray(rest.prefixItems) || Array.isArray(rest.items)) return undefined;
+  if (!familiesOf(rest).includes("array")) return [];
+  const typed: JsonSchema = { ...rest, type: "array" };
+  if (contains === false) return [typed];
+  if (contains === true || (isObject(contains) && Object.keys(contains).length === 0)) return [{ allOf: [typed, { maxItems: 0 }] }];
+  return [{ allOf: [typed, { items: { not: contains } }] }];
+}
+
+/**
  * `rest` and not `dependencies` (or dependentRequired / dependentSchemas): an object where some trigger member is
  * present and one of its dependencies is missing (the list form) or broken (the schema form).
  */

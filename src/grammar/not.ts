@@ -11,7 +11,7 @@
 import type { QtcError } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
 import { fewValues, judgeOf, mentionsRef } from "./value-judge.js";
-import { exceptDependencies, exceptExtraMembers, exceptItems, exceptNames, exceptPattern, exceptValues } from "./not-values.js";
+import { exceptContains, exceptDependencies, exceptExtraMembers, exceptItems, exceptNames, exceptPattern, exceptValues } from "./not-values.js";
 import { deepEqual, isAnnotation, isObject, pointer, unsupported } from "./schema-keywords.js";
 
 const TYPES = ["null", "boolean", "object", "array", "number", "string", "integer"];
@@ -100,6 +100,10 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string, resol
   }
   if (only("pattern")) {
     const r = exceptPattern(rest, negated.pattern);
+    if (r) return r;
+  }
+  if (only("contains") || (keys.length === 2 && "contains" in negated && negated.minContains === 1)) {
+    const r = exceptContains(rest, negated.contains);
     if (r) return r;
   }
   if (only("items")) {
