@@ -13,6 +13,7 @@ import { shapeString } from "./string-plan.js";
 import type { Node } from "./schema-nodes.js";
 import type { LowerContext } from "./lower-context.js";
 import { MAX_MULTIPLE } from "./integer-multiples.js";
+import { NOT_INTEGER } from "./not-values.js";
 
 export function lowerInteger(cx: LowerContext, s: JsonSchema, path: string, hint: string): Result<Node> {
   const step = s.multipleOf;
@@ -35,6 +36,11 @@ export function lowerInteger(cx: LowerContext, s: JsonSchema, path: string, hint
 }
 
 export function lowerNumber(cx: LowerContext, s: JsonSchema, path: string, hint: string): Result<Node> {
+  if (s[NOT_INTEGER] === true) {
+    const beside = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format"].filter((k) => k in s);
+    if (beside.length > 0) return err(unsupported(pointer(path, "not"), `not of integer beside numbers with ${beside.join(", ")} is not supported`));
+    return ok(cx.node(path, hint, { k: "number", fractional: true }));
+  }
   // ajv-formats' int32 and int64 admit integers only.
   if (s.format === "int32" || s.format === "int64") return lowerInteger(cx, s, path, hint);
   // A whole multipleOf (1, 7, 12) admits integers only; 10^-k (0.01) at most k fraction digits. Others are refused.

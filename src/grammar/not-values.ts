@@ -260,6 +260,9 @@ export function exceptDependencies(rest: JsonSchema, deps: unknown, at: string):
  */
 export const MIN_EXTRA_MEMBERS = "x-qtc-min-extra-members";
 
+/** A word of the lowering's own: the numbers left are not integers (`not` of integer beside numbers). */
+export const NOT_INTEGER = "x-qtc-not-integer";
+
 /**
  * `rest` and not `{properties, additionalProperties: false}` (judged together: a member is extra for the negated
  * schema when it names none of its properties): a listed member present that breaks its schema (`listed`, the

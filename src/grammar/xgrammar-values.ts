@@ -162,6 +162,8 @@ export class XgValuePrinter {
   }
 
   private number(n: Node & { k: "number" }): string {
+    // Any number (a superset): the validator holds "not an integer".
+    if (n.fractional) this.left("not", n.path);
     if (n.lo === undefined && n.hi === undefined && n.frac === undefined) return this.rules.add("xg-number", '"-"? ("0" | [1-9] [0-9]*) ("." [0-9]+)?');
     const rule = numberRule(n.lo, n.hi, undefined, true, n.frac);
     return rule ? this.rules.add(`${n.hint}-num`, rule.expr) : '""';

@@ -36,7 +36,7 @@ describe("unsupported keywords", () => {
     ["a keyword inside $defs reached by $ref", obj({ a: { $ref: "#/$defs/x" } }, { $defs: { x: { type: "string", format: "duration" } } }), "/$defs/x/format"],
     ["a keyword inside an allOf part", { allOf: [obj({ a: { type: "string" } }), { propertyNames: { maxLength: 3 } }] }, "/allOf/1/propertyNames"],
     ["a keyword in an array's items", obj({ a: { type: "array", items: { type: "string", not: { pattern: "^x" } } } }), "/properties/a/items/not"],
-    ["overlapping oneOf options", obj({ a: { oneOf: [{ type: "integer" }, { type: "number" }] } }), "/properties/a/oneOf"],
+    ["overlapping oneOf options", obj({ a: { oneOf: [{ type: "string", pattern: "ab" }, { type: "string", pattern: "bc" }] } }), "/properties/a/oneOf"],
     ["pattern with format", obj({ a: { type: "string", format: "date", pattern: "^2" } }), "/properties/a/pattern"],
     ["minLength a pattern does not imply, over two repeated parts", obj({ a: { type: "string", pattern: "^a+(b|cd)+$", minLength: 4 } }), "/properties/a/minLength"],
     ["a JSON pointer token with ~ and /", obj({ "a/b~c": { type: "string", format: "uri-template" } }), "/properties/a~1b~0c/format"],
