@@ -3,7 +3,8 @@
 
 import { canonicalJson, JSON_SPELLING, jsonString, utf8Length } from "./canonical-json.js";
 import { literal, type RuleSet } from "./gbnf.js";
-import { fitDigits, integerBytes, integerRule, MAX_DIGITS, numberBytes, numberRule } from "./numbers.js";
+import { fitDigits, fractionalBytes, fractionalRule, integerBytes, integerRule, MAX_DIGITS, numberBytes, numberRule } from "./numbers.js";
+import { multiplesRule } from "./integer-multiples.js";
 import { emitPattern, MAX_REPEAT, setBytes, setExpr, universe } from "./regex-gbnf.js";
 import { intersect } from "./regex.js";
 import type { Node } from "./schema-nodes.js";
@@ -103,11 +104,17 @@ function boundName(v: number): string {
 export function emitNumber(ctx: ScalarContext, n: Node & { k: "integer" | "number" }, budget: number): Emitted | undefined {
   if (n.k === "integer") {
     const d = fitDigits((k) => integerBytes(n.lo, n.hi, k), budget);
-    const rule = d === undefined ? undefined : integerRule(n.lo, n.hi, d);
+    const rule = d === undefined ? undefined : n.mult ? multiplesRule(n.lo, n.hi, d, n.mult, (h, b) => ctx.rules.add(h, b)) : integerRule(n.lo, n.hi, d);
     if (!rule) return undefined;
     const size = rule.maxBytes < integerBytes(n.lo, n.hi, MAX_DIGITS)! ? `-${rule.maxBytes}b` : "";
-    const name = `integer${n.lo === undefined ? "" : `-min-${boundName(n.lo)}`}${n.hi === undefined ? "" : `-max-${boundName(n.hi)}`}${size}`;
+    const name = `integer${n.mult ? `-mult-${n.mult}` : ""}${n.lo === undefined ? "" : `-min-${boundName(n.lo)}`}${n.hi === undefined ? "" : `-max-${boundName(n.hi)}`}${size}`;
     return { expr: ctx.rules.add(name, rule.expr), worst: rule.maxBytes };
+  }
+  if (n.fractional) {
+    const f = fitDigits(fractionalBytes, budget);
+    if (f === undefined) return undefined;
+    const rule = fractionalRule(f);
+    return { expr: ctx.rules.add(`number-fraction-${rule.maxBytes}b`, rule.expr), worst: rule.maxBytes };
   }
   const r = n.frac ?? MAX_DIGITS;
   const d = fitDigits((k) => numberBytes(n.lo, n.hi, k, r), budget);

@@ -7,7 +7,8 @@
 import type { QtcError } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
 import { classRepeat } from "./string-plan.js";
-import { parsePattern } from "./regex.js";
+import { complement, parsePattern, type ParsedPattern } from "./regex.js";
+import { flattenRepeats } from "./regex-ambiguity.js";
 import type { CodeRange } from "./gbnf.js";
 import { isObject, pointer, unsupported } from "./schema-keywords.js";
 
@@ -167,6 +168,14 @@ export function exceptPattern(rest: JsonSchema, pattern: unknown): JsonSchema[] 
   if (typeof pattern !== "string") return undefined;
   const parsed = parsePattern(pattern);
   if (!parsed.ok) return undefined;
+  const found = foundClass(parsed.value);
+  if (found) {
+    // Searched for one character of C (`\$`, `[^a-z]+` unanchored): the strings with none, or none at all.
+    if (!familiesOf(rest).includes("string") || found.min === 0) return [];
+    // The characters left, as a class of their own or as "not C" (whichever stays in the BMP).
+    const left = classOf(complement(found.ranges))?.inside ?? classOf(found.ranges)?.outside;
+    return left ? [{ allOf: [{ ...rest, type: "string" }, { pattern: `^${left}*$` }] }] : undefined;
+  }
   const rep = classRepeat(parsed.value);
   if (!rep) return undefined;
   const cls = classOf(rep.ranges);
@@ -182,6 +191,18 @@ export function exceptPattern(rest: JsonSchema, pattern: unknown): JsonSchema[] 
   return out;
 }
 
+/** A pattern of one class (repeated or not) anchored at neither end: its class and least count; else undefined. */
+function foundClass(p: ParsedPattern): { ranges: CodeRange[]; min: number } | undefined {
+  if (p.branches.length !== 1) return undefined;
+  const { re: raw, start, end } = p.branches[0]!;
+  if (start || end) return undefined;
+  const re = flattenRepeats(raw);
+  const item = re.t === "seq" ? (re.items.length === 1 ? re.items[0]! : undefined) : re;
+  if (item?.t === "set") return { ranges: item.ranges, min: 1 };
+  if (item?.t === "rep" && item.item.t === "set" && (item.max === undefined || item.max >= item.min)) return { ranges: item.item.ranges, min: Math.min(item.min, 1) };
+  return undefined;
+}
+
 /**
  * `rest` and not `items: S` (S one schema for every item): an array with an item that breaks S, written as
  * `contains: {not: S}`. Undefined for the list form of items.
@@ -193,6 +214,19 @@ export function exceptItems(rest: JsonSchema, items: unknown): JsonSchema[] | un
   const typed: JsonSchema = { ...rest, type: "array" };
   if (items === false) return [{ allOf: [typed, { minItems: 1 }] }];
   return [{ allOf: [typed, { contains: { not: items } }] }];
+}
+
+/**
+ * `rest` and not `contains: S` (minContains 1): an array no item of which matches S, written as `items: {not: S}`.
+ * Undefined beside prefix items (an `items` part would skip them).
+ */
+export function exceptContains(rest: JsonSchema, contains: unknown): JsonSchema[] | undefined {
+  if (Array.isArray(rest.prefixItems) || Array.isArray(rest.items)) return undefined;
+  if (!familiesOf(rest).includes("array")) return [];
+  const typed: JsonSchema = { ...rest, type: "array" };
+  if (contains === false) return [typed];
+  if (contains === true || (isObject(contains) && Object.keys(contains).length === 0)) return [{ allOf: [typed, { maxItems: 0 }] }];
+  return [{ allOf: [typed, { items: { not: contains } }] }];
 }
 
 /**
@@ -225,6 +259,9 @@ export function exceptDependencies(rest: JsonSchema, deps: unknown, at: string):
  * at least this many members its properties do not list (the lowering's minExtra).
  */
 export const MIN_EXTRA_MEMBERS = "x-qtc-min-extra-members";
+
+/** A word of the lowering's own: the numbers left are not integers (`not` of integer beside numbers). */
+export const NOT_INTEGER = "x-qtc-not-integer";
 
 /**
  * `rest` and not `{properties, additionalProperties: false}` (judged together: a member is extra for the negated

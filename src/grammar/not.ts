@@ -11,7 +11,7 @@
 import type { QtcError } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
 import { fewValues, judgeOf, mentionsRef } from "./value-judge.js";
-import { exceptDependencies, exceptExtraMembers, exceptItems, exceptNames, exceptPattern, exceptValues } from "./not-values.js";
+import { exceptContains, exceptDependencies, exceptExtraMembers, exceptItems, exceptNames, exceptPattern, exceptValues, NOT_INTEGER } from "./not-values.js";
 import { deepEqual, isAnnotation, isObject, pointer, unsupported } from "./schema-keywords.js";
 
 const TYPES = ["null", "boolean", "object", "array", "number", "string", "integer"];
@@ -57,8 +57,11 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string, resol
   }
   if (only("type")) {
     const out = typesOf({ type: negated.type } as JsonSchema);
-    // No number that is not an integer can be spelled apart from the integers.
-    if (out.includes("integer") && !out.includes("number") && typesOf(rest).some((t) => t === "number")) return unsupported(at, "not of integer beside number is not supported");
+    if (out.includes("integer") && !out.includes("number") && typesOf(rest).some((t) => t === "number")) {
+      // The numbers with a fraction (NOT_INTEGER), beside the other types left.
+      const others = typesOf(rest).filter((t) => !out.includes(t) && t !== "number");
+      return [...(others.length > 0 ? [{ ...rest, type: others }] : []), { ...rest, type: "number", [NOT_INTEGER]: true }];
+    }
     const left = typesOf(rest).filter((t) => !out.includes(t) && !(t === "integer" && out.includes("number")));
     return left.length === 0 ? [] : [{ ...rest, type: left }];
   }
@@ -100,6 +103,10 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string, resol
   }
   if (only("pattern")) {
     const r = exceptPattern(rest, negated.pattern);
+    if (r) return r;
+  }
+  if (only("contains") || (keys.length === 2 && "contains" in negated && negated.minContains === 1)) {
+    const r = exceptContains(rest, negated.contains);
     if (r) return r;
   }
   if (only("items")) {

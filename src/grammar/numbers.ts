@@ -276,6 +276,25 @@ export function fitDigits(bytes: (d: number) => number | undefined, budget: numb
   return undefined;
 }
 
+/** Most digits on each side of the point of a number that is not an integer: 14 in all stay exact in a double. */
+const FRACTIONAL_DIGITS = 7;
+
+/** Longest spelling (bytes) of fractionalRule(d). */
+export function fractionalBytes(d: number): number {
+  return 2 + 2 * Math.min(d, FRACTIONAL_DIGITS);
+}
+
+/**
+ * Numbers that are not integers: a point and a last fraction digit that is not 0, at most d (≤ 7) digits on each
+ * side (so that the value read back is no integer either).
+ */
+export function fractionalRule(d: number): NumberRule {
+  const n = Math.min(d, FRACTIONAL_DIGITS);
+  const whole = n === 1 ? "[0-9]" : `("0" | [1-9] [0-9]{0,${n - 1}})`;
+  const fraction = n === 1 ? "[1-9]" : `[0-9]{0,${n - 1}} [1-9]`;
+  return { expr: `"-"? ${whole} "." ${fraction}`, minBytes: 3, maxBytes: fractionalBytes(n) };
+}
+
 /** Least budget a number needs (its longest spelling at the fewest digits that spell any value) and the most. */
 export function digitsCost(bytes: (d: number) => number | undefined): { min: number; max: number } {
   const max = bytes(MAX_DIGITS) ?? Infinity;

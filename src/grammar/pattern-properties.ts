@@ -16,6 +16,7 @@ import type { CodeRange } from "./gbnf.js";
 import { disjointByFirst, patternAlphabet, patternFirst } from "./regex-first.js";
 import { complement, intersect, normalizeRanges } from "./regex.js";
 import { pointer, unsupported } from "./schema-keywords.js";
+import { patternWithout } from "./pattern-except.js";
 
 /** Patterns that match every key the extra-key rule spells (printable ASCII, no newline, not empty). */
 const UNIVERSAL = new Set(["", ".*", "^.*$", ".+", "^.+$", "^.*", ".*$", "^.+", ".+$", "(.*)", "^(.*)$", "^(.+)$", "[\\s\\S]*", "^[\\s\\S]*$"]);
@@ -118,17 +119,22 @@ export function planPatterns(patterns: Record<string, unknown>, listedNames: rea
   const keyed: PatternPlan["keyed"] = [];
   for (const e of entries) {
     if (e.universal) continue;
+    let keys = e.pattern;
     if (matchedByListed.has(e.pattern)) {
       // Its keys could repeat a listed name; the extra-key rule (which never does) covers them, if it is on.
       if (spelled !== undefined) continue;
-      return unsupported(at, `a listed property matches the patternProperties pattern ${JSON.stringify(e.pattern)}, which is not supported with additionalProperties false`);
+      // Closed: the pattern's keys without the listed names it matches (those are written as listed members).
+      const without = patternWithout(e.pattern, listedNames.filter((n) => e.re.test(n)));
+      if (without === null) continue;
+      if (without === undefined) return unsupported(at, `a listed property matches the patternProperties pattern ${JSON.stringify(e.pattern)}, and its other keys cannot be spelled apart from the listed names (additionalProperties false)`);
+      keys = without;
     }
     const overlapping = entries.filter((o) => o !== e && !disjointPatterns(e.pattern, o.pattern)).map((o) => o.schema);
-    keyed.push({ pattern: e.pattern, key: { type: "string", pattern: e.pattern }, value: overlapping.length > 0 ? { allOf: [e.schema, ...overlapping] } : e.schema });
+    keyed.push({ pattern: e.pattern, key: { type: "string", pattern: keys }, value: overlapping.length > 0 ? { allOf: [e.schema, ...overlapping] } : e.schema });
     // A pattern that is a plain word (`hipchat`) also gets that very key, with the schemas of exactly the patterns
     // that match it: exact where the pattern's other keys (`xhipchat-github`) must satisfy every overlapping one.
     const word = plainWord(e.pattern);
-    if (word !== undefined && overlapping.length > 0) {
+    if (word !== undefined && overlapping.length > 0 && !listedNames.includes(word)) {
       const hits = schemasMatching(word);
       keyed.push({ pattern: e.pattern, key: { const: word }, value: hits.length > 1 ? { allOf: hits } : hits[0] });
     }

@@ -6,7 +6,9 @@ import type { JsonSchema } from "../tools/types.js";
 import { tooLarge } from "./limits.js";
 import { MAX_DIGITS, type Bound } from "./numbers.js";
 import { ambiguousRepeat, flattenRepeats } from "./regex-ambiguity.js";
-import { parsePattern, type RegexResult } from "./regex.js";
+import { parsePattern, type Re, type RegexResult } from "./regex.js";
+import { rewriteLoops } from "./regex-loops.js";
+import { languageIncluded, languageNfa } from "./regex-overlap.js";
 import { invalid, pointer } from "./schema-keywords.js";
 
 /** Integer bounds the grammar cannot reach (it spells at most MAX_DIGITS digits): the keyword is refused. */
@@ -41,15 +43,30 @@ export function bounds(
   return ok({ lo, hi, loKey, hiKey });
 }
 
-/** A pattern parsed, its nested repetitions flattened, refused when a repetition stays ambiguous. */
+/**
+ * A pattern parsed, its nested repetitions flattened, an ambiguous repetition rewritten into one of the same
+ * language that splits one way (regex-loops.ts: kept only when the two languages are proven equal), refused when a
+ * repetition stays ambiguous.
+ */
 export function boundedPattern(source: string): RegexResult {
   const parsed = parsePattern(source);
   if (!parsed.ok) return parsed;
   const branches = parsed.value.branches.map((b) => ({ ...b, re: flattenRepeats(b.re) }));
   for (const b of branches) {
-    if (ambiguousRepeat(b.re)) return { ok: false, reason: "a repetition of something that repeats, which could match one text in many ways (an ambiguous grammar costs the sampler exponential work per token)" };
+    if (!ambiguousRepeat(b.re)) continue;
+    const rewritten = flattenRepeats(rewriteLoops(b.re));
+    if (ambiguousRepeat(rewritten) || !sameLanguage(b.re, rewritten)) {
+      return { ok: false, reason: "a repetition of something that repeats, which could match one text in many ways (an ambiguous grammar costs the sampler exponential work per token)" };
+    }
+    b.re = rewritten;
   }
   return { ok: true, value: { branches } };
+}
+
+/** Whether two expressions are proven to match the same strings (false when the search is unsure). */
+function sameLanguage(a: Re, b: Re): boolean {
+  const [x, y] = [a, b].map((re) => languageNfa({ t: "pattern", pattern: { branches: [{ re, start: true, end: true }] } }));
+  return x !== undefined && y !== undefined && languageIncluded(x, y) && languageIncluded(y, x);
 }
 
 /** The schema with its bounds narrowed to ajv-formats' int32 range. */

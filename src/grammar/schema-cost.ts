@@ -3,7 +3,7 @@
 // object, a tuple or a repetition.
 
 import { canonicalJson, ITEM_SEP_BYTES as SEP, KEY_SEP_BYTES, utf8Length } from "./canonical-json.js";
-import { digitsCost, integerBytes, numberBytes } from "./numbers.js";
+import { digitsCost, fractionalBytes, integerBytes, numberBytes } from "./numbers.js";
 import type { Node } from "./schema-nodes.js";
 import type { StringPlan } from "./string-plan.js";
 
@@ -180,6 +180,7 @@ export function literalBytes(value: unknown, raw: boolean): number {
 }
 
 export function numberCost(n: Node & { k: "integer" | "number" }): Cost {
+  if (n.k === "number" && n.fractional) return digitsCost(fractionalBytes);
   return digitsCost(n.k === "integer" ? (d) => integerBytes(n.lo, n.hi, d) : (d) => numberBytes(n.lo, n.hi, d, n.frac ?? d));
 }
 

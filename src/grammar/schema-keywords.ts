@@ -273,6 +273,10 @@ function intersectTypes(a: string[], b: string[]): string[] {
  * with values it cannot combine. `additionalProperties: false` on one side removes the other side's extra
  * properties (they could never be valid).
  */
+const isWhole = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v > 0;
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+const lcm = (a: number, b: number) => (a / gcd(a, b)) * b;
+
 export function mergeSchemas(a: JsonSchema, b: JsonSchema, bPath: string): Result<JsonSchema> {
   const out: JsonSchema = { ...a };
   for (const [key, value] of Object.entries(b)) {
@@ -303,7 +307,10 @@ export function mergeSchemas(a: JsonSchema, b: JsonSchema, bPath: string): Resul
       const both = mergeSchemas(mine, value, pointer(bPath, key));
       if (!both.ok) return both;
       out[key] = both.value;
-    } else if (key === "const") out.enum = []; // two different constants: no value is both
+    }
+    // Two whole steps: a multiple of both is a multiple of their least common multiple (exact).
+    else if (key === "multipleOf" && isWhole(mine) && isWhole(value)) out[key] = lcm(mine, value);
+    else if (key === "const") out.enum = []; // two different constants: no value is both
     else if (key === "not") out.not = { anyOf: [mine, value] }; // neither A nor B
     else if ((key === "anyOf" || key === "oneOf") && Array.isArray(value) && (out.allOf === undefined || Array.isArray(out.allOf))) {
       // Both unions must hold: the second becomes an allOf part (distributed when lowered).

@@ -29,9 +29,11 @@ export type Node = Base &
     | { k: "null" }
     | { k: "boolean" }
     | { k: "literal"; values: readonly unknown[] }
-    | { k: "integer"; lo?: number; hi?: number }
+    /** `mult`: the integers are multiples of it (multipleOf 2..MAX_MULTIPLE; lo and hi are multiples then). */
+    | { k: "integer"; lo?: number; hi?: number; mult?: number }
     /** `frac`: most fraction digits (multipleOf 10^-frac); absent: as many as the budget allows. */
-    | { k: "number"; lo?: Bound; hi?: Bound; frac?: number }
+    /** `fractional`: not an integer (a fraction digit that is not 0; no bounds then). */
+    | { k: "number"; lo?: Bound; hi?: Bound; frac?: number; fractional?: boolean }
     | ({ k: "string" } & StringShape)
     /** `unique`: items must be distinct (uniqueItems); the grammar admits repeats, the runtime's guard refuses them. */
     | { k: "array"; prefix: Node[]; items: Node | null; minItems: number; maxItems?: number; unique?: boolean }

@@ -8,6 +8,8 @@ import { type Caps, patternCaps, type PreparedPattern, preparePattern, setBytes,
 import { intersect, type ParsedPattern } from "./regex.js";
 import { pointer, unsupported } from "./schema-keywords.js";
 import { FORMAT_LENGTHS, type StringFormat } from "./string-formats.js";
+import { atLeastLength } from "./pattern-length.js";
+import { languageIncluded, languageNfa } from "./regex-overlap.js";
 import type { Charset } from "./text-chain.js";
 
 /** A string made of one character class repeated `min`..`max` times (max undefined = unbounded). */
@@ -64,15 +66,27 @@ export function shapeString(shape: StringShape, path: string): Result<StringShap
     const max = Math.min(rep.max ?? Infinity, shape.maxLength ?? Infinity);
     return ok({ minLength: min, maxLength: Number.isFinite(max) ? max : undefined, chars: { ranges: rep.ranges, min, max: Number.isFinite(max) ? max : undefined } });
   }
-  const prepared = preparePattern(shape.pattern, "json");
+  let prepared = preparePattern(shape.pattern, "json");
   if (!prepared) return err(unsupported(pointer(path, "pattern"), "pattern matches no string the grammar can spell (it needs `<` or control characters)"));
   if (shape.minLength > prepared.tight.minCps) {
-    return err(unsupported(pointer(path, "minLength"), "minLength together with a pattern that allows shorter strings is not supported"));
+    const longer = longerPattern(shape.pattern, shape.minLength);
+    prepared = longer && preparePattern(longer, "json");
+    if (!longer || !prepared || prepared.tight.minCps < shape.minLength) {
+      return err(unsupported(pointer(path, "minLength"), "minLength together with a pattern that allows shorter strings is supported only where one repeated class carries the difference (or minLength is 1)"));
+    }
+    shape = { ...shape, pattern: longer };
   }
   if (shape.maxLength !== undefined && prepared.tight.maxCps > shape.maxLength) {
     return err(unsupported(pointer(path, "maxLength"), "maxLength shorter than the pattern's shortest spelling is not supported"));
   }
   return ok(shape);
+}
+
+/** The pattern's strings of at least `m` code points (pattern-length.ts), kept only when proven inside the pattern. */
+function longerPattern(p: ParsedPattern, m: number): ParsedPattern | undefined {
+  const longer = atLeastLength(p, m);
+  const [inner, outer] = [longer && languageNfa({ t: "pattern", pattern: longer }), languageNfa({ t: "pattern", pattern: p })];
+  return longer && inner && outer && languageIncluded(inner, outer) ? longer : undefined;
 }
 
 /** Pattern nodes one emit step stands for (a measurement visits every node of the pattern once, ~30 ns each). */

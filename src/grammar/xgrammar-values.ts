@@ -152,6 +152,8 @@ export class XgValuePrinter {
   }
 
   private integer(n: Node & { k: "integer" }): string {
+    // The range without the step (a superset): the validator holds multipleOf.
+    if (n.mult) this.left("multipleOf", n.path);
     if (n.lo === undefined && n.hi === undefined) return this.rules.add("xg-integer", '"-"? ("0" | [1-9] [0-9]*)');
     const rule = integerRule(n.lo, n.hi);
     if (!rule) return '""';
@@ -160,6 +162,8 @@ export class XgValuePrinter {
   }
 
   private number(n: Node & { k: "number" }): string {
+    // Any number (a superset): the validator holds "not an integer".
+    if (n.fractional) this.left("not", n.path);
     if (n.lo === undefined && n.hi === undefined && n.frac === undefined) return this.rules.add("xg-number", '"-"? ("0" | [1-9] [0-9]*) ("." [0-9]+)?');
     const rule = numberRule(n.lo, n.hi, undefined, true, n.frac);
     return rule ? this.rules.add(`${n.hint}-num`, rule.expr) : '""';

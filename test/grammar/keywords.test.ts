@@ -15,7 +15,7 @@ const obj = (properties: Record<string, unknown>, extra: JsonSchema = {}): JsonS
 describe("unsupported keywords", () => {
   const cases: [string, JsonSchema, string][] = [
     ["format uri-template", obj({ a: { type: "string", format: "uri-template" } }), "/properties/a/format"],
-    ["patternProperties matching a listed name beside additionalProperties false", obj({ ab: {} }, { patternProperties: { "^a": { type: "string" } }, additionalProperties: false }), "/patternProperties"],
+    ["patternProperties matching a listed name beside additionalProperties false, past what the pattern without it proves", obj({ docker: {} }, { patternProperties: { "^[a-z0-9]([-a-z0-9]{0,48}[a-z0-9])?$": { type: "string" } }, additionalProperties: false }), "/patternProperties"],
     ["not of a pattern", obj({ a: { type: "string", not: { pattern: "^x" } } }), "/properties/a/not"],
     ["an if whose branches the grammar cannot hold", obj({ a: { type: "string" } }, { additionalProperties: false, if: { minProperties: 2 } }), "/if"],
     ["contains a prefix item must match that the grammar cannot tell from it", obj({ a: { type: "array", prefixItems: [{ type: "string", pattern: "^a" }], items: false, contains: { pattern: "b$" } } }), "/properties/a/contains"],
@@ -24,7 +24,7 @@ describe("unsupported keywords", () => {
     ["propertyNames", obj({}, { propertyNames: { maxLength: 3 } }), "/propertyNames"],
     ["unevaluatedProperties", obj({}, { unevaluatedProperties: false }), "/unevaluatedProperties"],
     ["multipleOf on a number", obj({ a: { type: "number", multipleOf: 0.5 } }), "/properties/a/multipleOf"],
-    ["multipleOf 3 on an integer", obj({ a: { type: "integer", multipleOf: 3 } }), "/properties/a/multipleOf"],
+    ["multipleOf 100 on an integer", obj({ a: { type: "integer", multipleOf: 100 } }), "/properties/a/multipleOf"],
     ["fractional number bounds on both sides of one whole number", obj({ a: { type: "number", minimum: 0.2, maximum: 0.8 } }), "/properties/a/minimum"],
     ["lookahead in a pattern", obj({ a: { type: "string", pattern: "^(?=x)x$" } }), "/properties/a/pattern"],
     ["a backreference in a pattern", obj({ a: { type: "string", pattern: "^(a)\\1$" } }), "/properties/a/pattern"],
@@ -36,9 +36,9 @@ describe("unsupported keywords", () => {
     ["a keyword inside $defs reached by $ref", obj({ a: { $ref: "#/$defs/x" } }, { $defs: { x: { type: "string", format: "duration" } } }), "/$defs/x/format"],
     ["a keyword inside an allOf part", { allOf: [obj({ a: { type: "string" } }), { propertyNames: { maxLength: 3 } }] }, "/allOf/1/propertyNames"],
     ["a keyword in an array's items", obj({ a: { type: "array", items: { type: "string", not: { pattern: "^x" } } } }), "/properties/a/items/not"],
-    ["overlapping oneOf options", obj({ a: { oneOf: [{ type: "integer" }, { type: "number" }] } }), "/properties/a/oneOf"],
+    ["overlapping oneOf options", obj({ a: { oneOf: [{ type: "string", pattern: "ab" }, { type: "string", pattern: "bc" }] } }), "/properties/a/oneOf"],
     ["pattern with format", obj({ a: { type: "string", format: "date", pattern: "^2" } }), "/properties/a/pattern"],
-    ["minLength a pattern does not imply", obj({ a: { type: "string", pattern: "^a(b|cd)$", minLength: 3 } }), "/properties/a/minLength"],
+    ["minLength a pattern does not imply, over two repeated parts", obj({ a: { type: "string", pattern: "^a+(b|cd)+$", minLength: 4 } }), "/properties/a/minLength"],
     ["a JSON pointer token with ~ and /", obj({ "a/b~c": { type: "string", format: "uri-template" } }), "/properties/a~1b~0c/format"],
   ];
   for (const [what, schema, path] of cases) {

@@ -43,7 +43,7 @@ describe("two patterns in one allOf, one holding the other (issue 49)", () => {
   }
 
   it("a pattern beside a format, neither holding the other, stays refused", () => {
-    for (const [format, pattern] of [["date", "^2"], ["email", "^[a-z]+@"], ["uri", "^https:"]]) {
+    for (const [format, pattern] of [["date", "^2"], ["email", "^[a-z]+@"], ["uri", "^h+:"]]) {
       expect(compileSchema({ type: "string", format, pattern }, { unsupported: "strict" }), `${format} ${pattern}`).toMatchObject({ ok: false, error: { code: "unsupported_keyword", path: "/pattern" } });
     }
   });

@@ -39,7 +39,7 @@ describe("oneOf whose options overlap", () => {
   });
 
   it("is still refused where a negation cannot be held", () => {
-    const r = compileSchema({ oneOf: [{ type: "integer" }, { type: "number" }] }, { maxTokens: 256 });
+    const r = compileSchema({ oneOf: [{ type: "string", pattern: "ab" }, { type: "string", pattern: "bc" }] }, { maxTokens: 256 });
     expect(r.ok ? undefined : [r.error.code, r.error.path]).toEqual(["unsupported_keyword", "/oneOf"]);
   });
 });

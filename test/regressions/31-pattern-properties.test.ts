@@ -63,8 +63,18 @@ describe("patternProperties (issue 31)", () => {
     });
   }
 
-  it("a listed name matching a pattern with additionalProperties false is refused by pointer, not weakened", () => {
-    const r = compileSchema({ type: "object", properties: { ab: {} }, patternProperties: { "^a": { type: "string" } }, additionalProperties: false });
+  it("a listed name matching a pattern with additionalProperties false: held exactly, the pattern's keys never spell the name (issue 49)", async () => {
+    const schema = { type: "object", properties: { ab: {} }, patternProperties: { "^a": { type: "string" } }, additionalProperties: false };
+    const valid = [{}, { ab: "x" }, { a: "x" }, { abc: "y" }, { ab: "x", ax: "" }];
+    const invalid = [{ ab: 1 }, { abc: 1 }, { b: "x" }, { a: null }];
+    const v = await verdicts(schema, [...valid, ...invalid]);
+    const expected = [...valid.map(() => true), ...invalid.map(() => false)];
+    expect(v.ajv).toEqual(expected);
+    expect(v.grammar).toEqual(expected);
+  });
+
+  it("a listed name matching a pattern with additionalProperties false, past what the pattern without it proves: refused by pointer, not weakened", () => {
+    const r = compileSchema({ type: "object", properties: { docker: {} }, patternProperties: { "^[a-z0-9]([-a-z0-9]{0,48}[a-z0-9])?$": { type: "string" } }, additionalProperties: false });
     expect(r.ok).toBe(false);
     if (!r.ok) expect([r.error.code, r.error.path]).toEqual(["unsupported_keyword", "/patternProperties"]);
   });

@@ -1,0 +1,37 @@
+// Owns: what the per-keyword lowering files (lower-*.ts) may ask of the one lowering in progress (schema-ir.ts):
+// node making, recursion, `$ref` parts and the records it keeps; and the limits they share.
+
+import type { Result } from "../errors.js";
+import type { ConstraintSites, ExtraMembersPolicy } from "./constraint-report.js";
+import type { JsonSchema } from "../tools/types.js";
+import type { Body, Node } from "./schema-nodes.js";
+
+/** Deepest nesting of $ref/allOf merges before a schema is refused as nesting too deeply. */
+export const MAX_MERGE_DEPTH = 32;
+
+/** A oneOf to check once every `$ref` has its target; `apart`: pairs "i,j" known disjoint already. */
+export interface OneOfRecord {
+  path: string;
+  options: Node[];
+  apart: ReadonlySet<string>;
+}
+
+/** The lowering in progress, as the per-keyword lowering functions see it. */
+export interface LowerContext {
+  /** The whole document (for `$ref`s and the validator's judge). */
+  readonly root: unknown;
+  readonly extraMembers: ExtraMembersPolicy;
+  readonly sites: ConstraintSites;
+  /** uniqueItems is held beside the grammar (see PolicyOptions.guardedUnique). */
+  readonly guardedUnique: boolean;
+  /** oneOfs whose options are judged disjoint after lowering (see checkOneOfs). */
+  readonly oneOfs: OneOfRecord[];
+  node(path: string, hint: string, body: Body): Node;
+  /** The node no value matches. */
+  never(path: string, hint: string): Node;
+  /** The "any JSON value" node. */
+  anyNode(): Node & { k: "ref" };
+  lower(schema: unknown, path: string, hint: string, depth: number): Result<Node>;
+  /** An allOf/oneOf part with its `$ref` (if any) resolved and merged. */
+  resolvePart(part: unknown, at: string): Result<JsonSchema | boolean>;
+}
