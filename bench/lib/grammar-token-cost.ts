@@ -12,6 +12,7 @@ import type { CompiledGrammar } from "../../dist/grammar/types.js";
 import type { ToolCallFormat } from "../../dist/formats/index.js";
 import type { EngineVocab } from "../../dist/engine/engine-vocab.js";
 import { allows, listedTokens, type MatcherGrammar, type NextTokens } from "../../dist/engine/matcher.js";
+import { clearBit } from "../../dist/engine/token-bits.js";
 import { QtcMatcher } from "../../dist/engine/qtc-matcher.js";
 import { BudgetGuard } from "../../dist/runtime/budget-guard.js";
 import type { KeyTracker } from "../../dist/runtime/semantic-guard.js";
@@ -140,10 +141,7 @@ function withBans(next: NextTokens, banned: readonly number[]): NextTokens {
   if (next.kind === "set") return { kind: "set", tokens: next.tokens.filter((t) => !out.has(t)) };
   const allowed = next.allowed.slice();
   let count = next.count;
-  for (const t of out) if (allows(next, t)) {
-    allowed[t >>> 5]! &= ~(1 << (t & 31));
-    count--;
-  }
+  for (const t of out) if (t >= 0 && t < next.vocabSize) count -= clearBit(allowed, t);
   return { ...next, allowed, count };
 }
 

@@ -286,8 +286,10 @@ interface Tails {
   holdsOdd: Uint8Array;
   /** 1 for each token whose head holds a non-ASCII character (in a mixed chain, only its head is stepped). */
   wideHead: Uint8Array;
-  /** Per length L in one ordering (a tail set is keyed by its unit, so one), the plain tokens no longer than L as a bitset and its count (built on first use). */
-  plainUpTo: { lengths: Lengths | undefined; byLength: { bits: Uint32Array; count: number }[] };
+  /** The token lengths in the tails' unit (characters or bytes). */
+  lengths: Lengths;
+  /** Per length L, the plain tokens no longer than L as a bitset and its count (built on first use). */
+  plainUpTo: { bits: Uint32Array; count: number }[] | undefined;
 }
 
 /** The tails that begin with one odd character, their tokens and each token's head length. */
@@ -354,7 +356,7 @@ function tailsOf(index: TextIndex, vocab: TextMaskVocab, odd: Uint32Array, inByt
     group.heads.push(Uint16Array.from(heads));
   }
   for (const group of groups.values()) group.headLengths = Uint16Array.from(new Set(group.heads.flatMap((h) => [...h]))).sort();
-  const tails = { groups: [...groups.values()], cut, holdsOdd: seen, wideHead, plainUpTo: { lengths: undefined, byLength: [] } };
+  const tails = { groups: [...groups.values()], cut, holdsOdd: seen, wideHead, lengths: inBytes ? index.bytes : index.chars, plainUpTo: undefined };
   byKey.set(key, tails);
   return tails;
 }
@@ -387,13 +389,13 @@ function groupVerdicts(pool: StackPool, group: TailGroup, s: StateId): Uint8Arra
  * each from the one before, on first use per odd set and unit (a bounded string's positions ask for each length in
  * turn; building one from scratch cost a pass over the vocabulary each).
  */
-function plainBits(tails: Tails, lengths: Lengths, vocabSize: number, L: number): { bits: Uint32Array; count: number } {
-  const key = lengths === tails.plainUpTo.lengths ? tails.plainUpTo : (tails.plainUpTo = { lengths, byLength: buildPlainBits(tails, lengths, vocabSize) });
-  return key.byLength[Math.min(L, lengths.max)]!;
+function plainBits(tails: Tails, vocabSize: number, L: number): { bits: Uint32Array; count: number } {
+  tails.plainUpTo ??= buildPlainBits(tails, vocabSize);
+  return tails.plainUpTo[Math.min(L, tails.lengths.max)]!;
 }
 
-function buildPlainBits(tails: Tails, lengths: Lengths, vocabSize: number): { bits: Uint32Array; count: number }[] {
-  const { order, start, max } = lengths;
+function buildPlainBits(tails: Tails, vocabSize: number): { bits: Uint32Array; count: number }[] {
+  const { order, start, max } = tails.lengths;
   const out: { bits: Uint32Array; count: number }[] = [];
   let bits = new Uint32Array(wordsFor(vocabSize));
   let count = 0;
@@ -432,7 +434,7 @@ const COMMON_ODD_SETS = [oddSetOf([...CONTROLS, 0x22, 0x5c]), oddSetOf([...CONTR
  */
 export function warmTextMasks(index: TextIndex, vocab: TextMaskVocab): void {
   for (const odd of COMMON_ODD_SETS) {
-    for (const inBytes of [false, true]) plainBits(tailsOf(index, vocab, odd, inBytes), inBytes ? index.bytes : index.chars, index.vocabSize, 0);
+    for (const inBytes of [false, true]) plainBits(tailsOf(index, vocab, odd, inBytes), index.vocabSize, 0);
   }
 }
 
@@ -476,8 +478,7 @@ export function textMask(pool: StackPool, vocab: TextMaskVocab, at: StateId, spe
   const { depth, odd } = chain;
   if (oddTokens(index, chain) * ODD_SHARE_LIMIT > index.vocabSize) return undefined;
   const tails = tailsOf(index, vocab, odd, chain.unit === "bytes");
-  const lengths = chain.unit === "bytes" ? index.bytes : index.chars;
-  const plain = plainBits(tails, lengths, index.vocabSize, Math.min(depth, lengths.max));
+  const plain = plainBits(tails, index.vocabSize, depth);
   const bits = plain.bits.slice();
   let count = plain.count;
   const from = { at, partial: undefined };
@@ -488,10 +489,8 @@ export function textMask(pool: StackPool, vocab: TextMaskVocab, at: StateId, spe
     const taken = cps ? s !== DEAD : stepBytes(pool, from, vocab.bytes(t)!);
     count += taken ? setBit(bits, t) : -clearBit(bits, t);
   };
-  // Where the chain is mixed, a head's state is stepped (a non-ASCII character takes one or several steps there).
+  // A non-ASCII head in a mixed chain is stepped (a non-ASCII character takes one or several steps there).
   const stateAfterHead = (t: number, h: number): StateId => {
-    if (h > depth) return DEAD;
-    if (chain.unit !== "mixed") return chain.after(h);
     const cps = vocab.codePoints(t)!;
     let s = at;
     for (let i = 0; i < h && s !== DEAD; i++) s = pool.step(s, cps[i]!);

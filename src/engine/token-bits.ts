@@ -26,18 +26,6 @@ export function clearBit(bits: Uint32Array, t: number): number {
   return 1;
 }
 
-/** Set bits in a bitset. */
-export function countBits(bits: Uint32Array): number {
-  let n = 0;
-  for (let w = 0; w < bits.length; w++) {
-    let x = bits[w]!;
-    x -= (x >>> 1) & 0x55555555;
-    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-    n += (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-  }
-  return n;
-}
-
 /** The ids whose bit is `want` (set or clear), below vocabSize, ascending. */
 function idsWhere(bits: Uint32Array, vocabSize: number, want: boolean): number[] {
   const out: number[] = [];
