@@ -9,6 +9,7 @@ import type { JsonSchema } from "../tools/types.js";
 import { classRepeat } from "./string-plan.js";
 import { complement, parsePattern, type ParsedPattern } from "./regex.js";
 import { flattenRepeats } from "./regex-ambiguity.js";
+import { patternOutside } from "./regex-dfa.js";
 import type { CodeRange } from "./gbnf.js";
 import { isObject, pointer, unsupported } from "./schema-keywords.js";
 
@@ -177,9 +178,8 @@ export function exceptPattern(rest: JsonSchema, pattern: unknown): JsonSchema[] 
     return left ? [{ allOf: [{ ...rest, type: "string" }, { pattern: `^${left}*$` }] }] : undefined;
   }
   const rep = classRepeat(parsed.value);
-  if (!rep) return undefined;
-  const cls = classOf(rep.ranges);
-  if (cls === undefined) return undefined;
+  const cls = rep && classOf(rep.ranges);
+  if (!rep || cls === undefined) return outsidePattern(rest, pattern);
   if (!familiesOf(rest).includes("string")) return [];
   const typed: JsonSchema = { ...rest, type: "string" };
   const out: JsonSchema[] = [];
@@ -189,6 +189,14 @@ export function exceptPattern(rest: JsonSchema, pattern: unknown): JsonSchema[] 
   // would be `.*[^C].*`, matched many ways, which the engine pays for at every token).
   out.push({ allOf: [typed, { pattern: `^${cls.inside}*${cls.outside}[\\s\\S]*$` }] });
   return out;
+}
+
+/** `rest` and not `pattern`, for any other pattern: the strings of its complement (regex-dfa.ts), when built. */
+function outsidePattern(rest: JsonSchema, pattern: string): JsonSchema[] | undefined {
+  if (!familiesOf(rest).includes("string")) return [];
+  const outside = patternOutside(pattern);
+  if (outside === null) return [];
+  return outside === undefined ? undefined : [{ allOf: [{ ...rest, type: "string" }, { pattern: outside }] }];
 }
 
 /** A pattern of one class (repeated or not) anchored at neither end: its class and least count; else undefined. */

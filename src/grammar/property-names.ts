@@ -4,6 +4,7 @@
 // leaves only the empty object.
 
 import type { JsonSchema } from "../tools/types.js";
+import { patternRegExp } from "../tools/linear-regexp.js";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -64,7 +65,7 @@ function keyPattern(p: unknown): RegExp | undefined {
   if (!isObject(p) || typeof p.pattern !== "string" || (p.type !== undefined && p.type !== "string")) return undefined;
   if (!Object.keys(p).every((k) => k === "pattern" || k === "type" || ANNOTATIONS.has(k))) return undefined;
   try {
-    return new RegExp(p.pattern, "u");
+    return patternRegExp(p.pattern);
   } catch {
     return undefined;
   }

@@ -1,10 +1,11 @@
 // Owns: bounding the ambiguity of a parsed `pattern` before it becomes GBNF. Nested repetitions such as
 // `^([a-z]*)*$` are rewritten to the single repetition they equal (`[a-z]*`); a repetition of something that
-// itself repeats without bound (or may be empty) is kept only when its iterations cannot be split two ways (a delimiter, or runs of disjoint
-// classes), else the pattern is refused: an ambiguous grammar costs llama.cpp's engine exponential work per token.
+// itself repeats without bound (or may be empty) is kept only when its iterations cannot be split two ways (a delimiter, runs of disjoint
+// classes, or a body no string of which is a prefix of another), else the pattern is refused: an ambiguous grammar costs llama.cpp's engine exponential work per token.
 
 import { intersect, normalizeRanges, type Re } from "./regex.js";
 import type { CodeRange } from "./gbnf.js";
+import { languagesDisjoint, languageNfa } from "./regex-overlap.js";
 
 /** `(X*)*`, `(X+)*`, `(X*)+`, `(X?)*`, `(X+){n,m}` … as the one repetition they equal; one-item groups unwrapped. */
 export function flattenRepeats(re: Re): Re {
@@ -89,13 +90,25 @@ function selfDelimiting(body: Re): boolean {
   return disjoint(runs[0]!.ranges, runs[runs.length - 1]!.ranges);
 }
 
+const anchored = (re: Re) => languageNfa({ t: "pattern", pattern: { branches: [{ re, start: true, end: true }] } });
+
+/**
+ * Whether no string of `body` is a proper prefix of another: then a run of its iterations splits one way (the
+ * loops a DFA is read back with are such). Proven by an NFA search; false when unsure.
+ */
+function prefixFree(body: Re): boolean {
+  const whole = anchored(body);
+  const longer = anchored({ t: "seq", items: [body, { t: "rep", item: { t: "set", ranges: [[0, 0x10ffff]] }, min: 1, max: undefined }] });
+  return whole !== undefined && longer !== undefined && languagesDisjoint(whole, longer);
+}
+
 /** The first repetition whose iterations could be split in more than one way; undefined when there is none. */
 export function ambiguousRepeat(re: Re): Re | undefined {
   switch (re.t) {
     case "set":
       return undefined;
     case "rep":
-      if ((re.max === undefined || re.max > 1) && (nullable(re.item) || (repeats(re.item) && !selfDelimiting(re.item)))) return re;
+      if ((re.max === undefined || re.max > 1) && (nullable(re.item) || (repeats(re.item) && !selfDelimiting(re.item) && !prefixFree(re.item)))) return re;
       return ambiguousRepeat(re.item);
     default:
       for (const i of re.items) {

@@ -17,7 +17,7 @@ const MAX_STATES = 2_000;
  */
 const MAX_WORK = 20_000;
 /** Least copies of "any character" a minLength unrolls; above it the language is widened to `.{64,}` (still a superset). */
-const MAX_UNROLLED_LENGTH = 64;
+export const MAX_UNROLLED_LENGTH = 64;
 
 /** One string language as an NFA: state 0 starts, `accept` ends; edges on code-point ranges, and empty moves. */
 export interface Nfa {
@@ -37,8 +37,10 @@ class Builder {
   readonly eps: number[][] = [];
   readonly edges: { ranges: readonly CodeRange[]; to: number }[][] = [];
 
+  constructor(private readonly maxStates: number) {}
+
   state(): number {
-    if (this.eps.length >= MAX_STATES) throw new TooLarge();
+    if (this.eps.length >= this.maxStates) throw new TooLarge();
     this.eps.push([]);
     this.edges.push([]);
     return this.eps.length - 1;
@@ -84,9 +86,9 @@ class Builder {
   }
 }
 
-/** The NFA of a language, or undefined when it would be larger than this module searches. */
-export function languageNfa(language: Language): Nfa | undefined {
-  const b = new Builder();
+/** The NFA of a language, or undefined when it would have more than `maxStates` states (by default, what this module searches). */
+export function languageNfa(language: Language, maxStates = MAX_STATES): Nfa | undefined {
+  const b = new Builder(maxStates);
   try {
     const start = b.state();
     let accept: number;
@@ -112,7 +114,7 @@ export function languageNfa(language: Language): Nfa | undefined {
 }
 
 /** The states reachable from `states` by empty moves, sorted. */
-function closure(nfa: Nfa, states: Iterable<number>): number[] {
+export function closure(nfa: Nfa, states: Iterable<number>): number[] {
   const seen = new Set<number>();
   const stack = [...states];
   while (stack.length > 0) {

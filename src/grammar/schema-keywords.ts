@@ -7,6 +7,7 @@ import type { JsonSchema } from "../tools/types.js";
 import { foldPropertyNames } from "./property-names.js";
 import { holdsContains } from "./contains-held.js";
 import { narrowerPattern } from "./regex-overlap.js";
+import { patternOfBoth } from "./regex-dfa.js";
 
 /**
  * Keywords that never change which values are valid (annotations, and draft-04 `id`/`definitions`, 2019/2020
@@ -277,8 +278,17 @@ const isWhole = (v: unknown): v is number => typeof v === "number" && Number.isS
 const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
 const lcm = (a: number, b: number) => (a / gcd(a, b)) * b;
 
+/**
+ * One pattern for two in one allOf: the narrower one, else one of exactly their common strings (null: none);
+ * undefined when neither is built.
+ */
+const bothPatterns = (a: string, b: string) => narrowerPattern(a, b) ?? patternOfBoth(a, b);
+const EVERY_TYPE = ["null", "boolean", "object", "array", "number", "string"];
+const NOT_STRING = EVERY_TYPE.filter((t) => t !== "string");
+
 export function mergeSchemas(a: JsonSchema, b: JsonSchema, bPath: string): Result<JsonSchema> {
   const out: JsonSchema = { ...a };
+  let both: string | null | undefined;
   for (const [key, value] of Object.entries(b)) {
     if (!(key in out)) {
       out[key] = value;
@@ -291,8 +301,12 @@ export function mergeSchemas(a: JsonSchema, b: JsonSchema, bPath: string): Resul
     else if (key === "required" && Array.isArray(mine) && Array.isArray(value)) out[key] = [...new Set([...mine, ...value])];
     else if (key === "type" && typeList(mine) && typeList(value)) out[key] = intersectTypes(typeList(mine)!, typeList(value)!);
     else if (key === "enum" && Array.isArray(mine) && Array.isArray(value)) out[key] = mine.filter((x) => value.some((y) => deepEqual(x, y)));
-    // Two patterns where one's strings all match the other: the narrower one is both (exact).
-    else if (key === "pattern" && typeof mine === "string" && typeof value === "string" && narrowerPattern(mine, value) !== undefined) out[key] = narrowerPattern(mine, value)!;
+    // Two patterns: the narrower one where one's strings all match the other, else their intersection (exact);
+    // where no string matches both, no string is valid (other types still are).
+    else if (key === "pattern" && typeof mine === "string" && typeof value === "string" && (both = bothPatterns(mine, value)) !== undefined) {
+      if (both === null) out.type = intersectTypes(typeList(out.type) ?? EVERY_TYPE, NOT_STRING);
+      else out[key] = both;
+    }
     else if (key === "properties" && isObject(mine) && isObject(value)) {
       const props: Record<string, unknown> = { ...mine };
       for (const [name, s] of Object.entries(value)) props[name] = name in props && !deepEqual(props[name], s) ? { allOf: [props[name], s] } : s;

@@ -9,7 +9,8 @@ import { intersect, type ParsedPattern } from "./regex.js";
 import { pointer, unsupported } from "./schema-keywords.js";
 import { FORMAT_LENGTHS, type StringFormat } from "./string-formats.js";
 import { atLeastLength } from "./pattern-length.js";
-import { languageIncluded, languageNfa } from "./regex-overlap.js";
+import { languageIncluded, languageNfa, MAX_UNROLLED_LENGTH } from "./regex-overlap.js";
+import { bothLanguages } from "./regex-dfa.js";
 import type { Charset } from "./text-chain.js";
 
 /** A string made of one character class repeated `min`..`max` times (max undefined = unbounded). */
@@ -72,7 +73,7 @@ export function shapeString(shape: StringShape, path: string): Result<StringShap
     const longer = longerPattern(shape.pattern, shape.minLength);
     prepared = longer && preparePattern(longer, "json");
     if (!longer || !prepared || prepared.tight.minCps < shape.minLength) {
-      return err(unsupported(pointer(path, "minLength"), "minLength together with a pattern that allows shorter strings is supported only where one repeated class carries the difference (or minLength is 1)"));
+      return err(unsupported(pointer(path, "minLength"), `minLength together with a pattern that allows shorter strings is supported only where one repeated class carries the difference, minLength is 1, or minLength is at most ${MAX_UNROLLED_LENGTH} and the pattern's automaton is small`));
     }
     shape = { ...shape, pattern: longer };
   }
@@ -86,7 +87,9 @@ export function shapeString(shape: StringShape, path: string): Result<StringShap
 function longerPattern(p: ParsedPattern, m: number): ParsedPattern | undefined {
   const longer = atLeastLength(p, m);
   const [inner, outer] = [longer && languageNfa({ t: "pattern", pattern: longer }), languageNfa({ t: "pattern", pattern: p })];
-  return longer && inner && outer && languageIncluded(inner, outer) ? longer : undefined;
+  if (longer && inner && outer && languageIncluded(inner, outer)) return longer;
+  // Else the pattern's automaton beside "at least m of anything" (spelled exactly only up to the unrolled length).
+  return m <= MAX_UNROLLED_LENGTH ? (bothLanguages({ t: "pattern", pattern: p }, { t: "repeat", ranges: [[0, 0x10ffff]], min: m }) ?? undefined) : undefined;
 }
 
 /** Pattern nodes one emit step stands for (a measurement visits every node of the pattern once, ~30 ns each). */

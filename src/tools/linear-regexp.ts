@@ -36,13 +36,31 @@ const CONTROL: Record<string, number> = { n: 0x0a, r: 0x0d, t: 0x09, f: 0x0c, v:
 
 class Refused extends Error {}
 
+/** ASCII punctuation that the `u` flag refuses to see escaped (`\:`, `\@`, `\'`, `\#`), as `\xHH`. */
+const IDENTITY_ESCAPE = /\\([\s\S])/g;
+const U_SYNTAX = "^$\\.*+?()[]{}|/";
+
+/**
+ * The pattern with escaped ASCII punctuation spelled as `\xHH`: schema authors write `\:` and `\@` for the
+ * character itself, which every regex dialect but ECMAScript's `u` mode (RE2, PCRE, Python, Rust, ECMAScript
+ * without flags) reads so; the `u` flag alone calls it a syntax error. Other escapes are left as they are.
+ */
+export function ecmaPattern(pattern: string): string {
+  return pattern.replace(IDENTITY_ESCAPE, (whole, c: string) => (/^[!-/:-@[-`{-~]$/.test(c) && !U_SYNTAX.includes(c) ? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}` : whole));
+}
+
+/** A schema pattern as a JavaScript RegExp (`u` flag, escaped punctuation read as itself); throws a SyntaxError as `new RegExp` does. */
+export function patternRegExp(pattern: string): RegExp {
+  return new RegExp(ecmaPattern(pattern), "u");
+}
+
 /**
  * Translate an ECMAScript pattern (`u` flag) to RE2 syntax with the same meaning, or say why it cannot be.
  * The pattern must already be valid ECMAScript (checked here with `new RegExp`, which does not run it).
  */
 export function translateToRe2(pattern: string): Re2Translation {
   try {
-    new RegExp(pattern, "u");
+    patternRegExp(pattern);
   } catch (e) {
     return { ok: false, reason: e instanceof Error ? e.message : String(e) };
   }

@@ -2,6 +2,7 @@
 // JSON types each argument may take, so XML values can be typed and unknown arguments named.
 
 import type { JsonSchema } from "./types.js";
+import { patternRegExp } from "./linear-regexp.js";
 
 /** The JSON types a value may take; "any" when the schema does not narrow it. */
 export type JsonType = "string" | "number" | "integer" | "boolean" | "null" | "object" | "array";
@@ -46,7 +47,7 @@ export function readParameters(root: JsonSchema): ParameterInfo {
     if (isObject(schema.patternProperties)) {
       for (const p of Object.keys(schema.patternProperties)) {
         try {
-          patterns.push(new RegExp(p, "u"));
+          patterns.push(patternRegExp(p));
         } catch {
           /* ajv refuses such a schema before it gets here */
         }

@@ -1,0 +1,293 @@
+// Owns: string languages as deterministic automata: built from regex-overlap's NFAs, intersected, complemented,
+// minimized, and read back as one expression by state elimination. It holds what no rewrite of a pattern's tree
+// can: two patterns in one allOf that neither holds the other of, `not` of any pattern, and minLength beside a
+// pattern. An expression read off a DFA spells every string one way (a string's path is unique), so the grammar
+// it becomes stays unambiguous, and each loop in it is a prefix-free language (regex-ambiguity.ts accepts those).
+
+import type { CodeRange } from "./gbnf.js";
+import { complement, inRanges, normalizeRanges, parsePattern, type ParsedPattern, type Re } from "./regex.js";
+import { EPS, seq, source } from "./regex-derive.js";
+import { closure, languageNfa, type Language, type Nfa } from "./regex-overlap.js";
+
+/** Most states one automaton may reach before minimizing (a larger one is given up: the caller keeps its refusal). */
+const MAX_STATES = 2_000;
+/** Most nodes of the expression read back (state elimination can grow it quickly; the grammar pays for each node). */
+const MAX_NODES = 3_000;
+/** Most NFA states a language may take on its way to a DFA (bounded repetitions unroll: `.{2,64}` is 64 copies). */
+const MAX_NFA_STATES = 20_000;
+const EVERY: CodeRange[] = [[0, 0x10ffff]];
+
+interface Move {
+  ranges: CodeRange[];
+  to: number;
+}
+
+/** State 0 starts. A state's moves take disjoint ranges; a code point no move takes ends the match (rejected). */
+interface Dfa {
+  accept: boolean[];
+  moves: Move[][];
+}
+
+class TooLarge extends Error {}
+
+/** The code points where any of these moves starts or stops applying: one interval between each two. */
+function intervals(moves: readonly { ranges: readonly CodeRange[] }[]): CodeRange[] {
+  const cuts = new Set<number>();
+  for (const m of moves) for (const [lo, hi] of m.ranges) cuts.add(lo).add(hi + 1);
+  const sorted = [...cuts].sort((a, b) => a - b);
+  const out: CodeRange[] = [];
+  for (let i = 0; i + 1 < sorted.length; i++) out.push([sorted[i]!, sorted[i + 1]! - 1]);
+  return out;
+}
+
+/** Builds a DFA whose states stand for keys (sets of NFA states, pairs of DFA states), each key once. */
+class DfaBuilder<K> {
+  readonly dfa: Dfa = { accept: [], moves: [] };
+  readonly keys: K[] = [];
+  private readonly ids = new Map<string, number>();
+
+  constructor(private readonly name: (key: K) => string) {}
+
+  id(key: K, accepting: boolean): number {
+    const name = this.name(key);
+    let id = this.ids.get(name);
+    if (id === undefined) {
+      if (this.keys.length >= MAX_STATES) throw new TooLarge();
+      id = this.keys.length;
+      this.ids.set(name, id);
+      this.keys.push(key);
+      this.dfa.accept.push(accepting);
+      this.dfa.moves.push([]);
+    }
+    return id;
+  }
+
+  /** Record that `from` goes to `to` on `range` (ranges to one target gathered into one move). */
+  move(from: number, range: CodeRange, to: number): void {
+    const moves = this.dfa.moves[from]!;
+    const same = moves.find((m) => m.to === to);
+    if (same) same.ranges.push(range);
+    else moves.push({ ranges: [range], to });
+  }
+
+  done(): Dfa {
+    for (const moves of this.dfa.moves) for (const m of moves) m.ranges = normalizeRanges(m.ranges);
+    return this.dfa;
+  }
+}
+
+/** The subset construction: one DFA state per set of NFA states reached together. */
+function determinize(nfa: Nfa): Dfa {
+  const b = new DfaBuilder<number[]>((set) => set.join(","));
+  b.id(closure(nfa, [0]), closure(nfa, [0]).includes(nfa.accept));
+  for (let i = 0; i < b.keys.length; i++) {
+    const edges = b.keys[i]!.flatMap((s) => nfa.edges[s]!);
+    for (const range of intervals(edges)) {
+      const targets = edges.filter((e) => inRanges(e.ranges, range[0])).map((e) => e.to);
+      if (targets.length === 0) continue;
+      const set = closure(nfa, targets);
+      b.move(i, range, b.id(set, set.includes(nfa.accept)));
+    }
+  }
+  return b.done();
+}
+
+/** The state `moves` go to on code point `cp` (undefined: none). */
+const target = (moves: readonly Move[], cp: number) => moves.find((m) => inRanges(m.ranges, cp))?.to;
+
+/** The strings both automata accept: their product, each pair of states once. */
+function intersection(x: Dfa, y: Dfa): Dfa {
+  const b = new DfaBuilder<[number, number]>(([p, q]) => `${p},${q}`);
+  b.id([0, 0], x.accept[0]! && y.accept[0]!);
+  for (let i = 0; i < b.keys.length; i++) {
+    const [p, q] = b.keys[i]!;
+    for (const range of intervals([...x.moves[p]!, ...y.moves[q]!])) {
+      const [np, nq] = [target(x.moves[p]!, range[0]), target(y.moves[q]!, range[0])];
+      if (np === undefined || nq === undefined) continue;
+      b.move(i, range, b.id([np, nq], x.accept[np]! && y.accept[nq]!));
+    }
+  }
+  return b.done();
+}
+
+/** Every string the automaton rejects: missing moves go to an accepting sink, and acceptance flips. */
+function complementOf(d: Dfa): Dfa {
+  const sink = d.accept.length;
+  const moves = d.moves.map((ms) => {
+    const missing = complement(ms.flatMap((m) => m.ranges));
+    return [...ms.map((m) => ({ ...m })), ...(missing.length > 0 ? [{ ranges: missing, to: sink }] : [])];
+  });
+  return { accept: [...d.accept.map((a) => !a), true], moves: [...moves, [{ ranges: EVERY, to: sink }]] };
+}
+
+/** The states from which some accepting state is reachable; the others are dropped (with the moves into them). */
+function trimmed(d: Dfa): Dfa | undefined {
+  const live = d.accept.map((a) => a);
+  for (let changed = true; changed; ) {
+    changed = false;
+    d.moves.forEach((ms, s) => {
+      if (!live[s] && ms.some((m) => live[m.to])) changed = live[s] = true;
+    });
+  }
+  if (!live[0]) return undefined;
+  const renumber = new Map<number, number>();
+  d.accept.forEach((_, s) => live[s] && renumber.set(s, renumber.size));
+  const keep = [...renumber.keys()];
+  return {
+    accept: keep.map((s) => d.accept[s]!),
+    moves: keep.map((s) => d.moves[s]!.filter((m) => live[m.to]).map((m) => ({ ranges: m.ranges, to: renumber.get(m.to)! }))),
+  };
+}
+
+/** The smallest equivalent DFA (Moore's refinement: states apart while some code point leads them to blocks apart). */
+function minimized(d: Dfa): Dfa {
+  let block: number[] = d.accept.map((a) => (a ? 1 : 0));
+  let count = new Set(block).size;
+  for (;;) {
+    const names = new Map<string, number>();
+    const next = d.moves.map((ms, s) => {
+      const byBlock = new Map<number, CodeRange[]>();
+      for (const m of ms) byBlock.set(block[m.to]!, [...(byBlock.get(block[m.to]!) ?? []), ...m.ranges]);
+      const signature = [...byBlock].sort((a, b) => a[0] - b[0]).map(([t, rs]) => `${t}:${normalizeRanges(rs).join(";")}`);
+      const name = `${block[s]}|${signature.join("|")}`;
+      if (!names.has(name)) names.set(name, names.size);
+      return names.get(name)!;
+    });
+    block = next;
+    if (names.size === count) break;
+    count = names.size;
+  }
+  // Block ids renumbered so that the start's block is 0.
+  const order = new Map<number, number>([[block[0]!, 0]]);
+  for (const b of block) if (!order.has(b)) order.set(b, order.size);
+  const out: Dfa = { accept: [], moves: [] };
+  block.forEach((b, s) => {
+    const id = order.get(b)!;
+    if (out.moves[id]) return;
+    out.accept[id] = d.accept[s]!;
+    const byTarget = new Map<number, CodeRange[]>();
+    for (const m of d.moves[s]!) byTarget.set(order.get(block[m.to]!)!, [...(byTarget.get(order.get(block[m.to]!)!) ?? []), ...m.ranges]);
+    out.moves[id] = [...byTarget].map(([to, ranges]) => ({ ranges: normalizeRanges(ranges), to }));
+  });
+  return out;
+}
+
+function size(re: Re): number {
+  if (re.t === "set") return 1;
+  if (re.t === "rep") return 1 + size(re.item);
+  return re.items.reduce((n, i) => n + size(i), 1);
+}
+
+/** Two ways between one pair of states as one expression: classes join into one class, `""` | X into X?. */
+function either(a: Re, b: Re): Re {
+  if (a.t === "set" && b.t === "set") return { t: "set", ranges: normalizeRanges([...a.ranges, ...b.ranges]) };
+  const items = [a, b].flatMap((i) => (i.t === "alt" ? i.items : [i]));
+  const sets = items.filter((i): i is Re & { t: "set" } => i.t === "set");
+  const rest = items.filter((i) => i.t !== "set");
+  const merged = sets.length > 1 ? [...rest, { t: "set" as const, ranges: normalizeRanges(sets.flatMap((s) => s.ranges)) }] : items;
+  const empty = merged.filter((i) => i.t === "seq" && i.items.length === 0);
+  const others = merged.filter((i) => !(i.t === "seq" && i.items.length === 0));
+  const body: Re = others.length === 1 ? others[0]! : { t: "alt", items: others };
+  return empty.length > 0 ? { t: "rep", item: body, min: 0, max: 1 } : body;
+}
+
+/**
+ * The DFA's language as one expression (state elimination, the state with the fewest ways through it first).
+ * Each loop it writes is "from a state back to it, not passing it": no such string is a prefix of another.
+ */
+function expression(d: Dfa): Re | undefined {
+  const n = d.accept.length;
+  const [start, end] = [n, n + 1];
+  const ways = new Map<number, Map<number, Re>>();
+  const put = (i: number, j: number, re: Re) => {
+    const row = ways.get(i) ?? ways.set(i, new Map()).get(i)!;
+    const known = row.get(j);
+    row.set(j, known ? either(known, re) : re);
+  };
+  put(start, 0, EPS);
+  d.moves.forEach((ms, s) => ms.forEach((m) => put(s, m.to, { t: "set", ranges: m.ranges })));
+  d.accept.forEach((a, s) => a && put(s, end, EPS));
+  const left = new Set(d.accept.keys());
+  while (left.size > 0) {
+    const into = (k: number) => [...ways].filter(([i, row]) => i !== k && row.has(k)).map(([i]) => i);
+    const outOf = (k: number) => [...(ways.get(k)?.keys() ?? [])].filter((j) => j !== k);
+    const k = [...left].reduce((best, s) => (into(s).length * outOf(s).length < into(best).length * outOf(best).length ? s : best));
+    const loop = ways.get(k)?.get(k);
+    const star: Re[] = loop ? [{ t: "rep", item: loop, min: 0, max: undefined }] : [];
+    for (const i of into(k)) {
+      for (const j of outOf(k)) {
+        const path = seq([ways.get(i)!.get(k)!, ...star, ways.get(k)!.get(j)!]);
+        put(i, j, path);
+        if (size(ways.get(i)!.get(j)!) > MAX_NODES) return undefined;
+      }
+      ways.get(i)!.delete(k);
+    }
+    ways.delete(k);
+    left.delete(k);
+  }
+  return ways.get(start)?.get(end);
+}
+
+/** A language's automaton (determinized); undefined when its NFA or DFA is larger than this module builds. */
+function automaton(language: Language): Dfa | undefined {
+  const nfa = languageNfa(language, MAX_NFA_STATES);
+  return nfa && determinize(nfa);
+}
+
+/**
+ * The DFA a step builds, trimmed and minimized, as an anchored pattern: `null` when no string is left, undefined
+ * when an automaton or the expression grows past this module's bounds.
+ */
+function asPattern(build: () => Dfa | undefined): ParsedPattern | null | undefined {
+  try {
+    const built = build();
+    if (!built) return undefined;
+    const live = trimmed(built);
+    if (!live) return null;
+    const re = expression(minimized(live));
+    return re && { branches: [{ re, start: true, end: true }] };
+  } catch (e) {
+    if (e instanceof TooLarge) return undefined;
+    throw e;
+  }
+}
+
+/** The strings both languages hold (null: none; undefined: past the bounds). */
+export function bothLanguages(a: Language, b: Language): ParsedPattern | null | undefined {
+  return asPattern(() => {
+    const [x, y] = [automaton(a), automaton(b)];
+    return x && y && intersection(x, y);
+  });
+}
+
+/** The strings a language does not hold (null: none; undefined: past the bounds). */
+export function outsideLanguage(a: Language): ParsedPattern | null | undefined {
+  return asPattern(() => {
+    const x = automaton(a);
+    return x && complementOf(x);
+  });
+}
+
+/** A parsed pattern as source the pattern parser and the validator both read (anchored at both ends). */
+export function patternSource(p: ParsedPattern): string {
+  return p.branches.map(({ re, start, end }) => `${start ? "^" : ""}(?:${source(re)})${end ? "$" : ""}`).join("|");
+}
+
+/**
+ * Two patterns (as JSON Schema searches them) as one that holds exactly the strings both match: null when no
+ * string matches both; undefined when not built.
+ */
+export function patternOfBoth(a: string, b: string): string | null | undefined {
+  const [pa, pb] = [parsePattern(a), parsePattern(b)];
+  if (!pa.ok || !pb.ok) return undefined;
+  const both = bothLanguages({ t: "pattern", pattern: pa.value }, { t: "pattern", pattern: pb.value });
+  return both && patternSource(both);
+}
+
+/** A pattern that matches exactly the strings `pattern` does not: null when it matches every string; undefined when not built. */
+export function patternOutside(pattern: string): string | null | undefined {
+  const p = parsePattern(pattern);
+  if (!p.ok) return undefined;
+  const outside = outsideLanguage({ t: "pattern", pattern: p.value });
+  return outside && patternSource(outside);
+}
