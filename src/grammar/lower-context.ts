@@ -27,6 +27,11 @@ export interface LowerContext {
   /** oneOfs whose options are judged disjoint after lowering (see checkOneOfs). */
   readonly oneOfs: OneOfRecord[];
   node(path: string, hint: string, body: Body): Node;
+  /**
+   * `build`'s result, or undefined when it would make more than `share` (0..1) of the nodes the schema has left (a
+   * rewrite worth trying only while it leaves room for the rest; the nodes it made are not counted then).
+   */
+  attempt<T>(share: number, build: () => T): T | undefined;
   /** The node no value matches. */
   never(path: string, hint: string): Node;
   /** The "any JSON value" node. */

@@ -3,7 +3,7 @@
 
 import { err, ok, type Result } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
-import { isObject, pointer, unsupported } from "./schema-keywords.js";
+import { isObject, pointer, refTarget, unsupported } from "./schema-keywords.js";
 import { avoidsAny, type KeyAvoid } from "./extra-key.js";
 import { planPatterns } from "./pattern-properties.js";
 import { MIN_EXTRA_MEMBERS } from "./not-values.js";
@@ -14,7 +14,7 @@ import type { LowerContext } from "./lower-context.js";
 export function lowerObject(cx: LowerContext, schema: JsonSchema, path: string, hint: string, depth: number): Result<Node> {
   // propertyNames held by a rewrite (property-names.ts); its pattern's members, which the document does not have,
   // are refused at propertyNames when the grammar cannot hold them.
-  const folded = foldPropertyNames(schema);
+  const folded = foldPropertyNames(schema, (v) => refTarget(cx.root, v, path));
   // One that could not be folded (after allOf parts met: a pattern beside names, pattern members beside it).
   if (!folded && "propertyNames" in schema) return err(unsupported(pointer(path, "propertyNames"), "propertyNames that neither names the keys nor is one pattern beside no other pattern members is not supported"));
   const r = lowerMembers(cx, folded ?? schema, path, hint, depth);

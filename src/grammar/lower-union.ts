@@ -11,6 +11,11 @@ import type { LowerContext } from "./lower-context.js";
 
 /** Most options of an overlapping oneOf held as "this one and none of the others" (each negates all the others). */
 const MAX_EXACTLY_ONE = 8;
+/**
+ * The share of the schema's remaining value-tree nodes that rewrite may make: past it the oneOf is judged as it is
+ * (its options are often proven disjoint once every `$ref` has its target), not refused for size.
+ */
+const EXACTLY_ONE_SHARE = 0.9;
 
 /** Whether no two of these nodes may match one value (as far as `disjoint` can tell, or `apart` says). */
 function pairwiseDisjoint(options: readonly Node[], apart: ReadonlySet<string>): boolean {
@@ -117,18 +122,21 @@ function exactlyOne(cx: LowerContext, list: readonly unknown[], base: JsonSchema
   }
   // What the attempt records (closed sites, nested oneOfs) is the original lowering's again afterwards.
   const before = { oneOfs: cx.oneOfs.length, closed: cx.sites.closed.length, closedCount: cx.sites.closedCount };
-  const options: Node[] = [];
-  for (const [i, option] of resolved.entries()) {
-    const others = resolved.filter((_, j) => j !== i);
-    const parts = [...(base ? [base] : []), option, { not: others.length === 1 ? others[0] : { anyOf: others } }];
-    const r = cx.lower({ allOf: parts }, pointer(path, "oneOf", i), `${hint}-only-${i + 1}`, depth + 1);
-    if (!r.ok) break;
-    options.push(r.value);
-  }
+  const options = cx.attempt(EXACTLY_ONE_SHARE, () => {
+    const made: Node[] = [];
+    for (const [i, option] of resolved.entries()) {
+      const others = resolved.filter((_, j) => j !== i);
+      const parts = [...(base ? [base] : []), option, { not: others.length === 1 ? others[0] : { anyOf: others } }];
+      const r = cx.lower({ allOf: parts }, pointer(path, "oneOf", i), `${hint}-only-${i + 1}`, depth + 1);
+      if (!r.ok) return undefined;
+      made.push(r.value);
+    }
+    return made;
+  });
   cx.oneOfs.length = before.oneOfs;
   cx.sites.closed.length = before.closed;
   cx.sites.closedCount = before.closedCount;
-  if (options.length < resolved.length) return undefined;
+  if (!options) return undefined;
   return cx.node(path, hint, { k: "union", options });
 }
 

@@ -85,7 +85,7 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string, resol
       if (!Array.isArray(r)) return r;
       out.push(...r);
     }
-    return out.length > 16 ? unsupported(at, "not of allOf expands into more than 16 variants") : out;
+    return out.length > MAX_VARIANTS ? unsupported(at, `not of allOf expands into more than ${MAX_VARIANTS} variants`) : out;
   }
   if (keys.length === 1 && keys[0]! in FLIPS && typeof negated[keys[0]!] === "number") {
     const [type, word, value] = FLIPS[keys[0]!]!(negated[keys[0]!] as number);
@@ -141,7 +141,7 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string, resol
     if (!Array.isArray(none)) return none;
     const out: JsonSchema[] = [...none];
     for (let i = 0; i < options.length; i++) for (let j = i + 1; j < options.length; j++) out.push({ allOf: [rest, options[i] as JsonSchema, options[j] as JsonSchema] });
-    return out.length > 16 ? unsupported(at, "not of oneOf expands into more than 16 variants") : out;
+    return out.length > MAX_VARIANTS ? unsupported(at, `not of oneOf expands into more than ${MAX_VARIANTS} variants`) : out;
   }
   // additionalProperties is judged against properties: the two are one unit (patternProperties beside them is not).
   const members = keys.includes("additionalProperties") && !keys.includes("patternProperties");
@@ -161,7 +161,7 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string, resol
       if (!Array.isArray(r)) return r;
       out.push(...r);
     }
-    return out.length > 16 ? unsupported(at, "not expands into more than 16 variants") : out;
+    return out.length > MAX_VARIANTS ? unsupported(at, `not expands into more than ${MAX_VARIANTS} variants`) : out;
   }
   if (only("anyOf") && Array.isArray(negated.anyOf)) {
     let variants: JsonSchema[] = [rest];
@@ -174,7 +174,7 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string, resol
       }
       // The same variant reached twice (two options negated alike) is one variant.
       variants = [...new Map(next.map((v) => [JSON.stringify(v), v])).values()];
-      if (variants.length > 16) return unsupported(at, "not of anyOf expands into more than 16 variants");
+      if (variants.length > MAX_VARIANTS) return unsupported(at, `not of anyOf expands into more than ${MAX_VARIANTS} variants`);
     }
     return variants;
   }
@@ -206,6 +206,8 @@ export type RefResolver = (s: Record<string, unknown>) => unknown;
 
 /** Most refs one `not` follows in a row (a ref to a ref …). */
 const MAX_NOT_REFS = 8;
+/** Most variants (alternatives of the negation) one `not` expands into. */
+const MAX_VARIANTS = 64;
 
 /** `if`/`then`/`else` as the union (rest, if, then) | (rest, not if, else); undefined when `if` is absent. */
 export function ifThenElse(s: JsonSchema): JsonSchema[] | undefined {

@@ -1,6 +1,6 @@
 // Owns: holding `propertyNames` in the grammar by rewriting the object: where it names the keys outright (`enum` or
-// `const` of strings) the object lists exactly those names, each with the schema its key would get, and nothing
-// else; a `pattern` makes the extra members that pattern's members; `true`/`{type: "string"}` say nothing, `false`
+// `const` of strings, itself or through a `$ref`) the object lists exactly those names, each with the schema its key
+// would get (its own, the patterns' it matches, or additionalProperties'), and nothing else; a `pattern` makes the extra members that pattern's members; `true`/`{type: "string"}` say nothing, `false`
 // leaves only the empty object.
 
 import type { JsonSchema } from "../tools/types.js";
@@ -13,13 +13,14 @@ const BESIDE_NAMES = new Set(["enum", "const", "type", "title", "description", "
 
 /**
  * The object schema `s` with `propertyNames: {enum: [...]}` (or `const`) folded into its members: each allowed
- * name is listed with its own schema, or the `additionalProperties` schema (any value when absent), and no other
- * key is admitted. Undefined when `s` has no such propertyNames, or when patternProperties sit beside it (not
- * folded here: the keyword is then left to the policy).
+ * name is listed with the schemas JSON Schema gives its key (its own member's and every matching pattern's, else
+ * the `additionalProperties` schema, any value when absent), and no other key is admitted. Undefined when `s` has
+ * no propertyNames this folds (the keyword is then left to the policy). `resolve` reads a `$ref` propertyNames.
  */
-export function foldPropertyNames(s: JsonSchema): JsonSchema | undefined {
+export function foldPropertyNames(s: JsonSchema, resolve: (v: unknown) => unknown = (v) => v): JsonSchema | undefined {
   if (!("propertyNames" in s)) return undefined;
-  const { propertyNames: p, ...rest } = s;
+  const { propertyNames: raw, ...rest } = s;
+  const p = resolve(raw);
   // Every key is a string: `true`, `{}` or `{type: "string"}` say nothing.
   if (p === true || (isObject(p) && Object.keys(p).every((k) => k === "type" || ANNOTATIONS.has(k)) && (p.type === undefined || p.type === "string"))) return rest;
   const patterns = isObject(s.patternProperties) ? Object.keys(s.patternProperties) : [];
@@ -29,11 +30,13 @@ export function foldPropertyNames(s: JsonSchema): JsonSchema | undefined {
     const every = (patternProperties as Record<string, unknown>)[patterns[0]!];
     // A listed member matches the pattern too: it satisfies both schemas.
     const listed = isObject(s.properties) ? Object.fromEntries(Object.entries(s.properties).map(([n, own]) => [n, { allOf: [own, every] }])) : undefined;
-    return foldPropertyNames({ ...plain, ...(listed ? { properties: listed } : {}), additionalProperties: every });
+    return foldPropertyNames({ ...plain, ...(listed ? { properties: listed } : {}), additionalProperties: every }, resolve);
   }
-  if (patterns.length > 0) return undefined;
   const listed = isObject(s.properties) ? s.properties : {};
   const ap = s.additionalProperties;
+  const names = namedKeys(p);
+  if (names) return foldNames(rest, names, listed);
+  if (patterns.length > 0) return undefined;
   if (p === false) return { ...rest, properties: Object.fromEntries(Object.keys(listed).map((n) => [n, false])), additionalProperties: false };
   const pattern = keyPattern(p);
   if (pattern) {
@@ -45,13 +48,35 @@ export function foldPropertyNames(s: JsonSchema): JsonSchema | undefined {
     if (ap === false) return { ...rest, properties };
     return { ...rest, properties, patternProperties: { [pattern.source]: ap ?? {} }, additionalProperties: false };
   }
-  const names = namedKeys(p);
-  if (!names) return undefined;
+  return undefined;
+}
+
+/** `rest` (the object without propertyNames) with exactly `names` as its members; undefined where a pattern JavaScript cannot read sits beside them. */
+function foldNames(rest: JsonSchema, names: readonly string[], listed: Record<string, unknown>): JsonSchema | undefined {
+  const { patternProperties, ...plain } = rest;
+  const patterns: [RegExp, unknown][] = [];
+  for (const [source, sub] of Object.entries(isObject(patternProperties) ? patternProperties : {})) {
+    const re = readable(source);
+    if (!re) return undefined;
+    patterns.push([re, sub]);
+  }
+  const ap = rest.additionalProperties;
   const properties: Record<string, unknown> = {};
-  for (const name of names) properties[name] = Object.hasOwn(listed, name) ? listed[name] : ap === undefined ? {} : ap;
+  for (const name of names) {
+    const parts = [...(Object.hasOwn(listed, name) ? [listed[name]] : []), ...patterns.filter(([re]) => re.test(name)).map(([, sub]) => sub)];
+    properties[name] = parts.length === 0 ? (ap === undefined ? {} : ap) : parts.length === 1 ? parts[0] : { allOf: parts };
+  }
   // A listed name the key set excludes can never be written (required, it makes the object unsatisfiable).
   for (const name of Object.keys(listed)) if (!names.includes(name)) properties[name] = false;
-  return { ...rest, properties, additionalProperties: false };
+  return { ...plain, properties, additionalProperties: false };
+}
+
+function readable(source: string): RegExp | undefined {
+  try {
+    return patternRegExp(source);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Patterns every key matches (`^.*$` is not one: `.` does not match a line break). */
@@ -64,11 +89,7 @@ const ANNOTATIONS = new Set(["title", "description", "$comment", "examples", "de
 function keyPattern(p: unknown): RegExp | undefined {
   if (!isObject(p) || typeof p.pattern !== "string" || (p.type !== undefined && p.type !== "string")) return undefined;
   if (!Object.keys(p).every((k) => k === "pattern" || k === "type" || ANNOTATIONS.has(k))) return undefined;
-  try {
-    return patternRegExp(p.pattern);
-  } catch {
-    return undefined;
-  }
+  return readable(p.pattern);
 }
 
 /** The key names a propertyNames schema allows, when it allows exactly a finite set of strings. */

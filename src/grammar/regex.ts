@@ -9,6 +9,7 @@
 // anchors elsewhere.
 
 import type { CodeRange } from "./gbnf.js";
+import { ecmaPattern } from "../tools/linear-regexp.js";
 
 export type Re =
   | { t: "set"; ranges: CodeRange[] }
@@ -101,7 +102,8 @@ class Unsupported extends Error {}
 /** Parse a JSON Schema pattern (ECMAScript syntax, `u` flag) within the supported subset. */
 export function parsePattern(source: string): RegexResult {
   try {
-    const p = new Parser(source);
+    // What schema authors write for literal punctuation (`\:`, a lone `}`) read as the validator reads it.
+    const p = new Parser(ecmaPattern(source));
     const branches = p.parseTop();
     return { ok: true, value: { branches } };
   } catch (e) {

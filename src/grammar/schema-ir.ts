@@ -53,6 +53,9 @@ export function lowerDocument(root: JsonSchema | boolean, hint: string, ids: { n
   }
 }
 
+/** Thrown by node() past an attempt's own share of nodes; caught by that attempt (see Lowerer.attempt). */
+class AttemptTooLarge extends Error {}
+
 /** Most negations through refs lowered one inside another (a negated recursive schema is refused past it). */
 const MAX_NOT_NESTING = 6;
 
@@ -60,6 +63,8 @@ class Lowerer implements LowerContext {
   private readonly refs = new Map<string, Node & { k: "ref" }>();
   private any: (Node & { k: "ref" }) | undefined;
   private made = 0;
+  /** Most nodes made so far that node() allows: the schema's limit, or an attempt's share of it. */
+  private cap: number = SCHEMA_LIMITS.maxTreeNodes;
   /** Negations through a `$ref` now being lowered, one inside another (see lowerNot). */
   private notNesting = 0;
   /** oneOfs to check once every `$ref` has its target. */
@@ -89,8 +94,23 @@ class Lowerer implements LowerContext {
   }
 
   node(path: string, hint: string, body: Body): Node {
-    if (++this.made > SCHEMA_LIMITS.maxTreeNodes) throw new TreeTooLarge(path);
+    if (++this.made > this.cap) throw this.cap < SCHEMA_LIMITS.maxTreeNodes ? new AttemptTooLarge() : new TreeTooLarge(path);
     return { id: this.ids.next++, path, hint, ...body } as Node;
+  }
+
+  attempt<T>(share: number, build: () => T): T | undefined {
+    const [made, cap] = [this.made, this.cap];
+    this.cap = made + Math.floor((cap - made) * share);
+    try {
+      return build();
+    } catch (e) {
+      if (!(e instanceof AttemptTooLarge)) throw e;
+      // What the attempt made is dropped: it does not count against the schema's limit.
+      this.made = made;
+      return undefined;
+    } finally {
+      this.cap = cap;
+    }
   }
 
   never(path: string, hint: string): Node {

@@ -123,6 +123,13 @@ export function invalid(path: string, message: string): QtcError {
 }
 
 /** Follow a local `$ref` (`#`, `#/…` JSON pointer) in `root`; a QtcError when it is remote or dangles. */
+/** `v`, or the schema its `$ref` names (one step; `v` itself when the reference does not resolve). */
+export function refTarget(root: unknown, v: unknown, at: string): unknown {
+  if (!isObject(v) || typeof v.$ref !== "string") return v;
+  const target = resolveRef(root, v.$ref, at);
+  return "code" in target ? v : target.schema;
+}
+
 export function resolveRef(root: unknown, ref: string, at: string): { schema: unknown; path: string } | QtcError {
   if (ref === "#") return { schema: root, path: "" };
   if (/^#[A-Za-z_][-A-Za-z0-9_.:]*$/.test(ref)) {
@@ -215,7 +222,7 @@ export function scanKeywords(root: unknown): KeywordScan {
     for (const key of Object.keys(schema)) {
       if (SUPPORTED_KEYWORDS.has(key)) continue;
       if (CONSTRAINING_UNSUPPORTED.has(key)) {
-        if (key === "propertyNames" && (schema.type === "object" || schema.type === undefined) && foldPropertyNames(schema) !== undefined) continue;
+        if (key === "propertyNames" && (schema.type === "object" || schema.type === undefined) && foldPropertyNames(schema, (v) => refTarget(root, v, path)) !== undefined) continue;
         if ((key === "contains" || key === "minContains" || key === "maxContains") && holdsContains(schema)) continue;
         if (out.refused.length < MAX_SITES) out.refused.push({ keyword: key, path: pointer(path, key) });
       } else if (!ANNOTATION_KEYWORDS.has(key) && !key.startsWith("x-") && !ignoredWords.has(key) && out.ignored.length < MAX_SITES) {

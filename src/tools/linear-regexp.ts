@@ -36,17 +36,41 @@ const CONTROL: Record<string, number> = { n: 0x0a, r: 0x0d, t: 0x09, f: 0x0c, v:
 
 class Refused extends Error {}
 
-/** ASCII punctuation that the `u` flag refuses to see escaped (`\:`, `\@`, `\'`, `\#`), as `\xHH`. */
-const IDENTITY_ESCAPE = /\\([\s\S])/g;
+/** ASCII punctuation (not alphanumeric, not a `u`-flag syntax character): escaped, it is the character itself. */
+const PLAIN_PUNCTUATION = /^[!-/:-@[-`{-~]$/;
 const U_SYNTAX = "^$\\.*+?()[]{}|/";
+const hexEscape = (c: string) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`;
 
 /**
- * The pattern with escaped ASCII punctuation spelled as `\xHH`: schema authors write `\:` and `\@` for the
- * character itself, which every regex dialect but ECMAScript's `u` mode (RE2, PCRE, Python, Rust, ECMAScript
- * without flags) reads so; the `u` flag alone calls it a syntax error. Other escapes are left as they are.
+ * The pattern as the `u` flag reads it, where schema authors wrote what every other dialect (RE2, PCRE, Python,
+ * Rust, ECMAScript without flags) reads as a literal: escaped punctuation (`\:`, `\@`, `\#`), and a `{`, `}` or
+ * `]` that opens or closes nothing (`{{.+}}`, `\{d}`). Those become `\xHH`; the `u` flag alone calls them syntax
+ * errors, and ajv then refused the whole schema. Everything else is left as it is.
  */
 export function ecmaPattern(pattern: string): string {
-  return pattern.replace(IDENTITY_ESCAPE, (whole, c: string) => (/^[!-/:-@[-`{-~]$/.test(c) && !U_SYNTAX.includes(c) ? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}` : whole));
+  let out = "";
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === "\\") {
+      const next = pattern[i + 1] ?? "";
+      // `\u{…}`, `\p{…}`: the braces belong to the escape.
+      const braced = "upP".includes(next) && pattern[i + 2] === "{" ? pattern.slice(i, pattern.indexOf("}", i) + 1 || undefined) : undefined;
+      out += braced ?? (PLAIN_PUNCTUATION.test(next) && !U_SYNTAX.includes(next) ? hexEscape(next) : c + next);
+      i += braced ? braced.length - 1 : 1;
+    } else if (inClass) {
+      if (c === "]") inClass = false;
+      out += c;
+    } else if (c === "[") {
+      inClass = true;
+      out += c;
+    } else if (c === "{") {
+      const quantifier = /^\{\d+(,\d*)?\}/.exec(pattern.slice(i))?.[0];
+      out += quantifier ?? hexEscape(c);
+      i += quantifier ? quantifier.length - 1 : 0;
+    } else out += c === "}" || c === "]" ? hexEscape(c) : c;
+  }
+  return out;
 }
 
 /** A schema pattern as a JavaScript RegExp (`u` flag, escaped punctuation read as itself); throws a SyntaxError as `new RegExp` does. */
@@ -65,7 +89,7 @@ export function translateToRe2(pattern: string): Re2Translation {
     return { ok: false, reason: e instanceof Error ? e.message : String(e) };
   }
   try {
-    return { ok: true, source: new Translator(pattern).run() };
+    return { ok: true, source: new Translator(ecmaPattern(pattern)).run() };
   } catch (e) {
     if (e instanceof Refused) return { ok: false, reason: e.message };
     throw e;

@@ -1,6 +1,6 @@
 // Issue 25: one tool never sinks the request, and a tool list gets one verdict whatever the tool choice (it was
 // accepted under `none` and refused under `auto`). Under the default `validate` policy a keyword the grammar cannot
-// hold exactly (Claude Code's `allOf` of two `pattern`s, qwen-code's `oneOf` of an enum beside a digit pattern) is
+// hold exactly (an `allOf` of two `pattern`s past the automaton bounds, qwen-code's `oneOf` of an enum beside a digit pattern) is
 // enforced as a superset and left to the validator; under `qtc serve --unsupported strict` the request is refused
 // naming the tool, under every tool choice.
 
@@ -9,7 +9,9 @@ import { fakeRuntime } from "../server/fake-runtime.js";
 import { expectOpenAIError, post, type Running, start } from "../server/helpers.js";
 import { useTinyServer } from "../helpers/tiny-server.js";
 
-const twoPatterns = { type: "object", properties: { id: { type: "string", allOf: [{ pattern: "^[a-z]+" }, { pattern: "[0-9]$" }] } }, required: ["id"] };
+// "…|a.{11}$" (an `a` twelve characters from the end) keeps the pattern past the automaton bounds of regex-dfa.ts
+// (2^12 DFA states), so the grammar still cannot hold the keyword.
+const twoPatterns = { type: "object", properties: { id: { type: "string", allOf: [{ pattern: "^[a-z]+" }, { pattern: "[0-9]$|a.{11}$" }] } }, required: ["id"] };
 const enumOrDigits = { type: "object", properties: { n: { oneOf: [{ type: "string", enum: ["a", "b"] }, { type: "string", pattern: "^[0-9]+$" }] } } };
 const plain = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
 const tools = [

@@ -49,7 +49,8 @@ describe("not (issue 31)", () => {
   }
 
   it("a not the grammar cannot hold is refused by pointer", () => {
-    const r = compileSchema({ type: "string", not: { pattern: "^a" } });
+    // An `a` twelve characters from the end: past the automaton bounds of regex-dfa.ts (2^12 DFA states).
+    const r = compileSchema({ type: "string", not: { pattern: "^a|a.{11}$" } });
     expect(r.ok ? "compiled" : [r.error.code, r.error.path]).toEqual(["unsupported_keyword", "/not"]);
   });
 });

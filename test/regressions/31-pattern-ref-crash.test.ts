@@ -11,7 +11,7 @@ const schema: JsonSchema = {
   type: "object",
   properties: { a: { type: "array", items: { $ref: "#/definitions/d" } } },
   patternProperties: { "^x": { type: "array", items: { $ref: "#/definitions/d" } } },
-  definitions: { d: { type: "string", not: { pattern: "yz" } } },
+  definitions: { d: { type: "string", not: { pattern: "yz|a.{11}$" } } },
 };
 
 describe("a $ref that failed inside patternProperties (issue 31)", () => {

@@ -12,12 +12,15 @@ import type { ToolDefinition } from "../../src/tools/types.js";
 import { renderCall, tinyModel } from "../grammar/helpers.js";
 
 // SendMessage's shape as Claude Code declares it (a recipient held by two patterns at once), in our own words.
+// Claude Code's own two patterns are held exactly since session 21 (their intersection, test/grammar/pattern-automata);
+// "…|a.{11}$" (an `a` twelve characters from the end) keeps the pattern past the automaton bounds of regex-dfa.ts
+// (2^12 DFA states), so the grammar still cannot hold the keyword.
 const sendMessage: ToolDefinition = {
   name: "SendMessage",
   parameters: {
     type: "object",
     properties: {
-      to: { type: "string", allOf: [{ pattern: "^[a-z][a-z0-9-]*$" }, { pattern: "^.{1,12}$" }] },
+      to: { type: "string", allOf: [{ pattern: "^[a-z][a-z0-9-]*$" }, { pattern: "^.{1,12}$|a.{11}$" }] },
       text: { type: "string" },
     },
     required: ["to", "text"],
@@ -26,7 +29,7 @@ const sendMessage: ToolDefinition = {
 };
 const pick: ToolDefinition = {
   name: "pick",
-  parameters: { type: "object", properties: { color: { type: "string", not: { pattern: "^red" } } }, required: ["color"], additionalProperties: false },
+  parameters: { type: "object", properties: { color: { type: "string", not: { pattern: "^red|e.{11}$" } } }, required: ["color"], additionalProperties: false },
 };
 
 let model: LlamaModel;

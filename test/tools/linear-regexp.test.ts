@@ -45,10 +45,16 @@ describe("linearRegExp", () => {
   });
 
   it("refuses lookaround and backreferences, and what RegExp itself refuses", () => {
-    for (const p of ["^(?=x)x$", "(?!a)b", "(?<=a)b", "(?<!a)b", "^(a)\\1$", "(?<n>a)\\k<n>", "\\-x", "a{", "("]) {
+    for (const p of ["^(?=x)x$", "(?!a)b", "(?<=a)b", "(?<!a)b", "^(a)\\1$", "(?<n>a)\\k<n>", "a**", "[b-a]", "("]) {
       expect(translateToRe2(p).ok).toBe(false);
       expect(() => linearRegExp(p, "u")).toThrow();
     }
+  });
+
+  it("reads escaped punctuation and a brace or bracket that opens or closes nothing as the character itself", () => {
+    const t = (p: string, s: string) => linearRegExp(p, "u").test(s);
+    expect([t("^\\-x$", "-x"), t("^a\\:b\\@$", "a:b@"), t("^a{$", "a{"), t("^\\{d}$", "{d}"), t("^x]$", "x]")]).toEqual([true, true, true, true, true]);
+    expect([t("^a\\:b$", "ab"), t("^a{2}$", "a{2}"), t("^a{2}$", "aa")]).toEqual([false, false, true]);
   });
 
   it("keeps ECMAScript's meaning where RE2's differs", () => {
