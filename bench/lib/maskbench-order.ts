@@ -32,6 +32,13 @@ function refuses(schema: unknown, v: unknown): boolean {
   return types !== undefined && !types.some((t) => typeof t === "string" && typeAccepts(t, v));
 }
 
+/** The names a propertyNames schema allows, when it lists them (`enum` or `const` of strings). */
+function namedKeys(p: unknown): string[] | undefined {
+  if (!isObj(p)) return undefined;
+  const values = Array.isArray(p.enum) ? p.enum : "const" in p ? [p.const] : undefined;
+  return values?.filter((v): v is string => typeof v === "string");
+}
+
 /** Property names in lowering's order and each one's schema (allOf parts and `$ref` targets merged). */
 function members(root: unknown, schema: unknown, value: Obj, depth: number): Map<string, unknown[]> {
   const out = new Map<string, unknown[]>();
@@ -42,7 +49,10 @@ function members(root: unknown, schema: unknown, value: Obj, depth: number): Map
     if (list) list.push(sub);
     else out.set(name, [sub]);
   };
-  if (isObj(s.properties)) for (const [k, v] of Object.entries(s.properties)) add(k, v);
+  // propertyNames naming the keys: the compiler lists exactly those names, in their order (property-names.ts).
+  const named = namedKeys(follow(root, s.propertyNames));
+  if (named) for (const k of named) add(k, isObj(s.properties) && k in s.properties ? s.properties[k] : unlistedSchema(s, k));
+  else if (isObj(s.properties)) for (const [k, v] of Object.entries(s.properties)) add(k, v);
   for (const part of Array.isArray(s.allOf) ? s.allOf : []) for (const [k, v] of members(root, part, value, depth + 1)) for (const x of v) add(k, x);
   const options = Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : [];
   let best: Map<string, unknown[]> | undefined;

@@ -12,6 +12,11 @@ describe("schemaOrdered", () => {
     expect(schemaOrdered({ z: 1, a: 2, b: 3 }, schema)).toBe('{"b": 3, "a": 2, "z": 1}');
   });
 
+  it("orders an object whose propertyNames names its keys in the names' order (through a $ref too), as the compiler lists them", () => {
+    const schema = { type: "object", definitions: { dir: { enum: ["N", "S", "E"] } }, propertyNames: { $ref: "#/definitions/dir" }, additionalProperties: { type: "string" } };
+    expect(schemaOrdered({ E: "r3", N: "r1" }, schema)).toBe('{"N": "r1", "E": "r3"}');
+  });
+
   it("orders a member reached through $ref by its target", () => {
     const schema = { definitions: { from }, type: "object", properties: { from: { $ref: "#/definitions/from" } } };
     expect(schemaOrdered({ from: { baseImage: "u", alias: "x" } }, schema)).toBe('{"from": {"alias": "x", "baseImage": "u"}}');

@@ -2,6 +2,7 @@
 // (extra members become the pattern's members), the schemas that say nothing about a key, and `false`.
 import { describe, expect, it } from "vitest";
 import { foldPropertyNames } from "../../src/grammar/property-names.js";
+import { admitsExactlyValid } from "./helpers.js";
 
 describe("foldPropertyNames", () => {
   it("drops a propertyNames that every key satisfies", () => {
@@ -30,5 +31,22 @@ describe("foldPropertyNames", () => {
 
   it("false leaves only the empty object", () => {
     expect(foldPropertyNames({ type: "object", properties: { a: {} }, propertyNames: false })).toEqual({ type: "object", properties: { a: false }, additionalProperties: false });
+  });
+
+  it("names beside patternProperties: each gets its own, its patterns' or additionalProperties' schema, and no other key", () => {
+    const s = { type: "object", properties: { a: { type: "string" } }, propertyNames: { enum: ["a", "x1", "y"] }, patternProperties: { "^x": { type: "integer" }, "1$": { minimum: 0 } }, additionalProperties: { type: "boolean" } };
+    expect(foldPropertyNames(s)).toEqual({ type: "object", properties: { a: { type: "string" }, x1: { allOf: [{ type: "integer" }, { minimum: 0 }] }, y: { type: "boolean" } }, additionalProperties: false });
+  });
+
+  it("reads names through a $ref with the resolver it is given", () => {
+    const names = { enum: ["n", "s"] };
+    const s = { type: "object", propertyNames: { $ref: "#/definitions/direction" }, additionalProperties: { type: "string" } };
+    expect(foldPropertyNames(s)).toBeUndefined();
+    expect(foldPropertyNames(s, (v) => (v === s.propertyNames ? names : v))).toEqual({ type: "object", properties: { n: { type: "string" }, s: { type: "string" } }, additionalProperties: false });
+  });
+
+  it("a names-through-$ref object beside patternProperties: the grammar admits exactly what the validator accepts", async () => {
+    const schema = { type: "object", definitions: { pipette: { type: "string", enum: ["p10", "p50"] } }, propertyNames: { $ref: "#/definitions/pipette" }, patternProperties: { ".*": { type: "number" } }, additionalProperties: false };
+    await admitsExactlyValid(schema, [{}, { p10: 1 }, { p10: 1, p50: 2.5 }, { p20: 1 }, { p10: "x" }]);
   });
 });

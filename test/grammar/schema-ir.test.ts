@@ -39,6 +39,13 @@ describe("oneOf whose options overlap", () => {
     await agrees({ oneOf: [{ type: "array", items: num, maxItems: 3 }, { type: "array", items: { type: "string", maxLength: 3 }, maxItems: 3 }] }, ["[]", "[1, 2]", '["a"]', '[1, "a"]']);
   });
 
+  it("holds options whose negations take more than 16 variants together (addresses told apart by country and state)", async () => {
+    const place = (country: string, states: string[]) => ({ properties: { country: { enum: [country] }, state: { enum: states }, zip: { type: "string", maxLength: 3 } } });
+    const schema = { type: "object", oneOf: [place("CAN", ["AB", "BC"]), place("MEX", ["col", "dur"]), place("USA", ["AL", "AK"])] };
+    expect(compileSchema(schema, { maxTokens: 512, unsupported: "strict" }).ok).toBe(true);
+    await agrees(schema, ['{"country": "CAN", "state": "AB"}', '{"country": "USA", "state": "AK", "zip": "123"}', '{"country": "CAN", "state": "AL"}', '{"zip": "1"}', '{"state": "col"}', '{"country": "FRA"}', '{"country": "MEX", "zip": 5}']);
+  });
+
   it("is still refused where a negation cannot be held", () => {
     const r = compileSchema({ oneOf: [{ type: "string", pattern: "ab" }, { type: "string", pattern: "^[ab]*a[ab]{11}$" }] }, { maxTokens: 256 });
     expect(r.ok ? undefined : [r.error.code, r.error.path]).toEqual(["unsupported_keyword", "/oneOf"]);
@@ -74,8 +81,12 @@ describe("propertyNames", () => {
   });
 
   it("that cannot be folded once allOf parts meet is refused, never dropped", () => {
-    const r = compileSchema({ type: "object", allOf: [{ propertyNames: { enum: ["a", "b"] } }, { patternProperties: { "^x": num } }] } as JsonSchema, { maxTokens: 256 });
+    const r = compileSchema({ type: "object", allOf: [{ propertyNames: { pattern: "^[a-z]+$" } }, { patternProperties: { "^x": num } }] } as JsonSchema, { maxTokens: 256 });
     expect(r.ok ? undefined : r.error.code).toBe("unsupported_keyword");
+  });
+
+  it("names meeting patternProperties in an allOf: each name with the patterns it matches", async () => {
+    await agrees({ type: "object", allOf: [{ propertyNames: { enum: ["a", "xb"] } }, { patternProperties: { "^x": num } }] } as JsonSchema, ['{"a": "s"}', '{"xb": 1}', '{"xb": "s"}', '{"xc": 1}', "{}"]);
   });
 
   it("two in an allOf are merged", async () => {
