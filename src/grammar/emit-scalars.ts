@@ -49,6 +49,8 @@ function stringContent(
   const chains = raw ? ctx.raw : ctx.json;
   if (n.format) {
     const len = FORMAT_LENGTHS[n.format][1];
+    // An unbounded format (regex) is left uncounted, as a string without maxLength is, under the shared split only.
+    if (!Number.isFinite(len)) return ctx.uncounted ? { expr: formatRule(ctx.rules, n.format), worst: Infinity, name: n.format } : undefined;
     return len <= space ? { expr: formatRule(ctx.rules, n.format), worst: len, name: n.format } : undefined;
   }
   if (n.chars) {

@@ -153,7 +153,9 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string, resol
     return Array.isArray(extra) ? [...listed, ...extra] : extra;
   }
   const units = members ? [["properties", "additionalProperties"].filter((k) => k in negated), ...keys.filter((k) => k !== "properties" && k !== "additionalProperties").map((k) => [k])] : keys.map((k) => [k]);
-  if (units.length > 1 && units.every((u) => u.length > 1 || SPLITTABLE.has(u[0]!))) {
+  // contains counts with minContains/maxContains beside it; alone it constrains on its own.
+  const alone = (k: string) => SPLITTABLE.has(k) || (members && k === "additionalProperties") || (k === "contains" && !keys.includes("minContains") && !keys.includes("maxContains"));
+  if (units.length > 1 && units.every((u) => u.length > 1 || alone(u[0]!))) {
     // not(a and b) = not a | not b: each keyword (or unit of keywords) negated on its own.
     const out: JsonSchema[] = [];
     for (const u of units) {
@@ -207,7 +209,7 @@ export type RefResolver = (s: Record<string, unknown>) => unknown;
 /** Most refs one `not` follows in a row (a ref to a ref …). */
 const MAX_NOT_REFS = 8;
 /** Most variants (alternatives of the negation) one `not` expands into. */
-const MAX_VARIANTS = 64;
+const MAX_VARIANTS = 256;
 
 /** `if`/`then`/`else` as the union (rest, if, then) | (rest, not if, else); undefined when `if` is absent. */
 export function ifThenElse(s: JsonSchema): JsonSchema[] | undefined {

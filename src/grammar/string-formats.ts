@@ -1,9 +1,11 @@
-// Owns: the string formats the grammar can honour (date, time, date-time, uuid) as GBNF rules that only spell
-// values ajv-formats accepts in its "full" mode (real calendar days, leap years, a required time zone).
+// Owns: the string formats the grammar can honour (date, time, date-time, uuid, regex) as GBNF rules that only
+// spell values ajv-formats accepts in its "full" mode (real calendar days, leap years, a required time zone; a
+// pattern RegExp compiles: regex-format.ts).
 
 import type { RuleSet } from "./gbnf.js";
+import { regexFormatRule } from "./regex-format.js";
 
-export const SUPPORTED_FORMATS = ["date", "time", "date-time", "uuid"] as const;
+export const SUPPORTED_FORMATS = ["date", "time", "date-time", "uuid", "regex"] as const;
 export type StringFormat = (typeof SUPPORTED_FORMATS)[number];
 
 export function isSupportedFormat(format: string): format is StringFormat {
@@ -62,18 +64,21 @@ export const ASSERTED_FORMATS: ReadonlySet<string> = new Set([
   "iso-date-time",
   "duration",
   "uri-template",
-  "regex",
   "json-pointer",
   "json-pointer-uri-fragment",
   "relative-json-pointer",
 ]);
 
-/** Shortest and longest spelling of each format, in characters (all ASCII, so also bytes). */
+/**
+ * Shortest and longest spelling of each format, in characters (all ASCII, so also bytes). `regex` has no longest:
+ * like a string without maxLength, it is left uncounted (the shared split) and the budget guard closes it.
+ */
 export const FORMAT_LENGTHS: Readonly<Record<StringFormat, readonly [number, number]>> = {
   date: [10, 10],
   time: [9, 21],
   "date-time": [20, 32],
   uuid: [36, 36],
+  regex: [0, Infinity],
 };
 
 /**
@@ -85,6 +90,7 @@ export const FORMAT_SUPERSETS: Readonly<Record<StringFormat, string>> = {
   time: "^[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\\.[0-9]{1,6})?(?:Z|[+-][0-9]{2}:[0-9]{2})$",
   "date-time": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\\.[0-9]{1,6})?(?:Z|[+-][0-9]{2}:[0-9]{2})$",
   uuid: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+  regex: "^[\\s\\S]*$",
 };
 
 /** The rule for a format's content (without quotes), created on first use. */
@@ -118,5 +124,7 @@ export function formatRule(rules: RuleSet, format: StringFormat): string {
       return rules.addNamed(name, `${formatRule(rules, "date")} "T" ${formatRule(rules, "time")}`);
     case "uuid":
       return rules.addNamed(name, '[0-9a-f]{8} "-" [0-9a-f]{4} "-" [0-9a-f]{4} "-" [0-9a-f]{4} "-" [0-9a-f]{12}');
+    case "regex":
+      return regexFormatRule(rules, name);
   }
 }

@@ -123,8 +123,9 @@ export class StringPlanner {
 
   plan(s: StringShape): StringPlan {
     if (s.format) {
-      const len = FORMAT_LENGTHS[s.format][1];
-      return { min: len, max: len };
+      // A format of bounded length is planned at its longest; `regex`, unbounded, at its shortest (uncounted).
+      const [shortest, longest] = FORMAT_LENGTHS[s.format];
+      return { min: Number.isFinite(longest) ? longest : shortest, max: longest };
     }
     if (s.chars) {
       const ranges = intersect(s.chars.ranges, universe("json"));
