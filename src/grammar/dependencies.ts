@@ -1,15 +1,18 @@
 // Owns: `dependentRequired`, `dependentSchemas` and draft-04's `dependencies`, held exactly by splitting an object
 // schema into variants: for each dependency on a member A, "A absent" (A listed as `false`: never written, and
 // no extra key spells it) or "A present, with what it demands" (its required names, or its schema as an allOf
-// part). k dependencies make 2^k variants, so at most MAX_DEPENDENCIES are expanded; beyond that, lists of names
-// are split on the names they need (at most MAX_DEPENDENCIES of them), not on their triggers.
+// part). k dependencies make 2^k variants, so at most MAX_DEPENDENCIES are expanded. Past SPLIT_ON_NEEDS of them,
+// lists of names are split on the names they need (at most SPLIT_ON_NEEDS of them) rather than on their triggers,
+// where that applies: fewer variants for the same union.
 
 import type { QtcError } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
 import { invalid, isObject, pointer, unsupported } from "./schema-keywords.js";
 
 /** Dependencies one object schema may have (2^k variants). */
-export const MAX_DEPENDENCIES = 4;
+export const MAX_DEPENDENCIES = 6;
+/** Dependencies past which lists of names are split on the names they need, where they can be (2^names variants). */
+const SPLIT_ON_NEEDS = 4;
 
 const WORDS = ["dependentRequired", "dependentSchemas", "dependencies"] as const;
 
@@ -33,19 +36,22 @@ export function expandDependencies(s: JsonSchema, path: string): JsonSchema[] | 
       deps.push({ member, needs, at });
     }
   }
-  if (deps.length > MAX_DEPENDENCIES) {
+  if (deps.length > SPLIT_ON_NEEDS) {
     const byNeeds = splitOnNeeds(rest, deps);
-    return byNeeds ?? unsupported(deps[MAX_DEPENDENCIES]!.at, `more than ${MAX_DEPENDENCIES} dependencies in one object schema are not supported (beyond that, only lists of required names over at most ${MAX_DEPENDENCIES} names in all)`);
+    if (byNeeds) return byNeeds;
+    if (deps.length > MAX_DEPENDENCIES) {
+      return unsupported(deps[MAX_DEPENDENCIES]!.at, `more than ${MAX_DEPENDENCIES} dependencies in one object schema are not supported (beyond that, only lists of required names over at most ${SPLIT_ON_NEEDS} names in all)`);
+    }
   }
   let variants: JsonSchema[] = [rest];
   for (const d of deps) {
     const next: JsonSchema[] = [];
     for (const v of variants) {
       const props = isObject(v.properties) ? v.properties : {};
-      const required = Array.isArray(v.required) ? v.required : [];
       next.push({ ...v, properties: { ...props, [d.member]: false } });
-      const present: JsonSchema = { ...v, required: [...required, d.member, ...(Array.isArray(d.needs) ? (d.needs as string[]) : [])] };
-      next.push(Array.isArray(d.needs) ? present : { allOf: [present, d.needs as JsonSchema] });
+      // After what v requires (an earlier dependency's schema sits in v's allOf): members come in dependency order.
+      const needs: JsonSchema = { required: [d.member, ...(Array.isArray(d.needs) ? (d.needs as string[]) : [])] };
+      next.push({ allOf: [v, needs, ...(Array.isArray(d.needs) ? [] : [d.needs as JsonSchema])] });
     }
     variants = next;
   }
@@ -57,12 +63,12 @@ export function expandDependencies(s: JsonSchema, path: string): JsonSchema[] | 
  * each set S of the needed names present (the others absent), every trigger that needs a name outside S is
  * absent. Each object falls in exactly one S, so the union is exact; variants that contradict themselves (a
  * trigger S holds that needs a name outside S, or a name rest requires left out) are dropped. Undefined when a
- * dependency is a schema or more than MAX_DEPENDENCIES names are needed in all.
+ * dependency is a schema or more than SPLIT_ON_NEEDS names are needed in all.
  */
 function splitOnNeeds(rest: JsonSchema, deps: readonly { member: string; needs: unknown }[]): JsonSchema[] | undefined {
   if (!deps.every((d) => Array.isArray(d.needs))) return undefined;
   const names = [...new Set(deps.flatMap((d) => d.needs as string[]))];
-  if (names.length > MAX_DEPENDENCIES) return undefined;
+  if (names.length > SPLIT_ON_NEEDS) return undefined;
   const props = isObject(rest.properties) ? rest.properties : {};
   const required = Array.isArray(rest.required) ? (rest.required as unknown[]) : [];
   const out: JsonSchema[] = [];

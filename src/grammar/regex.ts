@@ -99,6 +99,20 @@ export function intersect(a: readonly CodeRange[], b: readonly CodeRange[]): Cod
 
 class Unsupported extends Error {}
 
+/** Whether every string `re` matches has at least one character. */
+function consumes(re: Re): boolean {
+  switch (re.t) {
+    case "set":
+      return true;
+    case "rep":
+      return re.min > 0 && consumes(re.item);
+    case "seq":
+      return re.items.some(consumes);
+    case "alt":
+      return re.items.every(consumes);
+  }
+}
+
 /** Parse a JSON Schema pattern (ECMAScript syntax, `u` flag) within the supported subset. */
 export function parsePattern(source: string): RegexResult {
   try {
@@ -213,16 +227,31 @@ class Parser {
 
   private parseSeq(top: boolean): Re[] {
     const items: Re[] = [];
+    /** Where a `$` stood inside the sequence: what follows it must read no character for it to hold. */
+    let endAt: number | undefined;
     for (;;) {
       const c = this.peek();
-      if (c === undefined || c === 0x7c || c === 0x29 /* ) */) return items;
-      if (c === 0x24 /* $ */) {
-        if (top && (this.pos === this.cps.length - 1 || this.cps[this.pos + 1] === 0x7c)) return items;
-        // A group's alternative ends here (groupSeq takes the `$`).
-        if (!top && (this.cps[this.pos + 1] === 0x7c || this.cps[this.pos + 1] === 0x29)) return items;
+      if (c === undefined || c === 0x7c || c === 0x29 /* ) */) {
+        if (endAt === undefined) return items;
+        // A character read after `$` (the string's end): nothing matches here.
+        if (items.slice(endAt).some(consumes)) return [...items, { t: "set", ranges: [] }];
         throw new Unsupported("`$` is supported only at the end of the pattern");
       }
-      if (c === 0x5e) throw new Unsupported("`^` is supported only at the start of the pattern");
+      if (c === 0x24 /* $ */) {
+        if (endAt === undefined && top && (this.pos === this.cps.length - 1 || this.cps[this.pos + 1] === 0x7c)) return items;
+        // A group's alternative ends here (groupSeq takes the `$`).
+        if (endAt === undefined && !top && (this.cps[this.pos + 1] === 0x7c || this.cps[this.pos + 1] === 0x29)) return items;
+        this.pos++;
+        endAt ??= items.length;
+        continue;
+      }
+      if (c === 0x5e) {
+        // After a character is read, `^` never holds (no flags: it means the string's start): nothing matches here.
+        if (!items.some(consumes)) throw new Unsupported("`^` is supported only at the start of the pattern");
+        this.pos++;
+        items.push({ t: "set", ranges: [] });
+        continue;
+      }
       const atom = this.parseAtom();
       items.push(this.parseQuantifier(atom));
     }

@@ -51,6 +51,9 @@ export function classRepeat(p: ParsedPattern): CharRepeat | undefined {
  * Combine a pattern with minLength/maxLength at lowering time: a class repeat absorbs the bounds; a general
  * pattern must already imply minLength and fit maxLength, else the keyword is refused.
  */
+/** The shape no string has (a class of no characters, one of them). */
+const NO_STRING: StringShape = { minLength: 1, maxLength: 1, chars: { ranges: [], min: 1, max: 1 } };
+
 export function shapeString(shape: StringShape, path: string): Result<StringShape> {
   if (shape.format) {
     const [lo, hi] = FORMAT_LENGTHS[shape.format];
@@ -68,6 +71,8 @@ export function shapeString(shape: StringShape, path: string): Result<StringShap
     return ok({ minLength: min, maxLength: Number.isFinite(max) ? max : undefined, chars: { ranges: rep.ranges, min, max: Number.isFinite(max) ? max : undefined } });
   }
   let prepared = preparePattern(shape.pattern, "json");
+  // A pattern no string matches at all (`/^x/`: a `^` after a character): no string is valid, which is exact.
+  if (!prepared && bothLanguages({ t: "pattern", pattern: shape.pattern }, { t: "repeat", ranges: [[0, 0x10ffff]], min: 0 }) === null) return ok(NO_STRING);
   if (!prepared) return err(unsupported(pointer(path, "pattern"), "pattern matches no string the grammar can spell (it needs `<` or control characters)"));
   if (shape.minLength > prepared.tight.minCps) {
     const longer = longerPattern(shape.pattern, shape.minLength);

@@ -62,7 +62,7 @@ describe("issue 42: what qtc cannot hold is a 400 naming the field", () => {
     [{ structured_outputs: { whitespace_pattern: " " , regex: "a" } }, "structured_outputs.whitespace_pattern"],
     [{ structured_outputs: { lark: "start: x" } }, "structured_outputs.lark"],
     [{ structured_outputs: { regex: "a", choice: ["a"] } }, "structured_outputs"],
-    [{ structured_outputs: { regex: "(\\d+\\.?\\d*)*z" } }, "structured_outputs.regex"],
+    [{ structured_outputs: { regex: "(\\d+\\.?\\d*)*z[ab]*a[ab]{11}" } }, "structured_outputs.regex"],
     [{ structured_outputs: { choice: Array.from({ length: 300 }, (_, i) => `c${i}`) } }, "structured_outputs.choice"],
     [{ structured_outputs: { grammar: "start: x" } }, "structured_outputs.grammar"],
     [{ guided_decoding_backend: "xgrammar" }, "guided_decoding_backend"],

@@ -78,7 +78,7 @@ describe("issue 42: constraints beside one tool under auto, through qtc serve", 
 
   test("a constraint qtc cannot hold is a 400 naming its field, before any work", async () => {
     const body = { model: "tiny", messages: [{ role: "user", content: "x" }], max_tokens: 16 };
-    const bad = await post(`${baseURL}/v1/chat/completions`, { ...body, structured_outputs: { regex: "(\\d+\\.?\\d*)*z" } });
+    const bad = await post(`${baseURL}/v1/chat/completions`, { ...body, structured_outputs: { regex: "(\\d+\\.?\\d*)*z[ab]*a[ab]{11}" } });
     expect(bad.status).toBe(400);
     expect(bad.json.error.param).toBe("structured_outputs.regex");
     const tag = await post(`${baseURL}/v1/completions`, { model: "tiny", prompt: "x", grammar: "root ::= <[151657]>" });
