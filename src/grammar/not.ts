@@ -153,9 +153,7 @@ export function applyNot(rest: JsonSchema, negated: unknown, path: string, resol
     return Array.isArray(extra) ? [...listed, ...extra] : extra;
   }
   const units = members ? [["properties", "additionalProperties"].filter((k) => k in negated), ...keys.filter((k) => k !== "properties" && k !== "additionalProperties").map((k) => [k])] : keys.map((k) => [k]);
-  // contains counts with minContains/maxContains beside it; alone it constrains on its own.
-  const alone = (k: string) => SPLITTABLE.has(k) || (members && k === "additionalProperties") || (k === "contains" && !keys.includes("minContains") && !keys.includes("maxContains"));
-  if (units.length > 1 && units.every((u) => u.length > 1 || alone(u[0]!))) {
+  if (units.length > 1 && units.every((u) => u.length > 1 || constrainsAlone(u[0]!, keys, members))) {
     // not(a and b) = not a | not b: each keyword (or unit of keywords) negated on its own.
     const out: JsonSchema[] = [];
     for (const u of units) {
@@ -199,6 +197,14 @@ const FLIPS: Record<string, (n: number) => [string, string, number]> = {
   exclusiveMinimum: (n) => ["number", "maximum", n],
   exclusiveMaximum: (n) => ["number", "minimum", n],
 };
+
+/**
+ * Whether keyword `k` of a negated schema with `keys` constrains on its own: the splittable ones, additionalProperties
+ * where it is one unit with properties (`members`), and contains without minContains/maxContains (which count it).
+ */
+function constrainsAlone(k: string, keys: readonly string[], members: boolean): boolean {
+  return SPLITTABLE.has(k) || (members && k === "additionalProperties") || (k === "contains" && !keys.includes("minContains") && !keys.includes("maxContains"));
+}
 
 /** Keywords that each constrain on their own, so that not(a and b) is not a | not b. */
 const SPLITTABLE = new Set(["type", "required", "properties", "enum", "const", "not", "allOf", "anyOf", "oneOf", "pattern", "items", "propertyNames", "dependencies", "dependentRequired", "dependentSchemas", ...Object.keys(FLIPS)]);

@@ -10,11 +10,18 @@ import { EPS, seq, source } from "./regex-derive.js";
 import { closure, languageNfa, type Language, type Nfa } from "./regex-overlap.js";
 
 /** Most states one automaton may reach before minimizing (a larger one is given up: the caller keeps its refusal). */
-const MAX_STATES = 2_000;
+const MAX_STATES = 1_000;
+/** Most states of a minimized DFA read back as an expression (each elimination step looks at every state left). */
+const MAX_READ_STATES = 400;
 /** Most nodes of the expression read back (state elimination can grow it quickly; the grammar pays for each node). */
 const MAX_NODES = 3_000;
 /** Most NFA states a language may take on its way to a DFA (bounded repetitions unroll: `.{2,64}` is 64 copies). */
-const MAX_NFA_STATES = 20_000;
+const MAX_NFA_STATES = 5_000;
+/**
+ * Most work one subset construction does (NFA edges looked at, per interval of each DFA state): a pattern a client
+ * sends cannot make the compile run long (20,000 NFA states in sets of thousands would).
+ */
+const MAX_WORK = 1_000_000;
 const EVERY: CodeRange[] = [[0, 0x10ffff]];
 
 interface Move {
@@ -80,9 +87,13 @@ class DfaBuilder<K> {
 function determinize(nfa: Nfa): Dfa {
   const b = new DfaBuilder<number[]>((set) => set.join(","));
   b.id(closure(nfa, [0]), closure(nfa, [0]).includes(nfa.accept));
+  let work = 0;
   for (let i = 0; i < b.keys.length; i++) {
     const edges = b.keys[i]!.flatMap((s) => nfa.edges[s]!);
-    for (const range of intervals(edges)) {
+    const ranges = intervals(edges);
+    work += b.keys[i]!.length + edges.length * ranges.length;
+    if (work > MAX_WORK) throw new TooLarge();
+    for (const range of ranges) {
       const targets = edges.filter((e) => inRanges(e.ranges, range[0])).map((e) => e.to);
       if (targets.length === 0) continue;
       const set = closure(nfa, targets);
@@ -139,23 +150,45 @@ function trimmed(d: Dfa): Dfa | undefined {
   };
 }
 
-/** The smallest equivalent DFA (Moore's refinement: states apart while some code point leads them to blocks apart). */
-function minimized(d: Dfa): Dfa {
+/** A state's moves as [lo, hi, target] triples in code-point order (its moves take disjoint ranges). */
+function orderedMoves(moves: readonly Move[]): [number, number, number][] {
+  return moves.flatMap((m) => m.ranges.map(([lo, hi]) => [lo, hi, m.to] as [number, number, number])).sort((a, b) => a[0] - b[0]);
+}
+
+/** What a state does under a block numbering: its ranges, adjacent ones to one block merged, each with the block. */
+function signature(moves: readonly [number, number, number][], block: readonly number[]): string {
+  let out = "";
+  let [lo, hi, to] = [-2, -2, -1];
+  for (const [l, h, t] of moves) {
+    if (block[t] === to && l === hi + 1) hi = h;
+    else {
+      if (to >= 0) out += `${lo}-${hi}:${to};`;
+      [lo, hi, to] = [l, h, block[t]!];
+    }
+  }
+  return to >= 0 ? `${out}${lo}-${hi}:${to}` : out;
+}
+
+/**
+ * The smallest equivalent DFA (Moore's refinement: states apart while some code point leads them to blocks apart);
+ * undefined when it has more than MAX_READ_STATES states (each round that refines adds a block, so the rounds stop
+ * there too).
+ */
+function minimized(d: Dfa): Dfa | undefined {
+  const moves = d.moves.map(orderedMoves);
   let block: number[] = d.accept.map((a) => (a ? 1 : 0));
   let count = new Set(block).size;
   for (;;) {
     const names = new Map<string, number>();
-    const next = d.moves.map((ms, s) => {
-      const byBlock = new Map<number, CodeRange[]>();
-      for (const m of ms) byBlock.set(block[m.to]!, [...(byBlock.get(block[m.to]!) ?? []), ...m.ranges]);
-      const signature = [...byBlock].sort((a, b) => a[0] - b[0]).map(([t, rs]) => `${t}:${normalizeRanges(rs).join(";")}`);
-      const name = `${block[s]}|${signature.join("|")}`;
+    const next = moves.map((ms, s) => {
+      const name = `${block[s]}|${signature(ms, block)}`;
       if (!names.has(name)) names.set(name, names.size);
       return names.get(name)!;
     });
     block = next;
     if (names.size === count) break;
     count = names.size;
+    if (count > MAX_READ_STATES) return undefined;
   }
   // Block ids renumbered so that the start's block is 0.
   const order = new Map<number, number>([[block[0]!, 0]]);
@@ -192,40 +225,49 @@ function either(a: Re, b: Re): Re {
 }
 
 /**
- * The DFA's language as one expression (state elimination, the state with the fewest ways through it first).
- * Each loop it writes is "from a state back to it, not passing it": no such string is a prefix of another.
+ * The DFA's language as one expression (state elimination, the state with the fewest ways through it first), or
+ * undefined past MAX_READ_STATES states or MAX_NODES nodes. Each loop it writes is "from a state back to it, not
+ * passing it": no such string is a prefix of another.
  */
 function expression(d: Dfa): Re | undefined {
   const n = d.accept.length;
+  if (n > MAX_READ_STATES) return undefined;
   const [start, end] = [n, n + 1];
-  const ways = new Map<number, Map<number, Re>>();
+  const out = new Map<number, Map<number, Re>>();
+  const into = new Map<number, Set<number>>();
+  const row = <K, V>(m: Map<number, Map<K, V> | Set<K>>, k: number, make: () => Map<K, V> | Set<K>) => m.get(k) ?? m.set(k, make()).get(k)!;
   const put = (i: number, j: number, re: Re) => {
-    const row = ways.get(i) ?? ways.set(i, new Map()).get(i)!;
-    const known = row.get(j);
-    row.set(j, known ? either(known, re) : re);
+    const ways = row(out, i, () => new Map()) as Map<number, Re>;
+    const known = ways.get(j);
+    ways.set(j, known ? either(known, re) : re);
+    (row(into, j, () => new Set()) as Set<number>).add(i);
   };
   put(start, 0, EPS);
   d.moves.forEach((ms, s) => ms.forEach((m) => put(s, m.to, { t: "set", ranges: m.ranges })));
   d.accept.forEach((a, s) => a && put(s, end, EPS));
+  const others = (set: Iterable<number>, k: number) => [...set].filter((x) => x !== k);
+  const cost = (k: number) => others(into.get(k) ?? [], k).length * others(out.get(k)?.keys() ?? [], k).length;
   const left = new Set(d.accept.keys());
   while (left.size > 0) {
-    const into = (k: number) => [...ways].filter(([i, row]) => i !== k && row.has(k)).map(([i]) => i);
-    const outOf = (k: number) => [...(ways.get(k)?.keys() ?? [])].filter((j) => j !== k);
-    const k = [...left].reduce((best, s) => (into(s).length * outOf(s).length < into(best).length * outOf(best).length ? s : best));
-    const loop = ways.get(k)?.get(k);
+    let k = -1;
+    for (const s of left) if (k < 0 || cost(s) < cost(k)) k = s;
+    const loop = out.get(k)?.get(k);
     const star: Re[] = loop ? [{ t: "rep", item: loop, min: 0, max: undefined }] : [];
-    for (const i of into(k)) {
-      for (const j of outOf(k)) {
-        const path = seq([ways.get(i)!.get(k)!, ...star, ways.get(k)!.get(j)!]);
-        put(i, j, path);
-        if (size(ways.get(i)!.get(j)!) > MAX_NODES) return undefined;
+    const preds = others(into.get(k) ?? [], k);
+    const succs = others(out.get(k)?.keys() ?? [], k);
+    for (const i of preds) {
+      for (const j of succs) {
+        put(i, j, seq([out.get(i)!.get(k)!, ...star, out.get(k)!.get(j)!]));
+        if (size(out.get(i)!.get(j)!) > MAX_NODES) return undefined;
       }
-      ways.get(i)!.delete(k);
+      out.get(i)!.delete(k);
     }
-    ways.delete(k);
+    for (const j of succs) into.get(j)!.delete(k);
+    out.delete(k);
+    into.delete(k);
     left.delete(k);
   }
-  return ways.get(start)?.get(end);
+  return out.get(start)?.get(end);
 }
 
 /** A language's automaton (determinized); undefined when its NFA or DFA is larger than this module builds. */
@@ -244,7 +286,8 @@ function asPattern(build: () => Dfa | undefined): ParsedPattern | null | undefin
     if (!built) return undefined;
     const live = trimmed(built);
     if (!live) return null;
-    const re = expression(minimized(live));
+    const small = minimized(live);
+    const re = small && expression(small);
     return re && { branches: [{ re, start: true, end: true }] };
   } catch (e) {
     if (e instanceof TooLarge) return undefined;

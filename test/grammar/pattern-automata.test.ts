@@ -74,8 +74,8 @@ describe("patterns as automata (issue 49)", () => {
   });
 
   it("a pattern beside values it must not be (a name that is no reserved word)", async () => {
-    const schema = { type: "string", pattern: "^[a-z]+[a-z0-9-]*$", minLength: 2, maxLength: 32, not: { enum: ["test", "source", "include"] } };
-    await admitsExactlyValid(schema, ["ab", "test", "tests", "tes", "source", "include", "x", "a1", "1a", "a".repeat(32), "a".repeat(33)]);
+    const schema = { type: "string", pattern: "^[a-z]+[a-z0-9-]*$", minLength: 2, maxLength: 12, not: { enum: ["test", "source", "include"] } };
+    await admitsExactlyValid(schema, ["ab", "test", "tests", "tes", "source", "include", "x", "a1", "1a", "a".repeat(12), "a".repeat(13)]);
   });
 
   it("two patterns no string matches both of leave no string, and other types valid", async () => {
