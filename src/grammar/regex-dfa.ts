@@ -303,6 +303,14 @@ export function bothLanguages(a: Language, b: Language): ParsedPattern | null | 
   });
 }
 
+/**
+ * A pattern's strings of at least `minLength` characters, read off its own minimized DFA (one way to spell each):
+ * null when there are none; undefined when past the bounds.
+ */
+export function ownLanguage(p: ParsedPattern, minLength = 0): ParsedPattern | null | undefined {
+  return bothLanguages({ t: "pattern", pattern: p }, { t: "repeat", ranges: EVERY, min: minLength });
+}
+
 /** The strings a language does not hold (null: none; undefined: past the bounds). */
 export function outsideLanguage(a: Language): ParsedPattern | null | undefined {
   return asPattern(() => {

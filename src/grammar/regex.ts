@@ -389,8 +389,7 @@ class Parser {
         return [[v, v]];
       }
       default:
-        // Escaped ASCII punctuation is the character itself (`\:`, `\@`: see ecmaPattern in tools/linear-regexp.ts).
-        if (/^[!-/:-@[-`{-~]$/.test(ch)) return [[c, c]];
+        if ("^$\\.*+?()[]{}|/-".includes(ch)) return [[c, c]];
         if (/[1-9k]/.test(ch)) throw new Unsupported("backreferences are not supported");
         if (/[pP]/.test(ch)) throw new Unsupported("unicode property escapes are not supported");
         throw new Unsupported(`escape \\${ch} is not supported`);

@@ -9,7 +9,7 @@ import { ambiguousRepeat, flattenRepeats } from "./regex-ambiguity.js";
 import { parsePattern, type Re, type RegexResult } from "./regex.js";
 import { rewriteLoops } from "./regex-loops.js";
 import { languageIncluded, languageNfa } from "./regex-overlap.js";
-import { bothLanguages } from "./regex-dfa.js";
+import { ownLanguage } from "./regex-dfa.js";
 import { invalid, pointer } from "./schema-keywords.js";
 
 /** Integer bounds the grammar cannot reach (it spells at most MAX_DIGITS digits): the keyword is refused. */
@@ -58,7 +58,7 @@ export function boundedPattern(source: string): RegexResult {
     const rewritten = flattenRepeats(rewriteLoops(b.re));
     if (ambiguousRepeat(rewritten) || !sameLanguage(b.re, rewritten)) {
       // Else the pattern read off its own minimized DFA (regex-dfa.ts): one way to spell each string, when small enough.
-      const read = bothLanguages({ t: "pattern", pattern: parsed.value }, { t: "repeat", ranges: [[0, 0x10ffff]], min: 0 });
+      const read = ownLanguage(parsed.value);
       if (read && !read.branches.some((x) => ambiguousRepeat(x.re))) return { ok: true, value: read };
       return { ok: false, reason: "a repetition of something that repeats, which could match one text in many ways (an ambiguous grammar costs the sampler exponential work per token)" };
     }

@@ -10,7 +10,7 @@ import { pointer, unsupported } from "./schema-keywords.js";
 import { FORMAT_LENGTHS, type StringFormat } from "./string-formats.js";
 import { atLeastLength } from "./pattern-length.js";
 import { languageIncluded, languageNfa, MAX_UNROLLED_LENGTH } from "./regex-overlap.js";
-import { bothLanguages } from "./regex-dfa.js";
+import { ownLanguage } from "./regex-dfa.js";
 import type { Charset } from "./text-chain.js";
 
 /** A string made of one character class repeated `min`..`max` times (max undefined = unbounded). */
@@ -72,7 +72,7 @@ export function shapeString(shape: StringShape, path: string): Result<StringShap
   }
   let prepared = preparePattern(shape.pattern, "json");
   // A pattern no string matches at all (`/^x/`: a `^` after a character): no string is valid, which is exact.
-  if (!prepared && bothLanguages({ t: "pattern", pattern: shape.pattern }, { t: "repeat", ranges: [[0, 0x10ffff]], min: 0 }) === null) return ok(NO_STRING);
+  if (!prepared && ownLanguage(shape.pattern) === null) return ok(NO_STRING);
   if (!prepared) return err(unsupported(pointer(path, "pattern"), "pattern matches no string the grammar can spell (it needs `<` or control characters)"));
   if (shape.minLength > prepared.tight.minCps) {
     const longer = longerPattern(shape.pattern, shape.minLength);
@@ -94,7 +94,7 @@ function longerPattern(p: ParsedPattern, m: number): ParsedPattern | undefined {
   const [inner, outer] = [longer && languageNfa({ t: "pattern", pattern: longer }), languageNfa({ t: "pattern", pattern: p })];
   if (longer && inner && outer && languageIncluded(inner, outer)) return longer;
   // Else the pattern's automaton beside "at least m of anything" (spelled exactly only up to the unrolled length).
-  return m <= MAX_UNROLLED_LENGTH ? (bothLanguages({ t: "pattern", pattern: p }, { t: "repeat", ranges: [[0, 0x10ffff]], min: m }) ?? undefined) : undefined;
+  return m <= MAX_UNROLLED_LENGTH ? (ownLanguage(p, m) ?? undefined) : undefined;
 }
 
 /** Pattern nodes one emit step stands for (a measurement visits every node of the pattern once, ~30 ns each). */
