@@ -10,7 +10,7 @@ export { loadTask } from "../../dist/harness/workspace.js";
 export { CALL_POLICIES, type CallPolicy } from "../../dist/harness/call-policy.js";
 
 // Models: llama.cpp handles and the trained stand-ins.
-export { createLlama, loadModel } from "../../dist/model/index.js";
+export { GPU_CHOICES, createLlama, loadModel, type GpuChoice } from "../../dist/model/index.js";
 export { makeStandIn } from "../../dist/training/stand-ins.js";
 export { buildTrainer } from "../../dist/training/trainer-build.js";
 export { encodeTrainerInput } from "../../dist/training/trainer-input.js";
