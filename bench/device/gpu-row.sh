@@ -35,14 +35,7 @@ wait "$BUILD" || { tail -n 40 "$OUT/build.log"; exit 1; }
 cp "$G/build/bin/libggml-cuda.so" node_modules/@node-llama-cpp/linux-x64-cuda/bins/linux-x64-cuda/
 say "libggml-cuda.so built for sm_$ARCH ($(du -h "$G/build/bin/libggml-cuda.so" | cut -f1))"
 
-# llama.cpp skips a backend it cannot load without a word: ask it which devices it uses.
-node --input-type=module -e '
-  const { getLlama } = await import("node-llama-cpp");
-  const llama = await getLlama({ gpu: "cuda", build: "never", skipDownload: true, progressLogs: false });
-  const vram = await llama.getVramState();
-  console.log(JSON.stringify({ gpu: llama.gpu, devices: await llama.getGpuDeviceNames(), vramTotalGiB: +(vram.total / 2 ** 30).toFixed(1) }));
-  if (llama.gpu !== "cuda" || vram.total === 0) process.exit(1);
-' | tee "$OUT/llama-devices.json"
+node bench/device/llama-devices.mjs cuda | tee "$OUT/llama-devices.json"
 say "llama.cpp runs on CUDA"
 
 node dist-bench/decode-speed.js --model synthetic:0.6b --gpu cuda --tools 5,26,200 --tool-choice required \
