@@ -14,13 +14,14 @@ say() { echo "gpu-row: $* (at ${SECONDS} s)" | tee -a "$OUT/steps.txt"; }
 
 nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
 ARCH=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d '.')
-export PATH="$PWD/$G/node:/usr/local/cuda/bin:$PATH"
-export LD_LIBRARY_PATH="/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+CUDA_HOME="${CUDA_HOME:-$(ls -d /usr/local/cuda /usr/local/cuda-* 2>/dev/null | head -n 1)}"
+export PATH="$PWD/$G/node:$CUDA_HOME/bin:$PATH"
+export LD_LIBRARY_PATH="$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export QTC_MODELS_DIR="$PWD/models"
 mkdir -p "$G/node"
 xz -dc "$G/node.xz" > "$G/node/node" && chmod +x "$G/node/node"
 xz -dc "$G/payload.tar.xz" | tar -xf -
-say "unpacked; node $(node --version), nvcc $(nvcc --version | tail -n 1), cmake $(cmake --version | head -n 1)"
+say "unpacked; node $(node --version), CUDA at $CUDA_HOME: $( (nvcc --version || echo 'no nvcc') | tail -n 1), $(cmake --version | head -n 1)"
 
 cmake -S "$G/ggml" -B "$G/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DGGML_BACKEND_DL=ON \
   -DGGML_NATIVE=OFF -DGGML_BUILD_TESTS=OFF -DGGML_BUILD_EXAMPLES=OFF -DCMAKE_PLATFORM_NO_VERSIONED_SONAME=ON \
