@@ -30,16 +30,27 @@ const flags = readBenchFlags("bench:maskbench", {
 });
 
 /**
- * A chunk whose child died (a crash outside a schema's own try, e.g. in llama.cpp): its schemas one per child, and
- * one whose child dies is a crash.
+ * A schema still running after this long is stopped and counts as a timeout (the bench's limit is 60 s; one
+ * schema once ran past 43 minutes and held up a whole run).
+ */
+const SCHEMA_KILL_MS = 3 * MASKBENCH_DEFAULTS.timeoutMs;
+/** A chunk's allowance: one slow schema, and 20 s for each of the others (most take well under a second). */
+const chunkKillMs = (schemas: number) => SCHEMA_KILL_MS + schemas * 20_000;
+
+/**
+ * A chunk whose child died (a crash outside a schema's own try, e.g. in llama.cpp) or ran too long: its schemas one
+ * per child; one whose child dies is a crash, one still running after SCHEMA_KILL_MS a timeout.
  */
 function runOneByOne(args: readonly string[], skip: number, size: number, raw: string): SchemaResult[] {
   const out: SchemaResult[] = [];
   for (let i = skip; i < skip + size; i++) {
     const one = args.map((a, j) => (args[j - 1] === "--skip" ? String(i) : args[j - 1] === "--limit" ? "1" : a));
-    const child = spawnSync(process.execPath, one, { stdio: ["ignore", "ignore", "inherit"] });
+    const child = spawnSync(process.execPath, one, { stdio: ["ignore", "ignore", "inherit"], timeout: SCHEMA_KILL_MS, killSignal: "SIGKILL" });
+    const empty = { file: `#${i}`, tests: 0, validRejected: 0, artefacts: {}, invalidAccepted: 0, labelDisputes: 0, maskUs: [] };
     if (child.status === 0) out.push(...(JSON.parse(readFileSync(raw, "utf8")) as SchemaResult[]));
-    else out.push({ file: `#${i}`, status: "crash", code: `exit ${child.status ?? child.signal}`, tests: 0, validRejected: 0, artefacts: {}, invalidAccepted: 0, labelDisputes: 0, maskUs: [] });
+    // Past the kill time it would have counted as a timeout anyway (over MASKBENCH_DEFAULTS.timeoutMs).
+    else if (child.error && (child.error as NodeJS.ErrnoException).code === "ETIMEDOUT") out.push({ ...empty, status: "timeout", code: `killed after ${SCHEMA_KILL_MS / 1000} s` });
+    else out.push({ ...empty, status: "crash", code: `exit ${child.status ?? child.signal}` });
   }
   return out;
 }
@@ -60,7 +71,8 @@ function runInChunks(count: number, size: number): SchemaResult[] {
       // The last chunk stops at the parent's own end (it ran into the schemas after them, counted twice).
       const take = Math.min(size, count - skip);
       const args = ["--expose-gc", fileURLToPath(import.meta.url), ...passOn, "--skip", String(from), "--limit", String(take), "--raw", raw, "--out", join(tmp, "out.json")];
-      const child = spawnSync(process.execPath, args, { stdio: ["ignore", "ignore", "inherit"] });
+      // A chunk that runs past its allowance is run again one schema per child, each with its own kill time.
+      const child = spawnSync(process.execPath, args, { stdio: ["ignore", "ignore", "inherit"], timeout: chunkKillMs(take), killSignal: "SIGKILL" });
       if (child.status === 0) results.push(...(JSON.parse(readFileSync(raw, "utf8")) as SchemaResult[]));
       else results.push(...runOneByOne(args, from, take, raw));
       if (flags.raw) writeFileSync(flags.raw, JSON.stringify(results));
