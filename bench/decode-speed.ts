@@ -115,12 +115,19 @@ async function main(): Promise<void> {
     "tool-choice": { type: "string", default: SPEED_BENCH_DEFAULTS.toolChoice },
     gpu: { type: "string", default: SPEED_BENCH_DEFAULTS.gpu },
     context: { type: "string", default: String(SPEED_BENCH_DEFAULTS.contextSize) },
+    "project-step-ms": { type: "string" },
     out: { type: "string", default: SPEED_BENCH_DEFAULTS.out },
   });
   const rounds = Number(values.rounds);
   const maxTokens = Number(values["max-tokens"]);
   const threads = Number(values.threads);
   const lists = parseCounts(values.tools).map(toolList);
+  // A device's step (ms per token of free decoding) to project (b)'s ratio onto, e.g. 2.13 for the 0.6b shape on an H200.
+  const stepMs = values["project-step-ms"] === undefined ? undefined : Number(values["project-step-ms"]);
+  if (stepMs !== undefined && !(stepMs > 0)) {
+    process.stderr.write(`qtc bench:speed: --project-step-ms takes a positive number of milliseconds, got "${values["project-step-ms"]}"\n`);
+    process.exit(2);
+  }
   const choice = values["tool-choice"];
   if (choice !== "name" && choice !== "required") {
     process.stderr.write(`qtc bench:speed: --tool-choice is name (each request names one tool) or required (any tool), got "${choice}"\n`);
@@ -193,20 +200,26 @@ async function main(): Promise<void> {
       threads,
       toolChoice: choice,
       contextSize: Number(values.context),
+      ...(stepMs !== undefined ? { projectStepMs: stepMs } : {}),
       node: process.version,
       date: new Date().toISOString(),
     },
-    lists: reports,
+    lists: reports.map((r) => (stepMs === undefined ? r : { ...r, projectedBOverA: projectedRatio(r, stepMs) })),
   };
   mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(values.out, JSON.stringify(report, null, 2) + "\n");
   console.log(`model ${values.model}${report.config.synthetic ? " (synthetic)" : ""} on ${report.config.gpu || "cpu"}, ${threads} threads, ${rounds} rounds × ${REQUESTS_PER_ROUND} requests (tool choice ${choice}), medians over rounds`);
-  for (const r of reports) printList(r);
+  for (const r of reports) printList(r, stepMs);
   console.log(`JSON: ${values.out}`);
   if (!reports.every((r) => r.allConstrainedValid)) process.exitCode = 1;
 }
 
 type ListReport = ReturnType<typeof listReport>;
+
+/** (b)'s ratio to free decoding on a device whose step is `stepMs`: a faster device shortens the model's step, not what constraining adds on the CPU. */
+function projectedRatio(r: ListReport, stepMs: number): number {
+  return stepMs / (stepMs + Math.max(0, r.addedMsPerToken.b));
+}
 
 /** One list's figures: decode rates and ratios per round (medians over rounds), end to end, phases, grammar work. */
 function listReport(label: string, tools: number, rounds: number, samples: Sample[]) {
@@ -237,6 +250,11 @@ function listReport(label: string, tools: number, rounds: number, samples: Sampl
     label,
     tools,
     medianTokensPerSecond: { a: median(rate.a), b: median(rate.b), c: median(rate.c) },
+    /**
+     * What constraining adds to each token's decode time (ms), median over rounds: (b) pays for every token it
+     * samples; (c) is below (b) where jump-forward evaluates forced tokens in batches (negative: faster than free).
+     */
+    addedMsPerToken: { b: median(rate.b.map((x, i) => 1000 / x - 1000 / rate.a[i]!)), c: median(rate.c.map((x, i) => 1000 / x - 1000 / rate.a[i]!)) },
     ratios: { bOverA: ratio(rate.b, rate.a), cOverA: ratio(rate.c, rate.a) },
     endToEnd: {
       medianTokensPerSecond: { a: median(wall.a), b: median(wall.b), c: median(wall.c) },
@@ -255,7 +273,7 @@ function listReport(label: string, tools: number, rounds: number, samples: Sampl
   };
 }
 
-function printList(r: ListReport): void {
+function printList(r: ListReport, stepMs: number | undefined): void {
   const f = (x: number) => x.toFixed(2);
   console.log(`\n${r.label}`);
   console.log("variant                          tok/s    ratio  grammar ms/token p50 / p99");
@@ -268,6 +286,10 @@ function printList(r: ListReport): void {
   console.log(`mean ms per request  ${PHASES.map((k) => k.padStart(12)).join("")}`);
   for (const v of ["a", "b", "c"] as const) console.log(`  (${v})               ${PHASES.map((k) => r.phasesMs[v][k].toFixed(1).padStart(12)).join("")}`);
   console.log(`forced share (c): ${(r.forcedShare.c * 100).toFixed(1)}%; every constrained output valid: ${r.allConstrainedValid}`);
+  console.log(`added ms per token: (b) ${r.addedMsPerToken.b.toFixed(3)}, (c) ${r.addedMsPerToken.c.toFixed(3)}`);
+  if (stepMs !== undefined) {
+    console.log(`projected (b)/(a) at a ${stepMs} ms step: ${projectedRatio(r, stepMs).toFixed(2)}`);
+  }
 }
 
 await main();
