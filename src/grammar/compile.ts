@@ -18,6 +18,7 @@ import { pointer, unsupported } from "./schema-keywords.js";
 import { type Emitted, EmitTooLarge, ValueEmitter } from "./schema-emit.js";
 import type { BudgetSplit } from "./budget-share.js";
 import { newSizeMeter, SCHEMA_LIMITS, type SizeMeter, tooLarge } from "./limits.js";
+import { withAutomatonBudget } from "./regex-dfa.js";
 import { unsatisfiable } from "./satisfiable.js";
 import { StringPlanner } from "./string-plan.js";
 import { bannedPrefixes, TextChains } from "./text-chain.js";
@@ -265,7 +266,10 @@ export function compileToolGrammar(tools: readonly ToolDefinition[], options: To
 /** Emit work over its limit surfaces as a thrown EmitTooLarge; the compiler's callers get a Result. */
 function boundedWork<T>(run: () => Result<T>): Result<T> {
   try {
-    return run();
+    const { value, ranOut } = withAutomatonBudget(SCHEMA_LIMITS.maxAutomatonWork, run);
+    if (!ranOut || value.ok) return value;
+    const why = `the patterns of this compile used up the ${SCHEMA_LIMITS.maxAutomatonWork.toLocaleString("en-US")} units of automaton work one compile has (each alone may fit): split the tools or schema, or simplify its patterns`;
+    return err({ ...value.error, message: `${value.error.message}; ${why}` });
   } catch (e) {
     if (!(e instanceof EmitTooLarge)) throw e;
     return err(tooLarge(e.path, `the schema needs more than ${SCHEMA_LIMITS.maxEmitSteps} steps to compile; simplify it (fewer alternatives, less nesting, shorter patterns)`));

@@ -31,6 +31,12 @@ export const SCHEMA_LIMITS = Object.freeze({
   /** Emit steps for one compile (value × budget pairs the emitter works out); bounds every other super-linear path. */
   maxEmitSteps: 200_000,
   /**
+   * Work for all the pattern automata of one compile together (regex-dfa.ts: subset constructions, products,
+   * minimizing, reading back), in the units one automaton's own cap counts (1,000,000 each). Past it, a form that
+   * needs an automaton is refused like one past that automaton's own cap.
+   */
+  maxAutomatonWork: 4_000_000,
+  /**
    * Most bytes one grammar bounds its text to, whatever maxTokens says: a bounded text costs two rules per
    * byte, so a larger budget would only make a larger grammar. Calls and answers beyond it are not admitted.
    */

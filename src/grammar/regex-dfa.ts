@@ -37,6 +37,43 @@ interface Dfa {
 
 class TooLarge extends Error {}
 
+/**
+ * Work left to every automaton of the compile running now (`withAutomatonBudget`), in the units MAX_WORK counts:
+ * one automaton is bounded by this module's caps, but a schema holds up to 64 patterns, and a client could send
+ * each near them (about 0.1 s apiece). Undefined outside a compile: each automaton has only its own caps.
+ */
+let compileWork: CompileWork | undefined;
+
+interface CompileWork {
+  left: number;
+  /**
+   * Each result of the compile by what it was built from: a compile may lower a schema more than once (under
+   * `validate`, again without what it relaxes), and a second pass must not pay, or find the budget spent, again.
+   */
+  built: Map<string, ParsedPattern | null | undefined>;
+}
+
+/**
+ * Run one compile with `work` units for all its automata together; past them an automaton is given up. `ranOut`:
+ * some automaton was given up for that (a refusal the schema's other patterns caused, which its error should say).
+ */
+export function withAutomatonBudget<T>(work: number, run: () => T): { value: T; ranOut: boolean } {
+  const outer = compileWork;
+  const mine: CompileWork = { left: work, built: new Map() };
+  compileWork = mine;
+  try {
+    const value = run();
+    return { value, ranOut: mine.left < 0 };
+  } finally {
+    compileWork = outer;
+  }
+}
+
+/** Count `units` of work against the running compile's automaton budget (TooLarge once it is spent). */
+function spend(units: number): void {
+  if (compileWork && (compileWork.left -= units) < 0) throw new TooLarge();
+}
+
 /** The code points where any of these moves starts or stops applying: one interval between each two. */
 function intervals(moves: readonly { ranges: readonly CodeRange[] }[]): CodeRange[] {
   const cuts = new Set<number>();
@@ -91,12 +128,15 @@ function determinize(nfa: Nfa): Dfa {
   for (let i = 0; i < b.keys.length; i++) {
     const edges = b.keys[i]!.flatMap((s) => nfa.edges[s]!);
     const ranges = intervals(edges);
-    work += b.keys[i]!.length + edges.length * ranges.length;
+    const units = b.keys[i]!.length + edges.length * ranges.length;
+    spend(units);
+    work += units;
     if (work > MAX_WORK) throw new TooLarge();
     for (const range of ranges) {
       const targets = edges.filter((e) => inRanges(e.ranges, range[0])).map((e) => e.to);
       if (targets.length === 0) continue;
       const set = closure(nfa, targets);
+      spend(set.length);
       b.move(i, range, b.id(set, set.includes(nfa.accept)));
     }
   }
@@ -112,7 +152,9 @@ function intersection(x: Dfa, y: Dfa): Dfa {
   b.id([0, 0], x.accept[0]! && y.accept[0]!);
   for (let i = 0; i < b.keys.length; i++) {
     const [p, q] = b.keys[i]!;
-    for (const range of intervals([...x.moves[p]!, ...y.moves[q]!])) {
+    const ranges = intervals([...x.moves[p]!, ...y.moves[q]!]);
+    spend(ranges.length * (x.moves[p]!.length + y.moves[q]!.length));
+    for (const range of ranges) {
       const [np, nq] = [target(x.moves[p]!, range[0]), target(y.moves[q]!, range[0])];
       if (np === undefined || nq === undefined) continue;
       b.move(i, range, b.id([np, nq], x.accept[np]! && y.accept[nq]!));
@@ -178,7 +220,9 @@ function minimized(d: Dfa): Dfa | undefined {
   const moves = d.moves.map(orderedMoves);
   let block: number[] = d.accept.map((a) => (a ? 1 : 0));
   let count = new Set(block).size;
+  const movesInAll = moves.reduce((n, ms) => n + ms.length, 0);
   for (;;) {
+    spend(moves.length + movesInAll);
     const names = new Map<string, number>();
     const next = moves.map((ms, s) => {
       const name = `${block[s]}|${signature(ms, block)}`;
@@ -249,12 +293,14 @@ function expression(d: Dfa): Re | undefined {
   const cost = (k: number) => others(into.get(k) ?? [], k).length * others(out.get(k)?.keys() ?? [], k).length;
   const left = new Set(d.accept.keys());
   while (left.size > 0) {
+    spend(left.size);
     let k = -1;
     for (const s of left) if (k < 0 || cost(s) < cost(k)) k = s;
     const loop = out.get(k)?.get(k);
     const star: Re[] = loop ? [{ t: "rep", item: loop, min: 0, max: undefined }] : [];
     const preds = others(into.get(k) ?? [], k);
     const succs = others(out.get(k)?.keys() ?? [], k);
+    spend(preds.length * succs.length);
     for (const i of preds) {
       for (const j of succs) {
         put(i, j, seq([out.get(i)!.get(k)!, ...star, out.get(k)!.get(j)!]));
@@ -280,7 +326,15 @@ function automaton(language: Language): Dfa | undefined {
  * The DFA a step builds, trimmed and minimized, as an anchored pattern: `null` when no string is left, undefined
  * when an automaton or the expression grows past this module's bounds.
  */
-function asPattern(build: () => Dfa | undefined): ParsedPattern | null | undefined {
+function asPattern(key: string, build: () => Dfa | undefined): ParsedPattern | null | undefined {
+  const known = compileWork?.built;
+  if (known?.has(key)) return known.get(key);
+  const read = readBack(build);
+  known?.set(key, read);
+  return read;
+}
+
+function readBack(build: () => Dfa | undefined): ParsedPattern | null | undefined {
   try {
     const built = build();
     if (!built) return undefined;
@@ -297,7 +351,7 @@ function asPattern(build: () => Dfa | undefined): ParsedPattern | null | undefin
 
 /** The strings both languages hold (null: none; undefined: past the bounds). */
 export function bothLanguages(a: Language, b: Language): ParsedPattern | null | undefined {
-  return asPattern(() => {
+  return asPattern(`both ${languageKey(a)} ${languageKey(b)}`, () => {
     const [x, y] = [automaton(a), automaton(b)];
     return x && y && intersection(x, y);
   });
@@ -313,10 +367,15 @@ export function ownLanguage(p: ParsedPattern, minLength = 0): ParsedPattern | nu
 
 /** The strings a language does not hold (null: none; undefined: past the bounds). */
 export function outsideLanguage(a: Language): ParsedPattern | null | undefined {
-  return asPattern(() => {
+  return asPattern(`outside ${languageKey(a)}`, () => {
     const x = automaton(a);
     return x && complementOf(x);
   });
+}
+
+/** What a language is, as text: equal keys, equal languages (the memo of one compile's results). */
+function languageKey(l: Language): string {
+  return l.t === "pattern" ? `/${patternSource(l.pattern)}/` : `${JSON.stringify(l.ranges)}{${l.min},${l.max ?? ""}}`;
 }
 
 /** A parsed pattern as source the pattern parser and the validator both read (anchored at both ends). */
