@@ -267,7 +267,8 @@ export function compileToolGrammar(tools: readonly ToolDefinition[], options: To
 function boundedWork<T>(run: () => Result<T>): Result<T> {
   try {
     const { value, ranOut } = withAutomatonBudget(SCHEMA_LIMITS.maxAutomatonWork, run);
-    if (!ranOut || value.ok) return value;
+    // A form refused for want of an automaton is an unsupported keyword; other refusals have other causes.
+    if (!ranOut || value.ok || value.error.code !== "unsupported_keyword") return value;
     const why = `the patterns of this compile used up the ${SCHEMA_LIMITS.maxAutomatonWork.toLocaleString("en-US")} units of automaton work one compile has (each alone may fit): split the tools or schema, or simplify its patterns`;
     return err({ ...value.error, message: `${value.error.message}; ${why}` });
   } catch (e) {
