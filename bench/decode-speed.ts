@@ -12,7 +12,7 @@ import { dirname } from "node:path";
 import { createRuntime, type GenerateRequest, type GenerateResult } from "../dist/index.js";
 import { GPU_CHOICES, HARNESS_TOOLS, makeStandIn, type GpuChoice, type RequestProfile } from "./lib/internals.js";
 import { generatedTools } from "./lib/tool-lists.js";
-import { readBenchFlags } from "./lib/script-args.js";
+import { readBenchFlags, refuseFlag } from "./lib/script-args.js";
 
 export const SPEED_BENCH_DEFAULTS = Object.freeze({
   /** Model spec. Default: "synthetic:0.6b". */
@@ -94,11 +94,12 @@ function toolList(count: number): ToolList {
   return { label: `${count} generated tools`, tools, names: tools.map((t) => t.name) };
 }
 
+const SCRIPT = "qtc bench:speed";
+
 function parseCounts(text: string): number[] {
   const counts = text.split(",").map((x) => Number(x.trim()));
-  if (!counts.length || counts.some((n) => !Number.isInteger(n) || n < 1 || n > 1000)) {
-    process.stderr.write(`qtc bench:speed: --tools takes tool counts from 1 to 1000 separated by commas (e.g. 5,26,200), got "${text}"\n`);
-    process.exit(2);
+  if (counts.some((n) => !Number.isInteger(n) || n < 1 || n > 1000)) {
+    refuseFlag(SCRIPT, `--tools takes tool counts from 1 to 1000 separated by commas (e.g. 5,26,200), got "${text}"`);
   }
   return counts;
 }
@@ -106,7 +107,7 @@ function parseCounts(text: string): number[] {
 const REQUESTS_PER_ROUND = 5;
 
 async function main(): Promise<void> {
-  const values = readBenchFlags("qtc bench:speed", {
+  const values = readBenchFlags(SCRIPT, {
     model: { type: "string", default: SPEED_BENCH_DEFAULTS.model },
     rounds: { type: "string", default: String(SPEED_BENCH_DEFAULTS.rounds) },
     "max-tokens": { type: "string", default: String(SPEED_BENCH_DEFAULTS.maxTokens) },
@@ -124,19 +125,10 @@ async function main(): Promise<void> {
   const lists = parseCounts(values.tools).map(toolList);
   // A device's step (ms per token of free decoding) to project (b)'s ratio onto, e.g. 2.13 for the 0.6b shape on an H200.
   const stepMs = values["project-step-ms"] === undefined ? undefined : Number(values["project-step-ms"]);
-  if (stepMs !== undefined && !(stepMs > 0)) {
-    process.stderr.write(`qtc bench:speed: --project-step-ms takes a positive number of milliseconds, got "${values["project-step-ms"]}"\n`);
-    process.exit(2);
-  }
+  if (stepMs !== undefined && !(stepMs > 0)) refuseFlag(SCRIPT, `--project-step-ms takes a positive number of milliseconds, got "${values["project-step-ms"]}"`);
   const choice = values["tool-choice"];
-  if (choice !== "name" && choice !== "required") {
-    process.stderr.write(`qtc bench:speed: --tool-choice is name (each request names one tool) or required (any tool), got "${choice}"\n`);
-    process.exit(2);
-  }
-  if (!(GPU_CHOICES as readonly string[]).includes(values.gpu)) {
-    process.stderr.write(`qtc bench:speed: --gpu is one of ${GPU_CHOICES.join(", ")}, got "${values.gpu}"\n`);
-    process.exit(2);
-  }
+  if (choice !== "name" && choice !== "required") refuseFlag(SCRIPT, `--tool-choice is name (each request names one tool) or required (any tool), got "${choice}"`);
+  if (!(GPU_CHOICES as readonly string[]).includes(values.gpu)) refuseFlag(SCRIPT, `--gpu is one of ${GPU_CHOICES.join(", ")}, got "${values.gpu}"`);
   let profile: RequestProfile | undefined;
   const rt = await createRuntime({
     model: values.model,

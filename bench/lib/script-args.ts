@@ -21,3 +21,9 @@ export function readBenchFlags<O extends Options>(script: string, options: O): R
     process.exit(2);
   }
 }
+
+/** A flag value the script cannot use: one line saying what it takes, and exit 2 (as a malformed flag). */
+export function refuseFlag(script: string, message: string): never {
+  process.stderr.write(`${script}: ${message}\n`);
+  process.exit(2);
+}
