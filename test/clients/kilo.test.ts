@@ -25,10 +25,14 @@ describe("Kilo CLI 7.7.7 on qtc serve", () => {
         // As `kilo run` itself advises for autonomous use: a tool whose permission is "ask" (its memory recall, a
         // path outside the workspace) is otherwise auto-rejected and not run.
         runFlags: ["--auto"],
-        // Kilo checks board_post's `body` as non-empty, a rule its declared schema (`{"type": "string"}`) does not
-        // state, so a call valid against what it declared can be refused by Kilo itself: a random-weights model
-        // that picks it with body "" failed this test (1 of 2 runs of the rehearsal). A user turns it off like this.
-        toolsOff: ["board_post"],
+        // Tools whose rules go beyond the schema Kilo declares, so a call valid against what it sent can be refused
+        // by Kilo itself ("was called with invalid arguments"). board_post checks `body` as non-empty (declared
+        // `{"type": "string"}`: 1 of 2 rehearsal runs failed on body ""). Three carry a filter its JSON Schema
+        // leaves out (Effect's `makeFilter`, read in the 7.7.7 binary): cancel_wakeup needs `id` when action is
+        // "cancel" (declared optional: CI stop 60 failed on `{"action":"cancel"}`), background_process needs
+        // `command` for "start" and `id` for the others, agent_manager ties worktreeID to mode "local". Off, as a
+        // user turns a tool off.
+        toolsOff: ["board_post", "cancel_wakeup", "background_process", "agent_manager"],
       },
       qtc,
     );
