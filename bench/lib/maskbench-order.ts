@@ -1,5 +1,6 @@
 // Owns: spelling a MaskBench instance the way qwen's grammar writes it: canonical JSON with each object's keys in
-// the schema's order (listed properties first, in the order lowering merges them; other keys after, as given).
+// the schema's order (listed properties first, in the order lowering merges them; then required names no property
+// lists; other keys after, as given).
 
 import { canonicalJson, jsonString, JSON_SPELLING } from "../../dist/grammar/canonical-json.js";
 import { typeAccepts } from "../../dist/grammar/schema-nodes.js";
@@ -65,7 +66,17 @@ function members(root: unknown, schema: unknown, value: Obj, depth: number): Map
     if (score > bestScore) [best, bestScore] = [m, score];
   }
   if (best) for (const [k, v] of best) for (const x of v) add(k, x);
+  // Required names no property lists come after the listed ones, in `required`'s order (as lower-object.ts writes them).
+  if (depth === 0) for (const k of requiredNames(root, s, 0)) if (!out.has(k)) add(k, unlistedSchema(s, k));
   return out;
+}
+
+/** The names `required` lists in `s` and its allOf parts (through `$ref`s), in order. */
+function requiredNames(root: unknown, schema: unknown, depth: number): string[] {
+  const s = follow(root, schema);
+  if (!isObj(s) || depth > 16) return [];
+  const own = Array.isArray(s.required) ? s.required.filter((k): k is string => typeof k === "string") : [];
+  return [...own, ...(Array.isArray(s.allOf) ? s.allOf : []).flatMap((part) => requiredNames(root, part, depth + 1))];
 }
 
 /**

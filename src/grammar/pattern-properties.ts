@@ -17,6 +17,7 @@ import { disjointByFirst, patternAlphabet, patternFirst } from "./regex-first.js
 import { complement, intersect, normalizeRanges } from "./regex.js";
 import { pointer, unsupported } from "./schema-keywords.js";
 import { patternWithout } from "./pattern-except.js";
+import { languagesDisjoint, type Nfa, patternNfa } from "./regex-overlap.js";
 
 /** Patterns that match every key the extra-key rule spells (printable ASCII, no newline, not empty). */
 const UNIVERSAL = new Set(["", ".*", "^.*$", ".+", "^.+$", "^.*", ".*$", "^.+", ".+$", "(.*)", "^(.*)$", "^(.+)$", "[\\s\\S]*", "^[\\s\\S]*$"]);
@@ -68,12 +69,19 @@ function hasAlternation(p: string): boolean {
   return false;
 }
 
-/** Whether no key matches both patterns: distinct literal prefixes or first characters (false when unsure). */
-function disjointPatterns(a: string, b: string): boolean {
+/**
+ * Whether no key matches both patterns: distinct literal prefixes or first characters, else a search of both
+ * automata (`^contacts:[0-3]:surName$` and `^contacts:[0-3]:isSirtfiSecurityContact$` share their prefix but no
+ * key; taken as overlapping, their string and boolean values merged into none and both patterns' keys were lost).
+ * False when unsure. `nfa` builds (and may cache) a pattern's automaton.
+ */
+function disjointPatterns(a: string, b: string, nfa: (p: string) => Nfa | undefined): boolean {
   const x = literalPrefix(a);
   const y = literalPrefix(b);
   const n = Math.min(x.length, y.length);
-  return (n > 0 && x.slice(0, n) !== y.slice(0, n)) || disjointByFirst(a, b);
+  if ((n > 0 && x.slice(0, n) !== y.slice(0, n)) || disjointByFirst(a, b)) return true;
+  const [na, nb] = [nfa(a), nfa(b)];
+  return na !== undefined && nb !== undefined && languagesDisjoint(na, nb);
 }
 
 /**
@@ -116,6 +124,8 @@ export function planPatterns(patterns: Record<string, unknown>, listedNames: rea
     : anyUniversal ? { allOf: all } : open ? { allOf: [extra ?? true, ...all] } : undefined;
   /** The schemas of every pattern a key matches, in the order they are listed. */
   const schemasMatching = (name: string) => entries.filter((e) => e.re.test(name)).map((e) => e.schema);
+  const nfas = new Map<string, Nfa | undefined>();
+  const nfaOf = (p: string) => (nfas.has(p) ? nfas.get(p) : nfas.set(p, patternNfa(p)).get(p));
   const keyed: PatternPlan["keyed"] = [];
   for (const e of entries) {
     if (e.universal) continue;
@@ -129,7 +139,7 @@ export function planPatterns(patterns: Record<string, unknown>, listedNames: rea
       if (without === undefined) return unsupported(at, `a listed property matches the patternProperties pattern ${JSON.stringify(e.pattern)}, and its other keys cannot be spelled apart from the listed names (additionalProperties false)`);
       keys = without;
     }
-    const overlapping = entries.filter((o) => o !== e && !disjointPatterns(e.pattern, o.pattern)).map((o) => o.schema);
+    const overlapping = entries.filter((o) => o !== e && !disjointPatterns(e.pattern, o.pattern, nfaOf)).map((o) => o.schema);
     keyed.push({ pattern: e.pattern, key: { type: "string", pattern: keys }, value: overlapping.length > 0 ? { allOf: [e.schema, ...overlapping] } : e.schema });
     // A pattern that is a plain word (`hipchat`) also gets that very key, with the schemas of exactly the patterns
     // that match it: exact where the pattern's other keys (`xhipchat-github`) must satisfy every overlapping one.

@@ -225,6 +225,12 @@ function pointsOfFirst(x: Nfa, a: readonly number[], y: Nfa, b: readonly number[
   return [...cuts].filter((cp) => inRanges(ra, cp));
 }
 
+/** The NFA of a pattern as JSON Schema searches with it; undefined when it does not parse or is past the bounds. */
+export function patternNfa(pattern: string): Nfa | undefined {
+  const parsed = parsePattern(pattern);
+  return parsed.ok ? languageNfa({ t: "pattern", pattern: parsed.value }) : undefined;
+}
+
 /** Of two patterns, one whose strings the other holds all of (it stands for both); undefined when neither is proven. */
 export function narrowerPattern(a: string, b: string): string | undefined {
   const [pa, pb] = [parsePattern(a), parsePattern(b)];

@@ -17,6 +17,18 @@ describe("schemaOrdered", () => {
     expect(schemaOrdered({ E: "r3", N: "r1" }, schema)).toBe('{"N": "r1", "E": "r3"}');
   });
 
+  it("puts required names no property lists after the listed ones, in `required`'s order (allOf parts too), as the compiler writes them", async () => {
+    // MaskBench o12335 (pattern keys beside required `name:en`) and o29388 (a required name under a misspelled
+    // `parameters`) were counted as refusing a valid instance only because of this order.
+    const schema = { type: "object", properties: { a: {} }, patternProperties: { "^n:[a-z]{2}$": { type: "string" } }, required: ["n:en"], allOf: [{ required: ["t"] }] };
+    const text = schemaOrdered({ "n:nl": "y", t: true, a: 1, "n:en": "x" }, schema);
+    expect(text).toBe('{"a": 1, "n:en": "x", "t": true, "n:nl": "y"}');
+    const { compileSchema } = await import("../../src/grammar/index.js");
+    const { judgeTextWithGbnf } = await import("../../src/engine/text-judge.js");
+    const compiled = compileSchema(schema, { maxTokens: 512, unsupported: "strict" });
+    expect(compiled.ok && judgeTextWithGbnf(compiled.value.gbnf, text)).toBe("accepted");
+  });
+
   it("orders a member reached through $ref by its target", () => {
     const schema = { definitions: { from }, type: "object", properties: { from: { $ref: "#/definitions/from" } } };
     expect(schemaOrdered({ from: { baseImage: "u", alias: "x" } }, schema)).toBe('{"from": {"alias": "x", "baseImage": "u"}}');
