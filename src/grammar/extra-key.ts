@@ -3,6 +3,7 @@
 
 import { type CodeRange, charClass, literal, type RuleSet } from "./gbnf.js";
 import { complement, intersect } from "./regex.js";
+import { automatonAvoiding, exactly } from "./regex-dfa.js";
 
 /** Characters of an extra JSON key in the narrow set: printable ASCII but `"`, `<` and `\\`. */
 export const KEY_CHARS: readonly CodeRange[] = [
@@ -41,11 +42,17 @@ export interface KeyAvoid {
   leave?: readonly CodeRange[];
   /** Keys an extra key is never, as it is never a listed name (patterns of one key: `^billing_id$`). */
   words?: readonly string[];
+  /**
+   * Patterns an extra key matches none of, held by an automaton where neither its first character nor a character
+   * it leaves out tells every key apart (`additionalProperties` anywhere in the key, `_Localised$`). Only an
+   * unbounded key spells it (a bounded one is not written: fewer members, never an invalid one).
+   */
+  outside?: readonly string[];
 }
 
 /** Whether extra keys must avoid something (else they may match any pattern, or there is none). */
 export function avoidsAny(avoid: KeyAvoid | undefined): boolean {
-  return avoid !== undefined && (avoid.first.length > 0 || avoid.leave !== undefined || (avoid.words?.length ?? 0) > 0);
+  return avoid !== undefined && (avoid.first.length > 0 || avoid.leave !== undefined || (avoid.words?.length ?? 0) > 0 || (avoid.outside?.length ?? 0) > 0);
 }
 
 export interface ExtraKeyOptions {
@@ -68,6 +75,7 @@ export interface ExtraKeyOptions {
  * `o.avoid` says. Undefined when no key is left to spell.
  */
 export function extraKeyRule(rules: RuleSet, names: readonly string[], o: ExtraKeyOptions): string | undefined {
+  if (o.avoid?.outside) return o.most === Infinity ? automatonKeyRule(rules, names, o.kind, o.avoid.outside) : undefined;
   const wide = o.kind === "json" && o.wide && o.most === Infinity && !o.avoid;
   const chars = o.kind === "name" ? NAME_NEXT : wide ? [...KEY_CHARS, ...NON_ASCII] : KEY_CHARS;
   const first = intersect(o.kind === "name" ? NAME_FIRST : chars, complement(o.avoid?.first ?? []));
@@ -140,4 +148,25 @@ function leavingTail(rules: RuleSet, prefix: string, chars: readonly CodeRange[]
     return name;
   };
   return tail;
+}
+
+/** Every extra key of each kind, as a pattern: the narrow JSON key set (as KEY_CHARS), or a parameter name. */
+const KEY_TEXT = { json: "^[ -!#-;=-\\[\\]-~]+$", name: "^[A-Za-z_][0-9A-Za-z_]*$" } as const;
+
+/**
+ * The rule of an extra key that matches none of `avoided` and is none of `names`: one rule per state of the
+ * automaton, so one way to spell each key (unambiguous). Undefined when no key is left or the automaton is past
+ * its bounds.
+ */
+function automatonKeyRule(rules: RuleSet, names: readonly string[], kind: "json" | "name", avoided: readonly string[]): string | undefined {
+  const dfa = automatonAvoiding(KEY_TEXT[kind], [...avoided, ...names.map(exactly)]);
+  if (!dfa) return undefined;
+  const prefix = kind === "json" ? "key-outside" : "extra-key-outside";
+  // A state with no way on is an end (the automaton is trimmed): written as nothing, never as an empty rule.
+  const rule = dfa.moves.map((moves, s) => (moves.length > 0 ? rules.reserve(`${prefix}-${s}`) : undefined));
+  const after = (to: number) => (rule[to] === undefined ? "" : dfa.accept[to] ? `${rule[to]}?` : rule[to]);
+  dfa.moves.forEach((moves, s) => {
+    if (rule[s]) rules.define(rule[s], moves.map((m) => `${charClass(m.ranges)} ${after(m.to)}`.trim()).join(" | "));
+  });
+  return rule[0];
 }

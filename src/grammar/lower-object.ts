@@ -49,11 +49,11 @@ function lowerMembers(cx: LowerContext, s: JsonSchema, path: string, hint: strin
     const sub = also ? { allOf: [own, ...also] } : own;
     const r = cx.lower(sub, pointer(path, "properties", name), `${hint}-${name}`, depth + 1);
     if (!r.ok) return r;
-    const isNever = r.value.k === "union" && r.value.options.length === 0;
+    const never = isNever(r.value);
     // A required member no value satisfies makes the object unsatisfiable (the compile names it); an optional
     // one is never written, but stays listed so that no extra key spells its name (`"a": false` beside
     // additionalProperties would otherwise admit any "a").
-    props.push({ name, node: r.value, required: required.has(name), ...(isNever ? { never: true } : {}) });
+    props.push({ name, node: r.value, required: required.has(name), ...(never ? { never: true } : {}) });
   }
   for (const name of required) {
     if (name in listed) continue;
@@ -136,6 +136,25 @@ function fewerMembers(cx: LowerContext, s: JsonSchema, props: readonly Prop[], p
   return ok(cx.node(path, hint, { k: "union", options }));
 }
 
+/** Whether a lowered node admits no value by its form (the empty union `never` makes). */
+function isNever(n: Node): boolean {
+  return n.k === "union" && n.options.length === 0;
+}
+
+/** Every JSON type: a `not` of all of them admits no value (MaskBench's "disallowed" definitions). */
+const EVERY_TYPE = ["array", "boolean", "null", "number", "object", "string"];
+
+/** Whether a schema (through its `$ref`) admits no value by its form alone: `false`, `not: {}`, or `not` every type. */
+function admitsNothing(cx: LowerContext, schema: unknown, at: string): boolean {
+  const r = cx.resolvePart(schema, at);
+  if (!r.ok) return false;
+  if (r.value === false) return true;
+  const not = isObject(r.value) ? r.value.not : undefined;
+  if (not === true || (isObject(not) && Object.keys(not).length === 0)) return true;
+  const types = isObject(not) && Object.keys(not).length === 1 && Array.isArray(not.type) ? not.type : [];
+  return EVERY_TYPE.every((t) => types.includes(t));
+}
+
 /**
  * patternProperties (see pattern-properties.ts): the listed members' extra schemas, the extra-key value
  * (replacing `extra`: null when no spelled key is admitted), and each pattern's key and value nodes. A pattern
@@ -154,9 +173,9 @@ function lowerPatterns(
 ): Result<{ listed: Map<string, unknown[]>; spelled: Node | null; avoid: KeyAvoid; keys: { key: Node; value: Node }[]; required: (name: string) => unknown }> {
   const ap = s.additionalProperties;
   const closed = ap === false || (ap === undefined && extra === null);
-  const plan = planPatterns(s.patternProperties as Record<string, unknown>, listed, closed ? false : ap, path, avoidPatterns);
-  if ("code" in plan) return err(plan);
   const at = pointer(path, "patternProperties");
+  const plan = planPatterns(s.patternProperties as Record<string, unknown>, listed, closed ? false : ap, path, avoidPatterns, (schema) => admitsNothing(cx, schema, at));
+  if ("code" in plan) return err(plan);
   let spelled: Node | null = null;
   if (plan.spelled !== undefined) {
     const r = cx.lower(plan.spelled, at, `${hint}-extra`, depth + 1);
@@ -167,7 +186,10 @@ function lowerPatterns(
   for (const [i, k] of plan.keyed.entries()) {
     const key = cx.lower(k.key, pointer(at, k.pattern), `${hint}-key-${i + 1}`, depth + 1);
     const value = key.ok ? cx.lower(k.value, pointer(at, k.pattern), `${hint}-pattern-${i + 1}`, depth + 1) : key;
-    if (key.ok && value.ok) keys.push({ key: key.value, value: value.value });
+    // A pattern whose keys no value fits adds no member (and would still be charged its key's length).
+    if (key.ok && value.ok) {
+      if (!isNever(value.value)) keys.push({ key: key.value, value: value.value });
+    }
     // Extra keys that avoid the patterns do not cover this one's keys: plan again with keys that may match it.
     else if (avoidsAny(plan.avoid)) return lowerPatterns(cx, s, path, hint, depth, listed, extra, false);
     else if (spelled === null) return key.ok && !value.ok ? value : err(unsupported(at, `patternProperties ${JSON.stringify(k.pattern)}: ${key.ok ? "" : key.error.message}`));

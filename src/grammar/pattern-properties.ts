@@ -51,6 +51,12 @@ function literalPrefix(p: string): string {
   return out;
 }
 
+/** The words a pattern of a few whole words (`^(relationships|links)$`, `^id$`) matches; undefined for another. */
+function wordsOf(p: string): string[] | undefined {
+  const words = /^\^(?:\((?:\?:)?([A-Za-z0-9_-]+(?:\|[A-Za-z0-9_-]+)*)\)|([A-Za-z0-9_-]+))\$$/.exec(p);
+  return words ? (words[1] ?? words[2]!).split("|") : undefined;
+}
+
 /** The word a pattern of letters, digits, `_` and `-` alone spells (it matches every key holding it). */
 function plainWord(p: string): string | undefined {
   return /^[A-Za-z0-9_-]+$/.test(p) ? p : undefined;
@@ -87,9 +93,17 @@ function disjointPatterns(a: string, b: string, nfa: (p: string) => Nfa | undefi
 /**
  * The plan for one object schema's `patternProperties`. `extra`: additionalProperties (undefined when absent and
  * extra members follow JSON Schema, false when they are closed). `avoidPatterns`: let extra keys avoid the
- * patterns where they can (false: they may match any pattern). Default: true.
+ * patterns where they can (false: they may match any pattern). Default: true. `forbids`: whether a pattern's
+ * schema admits no value (default: the schema `false`).
  */
-export function planPatterns(patterns: Record<string, unknown>, listedNames: readonly string[], extra: unknown, path: string, avoidPatterns = true): PatternPlan | QtcError {
+export function planPatterns(
+  patterns: Record<string, unknown>,
+  listedNames: readonly string[],
+  extra: unknown,
+  path: string,
+  avoidPatterns = true,
+  forbids: (schema: unknown) => boolean = (schema) => schema === false,
+): PatternPlan | QtcError {
   const at = pointer(path, "patternProperties");
   const entries: { pattern: string; schema: unknown; re: { test(s: string): boolean }; universal: boolean }[] = [];
   for (const [pattern, schema] of Object.entries(patterns)) {
@@ -115,7 +129,13 @@ export function planPatterns(patterns: Record<string, unknown>, listedNames: rea
   // Keys the extra-key rule spells: they match a universal pattern (so additionalProperties never applies), or
   // they may match any pattern and must satisfy additionalProperties too.
   const open = extra !== false;
-  const avoid = avoidPatterns && matchedByListed.size === 0 ? avoidance(entries.filter((e) => !e.universal).map((e) => e.pattern)) : undefined;
+  const others = entries.filter((e) => !e.universal);
+  const avoidable = avoidPatterns && matchedByListed.size === 0;
+  // A pattern whose keys may never be written, merged into every extra key that may match it, leaves extra keys no
+  // value at all (MaskBench o27790: `.*` beside a pattern `additionalProperties` of `false` admitted only `{}`;
+  // o4179, `_Localised$` of a `not` of every type): there, extra keys avoid the patterns by an automaton.
+  const byAutomaton = others.some((e) => forbids(e.schema)) ? { first: [], outside: others.map((e) => e.pattern) } : undefined;
+  const avoid = avoidable ? (avoidance(others.map((e) => e.pattern)) ?? byAutomaton) : undefined;
   const universal = entries.filter((e) => e.universal).map((e) => e.schema);
   // Keys that avoid every other pattern get only what applies to them: the universal patterns' schemas, else
   // additionalProperties (exact); keys that may match any pattern must satisfy them all (a subset).
@@ -128,7 +148,8 @@ export function planPatterns(patterns: Record<string, unknown>, listedNames: rea
   const nfaOf = (p: string) => (nfas.has(p) ? nfas.get(p) : nfas.set(p, patternNfa(p)).get(p));
   const keyed: PatternPlan["keyed"] = [];
   for (const e of entries) {
-    if (e.universal) continue;
+    // A pattern whose keys may never be written spells none (extra keys avoid it, or satisfy its schema: none do).
+    if (e.universal || forbids(e.schema)) continue;
     let keys = e.pattern;
     if (matchedByListed.has(e.pattern)) {
       // Its keys could repeat a listed name; the extra-key rule (which never does) covers them, if it is on.
@@ -139,8 +160,16 @@ export function planPatterns(patterns: Record<string, unknown>, listedNames: rea
       if (without === undefined) return unsupported(at, `a listed property matches the patternProperties pattern ${JSON.stringify(e.pattern)}, and its other keys cannot be spelled apart from the listed names (additionalProperties false)`);
       keys = without;
     }
-    const overlapping = entries.filter((o) => o !== e && !disjointPatterns(e.pattern, o.pattern, nfaOf)).map((o) => o.schema);
-    keyed.push({ pattern: e.pattern, key: { type: "string", pattern: keys }, value: overlapping.length > 0 ? { allOf: [e.schema, ...overlapping] } : e.schema });
+    let overlapping = entries.filter((o) => o !== e && !disjointPatterns(e.pattern, o.pattern, nfaOf));
+    // Keys a pattern of a few words bans (`^(relationships|links)$` of `not: {}`, MaskBench o366) are taken out of
+    // this pattern's keys, rather than merged into all of them (no value at all).
+    const banned = overlapping.filter((o) => forbids(o.schema) && wordsOf(o.pattern) !== undefined);
+    if (banned.length > 0) {
+      const without = patternWithout(keys, banned.flatMap((o) => wordsOf(o.pattern)!).filter((w) => e.re.test(w)));
+      if (without === null) continue;
+      if (without !== undefined) [keys, overlapping] = [without, overlapping.filter((o) => !banned.includes(o))];
+    }
+    keyed.push({ pattern: e.pattern, key: { type: "string", pattern: keys }, value: overlapping.length > 0 ? { allOf: [e.schema, ...overlapping.map((o) => o.schema)] } : e.schema });
     // A pattern that is a plain word (`hipchat`) also gets that very key, with the schemas of exactly the patterns
     // that match it: exact where the pattern's other keys (`xhipchat-github`) must satisfy every overlapping one.
     const word = plainWord(e.pattern);

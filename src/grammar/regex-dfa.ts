@@ -401,3 +401,31 @@ export function patternOutside(pattern: string): string | null | undefined {
   const outside = outsideLanguage({ t: "pattern", pattern: p.value });
   return outside && patternSource(outside);
 }
+
+/** A name as a pattern that matches exactly it. */
+export function exactly(name: string): string {
+  return `^${name.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")}$`;
+}
+
+/** A trimmed, minimized automaton a grammar writer reads: state 0 starts; a state's moves take disjoint ranges. */
+export type StringAutomaton = Readonly<Dfa>;
+
+/**
+ * The strings `within` matches that no pattern of `avoided` matches (as JSON Schema searches), as an automaton:
+ * null when there are none; undefined when past the bounds (this module's caps and the compile's budget).
+ */
+export function automatonAvoiding(within: string, avoided: readonly string[]): StringAutomaton | null | undefined {
+  const own = parsePattern(within);
+  // One pattern's top-level alternatives are a union: joined, the avoided patterns cost one complement.
+  const union = parsePattern(avoided.join("|"));
+  if (!own.ok || !union.ok || avoided.length === 0) return undefined;
+  try {
+    const [x, y] = [automaton({ t: "pattern", pattern: own.value }), automaton({ t: "pattern", pattern: union.value })];
+    if (!x || !y) return undefined;
+    const live = trimmed(intersection(x, complementOf(y)));
+    return live ? minimized(live) : null;
+  } catch (e) {
+    if (e instanceof TooLarge) return undefined;
+    throw e;
+  }
+}

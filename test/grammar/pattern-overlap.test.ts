@@ -21,3 +21,30 @@ describe("pattern keys told apart by their automata (issue 49)", () => {
     expect(plan.keyed.find((k) => k.pattern === "^d")?.value).toEqual({ type: "integer" });
   });
 });
+
+// A pattern whose schema admits no value bans its keys: merged into every key that might match it, it left those
+// keys no value at all. Extra keys now avoid the patterns by an automaton where no first character tells them
+// apart, and a pattern of a few banned words is taken out of the others' keys.
+describe("pattern keys a pattern bans (issue 49)", () => {
+  it("`.*` beside a pattern of false matched anywhere in the key (MaskBench o27790)", async () => {
+    const schema = { type: "object", patternProperties: { ".*": { type: "array", items: { type: "string" } }, additionalProperties: false }, additionalProperties: false };
+    await admitsExactlyValid(schema, [{}, { tray1: ["a"] }, { a: [], b: ["x"] }, { a: 1 }, { additionalProperties: [] }, { xadditionalPropertiesy: [] }, { additionalPropertie: [] }]);
+  });
+
+  it("open extra keys beside a suffix of `not` every type, through a $ref (MaskBench o4179)", async () => {
+    const schema = {
+      type: "object",
+      definitions: { disallowed: { not: { type: ["array", "boolean", "integer", "number", "null", "object", "string"] } } },
+      properties: { event: { type: "string" }, Fine: { $ref: "#/definitions/disallowed" } },
+      patternProperties: { "^(Materials|Signals)$": { type: "array" }, "_Localised$": { $ref: "#/definitions/disallowed" } },
+      additionalProperties: true,
+    };
+    await admitsExactlyValid(schema, [{}, { event: "x", StationName: "L" }, { Materials: [1] }, { Materials: 1 }, { Name_Localised: "x" }, { _Localised: 1 }, { Fine: 1 }, { Name_Localisedx: 2 }]);
+  });
+
+  it("a pattern of banned words is taken out of a wider pattern's keys (MaskBench o366)", async () => {
+    // o366's `^\w[-\w_]*$`, bounded so that its keys' longest spelling fits this test's 256-byte budget.
+    const schema = { type: "object", patternProperties: { "^\\w[-\\w_]{0,15}$": { type: "integer" }, "^(relationships|links)$": { not: {} } }, additionalProperties: false };
+    await admitsExactlyValid(schema, [{}, { title: 1 }, { title: "x" }, { links: 1 }, { relationships: 2 }, { link: 3, linksx: 4 }, { "-a": 1 }]);
+  });
+});
