@@ -3,7 +3,7 @@
 
 import { err, ok, type Result } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
-import { isObject, pointer, refTarget, unsupported } from "./schema-keywords.js";
+import { EVERY_TYPE, isObject, pointer, refTarget, unsupported } from "./schema-keywords.js";
 import { avoidsAny, type KeyAvoid } from "./extra-key.js";
 import { planPatterns } from "./pattern-properties.js";
 import { MIN_EXTRA_MEMBERS } from "./not-values.js";
@@ -141,10 +141,10 @@ function isNever(n: Node): boolean {
   return n.k === "union" && n.options.length === 0;
 }
 
-/** Every JSON type: a `not` of all of them admits no value (MaskBench's "disallowed" definitions). */
-const EVERY_TYPE = ["array", "boolean", "null", "number", "object", "string"];
-
-/** Whether a schema (through its `$ref`) admits no value by its form alone: `false`, `not: {}`, or `not` every type. */
+/**
+ * Whether a schema (through its `$ref`) admits no value by its form alone: `false`, `not: {}`, or `not` every type
+ * (MaskBench's "disallowed" definitions).
+ */
 function admitsNothing(cx: LowerContext, schema: unknown, at: string): boolean {
   const r = cx.resolvePart(schema, at);
   if (!r.ok) return false;

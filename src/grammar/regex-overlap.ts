@@ -233,9 +233,7 @@ export function patternNfa(pattern: string): Nfa | undefined {
 
 /** Of two patterns, one whose strings the other holds all of (it stands for both); undefined when neither is proven. */
 export function narrowerPattern(a: string, b: string): string | undefined {
-  const [pa, pb] = [parsePattern(a), parsePattern(b)];
-  if (!pa.ok || !pb.ok) return undefined;
-  const [na, nb] = [languageNfa({ t: "pattern", pattern: pa.value }), languageNfa({ t: "pattern", pattern: pb.value })];
+  const [na, nb] = [patternNfa(a), patternNfa(b)];
   if (!na || !nb) return undefined;
   if (languageIncluded(na, nb)) return a;
   if (languageIncluded(nb, na)) return b;

@@ -290,7 +290,8 @@ const lcm = (a: number, b: number) => (a / gcd(a, b)) * b;
  * undefined when neither is built.
  */
 const bothPatterns = (a: string, b: string) => narrowerPattern(a, b) ?? patternOfBoth(a, b);
-const EVERY_TYPE = ["null", "boolean", "object", "array", "number", "string"];
+/** Every JSON type (`integer` is inside `number`). */
+export const EVERY_TYPE = ["null", "boolean", "object", "array", "number", "string"];
 const NOT_STRING = EVERY_TYPE.filter((t) => t !== "string");
 
 export function mergeSchemas(a: JsonSchema, b: JsonSchema, bPath: string): Result<JsonSchema> {
