@@ -18,8 +18,7 @@ import { readQwen35Vocab } from "../../dist/model/qwen35-vocab.js";
 import { readSyntheticInfo } from "../../dist/model/synthetic.js";
 import { readVocabulary, type ModelVocabulary } from "../../dist/model/vocabulary.js";
 import { mismatchedTag } from "../../dist/runtime/format-vocab.js";
-import { keyGuardFor } from "../../dist/runtime/call-grammar.js";
-import { KeyGuard, KeyVocab, type KeyTracker } from "../../dist/runtime/semantic-guard.js";
+import { KeyGuard, KeyVocab, SemanticMatcher, semanticStateFor, type KeyTracker } from "../../dist/engine/semantic/index.js";
 import type { JsonSchema, ToolDefinition } from "../../dist/tools/types.js";
 import { costStats, decodeTimes, llamaCost, qtcCost, quantile, TOKEN_COST_DEFAULTS, tokenCostLists, toolGrammarOf, xgrammarCost, type EngineCost, type EngineName, type TokenCostRow } from "./grammar-token-cost.js";
 import { selectSchemaFiles } from "./maskbench-data.js";
@@ -111,7 +110,7 @@ async function xgrammarSession(v: CostVocabulary): Promise<XgrammarSession> {
 interface CostGrammar {
   matcher: MatcherGrammar;
   ebnf: { ok: true; value: string } | { ok: false; why: string };
-  /** The runtime's semantic guard for a walk of this grammar (keys, distinct items), on a vocabulary's texts. */
+  /** The engine's semantic state for a walk of this grammar (keys, distinct items), on a vocabulary's texts. */
   semantic: (vocab: KeyVocab) => KeyTracker | undefined;
 }
 
@@ -166,7 +165,7 @@ function toolGrammar(list: Pick<CostList, "tools" | "xgMaxLength">, format: Tool
   const xg = compileXgrammar(list.tools, { format, toolChoice: "required", maxTokens: o.maxTokens });
   const ebnf = xg.ok && list.xgMaxLength !== undefined ? boundedStringEbnf(xg.value.ebnf, list.xgMaxLength) : xg.ok ? xg.value.ebnf : undefined;
   const matcher = toolGrammarOf(list.tools, o.maxTokens, format);
-  return { matcher, ebnf: ebnf !== undefined ? { ok: true, value: ebnf } : { ok: false, why: xg.ok ? "" : xg.error.code }, semantic: (kv) => keyGuardFor(format, matcher.tools, kv) };
+  return { matcher, ebnf: ebnf !== undefined ? { ok: true, value: ebnf } : { ok: false, why: xg.ok ? "" : xg.error.code }, semantic: (kv) => semanticStateFor(format, matcher.tools, kv) };
 }
 
 /** The MaskBench sample: each schema compiled once as bench:maskbench compiles it (GBNF; xgrammar's dialect beside). */
@@ -229,7 +228,14 @@ async function engineRun(engine: EngineName, v: CostVocabulary, profile: boolean
     const shared = new EngineVocab(tables, trie!, tokenizeText);
     const keyVocab = new KeyVocab(tables.texts);
     return {
-      walk: async (g, o) => qtcCost(g.matcher, o.fresh ? shared.withEmptyGrammarCache() : shared, { ...o, profile, semantic: () => g.semantic(keyVocab) }),
+      walk: async (g, o) => qtcCost(g.matcher, o.fresh ? shared.withEmptyGrammarCache() : shared, {
+          ...o,
+          profile,
+          semantic: (inner, vocab) => {
+            const state = g.semantic(keyVocab);
+            return state ? SemanticMatcher.wrap(inner, state, keyVocab, vocab) : inner;
+          },
+        }),
       dispose: () => undefined,
     };
   }

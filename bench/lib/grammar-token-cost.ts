@@ -11,11 +11,10 @@ import type { XgrammarSession } from "../../dist/engines/xgrammar-check.js";
 import type { CompiledGrammar } from "../../dist/grammar/types.js";
 import type { ToolCallFormat } from "../../dist/formats/index.js";
 import type { EngineVocab } from "../../dist/engine/engine-vocab.js";
-import { allows, listedTokens, type MatcherGrammar, type NextTokens } from "../../dist/engine/matcher.js";
-import { clearBit } from "../../dist/engine/token-bits.js";
+import { allows, type Matcher, type MatcherGrammar, type NextTokens } from "../../dist/engine/matcher.js";
 import { QtcMatcher } from "../../dist/engine/qtc-matcher.js";
 import { BudgetGuard } from "../../dist/runtime/budget-guard.js";
-import type { KeyTracker } from "../../dist/runtime/semantic-guard.js";
+import { SemanticMatcher } from "../../dist/engine/semantic/index.js";
 import type { ToolDefinition } from "../../dist/tools/types.js";
 
 export const TOKEN_COST_DEFAULTS = Object.freeze({
@@ -134,17 +133,6 @@ export function pickNext(next: NextTokens, vocabSize: number, random: () => numb
   return undefined;
 }
 
-/** The mask less what the semantic guard bans. */
-function withBans(next: NextTokens, banned: readonly number[]): NextTokens {
-  if (banned.length === 0) return next;
-  const out = new Set(banned);
-  if (next.kind === "set") return { kind: "set", tokens: next.tokens.filter((t) => !out.has(t)) };
-  const allowed = next.allowed.slice();
-  let count = next.count;
-  for (const t of out) if (t >= 0 && t < next.vocabSize) count -= clearBit(allowed, t);
-  return { ...next, allowed, count };
-}
-
 /** The tools' grammar (tool choice required, so every tool is in it) in `format`. */
 export const toolGrammarOf = (tools: readonly ToolDefinition[], maxTokens: number, format: ToolCallFormat | "hermes" = "hermes"): CompiledGrammar => {
   const g = compileToolGrammar(tools, { format, toolChoice: "required", maxTokens });
@@ -159,7 +147,7 @@ export const toolGrammarOf = (tools: readonly ToolDefinition[], maxTokens: numbe
 export function qtcCost(
   grammar: MatcherGrammar,
   vocab: EngineVocab,
-  o: { walks: number; maxTokens: number; profile?: boolean; seed?: number; semantic?: () => KeyTracker | undefined },
+  o: { walks: number; maxTokens: number; profile?: boolean; seed?: number; semantic?: (grammar: QtcMatcher, vocab: EngineVocab) => Matcher },
 ): EngineCost {
   const t0 = performance.now();
   const first = QtcMatcher.create(grammar, vocab);
@@ -174,10 +162,11 @@ export function qtcCost(
   for (let w = 0; w < o.walks; w++) {
     collectGarbage();
     const random = rng((o.seed ?? 100) + w);
-    const m = QtcMatcher.create(grammar, vocab);
+    const inner = QtcMatcher.create(grammar, vocab);
+    // The engine's matcher as a turn runs it: with the call's semantic state (keys, distinct items) where it has one.
+    const m = o.semantic?.(inner, vocab) ?? inner;
+    const semanticMs = () => (m instanceof SemanticMatcher ? m.semanticMs : 0);
     const guard = new BudgetGuard(m);
-    // The runtime's semantic guard (keys, distinct items) as a turn runs it: asked for bans, fed the text taken.
-    const keys = o.semantic?.();
     let used = 0;
     while (used < o.maxTokens) {
       const t = performance.now();
@@ -187,31 +176,30 @@ export function qtcCost(
       const close = guard.check(o.maxTokens - used);
       if (close) break;
       const t2 = performance.now();
-      const allowed = m.nextTokens();
+      const s0 = semanticMs();
+      const next = m.nextTokens();
       const t3 = performance.now();
-      const next = keys?.mayBan ? withBans(allowed, keys.banned(m, listedTokens(allowed))) : allowed;
-      const t3a = performance.now();
+      const s1 = semanticMs();
       // Sampling is the model's work, not the grammar's: the pick stays outside the timed parts.
       const pick = pickNext(next, vocabSize, random);
       if (pick === undefined || (eogTokens.includes(pick) && m.canBeNext(pick))) break;
-      const before = m.replaced;
+      const before = inner.replaced;
       const t3b = performance.now();
+      const s2 = semanticMs();
       const taken = m.takeSampled(pick);
       used += taken.length;
-      const t4fed = performance.now();
-      keys?.feed(taken.map((t) => vocab.tables.texts[t] ?? "").join(""));
       const t4 = performance.now();
-      const us = (t3a - t + (t4 - t3b)) * 1000;
+      const us = (t3 - t + (t4 - t3b)) * 1000;
       costs.push(us);
-      semantic.push((t3a - t3 + (t4 - t4fed)) * 1000);
+      semantic.push((s1 - s0 + (semanticMs() - s2)) * 1000);
       if (o.profile && us > TOKEN_COST_DEFAULTS.targetP99Us) {
-        const parts: [Phase, number][] = [["forced", t1 - t], ["guard", t2 - t1], ["mask", t3 - t2], ["semantic", t3a - t3], ["take", t4 - t3b]];
+        const parts: [Phase, number][] = [["forced", t1 - t], ["guard", t2 - t1], ["mask", t3 - t2 - (s1 - s0)], ["semantic", s1 - s0 + (semanticMs() - s2)], ["take", t4 - t3b]];
         const [phase] = parts.reduce((a, b) => (b[1] > a[1] ? b : a));
-        const key = `${phase}${phase === "mask" ? ` (${next.kind})` : phase === "take" && m.replaced > before ? " (replaced)" : ""}`;
+        const key = `${phase}${phase === "mask" ? ` (${next.kind})` : phase === "take" && inner.replaced > before ? " (replaced)" : ""}`;
         slow[key] = (slow[key] ?? 0) + 1;
       }
     }
-    replaced += m.replaced;
+    replaced += inner.replaced;
   }
   return { costs, semantic, firstMaskMs, replaced, ...(o.profile ? { slow } : {}) };
 }

@@ -1,16 +1,15 @@
 // Owns: how MaskBench checks an instance against a compiled schema: the way the runtime constrains a call (qtc's
-// own engine, QtcMatcher, with the runtime's key guard beside it, token by token; the default), or with the
-// grammar alone (the engine's GrammarChecker; `--checker grammar`, for comparison).
+// own engine with the call's semantic state inside its matcher, SemanticMatcher, token by token; the default), or
+// with the grammar alone (the engine's GrammarChecker; `--checker grammar`, for comparison).
 
 import type { LlamaModel } from "node-llama-cpp";
 import { GrammarChecker, modelVocab } from "../../dist/model/grammar-checker.js";
 import type { CompiledSchema } from "../../dist/grammar/types.js";
 import type { EngineVocab } from "../../dist/engine/engine-vocab.js";
-import { listedTokens } from "../../dist/engine/matcher.js";
 import { createQtcMatcher, type QtcMatcher } from "../../dist/engine/qtc-matcher.js";
-import { KeyGuard, KeyVocab } from "../../dist/runtime/semantic-guard.js";
+import { KeyGuard, KeyVocab, SemanticMatcher } from "../../dist/engine/semantic/index.js";
 
-/** `qtc`: the runtime's engine and key guard (the default); `grammar`: the same engine, the grammar alone. */
+/** `qtc`: the runtime's engine with its semantic state (the default); `grammar`: the same engine, the grammar alone. */
 export type CheckerId = "qtc" | "grammar";
 export const CHECKERS: readonly CheckerId[] = ["qtc", "grammar"];
 
@@ -50,7 +49,7 @@ export async function createChecker(id: CheckerId, model: LlamaModel, engine: En
   return new QtcChecker(engine, compiled);
 }
 
-/** qtc's engine and the key guard, fed the instance's tokens as a turn feeds sampled ones. */
+/** qtc's engine with the semantic state, fed the instance's tokens as a turn feeds sampled ones. */
 class QtcChecker implements InstanceChecker {
   private readonly start: QtcMatcher;
 
@@ -62,20 +61,12 @@ class QtcChecker implements InstanceChecker {
   }
 
   checkText(text: string): { accepted: boolean } {
-    const { model, keys } = this.engine;
-    const tokens = model.tokenize(text, true);
-    const matcher = this.start.fork();
+    const { model, keys, vocab } = this.engine;
     const { unique } = this.compiled;
-    const guard = new KeyGuard(keys, unique && { kind: "value", plan: unique, shapes: unique.root });
-    for (const token of tokens) {
-      // Where the guard may ban (inside a key, between members, in an array of distinct items), ask it as the turn does before sampling.
-      if (guard.atKey || guard.afterMember || guard.watched()) {
-        const next = matcher.nextTokens();
-        if (guard.banned(matcher, listedTokens(next)).includes(token)) return { accepted: false };
-      }
-      if (!matcher.accept(token)) return { accepted: false };
-      if (guard.feed(model.detokenize([token], true))) return { accepted: false };
-    }
+    const state = new KeyGuard(keys, unique && { kind: "value", plan: unique, shapes: unique.root });
+    const matcher = SemanticMatcher.wrap(this.start.fork(), state, keys, vocab);
+    // Each token must be in the mask a turn samples from, then be taken (a key or an item completed twice is not).
+    for (const token of model.tokenize(text, true)) if (!matcher.canBeNext(token) || !matcher.accept(token)) return { accepted: false };
     return { accepted: matcher.canBeNext(this.engine.end) };
   }
 }

@@ -12,3 +12,4 @@ export { grammarSpecialTokens, planTokens, type ForcedPiece, type ForcedRun, typ
 export { judgeTextWithGbnf, TEXT_JUDGE_LIMITS, type TextVerdict } from "./text-judge.js";
 export { GbnfError, PROGRAM_LIMITS } from "./gbnf-program.js";
 export { EngineLimitError, POOL_LIMITS } from "./stack-pool.js";
+export { KeyGuard, KeyVocab, SemanticMatcher, semanticStateFor, type KeyTracker } from "./semantic/index.js";

@@ -34,6 +34,16 @@ export function bannedTokens(next: NextTokens & { kind: "bits" }): readonly numb
   return bannedIds(next.allowed, next.vocabSize);
 }
 
+/** Accept `tokens` in order up to the first one `accept` refuses; returns those accepted (what acceptAll does). */
+export function acceptInOrder(tokens: readonly number[], accept: (token: number) => boolean): number[] {
+  const accepted: number[] = [];
+  for (const t of tokens) {
+    if (!accept(t)) break;
+    accepted.push(t);
+  }
+  return accepted;
+}
+
 /** Tokens the grammar forces from here, and whether it can only end after them. */
 export interface Continuation {
   tokens: number[];

@@ -8,7 +8,7 @@ import { fail, internal, QtcException } from "../errors.js";
 import type { EngineVocab } from "./engine-vocab.js";
 import { GbnfError } from "./gbnf-program.js";
 import { planTokens, type ForcedPiece } from "./jump-forward.js";
-import type { Continuation, Matcher, MatcherGrammar, NextTokens } from "./matcher.js";
+import { acceptInOrder, type Continuation, type Matcher, type MatcherGrammar, type NextTokens } from "./matcher.js";
 import { DEAD, EngineLimitError, type StackPool, type StateId } from "./stack-pool.js";
 import { textMask } from "./text-mask.js";
 import { allowedTextTokens } from "./token-mask.js";
@@ -77,12 +77,7 @@ export class QtcMatcher implements Matcher {
   }
 
   acceptAll(tokens: readonly number[]): number[] {
-    const accepted: number[] = [];
-    for (const t of tokens) {
-      if (!this.accept(t)) break;
-      accepted.push(t);
-    }
-    return accepted;
+    return acceptInOrder(tokens, (t) => this.accept(t));
   }
 
   takeSampled(token: number): number[] {

@@ -304,7 +304,7 @@ function compileWithin(tools: readonly ToolDefinition[], o: Resolved): Result<Co
   for (const tool of selected) {
     if (!isDeclarableToolName(tool.name)) return err({ code: "invalid_tools", message: `tool name "${tool.name}" is not a valid function name` });
     const hint = `tool-${tool.name}-args`;
-    // The runtime's semantic guard holds uniqueItems beside every tool call (see src/runtime/semantic-guard.ts).
+    // The engine's matcher holds uniqueItems in every tool call through its semantic state (src/engine/semantic/).
     const lowered = lowerSchema(tool.parameters as JsonSchema, hint, ids, meter, { policy: o.unsupported, extraMembers: o.extraMembers, sites, tool: tool.name, guardedUnique: true });
     if (!lowered.ok) return err(toolError(tool.name, lowered.error));
     // Arguments spelled as tags are read by the parameter tags' rules: their names and raw strings (see xmlTyped).

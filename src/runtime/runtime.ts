@@ -25,7 +25,7 @@ import { reportingStrategy, type DecodePass } from "./decode-passes.js";
 import { StepGate } from "./step-gate.js";
 import { tokenizePrompt, tokenizePromptSliced } from "../model/prompt-tokens.js";
 import { runTurn, type TurnEnv, type TurnOutcome, type TurnPhases } from "./turn.js";
-import { KeyVocab } from "./semantic-guard.js";
+import { KeyVocab } from "../engine/semantic/index.js";
 import type { GenerateEvent, GenerateRequest, PreparedRequest } from "./types.js";
 import { PreparedRequests } from "./prepared-request.js";
 import { answerConstraintOf } from "./answer-request.js";

@@ -28,8 +28,6 @@ export class TurnOutput {
   constructor(
     model: LlamaModel,
     private readonly plan: TurnPlan,
-    /** Told the text of each addition (the key guard, under the grammar). */
-    private readonly onText: (text: string) => void,
     /** A text token's bytes (the vocabulary's); special tokens are spelled by the model. */
     textBytes: (token: number) => Uint8Array | undefined,
   ) {
@@ -60,7 +58,6 @@ export class TurnOutput {
     const text = this.detok.push(added);
     step.text += text;
     this.repeats?.push(added);
-    this.onText(text);
   }
 
   flush(): string {

@@ -10,7 +10,7 @@ import type { MatcherEnv } from "./matcher.js";
 import type { MaskedStep, StepMask } from "./probability-removed.js";
 import type { ResolvedRequest } from "./request.js";
 import type { TurnCounts } from "./result.js";
-import type { KeyVocab } from "./semantic-guard.js";
+import type { KeyVocab } from "../engine/semantic/index.js";
 import type { StepGate } from "./step-gate.js";
 import type { TokenTables } from "../engine/token-tables.js";
 

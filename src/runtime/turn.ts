@@ -78,7 +78,7 @@ class Turn {
     private readonly env: TurnEnv,
     private readonly plan: TurnPlan,
   ) {
-    this.out = new TurnOutput(env.model, plan, (text) => this.phase === "grammar" && this.call?.keys?.feed(text), (t) => env.matchers.engine.bytes(t));
+    this.out = new TurnOutput(env.model, plan, (t) => env.matchers.engine.bytes(t));
     this.start = turnStart(plan, env);
     this.phase = this.start.phase;
     this.bias = this.start.bias;
@@ -116,7 +116,7 @@ class Turn {
     else this.takeInGrammar(step, token);
     if (!this.finish && this.phase !== "think" && this.out.repeats?.tripped()) {
       // Under the grammar the value and the call close validly; free text ends.
-      const stop = this.out.repeats.stop(this.phase === "grammar" ? this.call?.closer : undefined);
+      const stop = this.out.repeats.stop(this.phase === "grammar" ? this.call?.matcher : undefined);
       this.out.force(step, stop.tokens);
       this.finish = stop.finish;
     }
@@ -175,7 +175,7 @@ class Turn {
   private takeInGrammar(step: Step, token: number): void {
     const { matcher } = this.call!;
     this.removed?.record(this.out.tokens.length, this.env.biases.maskOf?.(this.bias));
-    const taken = this.call!.take(token);
+    const taken = matcher.takeSampled(token);
     if (taken.length !== 1 || taken[0] !== token) step.fed = taken;
     this.out.add(step, taken, false);
     if (taken.includes(matcher.grammar.closeToken)) this.closedCall();

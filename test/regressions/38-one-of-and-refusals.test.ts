@@ -27,7 +27,7 @@ describe("issue 38: overlapping oneOf held exactly; what cannot be held is refus
   }
 
   test.each([
-    // uniqueItems over strings is held since issue 49 by the runtime's semantic guard (test/runtime/distinct-items.test.ts).
+    // uniqueItems over strings is held since issue 49 by the engine's semantic state (test/runtime/engine/distinct-items.test.ts).
     ["propertyNames by length", { type: "object", propertyNames: { maxLength: 3 } }, "/propertyNames"],
     ["contains beside uniqueItems", { type: "object", properties: { a: { type: "array", items: { type: "string" }, uniqueItems: true, contains: { const: "x" } } } }, "/properties/a/contains"],
     ["minProperties beside optional members", { type: "object", properties: { a: { type: "string" }, b: { type: "string" } }, minProperties: 2 }, "/minProperties"],

@@ -1,14 +1,14 @@
-// DistinctClosing: the closing of a call under the key guard writes distinct keys where the matcher's own closing
+// distinctClosing: the closing of a call under the key guard writes distinct keys where the matcher's own closing
 // spells the same shortest key each time (a minimum member count the grammar holds makes the closing write members).
 import type { Token } from "node-llama-cpp";
 import { describe, expect, test } from "vitest";
-import { compileToolGrammar } from "../../src/grammar/index.js";
-import { parse } from "../../src/parse/index.js";
-import { DistinctClosing } from "../../src/runtime/distinct-closing.js";
-import { QtcMatcher } from "../../src/engine/qtc-matcher.js";
-import { KeyGuard, KeyVocab } from "../../src/runtime/semantic-guard.js";
-import { normalizeTools } from "../../src/tools/index.js";
-import { useTinyVocab } from "../helpers/tiny-vocab.js";
+import { compileToolGrammar } from "../../../src/grammar/index.js";
+import { parse } from "../../../src/parse/index.js";
+import { distinctClosing } from "../../../src/engine/semantic/distinct-closing.js";
+import { QtcMatcher } from "../../../src/engine/qtc-matcher.js";
+import { KeyGuard, KeyVocab } from "../../../src/engine/semantic/key-guard.js";
+import { normalizeTools } from "../../../src/tools/index.js";
+import { useTinyVocab } from "../../helpers/tiny-vocab.js";
 
 const vocab = useTinyVocab();
 
@@ -16,7 +16,7 @@ const text = (tokens: readonly number[]) => vocab().model.detokenize(tokens as T
 const schema = { type: "object", additionalProperties: { type: "integer", minimum: 0, maximum: 9 }, minProperties: 6 };
 const tools = normalizeTools([{ name: "t", parameters: schema }]);
 
-describe("DistinctClosing", () => {
+describe("distinctClosing", () => {
   test("closes a call that still needs members with distinct keys; the matcher's own closing repeats one", () => {
     const compiled = compileToolGrammar(tools, { toolChoice: "required", maxTokens: 256, parallel: false });
     if (!compiled.ok) throw new Error(compiled.error.message);
@@ -30,7 +30,7 @@ describe("DistinctClosing", () => {
     const plain = parse(head + text(m.closing()!), { tools });
     expect(plain.errors.map((e) => e.reason)).toContain("duplicate_key");
 
-    const closing = new DistinctClosing(m, keys, keyVocab).closing()!;
+    const closing = distinctClosing(m, keys, keyVocab)!;
     const r = parse(head + text(closing), { tools });
     expect(r.errors).toEqual([]);
     const args = JSON.parse(r.calls[0]!.arguments) as Record<string, number>;

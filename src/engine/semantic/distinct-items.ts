@@ -2,9 +2,8 @@
 // an item the array has already, and those after which the grammar lets the item end only as one it has (a
 // look-ahead over the grammar's small allowed sets, as the key guard looks ahead for keys).
 
-import { valueKey } from "../grammar/schema-nodes.js";
-import { listedTokens } from "../engine/matcher.js";
-import type { NextTokens } from "./matcher.js";
+import { valueKey } from "../../grammar/schema-nodes.js";
+import { listedTokens, type NextTokens } from "../matcher.js";
 
 /** An array's items so far, where they must be distinct: completed ones (canonical values, spellings) and the open one. */
 export interface Items {

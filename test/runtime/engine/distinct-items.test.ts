@@ -5,10 +5,10 @@
 // stand-in (tool choice required, default options): every call is valid for ajv and its raw text repeats no item.
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { compileSchema, compileToolGrammar } from "../../src/grammar/index.js";
-import { createRuntime, type Runtime } from "../../src/index.js";
-import { KeyGuard, KeyVocab } from "../../src/runtime/semantic-guard.js";
-import { tinyModelPath, tinyQwen35ModelPath } from "../helpers/models.js";
+import { compileSchema, compileToolGrammar } from "../../../src/grammar/index.js";
+import { createRuntime, type Runtime } from "../../../src/index.js";
+import { KeyGuard, KeyVocab } from "../../../src/engine/semantic/key-guard.js";
+import { tinyModelPath, tinyQwen35ModelPath } from "../../helpers/models.js";
 
 const obj = (xs: Record<string, unknown>) => ({ type: "object", properties: { xs: { type: "array", uniqueItems: true, ...xs } }, required: ["xs"], additionalProperties: false });
 

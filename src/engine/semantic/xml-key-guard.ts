@@ -1,10 +1,11 @@
-// Owns: the key guard of a call whose arguments are tags (qwen3coder, Qwen3.5 XML): each parameter whose value is
+// Owns: the semantic state of a call whose arguments are tags (qwen3coder, Qwen3.5 XML): each parameter whose value is
 // JSON (an object, an array) gets a KeyGuard of its own for as long as that value is written, so no key is
-// completed twice in any object inside it, nor an item in an array whose items must be distinct. Parameter names need no guard: the grammar writes each at most once.
+// completed twice in any object inside it, nor an item in an array whose items must be distinct. Parameter names
+// need no state: the grammar writes each at most once.
 
-import type { XmlCallSpelling } from "../formats/index.js";
-import { type GrammarTool, shapesAtKey } from "../grammar/index.js";
-import { KeyGuard, type KeyProbe, type KeyTracker, type KeyVocab } from "./semantic-guard.js";
+import type { XmlCallSpelling } from "../../formats/index.js";
+import { type GrammarTool, shapesAtKey } from "../../grammar/index.js";
+import { KeyGuard, type KeyProbe, type KeyTracker, type KeyVocab } from "./key-guard.js";
 
 /** Most characters of markup kept to read a tag from (a tool or parameter name longer than this is not guarded). */
 const MARKUP_TAIL = 512;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { GrammarTool } from "../../src/grammar/index.js";
-import { KeyGuard, KeyVocab, type KeyProbe } from "../../src/runtime/semantic-guard.js";
-import { XmlKeyGuard } from "../../src/runtime/xml-key-guard.js";
+import type { GrammarTool } from "../../../src/grammar/index.js";
+import { KeyGuard, KeyVocab, type KeyProbe } from "../../../src/engine/semantic/key-guard.js";
+import { XmlKeyGuard } from "../../../src/engine/semantic/xml-key-guard.js";
 
 // A toy vocabulary and a toy grammar: keys are `k0`..`k2` (pattern ^k[0-2]$), spelled `k` then a digit then `"`.
 const TEXTS = ["k", "0", "1", "2", '"', '": ', "k0", ",", "}", ' "', "x"];

@@ -1,14 +1,14 @@
-// Owns: the semantic state beside the grammar of a JSON call body (hermes) or JSON argument: per open object the
-// keys already completed, per array whose items must be distinct the items already completed (distinct-items.ts
-// judges those), fed the call's text as it is accepted, and which candidate tokens must not come next because they
-// would complete a key or an item a second time (a context-free grammar cannot say "no key twice").
+// Owns: the semantic state of a JSON call body (hermes) or JSON argument, the part of the engine's matcher a
+// context-free grammar cannot hold: per open object the keys already completed, per array whose items must be
+// distinct the items already completed (distinct-items.ts judges those). Fed the call's text as its tokens are
+// accepted (SemanticMatcher reads them by their bytes), it answers which candidate tokens must not come next because
+// they would complete a key or an item a second time, or lead only to one.
 
-import { literalItems, mustBeDistinct, shapesAtItem, shapesAtKey, type UniquePlan } from "../grammar/index.js";
+import { literalItems, mustBeDistinct, shapesAtItem, shapesAtKey, type UniquePlan } from "../../grammar/index.js";
 import { bannedItems, itemKey, type Items } from "./distinct-items.js";
-import { listedTokens } from "../engine/matcher.js";
-import type { NextTokens } from "./matcher.js";
+import { listedTokens, type NextTokens } from "../matcher.js";
 
-/** What the guard asks of the grammar matcher (TurnMatcher has this shape): forks to look ahead with. */
+/** What the state asks of the grammar matcher (the engine's Matcher has this shape): forks to look ahead with. */
 export interface KeyProbe {
   fork(): KeyProbe;
   /** Advance past a token; false when the grammar rejects it. */

@@ -1,0 +1,229 @@
+// Owns: the engine's matcher for what a context-free grammar cannot say: a grammar Matcher together with the call's
+// semantic state (per open object the keys written, per array of distinct items the items written; see
+// key-guard.ts). Its mask is the grammar's less the tokens that would complete a key or an item a second time, or
+// lead only to one; `accept` refuses such a token; its closing writes distinct keys; fork and rollback carry the
+// state with the grammar's. The runtime, the bench and the checkers hold keys and items through this one matcher.
+
+import type { EngineVocab } from "../engine-vocab.js";
+import { acceptInOrder, listedTokens, type Continuation, type Matcher, type MatcherGrammar, type NextTokens } from "../matcher.js";
+import { clearBit } from "../token-bits.js";
+import { distinctClosing } from "./distinct-closing.js";
+import type { KeyTracker, KeyVocab } from "./key-guard.js";
+
+/** The tokens accepted since the root matcher was made, newest first (shared by forks; never changed). */
+interface Fed {
+  readonly token: number;
+  readonly prev: Fed | undefined;
+}
+
+/** Where the state began (never fed: a rollback replays the tokens onto a copy of it). */
+interface Origin {
+  readonly state: KeyTracker;
+  readonly held: Uint8Array;
+}
+
+const NOTHING_BANNED: ReadonlySet<number> = new Set();
+
+export class SemanticMatcher implements Matcher {
+  /** Milliseconds spent on the semantic state (bans, feeding, closings), beside the grammar's own. */
+  semanticMs = 0;
+  /** The mask at the current position and what the state banned from the grammar's (dropped on every move). */
+  private here: { mask: NextTokens; banned: ReadonlySet<number> } | undefined;
+
+  private constructor(
+    /** The grammar's matcher: the state's look-aheads walk forks of it. */
+    readonly inner: Matcher,
+    private state: KeyTracker,
+    private readonly vocab: KeyVocab,
+    private readonly engine: EngineVocab,
+    private readonly origin: Origin,
+    private fed: Fed | undefined,
+    /** The bytes of a character a token began and none has finished yet (the state reads whole characters). */
+    private held: Uint8Array,
+  ) {}
+
+  /** `inner` with `state` beside it, both at the start of what the state reads. */
+  static wrap(inner: Matcher, state: KeyTracker, vocab: KeyVocab, engine: EngineVocab): SemanticMatcher {
+    return new SemanticMatcher(inner, state, vocab, engine, { state: state.clone(), held: new Uint8Array(0) }, undefined, new Uint8Array(0));
+  }
+
+  get ms(): number {
+    return this.inner.ms + this.semanticMs;
+  }
+
+  set ms(value: number) {
+    this.semanticMs = value - this.inner.ms;
+  }
+
+  get grammar(): MatcherGrammar {
+    return this.inner.grammar;
+  }
+
+  get footprintBytes(): number | undefined {
+    return this.inner.footprintBytes;
+  }
+
+  /** Whether some key or item is compared with earlier ones at this position (where the state may ban). */
+  get watching(): boolean {
+    return this.state.mayBan || this.state.comparing;
+  }
+
+  canBeNext(token: number): boolean {
+    return this.inner.canBeNext(token) && !this.atPosition().banned.has(token);
+  }
+
+  accept(token: number): boolean {
+    if (!this.inner.accept(token)) return false;
+    if (!this.timed(() => this.feed(token))) return true;
+    this.rollback(1);
+    return false;
+  }
+
+  acceptAll(tokens: readonly number[]): number[] {
+    return acceptInOrder(tokens, (t) => this.accept(t));
+  }
+
+  /**
+   * A sampled token. Drawn from this matcher's mask it is taken as is. A token from outside it (a sampler that
+   * ignored the mask, or a mask the look-ahead could not narrow) that would complete a key or an item twice is
+   * undone, and the distinct closing's next token is taken instead.
+   */
+  takeSampled(token: number): number[] {
+    const taken = this.inner.takeSampled(token);
+    const repeated = this.timed(() => taken.map((t) => this.feed(t)).some(Boolean));
+    if (!repeated) return taken;
+    this.rollback(taken.length);
+    const instead = this.closing()?.[0];
+    if (instead !== undefined && this.accept(instead)) return [instead];
+    // No distinct way on: the grammar's own step (the parser refuses the repeat, `duplicate_key`).
+    const again = this.inner.takeSampled(token);
+    for (const t of again) this.feed(t);
+    return again;
+  }
+
+  nextTokens(): NextTokens {
+    return this.atPosition().mask;
+  }
+
+  forcedContinuation(maxSteps: number): Continuation {
+    return this.inner.forcedContinuation(maxSteps);
+  }
+
+  closing(): number[] | undefined {
+    return this.timed(() => distinctClosing(this.inner, this.state, this.vocab));
+  }
+
+  fork(): SemanticMatcher {
+    return new SemanticMatcher(this.inner.fork(), this.state.clone(), this.vocab, this.engine, this.origin, this.fed, this.held);
+  }
+
+  rollback(count: number): void {
+    this.inner.rollback(count);
+    let fed = this.fed;
+    for (let i = 0; i < count; i++) fed = fed?.prev;
+    const replay: number[] = [];
+    for (let f = fed; f; f = f.prev) replay.push(f.token);
+    this.state = this.origin.state.clone();
+    this.held = this.origin.held;
+    this.fed = undefined;
+    this.here = undefined;
+    for (let i = replay.length - 1; i >= 0; i--) this.feed(replay[i]!);
+  }
+
+  /** The current position's mask and bans, computed once per position. */
+  private atPosition(): { mask: NextTokens; banned: ReadonlySet<number> } {
+    if (this.here) return this.here;
+    const next = this.inner.nextTokens();
+    const banned = this.watching ? this.timed(() => this.bansFrom(next)) : NOTHING_BANNED;
+    return (this.here = { mask: banned.size === 0 ? next : without(next, banned), banned });
+  }
+
+  /**
+   * What the state bans from the grammar's mask `next`. Where the state would ban every token the grammar lists (a
+   * key space its look-ahead could not see through), it bans none: `accept` still refuses a repeat.
+   */
+  private bansFrom(next: NextTokens): ReadonlySet<number> {
+    const listed = listedTokens(next);
+    const banned = new Set(this.held.length > 0 ? this.completingRepeats(listed ?? []) : this.state.mayBan ? this.state.banned(this.inner, listed) : []);
+    if (banned.size === 0 || (listed && listed.every((t) => banned.has(t)))) return NOTHING_BANNED;
+    return banned;
+  }
+
+  /**
+   * Inside a character a token began (the grammar then lists the tokens that go on with it): those that complete a
+   * key or an item a second time, or finish the character where the state then bans every token the grammar lists.
+   * Judged by their bytes after the held ones: the state's own look-ahead reads token texts, in which a cut character
+   * is U+FFFD.
+   */
+  private completingRepeats(candidates: readonly number[]): number[] {
+    return candidates.filter((t) => {
+      const bytes = this.engine.bytes(t);
+      if (bytes === undefined) return false;
+      const after = this.state.clone();
+      const { text, held } = decodeHolding(this.held, bytes);
+      if (after.feed(text)) return true;
+      if (held.length > 0 || !after.mayBan) return false;
+      const fork = this.inner.fork();
+      const listed = fork.accept(t) ? listedTokens(fork.nextTokens()) : undefined;
+      if (!listed || listed.length === 0) return false;
+      const banned = new Set(after.banned(fork, listed));
+      return listed.every((next) => banned.has(next));
+    });
+  }
+
+  /** One accepted token into the state; true when it completed a key or an item a second time. */
+  private feed(token: number): boolean {
+    this.fed = { token, prev: this.fed };
+    this.here = undefined;
+    const bytes = this.engine.bytes(token);
+    if (!bytes) return this.state.feed(this.vocab.texts[token] ?? "");
+    const { text, held } = decodeHolding(this.held, bytes);
+    this.held = held;
+    return this.state.feed(text);
+  }
+
+  private timed<T>(work: () => T): T {
+    const t0 = performance.now();
+    try {
+      return work();
+    } finally {
+      this.semanticMs += performance.now() - t0;
+    }
+  }
+}
+
+/** `next` less the `banned` tokens (a bitset is copied: the grammar's is cached per state). */
+function without(next: NextTokens, banned: ReadonlySet<number>): NextTokens {
+  if (next.kind === "set") return { kind: "set", tokens: next.tokens.filter((t) => !banned.has(t)) };
+  const allowed = next.allowed.slice();
+  let count = next.count;
+  for (const t of banned) if (t >= 0 && t < next.vocabSize) count -= clearBit(allowed, t);
+  return { kind: "bits", allowed, count, vocabSize: next.vocabSize };
+}
+
+const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/** The text of `held` then `bytes`, up to a character not yet finished, whose bytes are held for the next token. */
+export function decodeHolding(held: Uint8Array, bytes: Uint8Array): { text: string; held: Uint8Array } {
+  const all = held.length === 0 ? bytes : concat(held, bytes);
+  const cut = unfinishedFrom(all);
+  return { text: utf8.decode(all.subarray(0, cut)), held: all.slice(cut) };
+}
+
+/** Where a character that the bytes begin and do not finish starts (their length when none is unfinished). */
+function unfinishedFrom(bytes: Uint8Array): number {
+  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+    const b = bytes[bytes.length - back]!;
+    if ((b & 0xc0) === 0x80) continue;
+    const width = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return width > back ? bytes.length - back : bytes.length;
+  }
+  return bytes.length;
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}

@@ -1,0 +1,138 @@
+// SemanticMatcher: the engine's matcher with the call's semantic state inside it. Its mask leaves out a token that
+// would complete a key the object has, `accept` refuses one, fork and rollback carry the keys with the grammar, and
+// keys are read by their bytes (a character that only partial-UTF-8 tokens spell is one character, not U+FFFD).
+import type { Token } from "node-llama-cpp";
+import { describe, expect, test } from "vitest";
+import { allows, QtcMatcher } from "../../../src/engine/index.js";
+import { KeyGuard, KeyVocab, SemanticMatcher } from "../../../src/engine/semantic/index.js";
+import { decodeHolding } from "../../../src/engine/semantic/semantic-matcher.js";
+import { compileToolGrammar } from "../../../src/grammar/index.js";
+import { parse } from "../../../src/parse/index.js";
+import { normalizeTools } from "../../../src/tools/index.js";
+import { useTinyVocab } from "../../helpers/tiny-vocab.js";
+
+const vocab = useTinyVocab();
+const schema = { type: "object", additionalProperties: { type: "integer", minimum: 0, maximum: 9 }, minProperties: 2, maxProperties: 4 };
+const tools = normalizeTools([{ name: "t", parameters: schema }]);
+
+/** A semantic matcher over the open map's call grammar, past `head` (a hermes call's text). */
+function matcherAfter(head: string, over = tools): { m: SemanticMatcher; tokens: number[] } {
+  const compiled = compileToolGrammar(over, { toolChoice: "required", maxTokens: 256, parallel: false });
+  if (!compiled.ok) throw new Error(compiled.error.message);
+  const { model, engine, tables } = vocab();
+  const keyVocab = new KeyVocab(tables.texts);
+  const m = SemanticMatcher.wrap(QtcMatcher.create(compiled.value, engine), new KeyGuard(keyVocab), keyVocab, engine);
+  const tokens = model.tokenize(head, true) as number[];
+  expect(m.acceptAll(tokens)).toEqual(tokens);
+  return { m, tokens };
+}
+
+/** Tokens the grammar alone allows here that close the key (their text begins with a quote). */
+function closingQuotes(m: SemanticMatcher): number[] {
+  const { tables } = vocab();
+  const next = m.inner.nextTokens();
+  return tables.texts.flatMap((text, t) => (text.startsWith('"') && allows(next, t) ? [t] : []));
+}
+
+/** The first two CJK characters (渋 is one) that the vocabulary spells only with tokens that cut them. */
+function partialOnlyCharacters(): [string, string] {
+  const { model, engine } = vocab();
+  const cut = new Set(engine.cutTokens);
+  const found: string[] = [];
+  for (let cp = 0x4e00; cp <= 0x9fff && found.length < 2; cp++) {
+    const ch = String.fromCodePoint(cp);
+    if ((model.tokenize(ch, true) as number[]).every((t) => cut.has(t))) found.push(ch);
+  }
+  expect(found.length).toBe(2);
+  return found as [string, string];
+}
+
+const HEAD = '<tool_call>\n{"name": "t", "arguments": {"ab": 1, "ab';
+
+describe("SemanticMatcher", () => {
+  test("its mask leaves out the tokens that would complete a key the object has; accept refuses them", () => {
+    const { m } = matcherAfter(HEAD);
+    const quotes = closingQuotes(m);
+    expect(quotes.length).toBeGreaterThan(0);
+    for (const t of quotes) {
+      expect(m.inner.canBeNext(t)).toBe(true);
+      expect(m.canBeNext(t)).toBe(false);
+      expect(allows(m.nextTokens(), t)).toBe(false);
+      expect(m.accept(t)).toBe(false);
+    }
+    // A key that differs goes on: `abc` then its quote.
+    const [c] = vocab().model.tokenize("c", true) as number[];
+    expect(m.canBeNext(c!)).toBe(true);
+    expect(m.accept(c!)).toBe(true);
+    expect(closingQuotes(m).some((t) => m.canBeNext(t))).toBe(true);
+  });
+
+  test("fork and rollback carry the keys with the grammar's position", () => {
+    const { m } = matcherAfter(HEAD);
+    const quote = closingQuotes(m)[0]!;
+    const [c] = vocab().model.tokenize("c", true) as number[];
+    const fork = m.fork();
+    expect(fork.acceptAll([c!, quote])).toEqual([c!, quote]);
+    // The original is where it was: the repeated key's quote is still banned there.
+    expect(m.canBeNext(quote)).toBe(false);
+    // Back in the fork to the key `ab`: banned again, and again after a rollback past a second key.
+    fork.rollback(2);
+    expect(fork.canBeNext(quote)).toBe(false);
+  });
+
+  test("its closing writes distinct keys where the grammar's own would repeat one", () => {
+    const head = '<tool_call>\n{"name": "t", "arguments": {"';
+    const { m } = matcherAfter(head);
+    const { model } = vocab();
+    const closing = m.closing()!;
+    const r = parse(head + model.detokenize(closing as Token[], true), { tools });
+    expect(r.errors).toEqual([]);
+    expect(Object.keys(JSON.parse(r.calls[0]!.arguments) as object).length).toBe(2);
+    // The grammar's own closing spells the shortest key each time: a repeat the parser refuses.
+    const plain = parse(head + model.detokenize(m.inner.closing()! as Token[], true), { tools });
+    expect(plain.errors.map((e) => e.reason)).toContain("duplicate_key");
+    expect(m.acceptAll(closing)).toEqual(closing);
+  });
+
+  test("keys are read by their bytes: characters that only cut tokens spell can be written in a later key, and not twice", () => {
+    const { model } = vocab();
+    const [a, b] = partialOnlyCharacters();
+    const head = `<tool_call>\n{"name": "t", "arguments": {"${a}": 1, "`;
+    // A second key of another such character: every token of it is in the mask (a key is compared there), and taken.
+    const { m } = matcherAfter(head);
+    for (const t of model.tokenize(`${b}"`, true) as number[]) {
+      expect(m.canBeNext(t)).toBe(true);
+      expect(m.accept(t)).toBe(true);
+    }
+    // The first key's character again: its last token, which completes the key, is out of the mask and refused.
+    const { m: again } = matcherAfter(head);
+    const same = model.tokenize(`${a}"`, true) as number[];
+    expect(again.acceptAll(same.slice(0, -1))).toEqual(same.slice(0, -1));
+    expect(again.canBeNext(same.at(-1)!)).toBe(false);
+    expect(again.accept(same.at(-1)!)).toBe(false);
+  });
+
+  test("inside a character, a token that finishes it where only a repeated key could close is out of the mask", () => {
+    const { model } = vocab();
+    const [a] = partialOnlyCharacters();
+    // Keys of exactly one CJK character: once `a` is spelled, only the closing quote may follow.
+    const oneChar = normalizeTools([{ name: "t", parameters: { type: "object", patternProperties: { "^[\u4e00-\u9fff]$": { type: "integer", minimum: 0, maximum: 9 } }, additionalProperties: false, minProperties: 2, maxProperties: 3 } }]);
+    const { m } = matcherAfter(`<tool_call>\n{"name": "t", "arguments": {"${a}": 1, "`, oneChar);
+    const spelled = model.tokenize(a, true) as number[];
+    expect(spelled.length).toBeGreaterThan(1);
+    expect(m.acceptAll(spelled.slice(0, -1))).toEqual(spelled.slice(0, -1));
+    // The grammar takes the character's last byte; the state sees that the key could then only be `a` again.
+    expect(m.inner.canBeNext(spelled.at(-1)!)).toBe(true);
+    expect(m.canBeNext(spelled.at(-1)!)).toBe(false);
+    expect(allows(m.nextTokens(), spelled.at(-1)!)).toBe(false);
+  });
+
+  test("decodeHolding holds the bytes of a character until a later token finishes it", () => {
+    const bytes = new TextEncoder().encode("名");
+    const first = decodeHolding(new Uint8Array(0), bytes.subarray(0, 1));
+    expect(first.text).toBe("");
+    const second = decodeHolding(first.held, bytes.subarray(1));
+    expect(second).toEqual({ text: "名", held: new Uint8Array(0) });
+    expect(decodeHolding(new Uint8Array(0), new TextEncoder().encode('a"名')).text).toBe('a"名');
+  });
+});
