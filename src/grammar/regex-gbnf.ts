@@ -218,6 +218,8 @@ export interface PreparedPattern {
   size: number;
   /** The most bytes and code points under caps (measure's maxima, with set costs and cap kinds worked out once). */
   maxUnder: (cap: Caps) => Max;
+  /** It repeats words between runs of whitespace (`(?:\S+\s+){0,29}\S+`): see WORD_SPLITS. */
+  words: boolean;
 }
 
 /** Join the branches (adding "any" at unanchored ends) and restrict them to the charset; undefined if empty. */
@@ -230,23 +232,41 @@ export function preparePattern(parsed: ParsedPattern, charset: Charset): Prepare
   }));
   const re = restrict(branches.length === 1 ? branches[0]! : { t: "alt", items: branches }, allowed);
   if (!re) return undefined;
-  return { re, charset, tight: measure(re, 0, charset), loose: measure(re, Infinity, charset), size: treeSize(re), maxUnder: maxMeasurer(re, charset) };
+  return { re, charset, tight: measure(re, 0, charset), loose: measure(re, Infinity, charset), size: treeSize(re), maxUnder: maxMeasurer(re, charset), words: repeatsWords(re) };
 }
+
+/** Whether a run of whitespace repeats inside a repetition of repetitions (a separator: see isSeparator). */
+function repeatsWords(re: Re, inner = false): boolean {
+  if (re.t === "set") return false;
+  if (re.t === "rep") return isSeparator(re, inner) || repeatsWords(re.item, inner || hasRepeat(re.item));
+  return re.items.some((i) => repeatsWords(i, inner));
+}
+
+/** A segment of LETTERS_PER_REPEAT × n letters for every n repetitions (see patternCaps). */
+const LETTERS_PER_REPEAT = 4;
+
+/**
+ * The splits a pattern of words gets, each a branch of its grammar: a length bound shared between the count of
+ * words and their length fits either few long words or many short ones, and one split refused the other kind (a
+ * 300-character sentence of 30 words got 8 words of up to 35 letters; 9 words of up to 12 letters were refused).
+ * Each branch fits the bound, so their union does too.
+ */
+const WORD_SPLITS = [LETTERS_PER_REPEAT, 2, 1];
 
 const NO_CAPS: Caps = { leaf: 0, outer: 0 };
 
 /**
  * The repetition caps for a prepared pattern within `maxBytes` and `maxCps` (the schema's maxLength): of the
- * pairs that fit, the largest min(outer + 1, leaf / 4), ties to the larger leaf (a word of 4n letters for every
- * n words: segments get room before their count does). Undefined when even the tightest spelling does not fit.
+ * pairs that fit, the largest min(outer + 1, leaf / k), ties to the larger leaf (with k = `letters`, 4 by default:
+ * a segment of 4n letters for every n repetitions, so segments get room before their count does). Undefined when even the tightest spelling does not fit.
  * `probe` is called once per measurement of the pattern (the caller counts the work).
  *
  * A larger cap never measures less, so the largest leaf L(o) that fits is non-increasing in the outer cap o:
- * o + 1 rises and L(o) / 4 falls, and the best pair sits where they cross. Both searches are binary, so a pattern
+ * o + 1 rises and L(o) / k falls, and the best pair sits where they cross. Both searches are binary, so a pattern
  * costs about 10 × 10 measurements, not one per outer cap (o21332's URL patterns allow 1,000 outer repetitions:
  * 11,000 measurements per emit, 250 emits, about 200 s under load).
  */
-export function patternCaps(p: PreparedPattern, maxBytes: number, maxCps: number, probe: () => void = () => {}): Caps | undefined {
+export function patternCaps(p: PreparedPattern, maxBytes: number, maxCps: number, probe: () => void = () => {}, letters = LETTERS_PER_REPEAT): Caps | undefined {
   const fits = (cap: Caps) => {
     probe();
     const m = p.maxUnder(cap);
@@ -282,21 +302,38 @@ export function patternCaps(p: PreparedPattern, maxBytes: number, maxCps: number
   while (lo < hi) {
     const mid = Math.floor((lo + hi) / 2);
     const leaf = leafOf(mid);
-    if (leaf < 0 || leaf / 4 <= mid + 1) hi = mid;
+    if (leaf < 0 || leaf / letters <= mid + 1) hi = mid;
     else lo = mid + 1;
   }
   const cross = lo;
   // Before the crossing the score is outer + 1 (rising): its best is cross - 1, scoring cross. At the crossing
-  // it is L / 4, and no later pair beats it. A tie goes to the smaller outer cap (its leaf is at least as large).
+  // it is L / k, and no later pair beats it. A tie goes to the smaller outer cap (its leaf is at least as large).
   const at = cross <= outerLimit ? leafOf(cross) : -1;
-  if (cross === 0 || (at >= 0 && at / 4 > cross)) return { leaf: at, outer: cross };
+  if (cross === 0 || (at >= 0 && at / letters > cross)) return { leaf: at, outer: cross };
   return { leaf: leafOf(cross - 1), outer: cross - 1 };
 }
 
-/** Emit content for a prepared pattern with the caps patternCaps chose; its expression and most bytes and code points. */
-export function emitPattern(rules: RuleSet, p: PreparedPattern, caps: Caps, hint: string): { expr: string; maxBytes: number; maxCps: number } {
-  const m = measure(p.re, caps, p.charset);
-  return { expr: emit(rules, p.re, caps, p.charset, hint), maxBytes: m.maxBytes, maxCps: m.maxCps };
+/**
+ * The caps of each branch a pattern's grammar gets within `maxBytes` and `maxCps`: one split (patternCaps), or for a
+ * pattern of words one per WORD_SPLITS entry, the same split once. Undefined when even the tightest does not fit.
+ */
+export function patternCapsSplits(p: PreparedPattern, maxBytes: number, maxCps: number, probe: () => void = () => {}): Caps[] | undefined {
+  const splits: Caps[] = [];
+  for (const letters of p.words ? WORD_SPLITS : [LETTERS_PER_REPEAT]) {
+    const caps = patternCaps(p, maxBytes, maxCps, probe, letters);
+    if (!caps) return undefined;
+    if (!splits.some((c) => c.leaf === caps.leaf && c.outer === caps.outer)) splits.push(caps);
+  }
+  return splits;
+}
+
+/** Emit content for a prepared pattern, one branch per caps; its expression and most bytes and code points. */
+export function emitPattern(rules: RuleSet, p: PreparedPattern, caps: Caps | readonly Caps[], hint: string): { expr: string; maxBytes: number; maxCps: number } {
+  const splits = Array.isArray(caps) ? caps : [caps as Caps];
+  const measured = splits.map((c) => measure(p.re, c, p.charset));
+  const branches = splits.map((c) => emit(rules, p.re, c, p.charset, hint));
+  const expr = branches.length === 1 ? branches[0]! : `(${branches.join(" | ")})`;
+  return { expr, maxBytes: Math.max(...measured.map((m) => m.maxBytes)), maxCps: Math.max(...measured.map((m) => m.maxCps)) };
 }
 
 /** The largest count any repetition of repetitions allows (0 when there is none; MAX_REPEAT for unbounded). */

@@ -4,7 +4,7 @@
 
 import { err, ok, type Result } from "../errors.js";
 import type { CodeRange } from "./gbnf.js";
-import { type Caps, patternCaps, type PreparedPattern, preparePattern, setBytes, universe } from "./regex-gbnf.js";
+import { type Caps, patternCapsSplits, type PreparedPattern, preparePattern, setBytes, universe } from "./regex-gbnf.js";
 import { intersect, type ParsedPattern } from "./regex.js";
 import { pointer, unsupported } from "./schema-keywords.js";
 import { FORMAT_LENGTHS, type StringFormat } from "./string-formats.js";
@@ -103,19 +103,19 @@ export const PATTERN_NODES_PER_STEP = 64;
 /** Plans, prepared patterns and pattern caps of one compile (caches by node). */
 export class StringPlanner {
   private readonly prepared = new WeakMap<ParsedPattern, Map<Charset, PreparedPattern | undefined>>();
-  private readonly caps = new WeakMap<PreparedPattern, Map<string, Caps | undefined>>();
+  private readonly caps = new WeakMap<PreparedPattern, Map<string, Caps[] | undefined>>();
   /**
    * Emit steps the pattern cap searches took (PATTERN_NODES_PER_STEP nodes measured per step): the emitter
    * counts them against SCHEMA_LIMITS.maxEmitSteps with its own, so no pattern escapes the compile's bound.
    */
   patternSteps = 0;
 
-  /** The repetition caps of a pattern within a budget, searched once per (pattern, budget, maxLength). */
-  patternCaps(p: PreparedPattern, maxBytes: number, maxCps: number): Caps | undefined {
+  /** The repetition caps of a pattern's branches within a budget, searched once per (pattern, budget, maxLength). */
+  patternCaps(p: PreparedPattern, maxBytes: number, maxCps: number): Caps[] | undefined {
     let byBudget = this.caps.get(p);
     if (!byBudget) this.caps.set(p, (byBudget = new Map()));
     const key = `${maxBytes}:${maxCps}`;
-    if (!byBudget.has(key)) byBudget.set(key, patternCaps(p, maxBytes, maxCps, () => (this.patternSteps += p.size / PATTERN_NODES_PER_STEP)));
+    if (!byBudget.has(key)) byBudget.set(key, patternCapsSplits(p, maxBytes, maxCps, () => (this.patternSteps += p.size / PATTERN_NODES_PER_STEP)));
     return byBudget.get(key);
   }
 
