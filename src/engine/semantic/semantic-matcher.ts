@@ -139,36 +139,18 @@ export class SemanticMatcher implements Matcher {
   }
 
   /**
-   * What the state bans from the grammar's mask `next`. Where the state would ban every token the grammar lists (a
-   * key space its look-ahead could not see through), it bans none: `accept` still refuses a repeat.
+   * What the state bans from the grammar's mask `next`. Where a key or an item is compared with earlier ones,
+   * tokens that cut a character are banned too: the state's look-ahead judges candidates by their text, where a cut
+   * character is U+FFFD, and allowed there such tokens led a 2-character CJK key into one the object had. Where the
+   * state would ban every token the grammar lists (a key space its look-ahead could not see through), it bans none:
+   * `accept` still refuses a repeat.
    */
   private bansFrom(next: NextTokens): ReadonlySet<number> {
     const listed = listedTokens(next);
-    const banned = new Set(this.held.length > 0 ? this.completingRepeats(listed ?? []) : this.state.mayBan ? this.state.banned(this.inner, listed) : []);
+    const banned = new Set(this.state.mayBan ? this.state.banned(this.inner, listed) : []);
+    if (this.state.comparing) for (const t of this.engine.cutTokens) banned.add(t);
     if (banned.size === 0 || (listed && listed.every((t) => banned.has(t)))) return NOTHING_BANNED;
     return banned;
-  }
-
-  /**
-   * Inside a character a token began (the grammar then lists the tokens that go on with it): those that complete a
-   * key or an item a second time, or finish the character where the state then bans every token the grammar lists.
-   * Judged by their bytes after the held ones: the state's own look-ahead reads token texts, in which a cut character
-   * is U+FFFD.
-   */
-  private completingRepeats(candidates: readonly number[]): number[] {
-    return candidates.filter((t) => {
-      const bytes = this.engine.bytes(t);
-      if (bytes === undefined) return false;
-      const after = this.state.clone();
-      const { text, held } = decodeHolding(this.held, bytes);
-      if (after.feed(text)) return true;
-      if (held.length > 0 || !after.mayBan) return false;
-      const fork = this.inner.fork();
-      const listed = fork.accept(t) ? listedTokens(fork.nextTokens()) : undefined;
-      if (!listed || listed.length === 0) return false;
-      const banned = new Set(after.banned(fork, listed));
-      return listed.every((next) => banned.has(next));
-    });
   }
 
   /** One accepted token into the state; true when it completed a key or an item a second time. */
