@@ -134,7 +134,7 @@ export function constraintRule(rules: RuleSet, c: TextConstraint, maxBytes: numb
     case "regex": {
       const caps = patternCaps(c.pattern, maxBytes, Infinity);
       if (!caps) return err({ code: "budget_too_small", message: "maxTokens is too small for the shortest answer the constraint regex admits" });
-      return ok(rules.add("answer", emitPattern(rules, c.pattern, caps, "answer").expr));
+      return ok(rules.add("answer", emitPattern(rules, c.pattern, [caps], "answer").expr));
     }
     case "choice":
       return ok(rules.add("answer", group(c.choices.map(literal))));

@@ -328,8 +328,7 @@ export function patternCapsSplits(p: PreparedPattern, maxBytes: number, maxCps: 
 }
 
 /** Emit content for a prepared pattern, one branch per caps; its expression and most bytes and code points. */
-export function emitPattern(rules: RuleSet, p: PreparedPattern, caps: Caps | readonly Caps[], hint: string): { expr: string; maxBytes: number; maxCps: number } {
-  const splits = Array.isArray(caps) ? caps : [caps as Caps];
+export function emitPattern(rules: RuleSet, p: PreparedPattern, splits: readonly Caps[], hint: string): { expr: string; maxBytes: number; maxCps: number } {
   const measured = splits.map((c) => measure(p.re, c, p.charset));
   const branches = splits.map((c) => emit(rules, p.re, c, p.charset, hint));
   const expr = branches.length === 1 ? branches[0]! : `(${branches.join(" | ")})`;

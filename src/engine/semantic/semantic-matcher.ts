@@ -16,13 +16,9 @@ interface Fed {
   readonly prev: Fed | undefined;
 }
 
-/** Where the state began (never fed: a rollback replays the tokens onto a copy of it). */
-interface Origin {
-  readonly state: KeyTracker;
-  readonly held: Uint8Array;
-}
-
 const NOTHING_BANNED: ReadonlySet<number> = new Set();
+/** No bytes held: every token begins where a character may. */
+const NOTHING_HELD = new Uint8Array(0);
 
 export class SemanticMatcher implements Matcher {
   /** Milliseconds spent on the semantic state (bans, feeding, closings), beside the grammar's own. */
@@ -36,7 +32,8 @@ export class SemanticMatcher implements Matcher {
     private state: KeyTracker,
     private readonly vocab: KeyVocab,
     private readonly engine: EngineVocab,
-    private readonly origin: Origin,
+    /** The state where the matcher was wrapped, never fed: a rollback replays the tokens onto a copy of it. */
+    private readonly origin: KeyTracker,
     private fed: Fed | undefined,
     /** The bytes of a character a token began and none has finished yet (the state reads whole characters). */
     private held: Uint8Array,
@@ -44,7 +41,7 @@ export class SemanticMatcher implements Matcher {
 
   /** `inner` with `state` beside it, both at the start of what the state reads. */
   static wrap(inner: Matcher, state: KeyTracker, vocab: KeyVocab, engine: EngineVocab): SemanticMatcher {
-    return new SemanticMatcher(inner, state, vocab, engine, { state: state.clone(), held: new Uint8Array(0) }, undefined, new Uint8Array(0));
+    return new SemanticMatcher(inner, state, vocab, engine, state.clone(), undefined, NOTHING_HELD);
   }
 
   get ms(): number {
@@ -64,7 +61,7 @@ export class SemanticMatcher implements Matcher {
   }
 
   /** Whether some key or item is compared with earlier ones at this position (where the state may ban). */
-  get watching(): boolean {
+  private get watching(): boolean {
     return this.state.mayBan || this.state.comparing;
   }
 
@@ -123,8 +120,8 @@ export class SemanticMatcher implements Matcher {
     for (let i = 0; i < count; i++) fed = fed?.prev;
     const replay: number[] = [];
     for (let f = fed; f; f = f.prev) replay.push(f.token);
-    this.state = this.origin.state.clone();
-    this.held = this.origin.held;
+    this.state = this.origin.clone();
+    this.held = NOTHING_HELD;
     this.fed = undefined;
     this.here = undefined;
     for (let i = replay.length - 1; i >= 0; i--) this.feed(replay[i]!);
@@ -189,7 +186,7 @@ const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
 export function decodeHolding(held: Uint8Array, bytes: Uint8Array): { text: string; held: Uint8Array } {
   const all = held.length === 0 ? bytes : concat(held, bytes);
   const cut = unfinishedFrom(all);
-  return { text: utf8.decode(all.subarray(0, cut)), held: all.slice(cut) };
+  return { text: utf8.decode(all.subarray(0, cut)), held: cut === all.length ? NOTHING_HELD : all.slice(cut) };
 }
 
 /** Where a character that the bytes begin and do not finish starts (their length when none is unfinished). */
