@@ -43,6 +43,18 @@ export function declaredTools(e: Exchange): string[] {
   return names;
 }
 
+/** The input schema each declared tool gives, by name (Anthropic `input_schema`, OpenAI `function.parameters`). */
+export function declaredSchemas(e: Exchange): Map<string, unknown> {
+  const tools: any[] = Array.isArray(e.body?.tools) ? e.body.tools : [];
+  const schemas = new Map<string, unknown>();
+  for (const t of tools) {
+    const schema = t?.input_schema ?? t?.function?.parameters ?? t?.parameters;
+    const name = t?.function?.name ?? t?.name;
+    if (typeof name === "string" && schema !== undefined) schemas.set(name, schema);
+  }
+  return schemas;
+}
+
 /** Anthropic Messages: tool_use blocks of the response. */
 export function anthropicCalls(e: Exchange): ReturnedCall[] {
   if (!isStream(e)) return (json(e)?.content ?? []).filter((b: any) => b.type === "tool_use").map((b: any) => ({ id: b.id, name: b.name, args: b.input }));
@@ -126,6 +138,8 @@ export interface AgentTraffic {
    * for a session title, with no tools, before the agent's turn).
    */
   declared: string[];
+  /** The input schemas of every tool any request declared, by name (a later request may add deferred tools). */
+  schemas: Map<string, unknown>;
   /** Calls qtc returned, over all responses. */
   calls: ReturnedCall[];
   /** Results the client sent back for calls qtc returned (matched by id). */
@@ -146,5 +160,6 @@ export function agentTraffic(requests: Exchange[], api: keyof typeof READERS): A
   const seen = new Set<string>();
   const results = requests.flatMap(read.results).filter((r) => ids.has(r.id) && !seen.has(r.id) && seen.add(r.id));
   const first = requests.map(declaredTools).find((names) => names.length > 0) ?? [];
-  return { requests, declared: first, calls, results };
+  const schemas = new Map(requests.flatMap((e) => [...declaredSchemas(e)]));
+  return { requests, declared: first, schemas, calls, results };
 }

@@ -2,8 +2,10 @@
 // its README says with only the base URL, key and model name set (plus its switches for telemetry, error
 // reports and updates): it sends its real tool list, gets structured tool_use blocks and executes one.
 
+import { Ajv } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentTraffic } from "./calls.js";
+import { agentTraffic, type ReturnedCall, type SentResult } from "./calls.js";
 import { API_KEY, CAN_TRACE, CLIENT_NODE_MAJOR, clientEnv, clientPackage, describeExchanges, generations, minimumNodeMajor, MODEL_NAME, type Qtc, runClient, scratch, startQtc } from "./harness.js";
 
 /**
@@ -24,6 +26,32 @@ const DECLARES: Record<string, { core: string[]; atLeast: number }> = {
 const SUB_AGENT = "Agent";
 // Claude Code's own answers when it does not run a call: an unknown tool, input its schema refuses.
 const NOT_RUN = /No such tool available|InputValidationError/;
+/**
+ * A rule of Claude Code's own that the schema it declares does not state: both versions refuse a Bash command that
+ * holds a control character other than tab and LF (C0 with CR, DEL, C1: "command contains control characters that
+ * would be hidden in the approval dialog"); the declared `command` is only `{"type": "string"}`. Random weights write
+ * such a character now and then (the qwen3.8 case of the CI run of stop 61; 0 of 6 runs here). A call refused for
+ * this alone is judged on what qtc owns: its input satisfies the declared schema (checked for every call) and the
+ * field Claude Code names does hold such a character.
+ */
+const HIDDEN_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+const HIDDEN_CONTROL_REFUSAL = /control characters that would be hidden in the approval dialog/;
+
+/** The input schema a call's tool declared, judged as its draft says (Claude Code's schemas name draft-07 or 2020-12). */
+function schemaErrors(schema: unknown, input: unknown): string | null {
+  const draft2020 = typeof schema === "object" && schema !== null && String((schema as { $schema?: unknown }).$schema ?? "").includes("2020-12");
+  const ajv = draft2020 ? new Ajv2020({ strict: false, validateFormats: false }) : new Ajv({ strict: false, validateFormats: false });
+  const validate = ajv.compile(schema as object);
+  return validate(input) ? null : ajv.errorsText(validate.errors);
+}
+
+/** True when the result is Claude Code refusing the call only for its hidden-control-character rule, and the named fields hold one. */
+function refusedForHiddenControl(result: SentResult, call: ReturnedCall | undefined): boolean {
+  const issues = /InputValidationError: (\[[\s\S]*\])<\/tool_use_error>/.exec(result.text)?.[1];
+  if (issues === undefined || call === undefined) return false;
+  const list = JSON.parse(issues) as { message?: string; path?: unknown[] }[];
+  return list.length > 0 && list.every((i) => HIDDEN_CONTROL_REFUSAL.test(i.message ?? "") && i.path?.length === 1 && HIDDEN_CONTROL.test(String((call.args as Record<string, unknown>)[String(i.path[0])])));
+}
 
 /**
  * The versions the suite runs, each against its own qtc serve: the one pinned since the suite began, and the
@@ -77,9 +105,14 @@ for (const { name, pkg, model } of CASES) {
       // A structured call came back, naming a tool it declared.
       expect(t.calls.length, log).toBeGreaterThanOrEqual(1);
       for (const c of t.calls) expect(t.declared, log).toContain(c.name);
-      // It ran the call and sent the tool's own answer back in turn 2.
+      // Each call's input satisfies the schema Claude Code declared for its tool.
+      for (const c of t.calls) expect(schemaErrors(t.schemas.get(c.name), c.args), `${c.name} ${JSON.stringify(c.args)}\n${log}`).toBeNull();
+      // It ran the call and sent the tool's own answer back in turn 2 (or refused it by its own rule alone, above).
       expect(t.results.length, log).toBeGreaterThanOrEqual(1);
-      for (const r of t.results) expect(r.text, log).not.toMatch(NOT_RUN);
+      for (const r of t.results) {
+        if (refusedForHiddenControl(r, t.calls.find((c) => c.id === r.id))) continue;
+        expect(r.text, log).not.toMatch(NOT_RUN);
+      }
       // It ended by itself, inside the time bound, so its JSON result is whole.
       expect(run.killed, log).toBe(false);
       const result = JSON.parse(run.stdout) as { subtype: string; num_turns: number; api_error_status?: number };
