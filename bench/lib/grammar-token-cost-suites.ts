@@ -257,7 +257,7 @@ async function engineRun(engine: EngineName, v: CostVocabulary, profile: boolean
 
 function row(engine: EngineName, v: CostVocabulary, suite: TokenCostRow["suite"], label: string, c: EngineCost): TokenCostRow {
   const semantic = c.semantic && c.semantic.length > 0 ? { semanticAvgUs: c.semantic.reduce((a, b) => a + b, 0) / c.semantic.length } : {};
-  return { engine, suite, label, vocabSize: v.vocabSize, ...costStats(c.costs), firstMaskMs: c.firstMaskMs, replaced: c.replaced, ...semantic, ...(c.slow ? { slow: c.slow } : {}) };
+  return { engine, suite, label, vocabSize: v.vocabSize, ...costStats(c.costs), firstMaskMs: c.firstMaskMs, replaced: c.replaced, ...semantic, ...(c.slow ? { slow: c.slow } : {}), ...(c.phaseMs ? { phaseMs: c.phaseMs } : {}) };
 }
 
 /** The MaskBench row of one engine: every walked schema's tokens pooled; the first mask is the median over schemas. */
@@ -269,6 +269,7 @@ async function maskbenchRow(engine: EngineName, v: CostVocabulary, sample: Retur
   const skippedBy: Record<string, number> = {};
   let replaced = 0;
   let slow: Record<string, number> | undefined;
+  let phaseMs: Record<string, number> | undefined;
   const skip = (why: string) => (skippedBy[why] = (skippedBy[why] ?? 0) + 1);
   for (const [i, schema] of sample.schemas.entries()) {
     if (!schema.grammar) {
@@ -282,6 +283,7 @@ async function maskbenchRow(engine: EngineName, v: CostVocabulary, sample: Retur
       firsts.push(c.firstMaskMs);
       replaced += c.replaced;
       if (c.slow) slow = addCounts(slow ?? {}, c.slow);
+      if (c.phaseMs) phaseMs = addCounts(phaseMs ?? {}, c.phaseMs);
     } catch (e) {
       skip(errorKey(e));
     }
@@ -289,7 +291,7 @@ async function maskbenchRow(engine: EngineName, v: CostVocabulary, sample: Retur
     if (i % 20 === 19) (globalThis as { gc?: () => void }).gc?.();
   }
   const skipped = Object.values(skippedBy).reduce((a, b) => a + b, 0);
-  return { ...row(engine, v, "maskbench", sample.label, { costs, ...(engine === "qtc" ? { semantic } : {}), firstMaskMs: quantile(firsts, 0.5), replaced, ...(slow ? { slow } : {}) }), schemas: firsts.length, skipped, skippedBy };
+  return { ...row(engine, v, "maskbench", sample.label, { costs, ...(engine === "qtc" ? { semantic } : {}), firstMaskMs: quantile(firsts, 0.5), replaced, ...(slow ? { slow } : {}), ...(phaseMs ? { phaseMs } : {}) }), schemas: firsts.length, skipped, skippedBy };
 }
 
 function addCounts(into: Record<string, number>, more: Record<string, number>): Record<string, number> {

@@ -66,6 +66,8 @@ export interface TokenCostRow {
   replaced: number;
   /** qtc only, with `profile`: the tokens over targetP99Us, counted by the part of the step that cost most. */
   slow?: Record<string, number>;
+  /** qtc only, with `profile`: milliseconds spent in each part of the step, over every token of the row. */
+  phaseMs?: Record<string, number>;
   /** qtc only: the semantic guard's share of `avgUs` (keys, distinct items: asked for bans, fed the text), µs per token. */
   semanticAvgUs?: number;
 }
@@ -78,6 +80,16 @@ export interface EngineCost {
   firstMaskMs: number;
   replaced: number;
   slow?: Record<string, number>;
+  phaseMs?: Record<string, number>;
+}
+
+/** Each part's share of the time a row spent, largest first ("guard 41%, mask 30%, …"). */
+function phaseShares(phaseMs: Record<string, number>): string {
+  const total = Object.values(phaseMs).reduce((a, b) => a + b, 0);
+  return Object.entries(phaseMs)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, ms]) => `${k} ${total > 0 ? Math.round((100 * ms) / total) : 0}%`)
+    .join(", ");
 }
 
 /** The parts of one qtc step the profile tells apart. */
@@ -159,6 +171,7 @@ export function qtcCost(
   const semantic: number[] = [];
   let replaced = 0;
   const slow: Record<string, number> = {};
+  const phaseMs: Record<string, number> = {};
   for (let w = 0; w < o.walks; w++) {
     collectGarbage();
     const random = rng((o.seed ?? 100) + w);
@@ -192,8 +205,10 @@ export function qtcCost(
       const us = (t3 - t + (t4 - t3b)) * 1000;
       costs.push(us);
       semantic.push((s1 - s0 + (semanticMs() - s2)) * 1000);
-      if (o.profile && us > TOKEN_COST_DEFAULTS.targetP99Us) {
-        const parts: [Phase, number][] = [["forced", t1 - t], ["guard", t2 - t1], ["mask", t3 - t2 - (s1 - s0)], ["semantic", s1 - s0 + (semanticMs() - s2)], ["take", t4 - t3b]];
+      if (!o.profile) continue;
+      const parts: [Phase, number][] = [["forced", t1 - t], ["guard", t2 - t1], ["mask", t3 - t2 - (s1 - s0)], ["semantic", s1 - s0 + (semanticMs() - s2)], ["take", t4 - t3b - (semanticMs() - s2)]];
+      for (const [phase, ms] of parts) phaseMs[phase] = (phaseMs[phase] ?? 0) + ms;
+      if (us > TOKEN_COST_DEFAULTS.targetP99Us) {
         const [phase] = parts.reduce((a, b) => (b[1] > a[1] ? b : a));
         const key = `${phase}${phase === "mask" ? ` (${next.kind})` : phase === "take" && inner.replaced > before ? " (replaced)" : ""}`;
         slow[key] = (slow[key] ?? 0) + 1;
@@ -201,7 +216,7 @@ export function qtcCost(
     }
     replaced += inner.replaced;
   }
-  return { costs, semantic, firstMaskMs, replaced, ...(o.profile ? { slow } : {}) };
+  return { costs, semantic, firstMaskMs, replaced, ...(o.profile ? { slow, phaseMs } : {}) };
 }
 
 /** xgrammar's matcher (WASM): compile of its dialect + first mask, then its per-token mask time over seeded walks. */
@@ -282,6 +297,7 @@ export function tokenCostTable(rows: readonly TokenCostRow[]): string[] {
     );
     if (r.schemas !== undefined) out.push(`    schemas walked ${r.schemas}, skipped ${r.skipped ?? 0}${r.skippedBy && Object.keys(r.skippedBy).length > 0 ? ` (${Object.entries(r.skippedBy).map(([k, n]) => `${k} ${n}`).join(", ")})` : ""}`);
     if (r.slow) out.push(`    over ${TOKEN_COST_DEFAULTS.targetP99Us} µs: ${Object.entries(r.slow).map(([k, n]) => `${k} ${n}`).join(", ") || "none"}${r.replaced ? `; replaced ${r.replaced}` : ""}`);
+    if (r.phaseMs) out.push(`    time by part: ${phaseShares(r.phaseMs)}`);
   }
   const o = TOKEN_COST_DEFAULTS;
   out.push(`  targets (qtc): p50 ≤ ${o.targetP50Us} µs, p99 ≤ ${o.targetP99Us} µs, p50 at 200 ≤ 1.5× at 5, first mask for Claude Code's list ≤ ${o.targetFirstMaskMs} ms cold`);

@@ -16,6 +16,17 @@ const KEY_CHARS = [..."abcdefghijklmnopqrstuvwxyz0123456789_"];
  * accepted into `grammar` or fed to `state`); undefined when none was found.
  */
 export function distinctClosing(grammar: Matcher, state: KeyTracker, vocab: KeyVocab): number[] | undefined {
+  const plain = grammar.closing();
+  if (!plain) return undefined;
+  // Most closings repeat nothing: one fed whole to a copy of the state without completing a key or an item twice is
+  // the answer, with no look-ahead per token (the budget guard asks for a closing at every step).
+  const copy = state.clone();
+  if (!plain.some((t) => copy.feed(vocab.texts[t] ?? ""))) return plain;
+  return closingWithDetours(grammar, state, vocab);
+}
+
+/** The closing walked token by token, turning aside wherever the state bans the closing's next token. */
+function closingWithDetours(grammar: Matcher, state: KeyTracker, vocab: KeyVocab): number[] | undefined {
   const fork = grammar.fork();
   const keys = state.clone();
   const out: number[] = [];
@@ -38,14 +49,21 @@ export function distinctClosing(grammar: Matcher, state: KeyTracker, vocab: KeyV
   return undefined;
 }
 
-/** An allowed token the state does not ban, in place of one it does: a key lengthened, or another way on. */
+/**
+ * An allowed token the state does not ban, in place of one it does: a key lengthened, or another way on. Candidates
+ * are judged one at a time, in order of preference, until one passes (judging the whole allowed set first cost the
+ * uniqueItems closings most of their time).
+ */
 function detour(fork: Matcher, keys: KeyTracker, vocab: KeyVocab): number | undefined {
-  const next = fork.nextTokens();
-  const listed = listedTokens(next) ?? [];
-  const banned = new Set(listed.length > 0 ? keys.banned(fork, listed) : []);
-  const allowed = (t: number) => fork.canBeNext(t) && !banned.has(t) && keys.banned(fork, [t]).length === 0;
-  // A key's next character first (the shortest way to a new key), then anything but a separator.
-  for (const ch of KEY_CHARS) for (const t of vocab.exactly(ch)) if ((listed.length === 0 || listed.includes(t)) && allowed(t)) return t;
-  const others = listed.filter((t) => !banned.has(t));
-  return others.find((t) => !(vocab.texts[t] ?? "").startsWith(",")) ?? others[0];
+  const listed = listedTokens(fork.nextTokens()) ?? [];
+  const free = (t: number) => fork.canBeNext(t) && keys.banned(fork, [t]).length === 0;
+  // A key's next character first (the shortest way to a new key), then anything but a separator, then a separator.
+  for (const ch of KEY_CHARS) for (const t of vocab.exactly(ch)) if ((listed.length === 0 || listed.includes(t)) && free(t)) return t;
+  let separator: number | undefined;
+  for (const t of listed) {
+    if (!(vocab.texts[t] ?? "").startsWith(",")) {
+      if (free(t)) return t;
+    } else if (separator === undefined && free(t)) separator = t;
+  }
+  return separator;
 }

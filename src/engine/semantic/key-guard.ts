@@ -205,9 +205,9 @@ export class KeyGuard implements KeyTracker {
    */
   banned(probe: KeyProbe, candidates: readonly number[] | undefined): number[] {
     // A token that opens and closes a key in one (`" "`, `"a":`) repeats it without ever being inside it.
-    const whole = candidates?.filter((t) => this.repeats(this.vocab.texts[t] ?? "")) ?? [];
-    const rest = whole.length > 0 ? candidates!.filter((t) => !whole.includes(t)) : candidates;
-    const keys = whole.length > 0 ? [...whole, ...this.bannedInKey(probe, rest!)] : this.bannedInKey(probe, candidates);
+    const whole = new Set(candidates?.filter((t) => this.repeats(this.vocab.texts[t] ?? "")));
+    const rest = whole.size > 0 ? candidates!.filter((t) => !whole.has(t)) : candidates;
+    const keys = whole.size > 0 ? [...whole, ...this.bannedInKey(probe, rest!)] : this.bannedInKey(probe, candidates);
     const watched = this.watched();
     if (!watched) return keys;
     const out = new Set(keys);
