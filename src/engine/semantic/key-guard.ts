@@ -37,13 +37,48 @@ export class KeyVocab {
   /** Tokens that hold a `"`, by the text before their first `"`. */
   private readonly byTextBeforeQuote = new Map<string, number[]>();
 
+  /** Quotes in each token that holds two or more. */
+  private readonly quoteCounts = new Map<number, number>();
+  /** Those tokens by each text between two of their quotes. */
+  private readonly bySpan = new Map<string, number[]>();
+  /** Those of them with a `\\` (see wholeKeySuspects). */
+  private readonly escaping: number[] = [];
+
   constructor(readonly texts: readonly string[]) {
     texts.forEach((text, id) => {
       if (text === "" || text.includes("\uFFFD")) return;
       push(this.byText, text, id);
       const q = text.indexOf('"');
-      if (q >= 0) push(this.byTextBeforeQuote, text.slice(0, q), id);
+      if (q < 0) return;
+      push(this.byTextBeforeQuote, text.slice(0, q), id);
+      const parts = text.split('"');
+      if (parts.length < 3) return;
+      this.quoteCounts.set(id, parts.length - 1);
+      for (const span of new Set(parts.slice(1, -1))) push(this.bySpan, span, id);
+      if (parts.some((p) => p.includes("\\"))) this.escaping.push(id);
     });
+  }
+
+  /**
+   * Tokens that might spell a whole key of one of `objects` in one, from inside a string (`inString`: they need a quote more
+   * to close it first): those with the key's spelling between two of their quotes, or with a `\\` anywhere when a key
+   * holds one (a split at an escaped quote would hide it).
+   */
+  wholeKeySuspects(objects: readonly ReadonlySet<string>[], inString: boolean): number[] {
+    const quotes = inString ? 3 : 2;
+    const out: number[] = [];
+    const add = (t: number) => {
+      if (this.quoteCounts.get(t)! >= quotes && !out.includes(t)) out.push(t);
+    };
+    let escaped = false;
+    for (const keys of objects) {
+      for (const key of keys) {
+        this.bySpan.get(key)?.forEach(add);
+        escaped ||= key.includes("\\");
+      }
+    }
+    if (escaped) this.escaping.forEach(add);
+    return out;
   }
 
   /** Tokens whose whole text is `text`. */
@@ -201,18 +236,27 @@ export class KeyGuard implements KeyTracker {
    * Tokens that must not come next: inside a key, those that would complete (here or through the text the grammar
    * then forces) a key the object already has, or lead only to such keys; between members, a `,` after which the
    * grammar admits no new key. `candidates` is the grammar's allowed set when it is small (checked one by one),
-   * undefined for free text (only the tokens that could complete a seen key are checked).
+   * undefined for free text (only the tokens that could complete a seen key are checked, some of them perhaps
+   * outside the grammar's set: banning those changes nothing).
    */
   banned(probe: KeyProbe, candidates: readonly number[] | undefined): number[] {
-    // A token that opens and closes a key in one (`" "`, `"a":`) repeats it without ever being inside it.
-    const whole = new Set(candidates?.filter((t) => this.repeats(this.vocab.texts[t] ?? "")));
-    const rest = whole.size > 0 ? candidates!.filter((t) => !whole.has(t)) : candidates;
-    const keys = whole.size > 0 ? [...whole, ...this.bannedInKey(probe, rest!)] : this.bannedInKey(probe, candidates);
+    // A token that opens and closes a key in one (`" "`, `"a":`) repeats it without ever being inside it; in free
+    // text only a token with quotes enough to close the string and spell a whole key can.
+    const whole = new Set((candidates ?? this.wholeKeySuspects()).filter((t) => this.repeats(this.vocab.texts[t] ?? "")));
+    const rest = whole.size > 0 ? candidates?.filter((t) => !whole.has(t)) : candidates;
+    const keys = whole.size > 0 ? [...whole, ...this.bannedInKey(probe, rest)] : this.bannedInKey(probe, candidates);
     const watched = this.watched();
     if (!watched) return keys;
     const out = new Set(keys);
     for (const t of bannedItems(this, watched, probe, rest?.filter((t) => !out.has(t)))) out.add(t);
     return [...out];
+  }
+
+  /** In free text, the tokens that might spell a whole key some open object has (see KeyVocab.wholeKeySuspects). */
+  private wholeKeySuspects(): number[] {
+    const objects: ReadonlySet<string>[] = [];
+    for (const f of this.stack) if (f.keys && f.keys.size > 0) objects.push(f.keys);
+    return objects.length === 0 ? [] : this.vocab.wholeKeySuspects(objects, this.str !== undefined);
   }
 
   /** Whether the text completes a key its object already has (only a text with a quote can). */
