@@ -30,6 +30,12 @@ interface Look {
 
 const newLook = (): Look => ({ states: 0, memo: new Map() });
 
+/** Whether some key of `keys` begins with `partial`. */
+function startsAny(keys: ReadonlySet<string>, partial: string): boolean {
+  for (const k of keys) if (k.startsWith(partial)) return true;
+  return false;
+}
+
 /** Per-vocabulary lookups the guard shares across turns (built once per runtime). */
 export class KeyVocab {
   /** Token ids by their exact text (first id of each text). */
@@ -270,6 +276,9 @@ export class KeyGuard implements KeyTracker {
     const seen = this.top()!.keys!;
     const partial = this.str!.text;
     const { texts } = this.vocab;
+    // Only a key that begins with the text so far can be completed again: with none, nothing is banned (at a key
+    // the grammar leaves free, thousands of candidates were each forked and stepped to find that out).
+    if (!startsAny(seen, partial)) return [];
     if (candidates) return candidates.filter((t) => !this.viableAfter(probe, t, partial, seen, newLook()));
     const out = new Set<number>();
     for (const key of seen) {
@@ -317,6 +326,8 @@ export class KeyGuard implements KeyTracker {
     const text = this.vocab.texts[token] ?? "";
     const q = text.indexOf('"');
     if (q >= 0) return !seen.has(partial + text.slice(0, q));
+    // A key no seen one begins with can still become a new one (anyNewKey's first answer), fork or not.
+    if (!startsAny(seen, partial + text)) return true;
     const fork = probe.fork();
     if (!fork.accept(token)) return true;
     return this.anyNewKey(fork, partial + text, seen, look);
@@ -328,10 +339,8 @@ export class KeyGuard implements KeyTracker {
     const known = look.memo.get(partial);
     if (known !== undefined) return known;
     if (++look.states > LOOKAHEAD_STATES || partial.length > LOOKAHEAD_CHARS) return true;
-    let startsSeen = false;
-    for (const k of seen) if (k.startsWith(partial)) startsSeen = true;
     let viable = true;
-    if (startsSeen) {
+    if (startsAny(seen, partial)) {
       const listed = listedTokens(probe.nextTokens());
       viable = !listed || listed.some((t) => this.viableAfter(probe, t, partial, seen, look));
     }
