@@ -11,6 +11,7 @@ import { planTokens, type ForcedPiece } from "./jump-forward.js";
 import { acceptInOrder, type Continuation, type Matcher, type MatcherGrammar, type NextTokens } from "./matcher.js";
 import { DEAD, EngineLimitError, type StackPool, type StateId } from "./stack-pool.js";
 import { textMask } from "./text-mask.js";
+import { setBit, wordsFor } from "./token-bits.js";
 import { allowedTextTokens } from "./token-mask.js";
 import { byteMayStart, stepBytes, type Partial, type Position } from "./utf8-steps.js";
 
@@ -34,7 +35,6 @@ export class QtcMatcher implements Matcher {
   ms = 0;
   /** Sampled tokens refused and replaced: 0 under the mask (read by tests and the bench). */
   replaced = 0;
-  private readonly specials: readonly number[];
   private depth = 0;
 
   private constructor(
@@ -42,18 +42,18 @@ export class QtcMatcher implements Matcher {
     private readonly pool: StackPool,
     private readonly vocab: EngineVocab,
     readonly grammar: MatcherGrammar,
+    /** The grammar's special tokens and the vocabulary's end tokens, each once (shared by forks: look-aheads fork per candidate). */
+    private readonly specials: readonly number[],
     private past: Past | undefined = undefined,
     /** A character the last token began and did not finish (its next token must finish or go on with it). */
     private partial: Partial | undefined = undefined,
-  ) {
-    this.specials = [...new Set([...grammar.specialTokens, ...vocab.eogTokens])];
-  }
+  ) {}
 
   /** A matcher at the grammar's start (compiled once per GBNF text per runtime). Throws on a grammar it refuses. */
   static create(grammar: MatcherGrammar, vocab: EngineVocab): QtcMatcher {
     const t0 = performance.now();
     const pool = vocab.poolFor(grammar.gbnf);
-    const m = new QtcMatcher(pool.root, pool, vocab, grammar);
+    const m = new QtcMatcher(pool.root, pool, vocab, grammar, [...new Set([...grammar.specialTokens, ...vocab.eogTokens])]);
     m.ms += performance.now() - t0;
     return m;
   }
@@ -108,9 +108,11 @@ export class QtcMatcher implements Matcher {
     const specials = this.specials.filter((s) => this.after(at, s) !== DEAD);
     const free = TEXT_PROBES.every((cp) => this.pool.step(at, cp) !== DEAD) ? textMask(this.pool, this.vocab, at, specials) : undefined;
     if (free) return free;
+    const tokens = specials.slice();
     // The trie holds tokens whose bytes spell text the matcher never takes (a padding token's `[PAD151669]`).
-    const text = allowedTextTokens(this.pool, this.vocab.trie, at).filter((t) => this.vocab.codePoints(t) !== undefined);
-    return { kind: "set", tokens: [...specials, ...this.withPartialTokens(at, text)] };
+    for (const t of allowedTextTokens(this.pool, this.vocab.trie, at)) if (this.vocab.codePoints(t) !== undefined) tokens.push(t);
+    for (const t of this.partialTokensAt(at)) tokens.push(t);
+    return maskOf(tokens, this.vocab.tables.vocabSize);
   }
 
   forcedContinuation(maxSteps: number): Continuation {
@@ -217,7 +219,7 @@ export class QtcMatcher implements Matcher {
   }
 
   fork(): QtcMatcher {
-    return new QtcMatcher(this.at, this.pool, this.vocab, this.grammar, this.past, this.partial);
+    return new QtcMatcher(this.at, this.pool, this.vocab, this.grammar, this.specials, this.past, this.partial);
   }
 
   rollback(count: number): void {
@@ -279,20 +281,16 @@ export class QtcMatcher implements Matcher {
     return out;
   }
 
-  /** A mask's whole-UTF-8 tokens and the partial ones the state takes (only where a non-ASCII character may come). */
-  private withPartialTokens(at: StateId, whole: Int32Array): Int32Array {
-    if (!this.pool.meets(at, 0x80, 0x10ffff)) return whole;
-    const from: Position = { at, partial: undefined };
+  /** The tokens that cut a character at their end the state takes (only where a non-ASCII character may come). */
+  private partialTokensAt(at: StateId): number[] {
     const extra: number[] = [];
+    if (!this.pool.meets(at, 0x80, 0x10ffff)) return extra;
+    const from: Position = { at, partial: undefined };
     for (const [first, group] of this.vocab.startingTokens) {
       if (!byteMayStart(this.pool, at, first)) continue;
       for (const t of group) if (stepBytes(this.pool, from, this.vocab.bytes(t)!)) extra.push(t);
     }
-    if (extra.length === 0) return whole;
-    const out = new Int32Array(whole.length + extra.length);
-    out.set(whole);
-    out.set(extra, whole.length);
-    return out;
+    return extra;
   }
 
   /**
@@ -417,6 +415,19 @@ export function createQtcMatcher(grammar: MatcherGrammar, vocab: EngineVocab): Q
 }
 
 const isContinuationByte = (b: number) => (b & 0xc0) === 0x80;
+
+/**
+ * A walked mask as a list, or as a bitset where it allows half the vocabulary or more: there every consumer takes
+ * it as free text (listedTokens), and listing, filtering and copying some 146,000 ids at each such state (a key
+ * the schema leaves open beside listed names) cost more than the walk itself.
+ */
+function maskOf(tokens: number[], vocabSize: number): NextTokens {
+  if (tokens.length * 2 < vocabSize) return { kind: "set", tokens };
+  const allowed = new Uint32Array(wordsFor(vocabSize));
+  let count = 0;
+  for (const t of tokens) count += setBit(allowed, t);
+  return { kind: "bits", allowed, count, vocabSize };
+}
 
 function push(pieces: ForcedPiece[], piece: ForcedPiece): void {
   const last = pieces[pieces.length - 1];

@@ -4,17 +4,19 @@
 // cannot come next (text-mask.ts answers there), so the prefixes it visits are few; the answer is cached per state.
 
 import { DEAD, type StackPool, type StateId } from "./stack-pool.js";
-import type { VocabTrie, TrieRange } from "./vocab-trie.js";
+import type { VocabTrie } from "./vocab-trie.js";
 
 /** Tokens of the trie `state` allows next (whole UTF-8 text tokens only; special and cut tokens are the caller's). */
 export function allowedTextTokens(pool: StackPool, trie: VocabTrie, state: StateId): Int32Array {
+  const { order, lo, ends, firstChild, childCount, byte } = trie.flat;
   const allowed: number[] = [];
+  let visits = 0;
   // cp: the code point being decoded (its bits so far); need: continuation bytes still to come.
-  const walk = (range: TrieRange, at: StateId, cp: number, need: number): void => {
-    const node = trie.node(range);
-    if (need === 0) for (const t of node.ends) allowed.push(t);
-    for (const child of node.children) {
-      const b = child.byte;
+  const walk = (node: number, at: StateId, cp: number, need: number): void => {
+    visits++;
+    if (need === 0) for (let k = lo[node]!, end = k + ends[node]!; k < end; k++) allowed.push(order[k]!);
+    for (let child = firstChild[node]!, last = child + childCount[node]!; child < last; child++) {
+      const b = byte[child]!;
       let next = at;
       let ncp = 0;
       let nneed = 0;
@@ -35,12 +37,13 @@ export function allowedTextTokens(pool: StackPool, trie: VocabTrie, state: State
       }
       if (next === DEAD) continue;
       if (nneed > 0) {
-        const lo = ncp * 2 ** (6 * nneed);
-        if (!pool.meets(at, lo, lo + 2 ** (6 * nneed) - 1)) continue;
+        const least = ncp * 2 ** (6 * nneed);
+        if (!pool.meets(at, least, least + 2 ** (6 * nneed) - 1)) continue;
       }
       walk(child, next, ncp, nneed);
     }
   };
-  walk(trie.root, state, 0, 0);
+  walk(0, state, 0, 0);
+  trie.visits += visits;
   return Int32Array.from(allowed);
 }
