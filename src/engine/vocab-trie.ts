@@ -71,35 +71,42 @@ export class VocabTrie {
 
   private build(): FlatTrie {
     const { order, bytes } = this;
-    const lo: number[] = [0];
-    const hi: number[] = [order.length];
-    const byte: number[] = [0];
-    const ends: number[] = [];
-    const firstChild: number[] = [];
-    const childCount: number[] = [];
-    // Depth of node i is its distance from the root; breadth first, it is known when the node is reached.
-    const depth: number[] = [0];
-    for (let i = 0; i < lo.length; i++) {
+    // The tokens' bytes in trie order, end to end (one array to scan, not one object per token).
+    const from = new Int32Array(order.length + 1);
+    for (let j = 0; j < order.length; j++) from[j + 1] = from[j]! + bytes[order[j]!]!.length;
+    const all = new Uint8Array(from[order.length]!);
+    for (let j = 0; j < order.length; j++) all.set(bytes[order[j]!]!, from[j]!);
+    // At most one node per byte of the tokens, and the root.
+    const bound = all.length + 1;
+    const lo = new Int32Array(bound);
+    const hi = new Int32Array(bound);
+    const depth = new Uint16Array(bound);
+    const byte = new Uint8Array(bound);
+    const ends = new Int32Array(bound);
+    const firstChild = new Int32Array(bound);
+    const childCount = new Int32Array(bound);
+    hi[0] = order.length;
+    let nodes = 1;
+    // Breadth first: a node's depth is known when it is reached, and its children are numbered together.
+    for (let i = 0; i < nodes; i++) {
       const d = depth[i]!;
       const end = hi[i]!;
       let j = lo[i]!;
       // Shorter sorts first: tokens that end at this depth lead the range.
-      while (j < end && bytes[order[j]!]!.length === d) j++;
-      ends.push(j - lo[i]!);
-      firstChild.push(lo.length);
-      let children = 0;
+      while (j < end && from[j + 1]! - from[j]! === d) j++;
+      ends[i] = j - lo[i]!;
+      firstChild[i] = nodes;
       while (j < end) {
-        const b = bytes[order[j]!]![d]!;
-        const from = j;
-        while (j < end && bytes[order[j]!]![d] === b) j++;
-        lo.push(from);
-        hi.push(j);
-        byte.push(b);
-        depth.push(d + 1);
-        children++;
+        const b = all[from[j]! + d]!;
+        lo[nodes] = j;
+        while (j < end && all[from[j]! + d] === b) j++;
+        hi[nodes] = j;
+        byte[nodes] = b;
+        depth[nodes] = d + 1;
+        nodes++;
       }
-      childCount.push(children);
+      childCount[i] = nodes - firstChild[i]!;
     }
-    return { order, lo: Int32Array.from(lo), ends: Int32Array.from(ends), firstChild: Int32Array.from(firstChild), childCount: Int32Array.from(childCount), byte: Uint8Array.from(byte) };
+    return { order, lo: lo.slice(0, nodes), ends: ends.slice(0, nodes), firstChild: firstChild.slice(0, nodes), childCount: childCount.slice(0, nodes), byte: byte.slice(0, nodes) };
   }
 }
