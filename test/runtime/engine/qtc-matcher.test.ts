@@ -106,6 +106,28 @@ describe("QtcMatcher", () => {
     expect(g.replaced).toBe(0);
   });
 
+  test("at a key the schema leaves open beside listed names, the walked mask allows most of the vocabulary, as a bitset, exactly", () => {
+    // `a` and `e` lead to different states here (each begins a listed name), so the trie walk answers, not the
+    // text chain; it allows about 146,000 tokens, which a list carried through every step (session 26).
+    const config = normalizeTools([
+      {
+        name: "set_config",
+        description: "set options",
+        parameters: { type: "object", properties: { alpha: { type: "string" }, echo: { type: "boolean" }, apple: { type: "integer" } }, additionalProperties: { type: "string" } },
+      },
+    ]);
+    const g = compileToolGrammar(config, { format: "hermes", toolChoice: "required", maxTokens: 256, parallel: false });
+    if (!g.ok) throw new Error(g.error.message);
+    const m = QtcMatcher.create(g.value, engine);
+    m.acceptAll(model.tokenize('<tool_call>\n{"name": "set_config", "arguments": {"', true) as number[]);
+    const next = m.nextTokens();
+    expect(next.kind).toBe("bits");
+    expect(next.kind === "bits" && next.count * 2).toBeGreaterThanOrEqual(tables.vocabSize);
+    expect(allowedOf(next)).toEqual(everyToken(m));
+    expect(m.canBeNext(model.tokenize("alpha", false)[0]!)).toBe(true);
+    expect(m.canBeNext(QWEN3_TOKENS.toolCallOpen.token)).toBe(false);
+  });
+
   test("the mask is exact at every kind of free-text position: JSON strings, escapes, maxLength and pattern strings (a URI-like one too), keys, raw XML values", () => {
     const note = normalizeTools([
       {
