@@ -61,9 +61,9 @@ export class VocabTrie {
   }
 
   /**
-   * The flat trie, built on first use: one pass per depth over the sorted tokens (about 15 bytes a node, some
-   * 10 MB for Qwen3's vocabulary). A walk over it allocates nothing; building each node's children as it was
-   * visited cost most of a full walk's time (100 ms for a mask allowing 146,000 tokens).
+   * The flat trie, built on first use: breadth first over the tokens' bytes laid end to end (17 bytes a node:
+   * 333,180 nodes, about 5.7 MB, for Qwen3's vocabulary). A walk over it allocates nothing; building each node's
+   * children as it was visited cost most of a full walk's time (100 ms for a mask allowing 146,000 tokens).
    */
   get flat(): FlatTrie {
     return (this.built ??= this.build());
