@@ -13,7 +13,7 @@ import { type QtcError } from "../errors.js";
 import { linearRegExp } from "../tools/linear-regexp.js";
 import { type KeyAvoid, KEY_CHARS } from "./extra-key.js";
 import type { CodeRange } from "./gbnf.js";
-import { disjointByFirst, patternAlphabet, patternFirst } from "./regex-first.js";
+import { disjointByFirst, patternAlphabet, patternFirst, patternWords } from "./regex-first.js";
 import { complement, intersect, normalizeRanges } from "./regex.js";
 import { pointer, unsupported } from "./schema-keywords.js";
 import { patternWithout } from "./pattern-except.js";
@@ -186,7 +186,8 @@ export function planPatterns(
 }
 
 /**
- * How an extra key can match none of these patterns: by not being the one key a pattern names (`^billing_id$`), by
+ * How an extra key can match none of these patterns: by not being one of the few keys a pattern names (`^billing_id$`,
+ * `^v[12]$`), by
  * its first character (`^/`, `^x-`: every match starts with one of a few characters), or by holding a character a
  * pattern anchored at both ends never spells (`^[a-z0-9]+$`). Undefined when a pattern allows neither, or when no one-character key is left (the extra key
  * is charged one character at least).
@@ -197,10 +198,12 @@ function avoidance(patterns: readonly string[]): KeyAvoid | undefined {
   const words: string[] = [];
   let mustLeave = false;
   for (const p of patterns) {
-    // A pattern of one key (`^billing_id$`) is avoided as a listed name is: that key is never spelled.
-    const only = /^\^([A-Za-z0-9_-]+)\$$/.exec(p)?.[1];
-    if (only !== undefined) {
-      words.push(only);
+    // A pattern of a few keys (`^billing_id$`, `^(consumer_(key|secret)|access_token_(key|secret))$`) is avoided as
+    // listed names are: those keys are never spelled, every other key is (exact; a key that must hold a character
+    // outside the pattern's letters refused `name` beside the four keys of MaskBench's o61781).
+    const few = patternWords(p);
+    if (few !== undefined) {
+      words.push(...few);
       continue;
     }
     const chars = patternAlphabet(p);

@@ -81,3 +81,63 @@ export function patternAlphabet(pattern: string): CodeRange[] | undefined {
   if (!parsed.ok || parsed.value.branches.some((b) => !b.start || !b.end)) return undefined;
   return normalizeRanges(parsed.value.branches.flatMap((b) => alphabet(b.re)));
 }
+
+/** Most words `patternWords` spells out, and most characters in one: past them a pattern is not "a few words". */
+const MOST_WORDS = 64;
+const MOST_WORD_LENGTH = 128;
+/** Most characters one set of a few words' pattern may stand for (`[0-3]`). */
+const MOST_SET_CHARS = 4;
+
+/** The words `re` matches, or undefined where they are more than MOST_WORDS (or unbounded). */
+function words(re: Re): string[] | undefined {
+  switch (re.t) {
+    case "set": {
+      const cps = re.ranges.flatMap(([lo, hi]) => (hi - lo < MOST_SET_CHARS ? Array.from({ length: hi - lo + 1 }, (_, i) => lo + i) : [-1]));
+      return cps.length > MOST_SET_CHARS || cps.includes(-1) ? undefined : cps.map((cp) => String.fromCodePoint(cp));
+    }
+    case "alt": {
+      const out: string[] = [];
+      for (const item of re.items) {
+        const w = words(item);
+        if (!w || out.push(...w) > MOST_WORDS) return undefined;
+      }
+      return out;
+    }
+    case "seq": {
+      let out = [""];
+      for (const item of re.items) {
+        const w = words(item);
+        if (!w || out.length * w.length > MOST_WORDS) return undefined;
+        out = out.flatMap((a) => w.map((b) => a + b));
+        if (out.some((s) => s.length > MOST_WORD_LENGTH)) return undefined;
+      }
+      return out;
+    }
+    case "rep": {
+      if (re.max === undefined) return undefined;
+      const one = words(re.item);
+      if (!one) return undefined;
+      const out: string[] = [];
+      for (let n = re.min; n <= re.max; n++) {
+        const w = words({ t: "seq", items: Array.from({ length: n }, () => re.item) });
+        if (!w || out.push(...w) > MOST_WORDS) return undefined;
+      }
+      return out;
+    }
+  }
+}
+
+/**
+ * Every key a pattern anchored at both ends matches, where they are a few words
+ * (`^(consumer_(key|secret)|access_token_(key|secret))$`, `^v[12]$`); undefined for any other pattern.
+ */
+export function patternWords(pattern: string): string[] | undefined {
+  const parsed = parsePattern(pattern);
+  if (!parsed.ok || parsed.value.branches.some((b) => !b.start || !b.end)) return undefined;
+  const out: string[] = [];
+  for (const b of parsed.value.branches) {
+    const w = words(b.re);
+    if (!w || out.push(...w) > MOST_WORDS) return undefined;
+  }
+  return [...new Set(out)];
+}
