@@ -11,6 +11,7 @@ import { utf8Length } from "./canonical-json.js";
 import { bodyAround, blockOverhead, buildRoot, paramSpelling, tagWords, thinkingTokens, type ToolBody } from "./envelope.js";
 import { literal, RuleSet } from "./gbnf.js";
 import { deref, type Node } from "./schema-ir.js";
+import { spellsOpenKeys } from "./open-keys.js";
 import { uniquePlan, type UniquePlan } from "./unique-plan.js";
 import { lowerSchema } from "./schema-policy.js";
 import { constraintReport, type ConstraintSites, type ExtraMembersPolicy, newSites, type UnsupportedPolicy } from "./constraint-report.js";
@@ -333,7 +334,8 @@ function compileWithin(tools: readonly ToolDefinition[], o: Resolved): Result<Co
     const bareExpr = bare === undefined ? undefined : rules.add(`tool-${tool.name}-bare`, `${literal(bare)} ${value.expr} ${literal(around.after)}`);
     bodies.push({ name: tool.name, expr: body, bareExpr });
     const unique = uniquePlan(args);
-    info.push({ name: tool.name, worstCaseTokens: fixed + value.worst, ...(taggedParams ? { params: paramValues(tool.parameters as JsonSchema) } : {}), ...(unique ? { unique } : {}) });
+    const openKeys = spellsOpenKeys(args);
+    info.push({ name: tool.name, worstCaseTokens: fixed + value.worst, ...(taggedParams ? { params: paramValues(tool.parameters as JsonSchema) } : {}), ...(unique ? { unique } : {}), ...(openKeys ? { openKeys } : {}) });
   }
   if ((mode === "calls" || (mode === "auto" && o.phase !== "start")) && bodies.length === 0) {
     return err({ code: "budget_too_small", message: `maxTokens ${o.maxTokens} is too small for even the shortest call of ${selected.map((t) => `"${t.name}"`).join(", ") || "any tool"}` });

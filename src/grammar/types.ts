@@ -133,6 +133,11 @@ export interface GrammarTool {
   readonly params?: { readonly json: readonly string[]; readonly raw: readonly string[]; readonly extraJson: boolean };
   /** Where its arguments hold arrays of distinct items (uniqueItems), which the runtime's guard holds; absent: none. */
   readonly unique?: UniquePlan;
+  /**
+   * Whether its arguments may hold an extra or pattern member, whose key only the engine's key guard keeps from
+   * repeating one already written (listed members the grammar writes at most once); absent: none.
+   */
+  readonly openKeys?: true;
 }
 
 /** A compiled grammar: immutable, cacheable, shared by every request with the same tools and options. */

@@ -11,8 +11,13 @@ export { XmlKeyGuard } from "./xml-key-guard.js";
 export { distinctClosing } from "./distinct-closing.js";
 export { SemanticMatcher } from "./semantic-matcher.js";
 
-/** The semantic state of a format's calls over `tools`; undefined where the format writes no JSON to watch. */
+/**
+ * The semantic state of a format's calls over `tools`; undefined where the format writes no JSON to watch, or where
+ * no tool's arguments hold a key or an item the grammar alone could repeat (a schema with none of those keywords
+ * pays nothing for the state).
+ */
 export function semanticStateFor(format: ToolCallFormat, tools: readonly GrammarTool[], vocab: KeyVocab): KeyTracker | undefined {
+  if (!tools.some((t) => t.openKeys || t.unique)) return undefined;
   if (format.body.decoder === "json-call") {
     const plans = new Map(tools.flatMap((t) => (t.unique ? [[t.name, t.unique] as const] : [])));
     // The state compares keys as the text spells them.

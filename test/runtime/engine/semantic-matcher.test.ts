@@ -4,8 +4,9 @@
 import type { Token } from "node-llama-cpp";
 import { describe, expect, test } from "vitest";
 import { allows, QtcMatcher } from "../../../src/engine/index.js";
-import { KeyGuard, KeyVocab, SemanticMatcher } from "../../../src/engine/semantic/index.js";
+import { KeyGuard, KeyVocab, SemanticMatcher, semanticStateFor } from "../../../src/engine/semantic/index.js";
 import { decodeHolding } from "../../../src/engine/semantic/semantic-matcher.js";
+import { getFormat } from "../../../src/formats/index.js";
 import { compileToolGrammar } from "../../../src/grammar/index.js";
 import { parse } from "../../../src/parse/index.js";
 import { normalizeTools } from "../../../src/tools/index.js";
@@ -119,4 +120,34 @@ describe("SemanticMatcher", () => {
     expect(second).toEqual({ text: "名", held: new Uint8Array(0) });
     expect(decodeHolding(new Uint8Array(0), new TextEncoder().encode('a"名')).text).toBe('a"名');
   });
+});
+
+describe("which calls get a semantic state (issue 49: a schema with none of its keywords pays nothing for it)", () => {
+  const closed = normalizeTools([
+    { name: "read", parameters: { type: "object", properties: { path: { type: "string" }, lines: { type: "array", items: { type: "integer" } } }, required: ["path"], additionalProperties: false } },
+    { name: "nested", parameters: { type: "object", properties: { at: { type: "object", properties: { x: { type: "integer" } }, additionalProperties: false } }, additionalProperties: false } },
+  ]);
+  const open: [string, Record<string, unknown>][] = [
+    ["an open map", { type: "object", additionalProperties: { type: "integer" } }],
+    ["pattern keys", { type: "object", patternProperties: { "^x[0-9]$": { type: "integer" } }, additionalProperties: false }],
+    ["an untyped value (any object, any keys)", { type: "object", properties: { v: {} }, required: ["v"], additionalProperties: false }],
+    ["an open map inside an array", { type: "object", properties: { rows: { type: "array", items: { type: "object", additionalProperties: { type: "string" } } } }, additionalProperties: false }],
+    ["distinct items", { type: "object", properties: { ids: { type: "array", items: { type: "integer" }, uniqueItems: true } }, additionalProperties: false }],
+  ];
+  const stateOf = (format: "hermes" | "qwen35", over: ReturnType<typeof normalizeTools>) => {
+    const compiled = compileToolGrammar(over, { format, toolChoice: "required", maxTokens: 512, parallel: false });
+    if (!compiled.ok) throw new Error(compiled.error.message);
+    return semanticStateFor(getFormat(format), compiled.value.tools, new KeyVocab(vocab().tables.texts));
+  };
+
+  for (const format of ["hermes", "qwen35"] as const) {
+    test(`${format}: tools whose keys the grammar writes at most once get none`, () => {
+      expect(stateOf(format, closed)).toBeUndefined();
+    });
+    for (const [what, parameters] of open) {
+      test(`${format}: ${what} beside a closed tool gets one`, () => {
+        expect(stateOf(format, [...closed, ...normalizeTools([{ name: "o", parameters }])])).toBeDefined();
+      });
+    }
+  }
 });
