@@ -278,7 +278,9 @@ describe("concurrency and cancellation", () => {
     }
     const health = (await (await fetch(`${server.url}/health`)).json()) as { slots: unknown };
     expect(health.slots).toEqual({ total: 4, busy: 0, queued: 0 });
-  });
+    // 16 generations on 2 cores: 70 s beside other work, past 120 s on a machine loaded twice over (session 27's
+    // rehearsal). The test judges the calls and the slots, not the time.
+  }, 360_000);
 
   test("a cancelled stream stops its generation and frees its slot for the next request", async () => {
     const single = await start({ runtime, parallel: 1 });
