@@ -117,12 +117,18 @@ function words(re: Re): string[] | undefined {
       if (re.max === undefined) return undefined;
       const one = words(re.item);
       if (!one) return undefined;
+      // Any count of nothing is nothing (a schema's `(){99999999}` costs no loop).
+      if (one.every((w) => w === "")) return [""];
+      // The words of n repetitions, from those of n - 1: each step lengthens a word, so MOST_WORD_LENGTH ends it.
       const out: string[] = [];
-      for (let n = re.min; n <= re.max; n++) {
-        const w = words({ t: "seq", items: Array.from({ length: n }, () => re.item) });
-        if (!w || out.push(...w) > MOST_WORDS) return undefined;
+      let run = [""];
+      for (let n = 0; ; n++) {
+        if (n >= re.min && out.push(...run) > MOST_WORDS) return undefined;
+        if (n === re.max) return out;
+        if (run.length * one.length > MOST_WORDS) return undefined;
+        run = run.flatMap((a) => one.map((b) => a + b));
+        if (run.some((w) => w.length > MOST_WORD_LENGTH)) return undefined;
       }
-      return out;
     }
   }
 }

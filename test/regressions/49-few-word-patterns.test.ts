@@ -33,4 +33,11 @@ describe("a pattern of a few words beside extra keys (issue 49, MaskBench o61781
     expect(patternWords("^billing_id$")).toEqual(["billing_id"]);
     for (const open of ["^[a-z]+$", "^x-", "line[1-3]", "^[a-z]{1,3}$", "^.$"]) expect(patternWords(open), open).toBeUndefined();
   });
+
+  it("a schema's huge count is not spelled out one repetition at a time (it built an array of 99,999,999 items)", () => {
+    expect(patternWords("^a{99999999}$")).toBeUndefined();
+    expect(patternWords("^(a|b){0,99999999}$")).toBeUndefined();
+    expect(patternWords("^(){99999999}$")).toEqual([""]);
+    expect(patternWords("^a{2,3}$")).toEqual(["aa", "aaa"]);
+  });
 });
