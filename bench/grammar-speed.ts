@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import type { LlamaModel, Token } from "node-llama-cpp";
 import { FORMAT_IDS, type FormatId, ensureSyntheticModel, normalizeTools, type ToolDefinition } from "../dist/index.js";
 import { tokenCostTable, type EngineName, type TokenCostRow } from "./lib/grammar-token-cost.js";
-import { ALL_ENGINES, COST_VOCABULARIES, costLists, runTokenCostRows, type TokenCostPlan } from "./lib/grammar-token-cost-suites.js";
+import { ALL_ENGINES, COST_VOCABULARIES, costLists, runTokenCostRows, type CostVocabularyName, type TokenCostPlan } from "./lib/grammar-token-cost-suites.js";
 import { dataFolder } from "./lib/maskbench-data.js";
 import { runXgrammarBench, xgrammarTable, type XgrammarRow } from "./lib/grammar-xgrammar.js";
 import { clientToolLists, generatedTools } from "./lib/tool-lists.js";
@@ -202,6 +202,7 @@ async function main(): Promise<void> {
   // `--token-cost`: only the tokenCost rows, written beside the full results (bench/results/grammar-token-cost.json).
   // `--engine NAME` (repeatable, with --token-cost): only those engines' rows; `--profile`: qtc's slow tokens by cause;
   // `--maskbench DIR`: the MaskBench suite too, a sample of `--sample N` schemas of MaskBench's data folder DIR.
+  // `--list TEXT` (repeatable): only the tool lists whose label holds TEXT; `--vocabulary NAME`: only that vocabulary.
   const argv = process.argv;
   const only = argv.includes("--token-cost") ? "tokenCost" : undefined;
   const valueOf = (flag: string) => argv[argv.indexOf(flag) + 1];
@@ -214,10 +215,24 @@ async function main(): Promise<void> {
     if (!maskbenchDir) throw new Error(`--maskbench ${String(valueOf("--maskbench"))}: no MaskBench schema files there (*.json, or maskbench/data/*.json)`);
   }
   const sample = argv.includes("--sample") ? Number(valueOf("--sample")) : undefined;
-  const plan: TokenCostPlan = { ...DEFAULT_PLAN, engines: engines.length > 0 ? engines : ALL_ENGINES, profile: argv.includes("--profile"), maskbenchDir, maskbenchSample: sample };
+  const lists = argv.flatMap((a, i) => (a === "--list" ? [argv[i + 1] ?? ""] : []));
+  const vocabularies = argv.flatMap((a, i) => (a === "--vocabulary" ? [argv[i + 1] as CostVocabularyName] : []));
+  const unknown = vocabularies.find((v) => !COST_VOCABULARIES.includes(v));
+  if (unknown !== undefined) throw new Error(`unknown vocabulary ${String(unknown)} (one of ${COST_VOCABULARIES.join(", ")})`);
+  const plan: TokenCostPlan = {
+    ...DEFAULT_PLAN,
+    engines: engines.length > 0 ? engines : ALL_ENGINES,
+    ...(vocabularies.length > 0 ? { vocabularies } : {}),
+    profile: argv.includes("--profile"),
+    maskbenchDir,
+    maskbenchSample: sample,
+    ...(lists.length > 0 ? { lists } : {}),
+  };
   const result = await runGrammarBench({}, only, plan);
   printTable(result);
-  const part = engines.length > 0 ? `grammar-token-cost-${[...new Set(engines)].join("-")}` : "grammar-token-cost";
+  // A run of some rows is written beside the full one, never over it.
+  const some = [...new Set(engines), ...(lists.length > 0 || vocabularies.length > 0 ? ["some-rows"] : [])];
+  const part = some.length > 0 ? `grammar-token-cost-${some.join("-")}` : "grammar-token-cost";
   const out = only ? GRAMMAR_BENCH_DEFAULTS.out.replace("grammar-speed", part) : GRAMMAR_BENCH_DEFAULTS.out;
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, JSON.stringify(result, null, 2) + "\n");

@@ -56,6 +56,8 @@ export interface TokenCostPlan {
   maskbenchDir?: string;
   /** Schemas in the MaskBench sample. Default: TOKEN_COST_SUITE_DEFAULTS.maskbenchSample. */
   maskbenchSample?: number;
+  /** Only the tool lists whose label holds one of these texts (to time or profile a row alone). Default: every list. */
+  lists?: readonly string[];
 }
 
 const PROMPT = "<|im_start|>user\nFind the failing test and fix it.<|im_end|>\n<|im_start|>assistant\n";
@@ -310,7 +312,9 @@ export interface TokenCostRun {
 }
 
 /** Every row of the plan, vocabulary by vocabulary (one model loaded at a time); progress on stderr. */
-export async function runTokenCostRows(lists: readonly CostList[], plan: TokenCostPlan): Promise<TokenCostRun> {
+export async function runTokenCostRows(all: readonly CostList[], plan: TokenCostPlan): Promise<TokenCostRun> {
+  const lists = plan.lists ? all.filter((l) => plan.lists!.some((text) => l.label.includes(text))) : all;
+  if (lists.length === 0) throw new Error(`no tool list's label holds ${plan.lists!.map((t) => JSON.stringify(t)).join(" or ")} (the lists: ${all.map((l) => l.label).join(", ")})`);
   const sample = plan.maskbenchDir ? readMaskbenchSample(plan.maskbenchDir, plan.maskbenchSample ?? TOKEN_COST_SUITE_DEFAULTS.maskbenchSample) : undefined;
   const llama = await createLlama({ gpu: "cpu" });
   const rows: TokenCostRow[] = [];

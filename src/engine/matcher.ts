@@ -71,6 +71,13 @@ export interface Matcher {
   forcedContinuation(maxSteps: number): Continuation;
   /** Tokens that complete the current call from here (not accepted); undefined when no closing was found. */
   closing(): number[] | undefined;
+  /**
+   * Tokens that depend on `context` as well as on this position (a caller's own state beside the grammar's, written
+   * as text; `what` names the question: a closing, bans): `compute`'s answer, kept per position, question and
+   * context where the engine can keep it, so a position reached again with the same context costs a lookup. Absent
+   * where the engine keeps none.
+   */
+  keptBeside?(what: string, context: string, compute: () => number[] | undefined): number[] | undefined;
   /** An independent matcher at the same position. */
   fork(): Matcher;
   /** Undo the last `count` accepted tokens (each token a sampled one was replaced by counts as one). */

@@ -140,6 +140,16 @@ export class QtcMatcher implements Matcher {
     });
   }
 
+  keptBeside(what: string, context: string, compute: () => number[] | undefined): number[] | undefined {
+    // Mid-character the position is more than a state: computed each time.
+    if (this.partial) return compute();
+    const known = this.pool.keptBeside(this.at, what, context);
+    if (known !== undefined) return known ? [...known] : undefined;
+    const tokens = compute();
+    this.pool.keepBeside(this.at, what, context, tokens ? [...tokens] : null);
+    return tokens;
+  }
+
   /**
    * The closing from the current state, computed (see closing()): the walk first (cheap, and the closing tests
    * pin), then, where the walk finds none (a closer a free string takes as text, over and over), a search.

@@ -140,6 +140,26 @@ export class StackPool {
     this.held += 64 + (plan ? plan.tokens.length * 8 : 0);
   }
 
+  /**
+   * Answers that depend on a caller's state as well (the semantic matcher's bans and distinct closings), by this
+   * pool's state, the question and that caller's fingerprint; null for no answer. Weighed like plans.
+   */
+  private readonly besides = new Map<string, number[] | null>();
+
+  keptBeside(state: StateId, what: string, context: string): number[] | null | undefined {
+    return this.besides.get(`${state} ${what} ${context}`);
+  }
+
+  /** Keep an answer beside a caller's state unless the pool is full. */
+  keepBeside(state: StateId, what: string, context: string, tokens: number[] | null): void {
+    if (this.full) return;
+    const key = `${state} ${what} ${context}`;
+    if (this.besides.has(key)) return;
+    this.besides.set(key, tokens);
+    this.maskEntries += 1 + (tokens ? tokens.length >> 4 : 0);
+    this.held += 64 + key.length * 2 + (tokens ? tokens.length * 8 : 0);
+  }
+
   /** Cache a state's mask unless the pool is full. */
   rememberMask(state: StateId, mask: NextTokens): void {
     if (this.full || this.masks.has(state)) return;

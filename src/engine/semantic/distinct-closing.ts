@@ -55,10 +55,11 @@ function closingWithDetours(grammar: Matcher, state: KeyTracker, vocab: KeyVocab
  * uniqueItems closings most of their time).
  */
 function detour(fork: Matcher, keys: KeyTracker, vocab: KeyVocab): number | undefined {
-  const listed = listedTokens(fork.nextTokens()) ?? [];
   const free = (t: number) => fork.canBeNext(t) && keys.banned(fork, [t]).length === 0;
   // A key's next character first (the shortest way to a new key), then anything but a separator, then a separator.
-  for (const ch of KEY_CHARS) for (const t of vocab.exactly(ch)) if ((listed.length === 0 || listed.includes(t)) && free(t)) return t;
+  // The grammar judges each character alone: its whole mask at a state the walk has not seen cost most of a detour.
+  for (const ch of KEY_CHARS) for (const t of vocab.exactly(ch)) if (free(t)) return t;
+  const listed = listedTokens(fork.nextTokens()) ?? [];
   let separator: number | undefined;
   for (const t of listed) {
     if (!(vocab.texts[t] ?? "").startsWith(",")) {

@@ -25,6 +25,8 @@ export class SemanticMatcher implements Matcher {
   semanticMs = 0;
   /** The mask at the current position and what the state banned from the grammar's (dropped on every move). */
   private here: { mask: NextTokens; banned: ReadonlySet<number> } | undefined;
+  /** The state's fingerprint at the current position (dropped on every move). */
+  private print: string | undefined;
 
   private constructor(
     /** The grammar's matcher: the state's look-aheads walk forks of it. */
@@ -107,7 +109,16 @@ export class SemanticMatcher implements Matcher {
   }
 
   closing(): number[] | undefined {
-    return this.timed(() => distinctClosing(this.inner, this.state, this.vocab));
+    // The budget guard asks at every step, and a closing that turns aside from repeats walks the state's look-aheads
+    // token by token (milliseconds): one is kept per grammar position and state, for the turns that reach both again.
+    return this.timed(() => this.kept("closing", () => distinctClosing(this.inner, this.state, this.vocab)));
+  }
+
+  /** `compute`'s answer, kept by the grammar's engine per position and state where it keeps such answers. */
+  private kept(what: string, compute: () => number[] | undefined): number[] | undefined {
+    if (!this.inner.keptBeside) return compute();
+    this.print ??= this.state.fingerprint();
+    return this.inner.keptBeside(what, this.print, compute);
   }
 
   fork(): SemanticMatcher {
@@ -124,6 +135,7 @@ export class SemanticMatcher implements Matcher {
     this.held = NOTHING_HELD;
     this.fed = undefined;
     this.here = undefined;
+    this.print = undefined;
     for (let i = replay.length - 1; i >= 0; i--) this.feed(replay[i]!);
   }
 
@@ -131,7 +143,7 @@ export class SemanticMatcher implements Matcher {
   private atPosition(): { mask: NextTokens; banned: ReadonlySet<number> } {
     if (this.here) return this.here;
     const next = this.inner.nextTokens();
-    const banned = this.watching ? this.timed(() => this.bansFrom(next)) : NOTHING_BANNED;
+    const banned = this.watching ? this.timed(() => new Set(this.kept("banned", () => [...this.bansFrom(next)]))) : NOTHING_BANNED;
     return (this.here = { mask: banned.size === 0 ? next : without(next, banned), banned });
   }
 
@@ -154,6 +166,7 @@ export class SemanticMatcher implements Matcher {
   private feed(token: number): boolean {
     this.fed = { token, prev: this.fed };
     this.here = undefined;
+    this.print = undefined;
     const bytes = this.engine.bytes(token);
     if (!bytes) return this.state.feed(this.vocab.texts[token] ?? "");
     const { text, held } = decodeHolding(this.held, bytes);

@@ -39,6 +39,10 @@ export class XmlKeyGuard implements KeyTracker {
     return repeated;
   }
 
+  fingerprint(): string {
+    return JSON.stringify([this.value?.fingerprint() ?? 0, this.inValue, this.tail, this.tool?.name ?? 0]);
+  }
+
   get comparing(): boolean {
     return this.value?.comparing ?? false;
   }

@@ -19,6 +19,9 @@ class KeyGrammar implements KeyProbe {
     this.text = next;
     return true;
   }
+  canBeNext(token: number): boolean {
+    return this.allows(this.text + TEXTS[token]!);
+  }
   nextTokens() {
     return { kind: "set" as const, tokens: TEXTS.map((_, i) => i).filter((i) => this.allows(this.text + TEXTS[i]!)) };
   }
@@ -78,7 +81,7 @@ describe("KeyGuard", () => {
     const texts = [...TEXTS, '"k0"', '"k1"'];
     const guard = new KeyGuard(new KeyVocab(texts));
     guard.feed('{"k0": 1,');
-    const any: KeyProbe = { fork: () => any, accept: () => true, nextTokens: () => ({ kind: "text" }), forcedContinuation: () => ({ tokens: [] }) };
+    const any: KeyProbe = { fork: () => any, accept: () => true, canBeNext: () => true, nextTokens: () => ({ kind: "text" }), forcedContinuation: () => ({ tokens: [] }) };
     expect(guard.banned(any, [texts.indexOf('"k0"'), texts.indexOf('"k1"')])).toEqual([texts.indexOf('"k0"')]);
     expect(guard.feed(' "k1": 2, "k0"')).toBe(true);
   });
