@@ -2,7 +2,7 @@
 // would complete a key the object has, `accept` refuses one, fork and rollback carry the keys with the grammar, and
 // keys are read by their bytes (a character that only partial-UTF-8 tokens spell is one character, not U+FFFD).
 import type { Token } from "node-llama-cpp";
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { allows, QtcMatcher } from "../../../src/engine/index.js";
 import { KeyGuard, KeyVocab, SemanticMatcher, semanticStateFor } from "../../../src/engine/semantic/index.js";
 import { decodeHolding } from "../../../src/engine/semantic/semantic-matcher.js";
@@ -110,6 +110,39 @@ describe("SemanticMatcher", () => {
     const { m: again } = matcherAfter(head);
     const same = model.tokenize(`${a}"`, true) as number[];
     expect(again.acceptAll(same).length).toBeLessThan(same.length);
+  });
+
+  test("bans and closings are kept per grammar position and state: the same position under other keys gets its own", () => {
+    const compiled = compileToolGrammar(tools, { toolChoice: "required", maxTokens: 256, parallel: false });
+    if (!compiled.ok) throw new Error(compiled.error.message);
+    const { model, engine, tables } = vocab();
+    const keyVocab = new KeyVocab(tables.texts);
+    // Matchers of one grammar and one vocabulary share the engine's state pool, and so what it keeps.
+    const after = (head: string) => {
+      const guard = new KeyGuard(keyVocab);
+      const m = SemanticMatcher.wrap(QtcMatcher.create(compiled.value, engine), guard, keyVocab, engine);
+      const tokens = model.tokenize(head, true) as number[];
+      expect(m.acceptAll(tokens)).toEqual(tokens);
+      return { m, banned: vi.spyOn(guard, "banned") };
+    };
+    // The second key's `ab` is one grammar position in both; `ab` is a repeat only where the first key was `ab`.
+    const seen = after(HEAD);
+    const other = after('<tool_call>\n{"name": "t", "arguments": {"xy": 1, "ab');
+    const quotes = closingQuotes(seen.m);
+    expect(quotes.length).toBeGreaterThan(0);
+    expect(quotes.some((t) => allows(seen.m.nextTokens(), t))).toBe(false);
+    expect(quotes.every((t) => allows(other.m.nextTokens(), t))).toBe(true);
+    expect(other.banned).toHaveBeenCalledTimes(1);
+    // The same position and keys again: the answer kept for `seen` is the answer, not asked of the state anew.
+    const again = after(HEAD);
+    expect(quotes.some((t) => allows(again.m.nextTokens(), t))).toBe(false);
+    expect(again.banned).not.toHaveBeenCalled();
+    // Closings too: each state's own, and each a call the parser takes.
+    for (const [head, m] of [[HEAD, seen.m], ['<tool_call>\n{"name": "t", "arguments": {"xy": 1, "ab', other.m]] as const) {
+      const r = parse(head + model.detokenize(m.closing()! as Token[], true), { tools });
+      expect(r.errors).toEqual([]);
+    }
+    expect(model.detokenize(again.m.closing()! as Token[], true)).toBe(model.detokenize(seen.m.closing()! as Token[], true));
   });
 
   test("decodeHolding holds the bytes of a character until a later token finishes it", () => {
