@@ -211,7 +211,11 @@ export class KeyGuard implements KeyTracker {
   fingerprint(): string {
     // A frame's plan follows from the call's name (in the root frame) and the path down to it, so its shapes stand for it.
     const frames = this.stack.map((f) => [f.keys ? [...f.keys] : 0, f.expectKey, f.key ?? 0, f.index, f.shapes ?? 0, f.items ? [[...f.items.values], f.items.texts, f.items.item] : 0, f.call ? (f.call.name ?? "") : 0]);
-    return JSON.stringify([frames, this.str ?? 0]);
+    // A string's text matters where it is compared (a key), or names the tool; an item's is in its array's frame.
+    // Elsewhere it is left out, so a free-text value's positions share what is kept for them.
+    const s = this.str;
+    const text = s && (s.key || this.top()?.call) ? s.text : "";
+    return JSON.stringify([frames, s ? [s.key, text, s.escaped] : 0]);
   }
 
   /** Outside every value: no object, array or string open (a JSON value was closed, or none begun). */
