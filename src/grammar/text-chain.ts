@@ -4,11 +4,15 @@
 // Chain `jbK` matches JSON string content of at most K bytes (`rbK`: raw text; `jcN`/`rcN`: at most N code
 // points). The names are short because a chain has two rules per unit of its bound:
 //   jbK  ::= "" | j1 jb(K-1) | j2 jb(K-2) | j3 jb(K-3) | j4 jb(K-4) | "<" jbl(K-1)
-//   jblK ::= "" | jfinal | jexit jb(K-E) | jstay jbl(K-S)
+//   jblK ::= "" | jfinal | jexit1 jb(K-D-1) | … | jexit4 jb(K-D-4) | jstay jbl(K-S)
 // `jN` are the characters of N UTF-8 bytes other than `<` (j2 includes the JSON escapes). After a `<` (state
-// `jbl`) the text may not continue into a banned prefix such as `</too`: `jexit`, `jstay` and `jfinal` walk the
-// prefix trie and are charged their worst cost (E, S), so a `<` costs a few bytes more than it spends. Every rule
-// consumes what it charges or less, so a chain of K bytes never spells more than K bytes.
+// `jbl`) the text may not continue into a banned prefix such as `</too`: `jexitN`, `jstay` and `jfinal` walk the
+// prefix trie and are charged their worst cost (D, the trie's depth, for the prefix; N for the character that leaves
+// it; S), so a `<` costs a few bytes more than it spends. Every rule consumes what it charges or less, so a chain of
+// K bytes never spells more than K bytes. An exit is charged by its character's width, as the main chain charges a
+// character: one exit for every width, charged for the widest, made the first character after a `<` count one
+// step where the rest of the chain counts bytes, and the engine's text masks could not count such a chain
+// (every one of its tokens was walked instead: 190 ms for one mask on Qwen3's vocabulary).
 
 import { type CodeRange, charClass, literal, type RuleSet } from "./gbnf.js";
 
@@ -79,6 +83,8 @@ export class TextChains {
   private bytesMax = -1;
   private cpsMax = -1;
   private unitsMade = false;
+  /** The exits from the tag prefixes by the width of the character that leaves them (1 to 4 bytes), as rule bodies. */
+  private exitsByWidth: string[] = [];
 
   constructor(
     private readonly rules: RuleSet,
@@ -168,15 +174,17 @@ export class TextChains {
   /** The chain rules up to the largest bound asked for (printed last), one string of whole lines. */
   private renderChains(): string {
     const p = this.prefix;
-    const { exitBytes: eb, stayBytes: sb, finalBytes: fb, exitCps: ec, stayCps: sc, finalCps: fc } = this.lt;
+    const { stayBytes: sb, finalBytes: fb, exitCps: ec, stayCps: sc, finalCps: fc } = this.lt;
     let lines = "";
+    // The exits by width only where a byte chain charges them (the code-point chains charge one for any exit).
+    if (this.bytesMax >= 0) this.exitsByWidth.forEach((body, w) => (lines += `${p}exit${w + 1} ::= ${body}\n`));
     for (let k = 0; k <= this.bytesMax; k++) {
       let main = `${p}b${k} ::= ""`;
       for (let n = 1; n <= 4 && n <= k; n++) main += ` | ${p}${n} ${p}b${k - n}`;
       if (k >= 1) main += ` | "<" ${p}bl${k - 1}`;
       let lt = `${p}bl${k} ::= ""`;
       if (fb > 0 && k >= fb) lt += ` | ${p}final`;
-      if (k >= eb) lt += ` | ${p}exit ${p}b${k - eb}`;
+      for (let n = 1; n <= 4 && k >= fb + n; n++) lt += ` | ${p}exit${n} ${p}b${k - fb - n}`;
       if (k >= sb) lt += ` | ${p}stay ${p}bl${k - sb}`;
       lines += `${main}\n${lt}\n`;
     }
@@ -197,7 +205,7 @@ export class TextChains {
     this.unitsMade = true;
     const p = this.prefix;
     const r = this.rules;
-    r.defer(() => ({ text: this.renderChains(), rules: 2 * (this.bytesMax + 1) + 2 * (this.cpsMax + 1) }));
+    r.defer(() => ({ text: this.renderChains(), rules: 2 * (this.bytesMax + 1) + 2 * (this.cpsMax + 1) + (this.bytesMax >= 0 ? 4 : 0) }));
     r.addNamed(`${p}1`, charClass(oneByteRanges(this.charset, new Set())));
     const c2 = charClass([[0x80, 0x7ff]]);
     r.addNamed(`${p}2`, this.charset === "json" ? `${c2} | "\\\\" ["\\\\bfnrt]` : c2);
@@ -205,17 +213,21 @@ export class TextChains {
     r.addNamed(`${p}4`, charClass([[0x10000, 0x10ffff]]));
     r.addNamed(`${p}char`, `${p}1 | ${p}2 | ${p}3 | ${p}4`);
     const exits: string[] = [];
+    /** Per width of the character that leaves the prefix (1 to 4 bytes), the exits it ends. */
+    const exitsBy: string[][] = [[], [], [], []];
     const stays: string[] = [];
     const finals: string[] = [];
     for (const [node, children] of [...this.trie.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const exclude = new Set([...children].map((c) => c.codePointAt(0)!));
       const first = charClass(oneByteRanges(this.charset, exclude));
-      const anyExit = `(${first} | ${p}2 | ${p}3 | ${p}4)`;
-      exits.push(node === "" ? anyExit : `${literal(node)} ${anyExit}`);
+      const after = (unit: string) => (node === "" ? unit : `${literal(node)} ${unit}`);
+      exits.push(after(`(${first} | ${p}2 | ${p}3 | ${p}4)`));
+      [first, `${p}2`, `${p}3`, `${p}4`].forEach((unit, w) => exitsBy[w]!.push(after(unit)));
       stays.push(literal(node + "<"));
       if (node !== "") finals.push(literal(node));
     }
     r.addNamed(`${p}exit`, exits.join(" | "));
+    this.exitsByWidth = exitsBy.map((list) => list.join(" | "));
     r.addNamed(`${p}stay`, stays.join(" | "));
     if (finals.length > 0) r.addNamed(`${p}final`, finals.join(" | "));
     r.addNamed(`${p}unit`, `${p}char | "<" ${p}exit`);

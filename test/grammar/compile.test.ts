@@ -171,6 +171,13 @@ describe("budget", () => {
         // 4-byte characters count 4 bytes each.
         expect(c.checkText(read(format, "😀".repeat(Math.floor(room / 4)))).accepted).toBe(true);
         expect(c.checkText(read(format, "😀".repeat(Math.floor(room / 4) + 1))).accepted).toBe(false);
+        // After a `<`, the character that leaves the tag prefixes (`</to`, `<th`: 3 characters at most) is charged by
+        // its width, and the prefix at its worst: `<` then a character of w bytes costs 1 + 3 + w.
+        for (const ch of ["x", "é", "漢", "😀"]) {
+          const w = Buffer.byteLength(ch);
+          expect(c.checkText(read(format, `${"a".repeat(room - 4 - w)}<${ch}`)).accepted, `<${ch}`).toBe(true);
+          expect(c.checkText(read(format, `${"a".repeat(room - 3 - w)}<${ch}`)).accepted, `<${ch} one byte over`).toBe(false);
+        }
       }
     });
   }

@@ -159,8 +159,13 @@ describe("QtcMatcher", () => {
     const positions: ["hermes" | "qwen3coder", string][] = [
       ["hermes", `${hermes}"a`],
       ["hermes", `${hermes}"a\\`],
+      ["hermes", `${hermes}"a <`],
+      ["hermes", `${hermes}"a </`],
+      ["hermes", `${hermes}"a </t`],
+      ["hermes", `${hermes}"a <é`],
       ["hermes", `${hermes}"a", "short": "`],
       ["hermes", `${hermes}"a", "short": "abc`],
+      ["hermes", `${hermes}"a", "short": "a<`],
       ["hermes", `${hermes}"a", "code": "A`],
       ["hermes", `${hermes}"a", "city": "渋`],
       ["hermes", `${hermes}"a", "site": "ab`],
