@@ -13,16 +13,17 @@ const KEY_CHARS = [..."abcdefghijklmnopqrstuvwxyz0123456789_"];
 
 /**
  * Tokens that complete the current call from `grammar`'s position without completing a key twice (nothing is
- * accepted into `grammar` or fed to `state`); undefined when none was found.
+ * accepted into `grammar` or fed to `state`); undefined when none was found. `keep` may keep the answer of the walk
+ * that turns aside from repeats (the costly part) for the next ask at the same position and state.
  */
-export function distinctClosing(grammar: Matcher, state: KeyTracker, vocab: KeyVocab): number[] | undefined {
+export function distinctClosing(grammar: Matcher, state: KeyTracker, vocab: KeyVocab, keep = (walk: () => number[] | undefined) => walk()): number[] | undefined {
   const plain = grammar.closing();
   if (!plain) return undefined;
   // Most closings repeat nothing: one fed whole to a copy of the state without completing a key or an item twice is
   // the answer, with no look-ahead per token (the budget guard asks for a closing at every step).
   const copy = state.clone();
   if (!plain.some((t) => copy.feed(vocab.texts[t] ?? ""))) return plain;
-  return closingWithDetours(grammar, state, vocab);
+  return keep(() => closingWithDetours(grammar, state, vocab));
 }
 
 /** The closing walked token by token, turning aside wherever the state bans the closing's next token. */

@@ -110,8 +110,9 @@ export class SemanticMatcher implements Matcher {
 
   closing(): number[] | undefined {
     // The budget guard asks at every step, and a closing that turns aside from repeats walks the state's look-aheads
-    // token by token (milliseconds): one is kept per grammar position and state, for the turns that reach both again.
-    return this.timed(() => this.kept("closing", () => distinctClosing(this.inner, this.state, this.vocab)));
+    // token by token (milliseconds): such a closing is kept per grammar position and state, for the turns that
+    // reach both again.
+    return this.timed(() => distinctClosing(this.inner, this.state, this.vocab, (walk) => this.kept("closing", walk)));
   }
 
   /** `compute`'s answer, kept by the grammar's engine per position and state where it keeps such answers. */
@@ -143,7 +144,7 @@ export class SemanticMatcher implements Matcher {
   private atPosition(): { mask: NextTokens; banned: ReadonlySet<number> } {
     if (this.here) return this.here;
     const next = this.inner.nextTokens();
-    const banned = this.watching ? this.timed(() => new Set(this.kept("banned", () => [...this.bansFrom(next)]))) : NOTHING_BANNED;
+    const banned = this.watching ? this.timed(() => this.bansFrom(next)) : NOTHING_BANNED;
     return (this.here = { mask: banned.size === 0 ? next : without(next, banned), banned });
   }
 
@@ -156,7 +157,11 @@ export class SemanticMatcher implements Matcher {
    */
   private bansFrom(next: NextTokens): ReadonlySet<number> {
     const listed = judgedOneByOne(next);
-    const banned = new Set(this.state.mayBan ? this.state.banned(this.inner, listed) : []);
+    // A few listed tokens are each judged with a look-ahead (milliseconds at a new state), so that answer is kept per
+    // grammar position and state; free text is judged by a few suspects, cheaper than keeping its answer (kept at
+    // every token of a MaskBench walk, the answers tripled the young generation's collection time).
+    const judge = () => this.state.banned(this.inner, listed);
+    const banned = new Set(this.state.mayBan ? (listed ? this.kept("banned", judge) ?? [] : judge()) : []);
     if (this.state.comparing) for (const t of this.engine.cutTokens) banned.add(t);
     if (banned.size === 0 || (listed && listed.every((t) => banned.has(t)))) return NOTHING_BANNED;
     return banned;

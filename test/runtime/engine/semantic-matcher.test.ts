@@ -112,35 +112,40 @@ describe("SemanticMatcher", () => {
     expect(again.acceptAll(same).length).toBeLessThan(same.length);
   });
 
-  test("bans and closings are kept per grammar position and state: the same position under other keys gets its own", () => {
-    const compiled = compileToolGrammar(tools, { toolChoice: "required", maxTokens: 256, parallel: false });
+  test("bans and closings are kept per grammar position and state: the same position under other items gets its own", () => {
+    const digits = normalizeTools([
+      { name: "d", parameters: { type: "object", properties: { xs: { type: "array", uniqueItems: true, minItems: 3, maxItems: 4, items: { type: "integer", minimum: 0, maximum: 9 } } }, required: ["xs"], additionalProperties: false } },
+    ]);
+    const compiled = compileToolGrammar(digits, { toolChoice: "required", maxTokens: 256, parallel: false });
     if (!compiled.ok) throw new Error(compiled.error.message);
     const { model, engine, tables } = vocab();
     const keyVocab = new KeyVocab(tables.texts);
+    const [one, two] = ["1", "2"].map((d) => (model.tokenize(d, true) as number[])[0]!);
     // Matchers of one grammar and one vocabulary share the engine's state pool, and so what it keeps.
     const after = (head: string) => {
-      const guard = new KeyGuard(keyVocab);
-      const m = SemanticMatcher.wrap(QtcMatcher.create(compiled.value, engine), guard, keyVocab, engine);
+      const state = semanticStateFor(getFormat("hermes"), compiled.value.tools, keyVocab)!;
+      const m = SemanticMatcher.wrap(QtcMatcher.create(compiled.value, engine), state, keyVocab, engine);
       const tokens = model.tokenize(head, true) as number[];
       expect(m.acceptAll(tokens)).toEqual(tokens);
-      return { m, banned: vi.spyOn(guard, "banned") };
+      return { m, banned: vi.spyOn(state, "banned") };
     };
-    // The second key's `ab` is one grammar position in both; `ab` is a repeat only where the first key was `ab`.
-    const seen = after(HEAD);
-    const other = after('<tool_call>\n{"name": "t", "arguments": {"xy": 1, "ab');
-    const quotes = closingQuotes(seen.m);
-    expect(quotes.length).toBeGreaterThan(0);
-    expect(quotes.some((t) => allows(seen.m.nextTokens(), t))).toBe(false);
-    expect(quotes.every((t) => allows(other.m.nextTokens(), t))).toBe(true);
+    // The second item is one grammar position after `[1, ` and after `[2, `: each bans its own first item.
+    const head = (first: string) => `<tool_call>\n{"name": "d", "arguments": {"xs": [${first}, `;
+    const seen = after(head("1"));
+    const other = after(head("2"));
+    for (const m of [seen.m, other.m]) expect([one, two].every((t) => m.inner.canBeNext(t))).toBe(true);
+    expect([allows(seen.m.nextTokens(), one), allows(seen.m.nextTokens(), two)]).toEqual([false, true]);
+    expect([allows(other.m.nextTokens(), one), allows(other.m.nextTokens(), two)]).toEqual([true, false]);
     expect(other.banned).toHaveBeenCalledTimes(1);
-    // The same position and keys again: the answer kept for `seen` is the answer, not asked of the state anew.
-    const again = after(HEAD);
-    expect(quotes.some((t) => allows(again.m.nextTokens(), t))).toBe(false);
+    // The same position and items again: the answer kept for `seen` is the answer, not asked of the state anew.
+    const again = after(head("1"));
+    expect([allows(again.m.nextTokens(), one), allows(again.m.nextTokens(), two)]).toEqual([false, true]);
     expect(again.banned).not.toHaveBeenCalled();
-    // Closings too: each state's own, and each a call the parser takes.
-    for (const [head, m] of [[HEAD, seen.m], ['<tool_call>\n{"name": "t", "arguments": {"xy": 1, "ab', other.m]] as const) {
-      const r = parse(head + model.detokenize(m.closing()! as Token[], true), { tools });
+    // Closings too (the grammar's own writes the least item again and again): each state's own, each a valid call.
+    for (const [first, m] of [["1", seen.m], ["2", other.m]] as const) {
+      const r = parse(head(first) + model.detokenize(m.closing()! as Token[], true), { tools: digits });
       expect(r.errors).toEqual([]);
+      expect(r.calls).toHaveLength(1);
     }
     expect(model.detokenize(again.m.closing()! as Token[], true)).toBe(model.detokenize(seen.m.closing()! as Token[], true));
   });
