@@ -24,6 +24,9 @@ export const POOL_LIMITS = Object.freeze({
 
 export class EngineLimitError extends Error {}
 
+/** Where StackPool keeps an answer beside a caller's state: its pool state, the question, the caller's fingerprint. */
+const besideKey = (state: StateId, what: string, context: string) => `${state} ${what} ${context}`;
+
 /** A memoized plan of the matcher: tokens, whether the grammar ends after them, and the steps the run took. */
 export interface Plan {
   tokens: number[];
@@ -147,13 +150,13 @@ export class StackPool {
   private readonly besides = new Map<string, number[] | null>();
 
   keptBeside(state: StateId, what: string, context: string): number[] | null | undefined {
-    return this.besides.get(`${state} ${what} ${context}`);
+    return this.besides.get(besideKey(state, what, context));
   }
 
   /** Keep an answer beside a caller's state unless the pool is full. */
   keepBeside(state: StateId, what: string, context: string, tokens: number[] | null): void {
     if (this.full) return;
-    const key = `${state} ${what} ${context}`;
+    const key = besideKey(state, what, context);
     if (this.besides.has(key)) return;
     this.besides.set(key, tokens);
     this.maskEntries += 1 + (tokens ? tokens.length >> 4 : 0);

@@ -10,9 +10,9 @@
 // prefix trie and are charged their worst cost (D, the trie's depth, for the prefix; N for the character that leaves
 // it; S), so a `<` costs a few bytes more than it spends. Every rule consumes what it charges or less, so a chain of
 // K bytes never spells more than K bytes. An exit is charged by its character's width, as the main chain charges a
-// character: one exit for every width, charged for the widest, made the first character after a `<` count one
-// step where the rest of the chain counts bytes, and the engine's text masks could not count such a chain
-// (every one of its tokens was walked instead: 190 ms for one mask on Qwen3's vocabulary).
+// character. A single exit charged for the widest character made the first character after a `<` one step while
+// the rest of the chain counted bytes; the engine's text masks count a chain in one unit, so they walked every
+// token there instead (190 ms for one mask on Qwen3's vocabulary).
 
 import { type CodeRange, charClass, literal, type RuleSet } from "./gbnf.js";
 

@@ -116,9 +116,9 @@ export class KeyVocab {
   }
 
   /**
-   * The texts, sorted (UTF-16 code units, as `<` compares them). Built with the vocabulary's other indexes: built on
-   * first use, with a comparator in JS, it took 385 ms inside the first mask of an array of distinct strings; the
-   * native sort takes 77 ms on Qwen3's vocabulary.
+   * The texts, sorted (UTF-16 code units, as `<` compares them), built with the vocabulary's other indexes by the
+   * native sort: 77 ms on Qwen3's vocabulary. Built on first use with a comparator in JS, it took 385 ms inside the
+   * first mask of an array of distinct strings.
    */
   private readonly sorted: readonly string[];
 }
