@@ -23,6 +23,8 @@ export interface KeyProbe {
 const LOOKAHEAD_CHARS = 48;
 /** Most grammar states one look-ahead visits (a key space larger than this is assumed to hold a new key). */
 const LOOKAHEAD_STATES = 256;
+/** The characters a key's look-ahead tries first (see KeyGuard.leavesSeenKeys): the closing quote, then a few others. */
+const KEY_EXITS = [...'"ax0'];
 
 /** One look-ahead's state: grammar states visited, and the verdict per partial key. */
 interface Look {
@@ -360,12 +362,26 @@ export class KeyGuard implements KeyTracker {
     if (known !== undefined) return known;
     if (++look.states > LOOKAHEAD_STATES || partial.length > LOOKAHEAD_CHARS) return true;
     let viable = true;
-    if (startsAny(seen, partial)) {
+    if (startsAny(seen, partial) && !this.leavesSeenKeys(probe, partial, seen)) {
       const listed = listedTokens(probe.nextTokens());
       viable = !listed || listed.some((t) => this.viableAfter(probe, t, partial, seen, look));
     }
     look.memo.set(partial, viable);
     return viable;
+  }
+
+  /**
+   * Whether a one-character token the grammar takes here ends or spells the key apart from every key the object has
+   * (so a new key can still be completed: viableAfter's answer for it), tried before the grammar's mask is asked for.
+   * In an open object the key is free text, whose mask at a state the look-ahead had not seen walked the whole
+   * vocabulary: most of the semantic state's time on the MaskBench sample's open objects.
+   */
+  private leavesSeenKeys(probe: KeyProbe, partial: string, seen: ReadonlySet<string>): boolean {
+    for (const ch of KEY_EXITS) {
+      const apart = ch === '"' ? !seen.has(partial) : !startsAny(seen, partial + ch);
+      if (apart && this.vocab.exactly(ch).some((t) => probe.canBeNext(t))) return true;
+    }
+    return false;
   }
 
   private top(): Frame | undefined {

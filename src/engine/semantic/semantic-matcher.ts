@@ -16,7 +16,13 @@ interface Fed {
   readonly prev: Fed | undefined;
 }
 
-const NOTHING_BANNED: ReadonlySet<number> = new Set();
+/** What the state bans from the grammar's mask: these tokens, and (`cut`) every token that cuts a character. */
+interface Bans {
+  readonly tokens: ReadonlySet<number>;
+  readonly cut: boolean;
+}
+
+const NOTHING_BANNED: Bans = { tokens: new Set(), cut: false };
 /** No bytes held: every token begins where a character may. */
 const NOTHING_HELD = new Uint8Array(0);
 
@@ -24,7 +30,7 @@ export class SemanticMatcher implements Matcher {
   /** Milliseconds spent on the semantic state (bans, feeding, closings), beside the grammar's own. */
   semanticMs = 0;
   /** The mask at the current position and what the state banned from the grammar's (dropped on every move). */
-  private here: { mask: NextTokens; banned: ReadonlySet<number> } | undefined;
+  private here: { mask: NextTokens; banned: Bans } | undefined;
   /** The state's fingerprint at the current position (dropped on every move). */
   private print: string | undefined;
 
@@ -68,7 +74,8 @@ export class SemanticMatcher implements Matcher {
   }
 
   canBeNext(token: number): boolean {
-    return this.inner.canBeNext(token) && !this.atPosition().banned.has(token);
+    const { banned } = this.atPosition();
+    return this.inner.canBeNext(token) && !banned.tokens.has(token) && !(banned.cut && this.engine.isCut(token));
   }
 
   accept(token: number): boolean {
@@ -141,11 +148,12 @@ export class SemanticMatcher implements Matcher {
   }
 
   /** The current position's mask and bans, computed once per position. */
-  private atPosition(): { mask: NextTokens; banned: ReadonlySet<number> } {
+  private atPosition(): { mask: NextTokens; banned: Bans } {
     if (this.here) return this.here;
     const next = this.inner.nextTokens();
     const banned = this.watching ? this.timed(() => this.bansFrom(next)) : NOTHING_BANNED;
-    return (this.here = { mask: banned.size === 0 ? next : without(next, banned), banned });
+    const mask = banned === NOTHING_BANNED ? next : this.timed(() => without(next, banned.tokens, banned.cut ? this.engine : undefined));
+    return (this.here = { mask, banned });
   }
 
   /**
@@ -155,16 +163,19 @@ export class SemanticMatcher implements Matcher {
    * state would ban every token the grammar lists (a key space its look-ahead could not see through), it bans none:
    * `accept` still refuses a repeat.
    */
-  private bansFrom(next: NextTokens): ReadonlySet<number> {
+  private bansFrom(next: NextTokens): Bans {
     const listed = judgedOneByOne(next);
     // A few listed tokens are each judged with a look-ahead (milliseconds at a new state), so that answer is kept per
     // grammar position and state; free text is judged by a few suspects, cheaper than keeping its answer (kept at
     // every token of a MaskBench walk, the answers tripled the young generation's collection time).
     const judge = () => this.state.banned(this.inner, listed);
-    const banned = new Set(this.state.mayBan ? (listed ? this.kept("banned", judge) ?? [] : judge()) : []);
-    if (this.state.comparing) for (const t of this.engine.cutTokens) banned.add(t);
-    if (banned.size === 0 || (listed && listed.every((t) => banned.has(t)))) return NOTHING_BANNED;
-    return banned;
+    const tokens = new Set(this.state.mayBan ? (listed ? this.kept("banned", judge) ?? [] : judge()) : []);
+    // The cut tokens stay a flag, not a set: added one by one at every compared position (thousands in Qwen3's
+    // vocabulary), they were most of the state's own time at the keys of MaskBench's open objects.
+    const cut = this.state.comparing && this.engine.cutTokens.length > 0;
+    const isBanned = (t: number) => tokens.has(t) || (cut && this.engine.isCut(t));
+    if ((tokens.size === 0 && !cut) || (listed && listed.every(isBanned))) return NOTHING_BANNED;
+    return { tokens, cut };
   }
 
   /** One accepted token into the state; true when it completed a key or an item a second time. */
@@ -202,12 +213,15 @@ function judgedOneByOne(next: NextTokens): readonly number[] | undefined {
   return next.count <= JUDGED_ONE_BY_ONE ? listedTokens(next) : undefined;
 }
 
-/** `next` less the `banned` tokens (a bitset is copied: the grammar's is cached per state). */
-function without(next: NextTokens, banned: ReadonlySet<number>): NextTokens {
-  if (next.kind === "set") return { kind: "set", tokens: next.tokens.filter((t) => !banned.has(t)) };
+/**
+ * `next` less the `banned` tokens, and less every token that cuts a character where `cut` (the vocabulary) is given
+ * (a bitset is copied: the grammar's is cached per state).
+ */
+function without(next: NextTokens, banned: ReadonlySet<number>, cut: EngineVocab | undefined): NextTokens {
+  if (next.kind === "set") return { kind: "set", tokens: next.tokens.filter((t) => !banned.has(t) && !cut?.isCut(t)) };
   const allowed = next.allowed.slice();
   let count = next.count;
-  for (const t of banned) if (t >= 0 && t < next.vocabSize) count -= clearBit(allowed, t);
+  for (const list of [banned, cut?.cutTokens ?? []]) for (const t of list) if (t >= 0 && t < next.vocabSize) count -= clearBit(allowed, t);
   return { kind: "bits", allowed, count, vocabSize: next.vocabSize };
 }
 

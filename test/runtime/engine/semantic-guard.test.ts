@@ -77,6 +77,32 @@ describe("KeyGuard", () => {
     expect(guard.banned(g, g.nextTokens().tokens)).toEqual([id("0")]);
   });
 
+  it("settles a key's look-ahead on a character that leaves the seen keys, without the grammar's mask", () => {
+    // Free keys: any run of letters and digits, then the closing quote. The mask at a key state the look-ahead had
+    // not seen walked the whole vocabulary; a one-character token apart from every seen key answers the same.
+    const texts = [...TEXTS, "a"];
+    let masks = 0;
+    const takes = (text: string) => /^[a-z0-9]*"?$/.test(text);
+    const free = (text: string): KeyProbe => ({
+      fork: () => free(text),
+      accept: (t) => takes((text += texts[t]!)),
+      canBeNext: (t) => takes(text + texts[t]!),
+      nextTokens: () => {
+        masks++;
+        return { kind: "text" };
+      },
+      forcedContinuation: () => ({ tokens: [] }),
+    });
+    const guard = new KeyGuard(new KeyVocab(texts));
+    guard.feed('{"k0": 1, "k');
+    // `0` spells the seen key so far, and `a` or `"` can still take it apart.
+    expect(guard.banned(free("k"), [texts.indexOf("0"), texts.indexOf("1")])).toEqual([]);
+    expect(masks).toBe(0);
+    // Where the grammar admits only the seen key's spelling, the mask is still asked for, and the token is banned.
+    const only: KeyGrammar = new KeyGrammar("k");
+    expect(guard.banned(only, only.nextTokens().tokens)).toEqual([id("0")]);
+  });
+
   it("bans a token that opens and closes a seen key in one (it is never inside the key)", () => {
     const texts = [...TEXTS, '"k0"', '"k1"'];
     const guard = new KeyGuard(new KeyVocab(texts));
