@@ -66,9 +66,29 @@ function members(root: unknown, schema: unknown, value: Obj, depth: number): Map
     if (score > bestScore) [best, bestScore] = [m, score];
   }
   if (best) for (const [k, v] of best) for (const x of v) add(k, x);
+  // if/then/else: the branch the value takes adds its members after the base's (lowering writes each branch so).
+  const branch = conditionalBranch(root, s, value);
+  if (branch !== undefined) for (const [k, v] of members(root, branch, value, depth + 1)) for (const x of v) add(k, x);
   // Required names no property lists come after the listed ones, in `required`'s order (as lower-object.ts writes them).
   if (depth === 0) for (const k of requiredNames(root, s, 0)) if (!out.has(k)) add(k, unlistedSchema(s, k));
   return out;
+}
+
+/**
+ * The `then` or `else` of a schema with `if`, as the value takes it: `if` fails where it requires a member the
+ * value lacks or a member's const, enum or type refuses the value's (the conditions MaskBench's schemas write);
+ * undefined without `if`.
+ */
+function conditionalBranch(root: unknown, s: Obj, value: Obj): unknown {
+  if (!("if" in s)) return undefined;
+  const cond = follow(root, s.if);
+  let holds = cond !== false;
+  if (isObj(cond)) {
+    const required = Array.isArray(cond.required) ? cond.required : [];
+    const props = isObj(cond.properties) ? cond.properties : {};
+    holds = required.every((k) => typeof k === "string" && k in value) && Object.entries(props).every(([k, sub]) => !(k in value) || !refuses(follow(root, sub), value[k]));
+  }
+  return holds ? s.then : s.else;
 }
 
 /** The names `required` lists in `s` and its allOf parts (through `$ref`s), in order. */

@@ -29,6 +29,20 @@ describe("schemaOrdered", () => {
     expect(compiled.ok && judgeTextWithGbnf(compiled.value.gbnf, text)).toBe("accepted");
   });
 
+  it("puts the members of the if/then/else branch the value takes after the base's, as the compiler writes them", async () => {
+    // MaskBench anywork-ac-1.1: `swagger-codegen`, required by a `then`, came after an extra `$schema` key, and both
+    // valid instances counted as refused.
+    const branch = (ctype: string, member: string) => ({ if: { properties: { ctype: { const: ctype } } }, then: { required: [member], properties: { [member]: { type: "integer" } } } });
+    const schema = { type: "object", properties: { ctype: { type: "string" } }, required: ["ctype"], allOf: [branch("a", "alpha"), branch("b", "beta")] };
+    const value = { $schema: "x", beta: 2, ctype: "b" };
+    const text = schemaOrdered(value, schema);
+    expect(text).toBe('{"ctype": "b", "beta": 2, "$schema": "x"}');
+    const { compileSchema } = await import("../../src/grammar/index.js");
+    const { judgeTextWithGbnf } = await import("../../src/engine/text-judge.js");
+    const compiled = compileSchema(schema, { maxTokens: 512, unsupported: "strict" });
+    expect(compiled.ok && judgeTextWithGbnf(compiled.value.gbnf, text)).toBe("accepted");
+  });
+
   it("orders a member reached through $ref by its target", () => {
     const schema = { definitions: { from }, type: "object", properties: { from: { $ref: "#/definitions/from" } } };
     expect(schemaOrdered({ from: { baseImage: "u", alias: "x" } }, schema)).toBe('{"from": {"alias": "x", "baseImage": "u"}}');
