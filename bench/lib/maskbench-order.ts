@@ -23,12 +23,13 @@ function follow(root: unknown, schema: unknown): unknown {
   return s;
 }
 
-/** Whether a schema's `const`, `enum` or `type` alone refuses the value (nothing deeper is judged). */
+/** Whether a schema's `const`, `enum`, `type` or a string's `pattern` alone refuses the value (nothing deeper is judged). */
 function refuses(schema: unknown, v: unknown): boolean {
   if (!isObj(schema)) return schema === false;
   const same = (x: unknown) => canonicalJson(x) === canonicalJson(v);
   if ("const" in schema && !same(schema.const)) return true;
   if (Array.isArray(schema.enum) && !schema.enum.some(same)) return true;
+  if (typeof v === "string" && typeof schema.pattern === "string" && keyPattern(schema.pattern)?.test(v) === false) return true;
   const types = typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? schema.type : undefined;
   return types !== undefined && !types.some((t) => typeof t === "string" && typeAccepts(t, v));
 }

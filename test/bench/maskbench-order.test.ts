@@ -67,4 +67,13 @@ describe("schemaOrdered", () => {
     const value = { status: "success", summary: { sure: ["MIT"], all: 3 } };
     expect(schemaOrdered(value, { oneOf: [failed, ok] })).toBe('{"status": "success", "summary": {"all": 3, "sure": ["MIT"]}}');
   });
+
+  it("orders an object by the oneOf option whose pattern admits its discriminator", () => {
+    // MaskBench o71265 and o71266 (jsend): `status` is told apart by `^fail$` and `^success$`, and the first option
+    // with as many members ordered the failures' items by the wrong one.
+    const option = (status: string, item: object) => ({ properties: { status: { type: "string", pattern: `^${status}$` }, data: { type: "array", items: item } } });
+    const schema = { type: "object", oneOf: [option("success", {}), option("fail", { type: "object", properties: { message: {}, code: {}, field: {} } })] };
+    const value = { status: "fail", data: [{ message: "m", field: "f", code: 1 }] };
+    expect(schemaOrdered(value, schema)).toBe('{"status": "fail", "data": [{"message": "m", "code": 1, "field": "f"}]}');
+  });
 });
