@@ -29,7 +29,7 @@ function refuses(schema: unknown, v: unknown): boolean {
   const same = (x: unknown) => canonicalJson(x) === canonicalJson(v);
   if ("const" in schema && !same(schema.const)) return true;
   if (Array.isArray(schema.enum) && !schema.enum.some(same)) return true;
-  if (typeof v === "string" && typeof schema.pattern === "string" && keyPattern(schema.pattern)?.test(v) === false) return true;
+  if (typeof v === "string" && typeof schema.pattern === "string" && compiledPattern(schema.pattern)?.test(v) === false) return true;
   const types = typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? schema.type : undefined;
   return types !== undefined && !types.some((t) => typeof t === "string" && typeAccepts(t, v));
 }
@@ -125,7 +125,8 @@ function itemSchema(root: unknown, schema: unknown, i: number): unknown {
 }
 
 const compiledPatterns = new Map<string, { test(s: string): boolean } | null>();
-function keyPattern(pattern: string): { test(s: string): boolean } | null {
+/** A schema's `pattern` compiled once (a key's in patternProperties, or a string value's); null where it cannot run. */
+function compiledPattern(pattern: string): { test(s: string): boolean } | null {
   if (!compiledPatterns.has(pattern)) {
     try {
       compiledPatterns.set(pattern, linearRegExp(pattern, "u"));
@@ -144,7 +145,7 @@ function keyPattern(pattern: string): { test(s: string): boolean } | null {
  */
 function unlistedSchema(s: unknown, key: string): unknown {
   if (!isObj(s)) return undefined;
-  const matching = isObj(s.patternProperties) ? Object.entries(s.patternProperties).filter(([pattern]) => keyPattern(pattern)?.test(key)).map(([, sub]) => sub) : [];
+  const matching = isObj(s.patternProperties) ? Object.entries(s.patternProperties).filter(([pattern]) => compiledPattern(pattern)?.test(key)).map(([, sub]) => sub) : [];
   if (matching.length > 1) return { allOf: matching };
   return matching.length === 1 ? matching[0] : s.additionalProperties;
 }
