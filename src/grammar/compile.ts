@@ -22,7 +22,7 @@ import { newSizeMeter, SCHEMA_LIMITS, type SizeMeter, tooLarge } from "./limits.
 import { withAutomatonBudget } from "./regex-dfa.js";
 import { unsatisfiable } from "./satisfiable.js";
 import { StringPlanner } from "./string-plan.js";
-import { bannedPrefixes, TextChains } from "./text-chain.js";
+import { bannedPrefixes, tagStarts, TextChains } from "./text-chain.js";
 import {
   type CompiledGrammar,
   type CompiledSchema,
@@ -117,7 +117,7 @@ function workspace(format: ToolCallFormat, split: BudgetSplit) {
   const banned = bannedPrefixes(tagWords(format));
   const json = new TextChains(rules, "json", banned);
   const raw = new TextChains(rules, "raw", banned);
-  const planner = new StringPlanner();
+  const planner = new StringPlanner(tagStarts(banned));
   const emitter = new ValueEmitter({ rules, json, raw, planner, uncounted: split === "shared" }, split);
   return { rules, json, raw, emitter };
 }
@@ -306,7 +306,7 @@ function compileWithin(tools: readonly ToolDefinition[], o: Resolved): Result<Co
     if (!isDeclarableToolName(tool.name)) return err({ code: "invalid_tools", message: `tool name "${tool.name}" is not a valid function name` });
     const hint = `tool-${tool.name}-args`;
     // The engine's matcher holds uniqueItems in every tool call through its semantic state (src/engine/semantic/).
-    const lowered = lowerSchema(tool.parameters as JsonSchema, hint, ids, meter, { policy: o.unsupported, extraMembers: o.extraMembers, sites, tool: tool.name, guardedUnique: true });
+    const lowered = lowerSchema(tool.parameters as JsonSchema, hint, ids, meter, { policy: o.unsupported, extraMembers: o.extraMembers, sites, tool: tool.name, guardedUnique: true, tagStarts: tagStarts(bannedPrefixes(tagWords(f))) });
     if (!lowered.ok) return err(toolError(tool.name, lowered.error));
     // Arguments spelled as tags are read by the parameter tags' rules: their names and raw strings (see xmlTyped).
     const taggedParams = paramSpelling(f) !== undefined;
@@ -433,7 +433,7 @@ function emitSchemaValue(
   extraMembers: ExtraMembersPolicy = "schema",
   guardedUnique = false,
 ): Result<(Emitted & { unique?: UniquePlan }) | undefined> {
-  const lowered = lowerSchema(schema, hint, ids, meter, { policy, extraMembers, sites, guardedUnique });
+  const lowered = lowerSchema(schema, hint, ids, meter, { policy, extraMembers, sites, guardedUnique, tagStarts: tagStarts(bannedPrefixes(words)) });
   if (!lowered.ok) return lowered;
   const tagError = checkTags(lowered.value, words, false);
   if (tagError) return err(tagError);

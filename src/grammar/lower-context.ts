@@ -4,6 +4,7 @@
 import type { Result } from "../errors.js";
 import type { ConstraintSites, ExtraMembersPolicy } from "./constraint-report.js";
 import type { JsonSchema } from "../tools/types.js";
+import type { CodeRange } from "./gbnf.js";
 import type { Body, Node } from "./schema-nodes.js";
 
 /** Deepest nesting of $ref/allOf merges before a schema is refused as nesting too deeply. */
@@ -24,6 +25,8 @@ export interface LowerContext {
   readonly sites: ConstraintSites;
   /** uniqueItems is held beside the grammar (see PolicyOptions.guardedUnique). */
   readonly guardedUnique: boolean;
+  /** What may not follow a pattern's `<` (see PolicyOptions.tagStarts). */
+  readonly tagStarts: readonly CodeRange[];
   /** oneOfs whose options are judged disjoint after lowering (see checkOneOfs). */
   readonly oneOfs: OneOfRecord[];
   node(path: string, hint: string, body: Body): Node;

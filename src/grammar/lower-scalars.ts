@@ -101,7 +101,7 @@ export function lowerString(cx: LowerContext, s: JsonSchema, path: string, hint:
     }
   }
   if (maxLength !== undefined && minLength > maxLength) return ok(cx.never(path, hint));
-  const shaped = shapeString({ minLength, maxLength, format, pattern }, path);
+  const shaped = shapeString({ minLength, maxLength, format, pattern }, path, cx.tagStarts);
   if (!shaped.ok) return shaped;
   const chars = shaped.value.chars;
   if (chars && chars.max !== undefined && chars.min > chars.max) return ok(cx.never(path, hint));

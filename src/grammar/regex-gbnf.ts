@@ -2,7 +2,7 @@
 // bounded so the content fits a byte budget and the schema's maxLength. Unanchored ends become bounded "any".
 
 import { type CodeRange, charClass, literal, type RuleSet } from "./gbnf.js";
-import { complement, intersect, onlySpace, type ParsedPattern, type Re } from "./regex.js";
+import { complement, inRanges, intersect, normalizeRanges, onlySpace, type ParsedPattern, type Re } from "./regex.js";
 import type { Charset } from "./text-chain.js";
 
 /** Largest repetition count the grammar spells (llama.cpp refuses counts of 2000 and more). */
@@ -18,7 +18,20 @@ const JSON_ESCAPES: ReadonlyMap<number, string> = new Map([
   [0x09, "\\t"],
 ]);
 
-/** What a string may hold in each charset, `<` excluded (so no pattern can spell a tag). */
+/**
+ * What may follow a `<` in a string before its format is known: `/` and the letters, which could begin a tag. A
+ * compile knows its format's tags and asks for fewer (text-chain.ts's tagStarts).
+ */
+export const ANY_TAG_START: CodeRange[] = [
+  [0x2f, 0x2f],
+  [0x41, 0x5a],
+  [0x61, 0x7a],
+];
+
+const LT = 0x3c;
+const NOT_LT = complement([[LT, LT]]);
+
+/** What a string may hold in each charset, `<` excluded (a pattern's own `<` is kept where guardTags allows it). */
 export function universe(charset: Charset): CodeRange[] {
   const base: CodeRange[] = [
     [0x20, 0x3b],
@@ -74,6 +87,77 @@ function restrict(re: Re, allowed: readonly CodeRange[]): Re | undefined {
     }
     case "rep": {
       const item = restrict(re.item, allowed);
+      if (item) return { ...re, item };
+      return re.min === 0 ? { t: "seq", items: [] } : undefined;
+    }
+  }
+}
+
+/** Whether `re` matches the empty string. */
+function nullable(re: Re): boolean {
+  switch (re.t) {
+    case "set":
+      return false;
+    case "rep":
+      return re.min === 0 || nullable(re.item);
+    case "seq":
+      return re.items.every(nullable);
+    case "alt":
+      return re.items.some(nullable);
+  }
+}
+
+/** The characters a match of `re` may begin with. */
+function firstChars(re: Re): CodeRange[] {
+  switch (re.t) {
+    case "set":
+      return re.ranges;
+    case "rep":
+      return re.max === 0 ? [] : firstChars(re.item);
+    case "alt":
+      return normalizeRanges(re.items.flatMap(firstChars));
+    case "seq": {
+      const out: CodeRange[] = [];
+      for (const item of re.items) {
+        out.push(...firstChars(item));
+        if (!nullable(item)) break;
+      }
+      return normalizeRanges(out);
+    }
+  }
+}
+
+/**
+ * Keep a pattern's `<` only where no character of `starts` may come right after it, so that no string it spells
+ * holds a tag (`<all_urls>`, `<=1.0`, `<2.0` stay; `[^\s]*` loses its `<`, as `/` may follow it). `follow` is what
+ * may come after `re`. After the whole pattern comes the string's closing delimiter: `"`, a newline, or a tag's
+ * own `<`, none of them a tag's second character. Undefined when the language becomes empty.
+ */
+function guardTags(re: Re, follow: readonly CodeRange[], starts: readonly CodeRange[]): Re | undefined {
+  switch (re.t) {
+    case "set": {
+      if (!inRanges(re.ranges, LT) || intersect(follow, starts).length === 0) return re;
+      const ranges = intersect(re.ranges, NOT_LT);
+      return ranges.length === 0 ? undefined : { t: "set", ranges };
+    }
+    case "seq": {
+      const items: Re[] = [];
+      let after = follow;
+      for (let i = re.items.length - 1; i >= 0; i--) {
+        const item = guardTags(re.items[i]!, after, starts);
+        if (!item) return undefined;
+        items.unshift(item);
+        after = nullable(item) ? normalizeRanges([...firstChars(item), ...after]) : firstChars(item);
+      }
+      return { t: "seq", items };
+    }
+    case "alt": {
+      const items = re.items.map((i) => guardTags(i, follow, starts)).filter((i): i is Re => i !== undefined);
+      return items.length === 0 ? undefined : { t: "alt", items };
+    }
+    case "rep": {
+      const again = re.max === undefined || re.max >= 2 ? firstChars(re.item) : [];
+      const item = guardTags(re.item, normalizeRanges([...again, ...follow]), starts);
       if (item) return { ...re, item };
       return re.min === 0 ? { t: "seq", items: [] } : undefined;
     }
@@ -222,15 +306,19 @@ export interface PreparedPattern {
   words: boolean;
 }
 
-/** Join the branches (adding "any" at unanchored ends) and restrict them to the charset; undefined if empty. */
-export function preparePattern(parsed: ParsedPattern, charset: Charset): PreparedPattern | undefined {
+/**
+ * Join the branches (adding "any" at unanchored ends) and restrict them to the charset, a `<` kept only where none
+ * of `tagStarts` may follow it (see guardTags); undefined if empty.
+ */
+export function preparePattern(parsed: ParsedPattern, charset: Charset, tagStarts: readonly CodeRange[] = ANY_TAG_START): PreparedPattern | undefined {
   const allowed = universe(charset);
   const any: Re = { t: "rep", item: { t: "set", ranges: allowed }, min: 0, max: undefined };
   const branches = parsed.branches.map(({ re, start, end }) => ({
     t: "seq" as const,
     items: [...(start ? [] : [any]), re, ...(end ? [] : [any])],
   }));
-  const re = restrict(branches.length === 1 ? branches[0]! : { t: "alt", items: branches }, allowed);
+  const restricted = restrict(branches.length === 1 ? branches[0]! : { t: "alt", items: branches }, normalizeRanges([...allowed, [LT, LT]]));
+  const re = restricted && guardTags(restricted, [], tagStarts);
   if (!re) return undefined;
   return { re, charset, tight: measure(re, 0, charset), loose: measure(re, Infinity, charset), size: treeSize(re), maxUnder: maxMeasurer(re, charset), words: repeatsWords(re) };
 }

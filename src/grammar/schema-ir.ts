@@ -17,6 +17,8 @@ import { mergeParts } from "./lower-all-of.js";
 import { lowerUnion } from "./lower-union.js";
 import { lowerInteger, lowerNumber, lowerString } from "./lower-scalars.js";
 import { lowerArray } from "./lower-array.js";
+import type { CodeRange } from "./gbnf.js";
+import { ANY_TAG_START } from "./regex-gbnf.js";
 import { lowerObject } from "./lower-object.js";
 
 export { deref, disjoint, type Kind, type Node, type Prop } from "./schema-nodes.js";
@@ -40,9 +42,9 @@ class TreeTooLarge extends Error {
  * Lower a schema document (checked against the limits and scanned already: see lowerSchema in schema-policy.ts)
  * into a value tree. `oneOf` disjointness is judged once every `$ref` is resolved.
  */
-export function lowerDocument(root: JsonSchema | boolean, hint: string, ids: { next: number }, extraMembers: ExtraMembersPolicy, sites: ConstraintSites, guardedUnique = false): Result<Node> {
+export function lowerDocument(root: JsonSchema | boolean, hint: string, ids: { next: number }, extraMembers: ExtraMembersPolicy, sites: ConstraintSites, guardedUnique = false, tagStarts: readonly CodeRange[] = ANY_TAG_START): Result<Node> {
   try {
-    const lowerer = new Lowerer(root, ids, extraMembers, sites, guardedUnique);
+    const lowerer = new Lowerer(root, ids, extraMembers, sites, guardedUnique, tagStarts);
     const lowered = lowerer.lower(root, "", hint, 0);
     if (!lowered.ok) return lowered;
     const overlap = lowerer.checkOneOfs();
@@ -77,6 +79,8 @@ class Lowerer implements LowerContext {
     readonly sites: ConstraintSites,
     /** uniqueItems is held beside the grammar (see PolicyOptions.guardedUnique). */
     readonly guardedUnique: boolean,
+    /** What may not follow a pattern's `<` (see PolicyOptions.tagStarts). */
+    readonly tagStarts: readonly CodeRange[],
   ) {}
 
   /** The first `oneOf` whose options may overlap (judged after lowering, when every `$ref` has its target). */

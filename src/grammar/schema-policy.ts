@@ -5,6 +5,7 @@
 import { err, type Result } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
 import type { ConstraintSites, ExtraMembersPolicy, UnsupportedPolicy } from "./constraint-report.js";
+import type { CodeRange } from "./gbnf.js";
 import { checkSchemaSize, type SizeMeter } from "./limits.js";
 import { lowerDocument, type Node } from "./schema-ir.js";
 import { isObject, scanKeywords, unsupported } from "./schema-keywords.js";
@@ -31,6 +32,11 @@ export interface PolicyOptions {
    * Default: false.
    */
   guardedUnique?: boolean;
+  /**
+   * The characters that may not follow a pattern's `<` in the compile's format (text-chain.ts's tagStarts). Default:
+   * `/` and the letters, any tag's.
+   */
+  tagStarts?: readonly CodeRange[];
 }
 
 /**
@@ -68,7 +74,7 @@ export function lowerSchema(
     // A retry lowers the document again: what the last attempt counted is counted anew.
     sites.closed.length = closedBefore.list;
     sites.closedCount = closedBefore.count;
-    const lowered = lowerDocument(doc as JsonSchema | boolean, hint, ids, options.extraMembers, sites, options.guardedUnique === true);
+    const lowered = lowerDocument(doc as JsonSchema | boolean, hint, ids, options.extraMembers, sites, options.guardedUnique === true, options.tagStarts);
     if (lowered.ok || policy === "strict" || lowered.error.code !== "unsupported_keyword" || lowered.error.path === undefined) return lowered;
     if (round >= MAX_RELAXED) return lowered;
     if (doc === root) doc = structuredClone(root);

@@ -54,7 +54,7 @@ export function classRepeat(p: ParsedPattern): CharRepeat | undefined {
 /** The shape no string has (a class of no characters, one of them). */
 const NO_STRING: StringShape = { minLength: 1, maxLength: 1, chars: { ranges: [], min: 1, max: 1 } };
 
-export function shapeString(shape: StringShape, path: string): Result<StringShape> {
+export function shapeString(shape: StringShape, path: string, tagStarts?: readonly CodeRange[]): Result<StringShape> {
   if (shape.format) {
     const [lo, hi] = FORMAT_LENGTHS[shape.format];
     if (shape.minLength > lo) return err(unsupported(pointer(path, "minLength"), `minLength ${shape.minLength} with format ${shape.format} is not supported`));
@@ -70,13 +70,13 @@ export function shapeString(shape: StringShape, path: string): Result<StringShap
     const max = Math.min(rep.max ?? Infinity, shape.maxLength ?? Infinity);
     return ok({ minLength: min, maxLength: Number.isFinite(max) ? max : undefined, chars: { ranges: rep.ranges, min, max: Number.isFinite(max) ? max : undefined } });
   }
-  let prepared = preparePattern(shape.pattern, "json");
+  let prepared = preparePattern(shape.pattern, "json", tagStarts);
   // A pattern no string matches at all (`/^x/`: a `^` after a character): no string is valid, which is exact.
   if (!prepared && ownLanguage(shape.pattern) === null) return ok(NO_STRING);
-  if (!prepared) return err(unsupported(pointer(path, "pattern"), "pattern matches no string the grammar can spell (it needs `<` or control characters)"));
+  if (!prepared) return err(unsupported(pointer(path, "pattern"), "pattern matches no string the grammar can spell (it needs control characters, or a `<` that a tag's first letter or `/` may follow)"));
   if (shape.minLength > prepared.tight.minCps) {
     const longer = longerPattern(shape.pattern, shape.minLength);
-    prepared = longer && preparePattern(longer, "json");
+    prepared = longer && preparePattern(longer, "json", tagStarts);
     if (!longer || !prepared || prepared.tight.minCps < shape.minLength) {
       return err(unsupported(pointer(path, "minLength"), `minLength together with a pattern that allows shorter strings is supported only where one repeated class carries the difference, minLength is 1, or minLength is at most ${MAX_UNROLLED_LENGTH} and the pattern's automaton is small`));
     }
@@ -102,6 +102,9 @@ export const PATTERN_NODES_PER_STEP = 64;
 
 /** Plans, prepared patterns and pattern caps of one compile (caches by node). */
 export class StringPlanner {
+  /** `tagStarts`: what may not follow a pattern's `<` in the compile's format (text-chain.ts's tagStarts). */
+  constructor(private readonly tagStarts?: readonly CodeRange[]) {}
+
   private readonly prepared = new WeakMap<ParsedPattern, Map<Charset, PreparedPattern | undefined>>();
   private readonly caps = new WeakMap<PreparedPattern, Map<string, Caps[] | undefined>>();
   /**
@@ -122,7 +125,7 @@ export class StringPlanner {
   pattern(p: ParsedPattern, charset: Charset): PreparedPattern | undefined {
     let byCharset = this.prepared.get(p);
     if (!byCharset) this.prepared.set(p, (byCharset = new Map()));
-    if (!byCharset.has(charset)) byCharset.set(charset, preparePattern(p, charset));
+    if (!byCharset.has(charset)) byCharset.set(charset, preparePattern(p, charset, this.tagStarts));
     return byCharset.get(charset);
   }
 

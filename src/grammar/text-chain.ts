@@ -34,6 +34,19 @@ export function bannedPrefixes(tags: readonly string[]): string[] {
   return list.filter((p) => !list.some((q) => q !== p && p.startsWith(q)));
 }
 
+/** Any character: what may not follow a `<` when a prefix bans `<` alone. */
+const EVERY_CHARACTER: CodeRange[] = [[0, 0x10ffff]];
+
+/**
+ * The characters that may not come right after a `<` in text of a format with these banned prefixes: the second
+ * character of each. A `<` followed by none of them begins no tag.
+ */
+export function tagStarts(banned: readonly string[]): CodeRange[] {
+  if (banned.some((b) => b === "<")) return EVERY_CHARACTER;
+  const cps = [...new Set(banned.filter((b) => b.startsWith("<")).map((b) => b.codePointAt(1)!))].sort((a, b) => a - b);
+  return toRanges(cps);
+}
+
 const SURROGATE_FREE_3: CodeRange[] = [
   [0x800, 0xd7ff],
   [0xe000, 0xffff],
