@@ -144,6 +144,12 @@ function guardTags(re: Re, follow: readonly CodeRange[], starts: readonly CodeRa
       const items: Re[] = [];
       let after = follow;
       for (let i = re.items.length - 1; i >= 0; i--) {
+        // A literal `<` keeps itself by narrowing what comes next (`<.+` becomes `<[^/t].*` in hermes).
+        const narrowed = isLt(re.items[i]!) && items.length > 0 && intersect(after, starts).length > 0 ? narrowFirst(items[0]!, starts) : undefined;
+        if (narrowed) {
+          items[0] = narrowed;
+          after = firstChars(narrowed);
+        }
         const item = guardTags(re.items[i]!, after, starts);
         if (!item) return undefined;
         items.unshift(item);
@@ -162,6 +168,31 @@ function guardTags(re: Re, follow: readonly CodeRange[], starts: readonly CodeRa
       return re.min === 0 ? { t: "seq", items: [] } : undefined;
     }
   }
+}
+
+const isLt = (re: Re) => re.t === "set" && re.ranges.length === 1 && re.ranges[0]![0] === LT && re.ranges[0]![1] === LT;
+
+/**
+ * `re` without the strings that begin with a character of `starts`, where its first character is a set of its own:
+ * a set, a repetition of a set at least once (`S+` becomes `S' S*`), or a sequence that begins with one. Never
+ * empty-matching. Undefined for any other shape, or when nothing is left.
+ */
+function narrowFirst(re: Re, starts: readonly CodeRange[]): Re | undefined {
+  const keep = complement(starts);
+  if (re.t === "set") {
+    const ranges = intersect(re.ranges, keep);
+    return ranges.length === 0 ? undefined : { t: "set", ranges };
+  }
+  if (re.t === "rep" && re.min >= 1 && re.item.t === "set") {
+    const first = narrowFirst(re.item, starts);
+    const rest: Re = { t: "rep", item: re.item, min: re.min - 1, max: re.max === undefined ? undefined : re.max - 1 };
+    return first && { t: "seq", items: [first, rest] };
+  }
+  if (re.t === "seq" && re.items.length > 0) {
+    const first = narrowFirst(re.items[0]!, starts);
+    return first && { t: "seq", items: [first, ...re.items.slice(1)] };
+  }
+  return undefined;
 }
 
 interface Measure {
