@@ -3,7 +3,8 @@
 // (the item's schema ∧ contains) or as not matching (∧ not contains, where `not` can be held), chosen so that every
 // array written has between minContains and maxContains matching items, counted over every item, prefix items
 // too (JSON Schema 2020-12). The first positions that can match are made to; a subset: arrays whose matching
-// items come later are not written; never an array with too few or too many matches.
+// items come later are not written (lower-array.ts adds variants after up to 8 scalar items that do not match,
+// where there are no prefix items and no maxContains); never an array with too few or too many matches.
 
 import type { QtcError } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";

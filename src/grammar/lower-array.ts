@@ -5,7 +5,7 @@ import { err, ok, type Result } from "../errors.js";
 import type { JsonSchema } from "../tools/types.js";
 import { invalid, pointer, unsupported } from "./schema-keywords.js";
 import { deref, type Node } from "./schema-nodes.js";
-import { layOut, planContains, slotOf, type ContainsPlan, type Slot } from "./contains.js";
+import { admitsNothing, layOut, planContains, slotOf, type ContainsPlan, type Slot } from "./contains.js";
 import type { LowerContext } from "./lower-context.js";
 
 export function lowerArray(cx: LowerContext, s: JsonSchema, path: string, hint: string, depth: number): Result<Node> {
@@ -93,7 +93,58 @@ function lowerContains(cx: LowerContext, c: ContainsPlan, path: string, hint: st
   // No array has as many matches as asked: named at `contains`.
   if ("never" in laid && laid.never) return ok(cx.never(at, hint));
   if ("never" in laid) return err(unsupported(pointer(path, laid.at), `contains cannot be held: ${laid.why}${why ? ` (${why})` : ""}`));
-  return ok(cx.node(path, hint, { k: "array", ...laid }));
+  const written = cx.node(path, hint, { k: "array", ...laid }) as Node & { k: "array" };
+  const other = slots.length === 0 && c.most === Infinity && c.least > 0 && rest?.match && isScalar(rest.match) ? otherForm(cx, c, at, `${hint}-item-other`, depth) : undefined;
+  return ok(other ? withLeadingOthers(cx, written, other, path, hint) : written);
+}
+
+/**
+ * Most items that do not match `contains` written before the matching ones (one variant of the array per count:
+ * see withLeadingOthers). clang-format's `QualifierOrder` lists `type`, the item `contains` asks for, last.
+ */
+export const MAX_LEADING_OTHERS = 8;
+
+/**
+ * Whether a node admits only scalars (no array, object or `$ref`): the items whose variants withLeadingOthers
+ * writes. A `not` of `items` becomes a `contains` of its negation, and there the other form is the whole item
+ * schema again (aerleon's filters, inside a oneOf's rewrite), worth no variants.
+ */
+function isScalar(node: Node): boolean {
+  const n = deref(node);
+  if (n.k === "union") return n.options.every(isScalar);
+  return n.k !== "array" && n.k !== "object" && n.k !== "ref";
+}
+
+/**
+ * The share of the nodes left that items ∧ not contains may take: the variants are worth a few nodes, not a second
+ * copy of a large item schema (a `not` of `items` becomes a `contains` of its negation, inside oneOf rewrites too).
+ */
+const OTHER_FORM_SHARE = 0.02;
+
+/** Items ∧ not contains, where the grammar holds it within OTHER_FORM_SHARE of the nodes left; undefined otherwise. */
+function otherForm(cx: LowerContext, c: ContainsPlan, at: string, name: string, depth: number): Node | undefined {
+  const before = { oneOfs: cx.oneOfs.length, closed: cx.sites.closed.length, closedCount: cx.sites.closedCount };
+  const r = cx.attempt(OTHER_FORM_SHARE, () => cx.lower({ allOf: [c.rest, { not: c.contains }] }, at, name, depth + 1));
+  if (r?.ok && !admitsNothing(r.value)) return r.value;
+  cx.oneOfs.length = before.oneOfs;
+  cx.sites.closed.length = before.closed;
+  cx.sites.closedCount = before.closedCount;
+  return undefined;
+}
+
+/**
+ * The layout (its matching items first), or the same after 1 to MAX_LEADING_OTHERS items that do not match: a
+ * union whose options are told apart by the first matching position, so an array may begin with other items.
+ */
+function withLeadingOthers(cx: LowerContext, array: Node & { k: "array" }, other: Node, path: string, hint: string): Node {
+  const options: Node[] = [array];
+  for (let k = 1; k <= MAX_LEADING_OTHERS; k++) {
+    const length = k + array.prefix.length;
+    if (array.maxItems !== undefined && length > array.maxItems) break;
+    const prefix = [...new Array<Node>(k).fill(other), ...array.prefix];
+    options.push(cx.node(path, `${hint}-after-${k}`, { k: "array", prefix, items: array.items, minItems: Math.max(array.minItems, length), ...(array.maxItems === undefined ? {} : { maxItems: array.maxItems }) }));
+  }
+  return options.length === 1 ? array : cx.node(path, hint, { k: "union", options });
 }
 
 /** How many distinct values a node admits, where it is plainly finite (null, booleans, an integer range); else undefined. */
