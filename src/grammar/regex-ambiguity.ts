@@ -3,7 +3,7 @@
 // itself repeats without bound (or may be empty) is kept only when its iterations cannot be split two ways (a delimiter, runs of disjoint
 // classes, or a body no string of which is a prefix of another), else the pattern is refused: an ambiguous grammar costs llama.cpp's engine exponential work per token.
 
-import { intersect, normalizeRanges, type Re } from "./regex.js";
+import { intersect, normalizeRanges, nullable, type Re } from "./regex.js";
 import type { CodeRange } from "./gbnf.js";
 import { languagesDisjoint, languageNfa } from "./regex-overlap.js";
 
@@ -56,19 +56,6 @@ function repeats(re: Re): boolean {
       return re.max === undefined || repeats(re.item);
     default:
       return re.items.some(repeats);
-  }
-}
-
-function nullable(re: Re): boolean {
-  switch (re.t) {
-    case "set":
-      return false;
-    case "rep":
-      return re.min === 0 || nullable(re.item);
-    case "seq":
-      return re.items.every(nullable);
-    case "alt":
-      return re.items.some(nullable);
   }
 }
 

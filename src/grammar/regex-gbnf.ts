@@ -2,7 +2,7 @@
 // bounded so the content fits a byte budget and the schema's maxLength. Unanchored ends become bounded "any".
 
 import { type CodeRange, charClass, literal, type RuleSet } from "./gbnf.js";
-import { complement, inRanges, intersect, normalizeRanges, onlySpace, type ParsedPattern, type Re } from "./regex.js";
+import { complement, inRanges, intersect, normalizeRanges, nullable, onlySpace, type ParsedPattern, type Re } from "./regex.js";
 import type { Charset } from "./text-chain.js";
 
 /** Largest repetition count the grammar spells (llama.cpp refuses counts of 2000 and more). */
@@ -90,20 +90,6 @@ function restrict(re: Re, allowed: readonly CodeRange[]): Re | undefined {
       if (item) return { ...re, item };
       return re.min === 0 ? { t: "seq", items: [] } : undefined;
     }
-  }
-}
-
-/** Whether `re` matches the empty string. */
-function nullable(re: Re): boolean {
-  switch (re.t) {
-    case "set":
-      return false;
-    case "rep":
-      return re.min === 0 || nullable(re.item);
-    case "seq":
-      return re.items.every(nullable);
-    case "alt":
-      return re.items.some(nullable);
   }
 }
 

@@ -99,19 +99,22 @@ export function intersect(a: readonly CodeRange[], b: readonly CodeRange[]): Cod
 
 class Unsupported extends Error {}
 
-/** Whether every string `re` matches has at least one character. */
-function consumes(re: Re): boolean {
+/** Whether `re` matches the empty string. */
+export function nullable(re: Re): boolean {
   switch (re.t) {
     case "set":
-      return true;
+      return false;
     case "rep":
-      return re.min > 0 && consumes(re.item);
+      return re.min === 0 || nullable(re.item);
     case "seq":
-      return re.items.some(consumes);
+      return re.items.every(nullable);
     case "alt":
-      return re.items.every(consumes);
+      return re.items.some(nullable);
   }
 }
+
+/** Whether every string `re` matches has at least one character. */
+const consumes = (re: Re) => !nullable(re);
 
 /** Parse a JSON Schema pattern (ECMAScript syntax, `u` flag) within the supported subset. */
 export function parsePattern(source: string): RegexResult {
