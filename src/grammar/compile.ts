@@ -117,9 +117,10 @@ function workspace(format: ToolCallFormat, split: BudgetSplit) {
   const banned = bannedPrefixes(tagWords(format));
   const json = new TextChains(rules, "json", banned);
   const raw = new TextChains(rules, "raw", banned);
-  const planner = new StringPlanner(tagStarts(banned));
+  const starts = tagStarts(banned);
+  const planner = new StringPlanner(starts);
   const emitter = new ValueEmitter({ rules, json, raw, planner, uncounted: split === "shared" }, split);
-  return { rules, json, raw, emitter };
+  return { rules, json, raw, emitter, starts };
 }
 
 /** Refuse names and literals that would spell a tag of the format (the parser would cut the call there). */
@@ -284,7 +285,7 @@ function compileResolved(tools: readonly ToolDefinition[], o: Resolved): Result<
 
 function compileWithin(tools: readonly ToolDefinition[], o: Resolved): Result<CompiledGrammar> {
   const f = o.format;
-  const { rules, raw, emitter } = workspace(f, o.budgetSplit);
+  const { rules, raw, emitter, starts } = workspace(f, o.budgetSplit);
   const words = tagWords(f);
   const normalized = normalizeToolChoice(tools, o.toolChoice);
   if (!normalized.ok) return err({ code: normalized.error.code, message: normalized.error.message });
@@ -306,7 +307,7 @@ function compileWithin(tools: readonly ToolDefinition[], o: Resolved): Result<Co
     if (!isDeclarableToolName(tool.name)) return err({ code: "invalid_tools", message: `tool name "${tool.name}" is not a valid function name` });
     const hint = `tool-${tool.name}-args`;
     // The engine's matcher holds uniqueItems in every tool call through its semantic state (src/engine/semantic/).
-    const lowered = lowerSchema(tool.parameters as JsonSchema, hint, ids, meter, { policy: o.unsupported, extraMembers: o.extraMembers, sites, tool: tool.name, guardedUnique: true, tagStarts: tagStarts(bannedPrefixes(tagWords(f))) });
+    const lowered = lowerSchema(tool.parameters as JsonSchema, hint, ids, meter, { policy: o.unsupported, extraMembers: o.extraMembers, sites, tool: tool.name, guardedUnique: true, tagStarts: starts });
     if (!lowered.ok) return err(toolError(tool.name, lowered.error));
     // Arguments spelled as tags are read by the parameter tags' rules: their names and raw strings (see xmlTyped).
     const taggedParams = paramSpelling(f) !== undefined;

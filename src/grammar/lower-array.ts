@@ -6,7 +6,7 @@ import type { JsonSchema } from "../tools/types.js";
 import { invalid, pointer, unsupported } from "./schema-keywords.js";
 import { deref, type Node } from "./schema-nodes.js";
 import { admitsNothing, layOut, planContains, slotOf, type ContainsPlan, type Slot } from "./contains.js";
-import type { LowerContext } from "./lower-context.js";
+import { type LowerContext, recordsMark } from "./lower-context.js";
 
 export function lowerArray(cx: LowerContext, s: JsonSchema, path: string, hint: string, depth: number): Result<Node> {
   const contains = planContains(s, path);
@@ -102,7 +102,7 @@ function lowerContains(cx: LowerContext, c: ContainsPlan, path: string, hint: st
  * Most items that do not match `contains` written before the matching ones (one variant of the array per count:
  * see withLeadingOthers). clang-format's `QualifierOrder` lists `type`, the item `contains` asks for, last.
  */
-export const MAX_LEADING_OTHERS = 8;
+const MAX_LEADING_OTHERS = 8;
 
 /**
  * Whether a node admits only scalars (no array, object or `$ref`): the items whose variants withLeadingOthers
@@ -116,19 +116,17 @@ function isScalar(node: Node): boolean {
 }
 
 /**
- * The share of the nodes left that items ∧ not contains may take: the variants are worth a few nodes, not a second
- * copy of a large item schema (a `not` of `items` becomes a `contains` of its negation, inside oneOf rewrites too).
+ * The share of the nodes left that items ∧ not contains may take: the variants are worth a few nodes, and a scalar
+ * item can still be large (a long `anyOf` of patterns), so its negation is bounded before it is worth them.
  */
 const OTHER_FORM_SHARE = 0.02;
 
 /** Items ∧ not contains, where the grammar holds it within OTHER_FORM_SHARE of the nodes left; undefined otherwise. */
 function otherForm(cx: LowerContext, c: ContainsPlan, at: string, name: string, depth: number): Node | undefined {
-  const before = { oneOfs: cx.oneOfs.length, closed: cx.sites.closed.length, closedCount: cx.sites.closedCount };
+  const restore = recordsMark(cx);
   const r = cx.attempt(OTHER_FORM_SHARE, () => cx.lower({ allOf: [c.rest, { not: c.contains }] }, at, name, depth + 1));
   if (r?.ok && !admitsNothing(r.value)) return r.value;
-  cx.oneOfs.length = before.oneOfs;
-  cx.sites.closed.length = before.closed;
-  cx.sites.closedCount = before.closedCount;
+  restore();
   return undefined;
 }
 

@@ -43,3 +43,16 @@ export interface LowerContext {
   /** An allOf/oneOf part with its `$ref` (if any) resolved and merged. */
   resolvePart(part: unknown, at: string): Result<JsonSchema | boolean>;
 }
+
+/**
+ * A mark of what a lowering has recorded so far (oneOfs to check, closed sites); calling the result puts the records
+ * back as they were at the mark, for an attempt whose nodes are dropped or made again.
+ */
+export function recordsMark(cx: LowerContext): () => void {
+  const [oneOfs, closed, closedCount] = [cx.oneOfs.length, cx.sites.closed.length, cx.sites.closedCount];
+  return () => {
+    cx.oneOfs.length = oneOfs;
+    cx.sites.closed.length = closed;
+    cx.sites.closedCount = closedCount;
+  };
+}

@@ -7,7 +7,7 @@ import type { JsonSchema } from "../tools/types.js";
 import { isAnnotation, isObject, mergeSchemas, pointer, unsupported } from "./schema-keywords.js";
 import { judgeOf } from "./value-judge.js";
 import { deref, disjoint, type Node } from "./schema-nodes.js";
-import type { LowerContext } from "./lower-context.js";
+import { type LowerContext, recordsMark } from "./lower-context.js";
 
 /** Most options of an overlapping oneOf held as "this one and none of the others" (each negates all the others). */
 const MAX_EXACTLY_ONE = 8;
@@ -121,7 +121,7 @@ function exactlyOne(cx: LowerContext, list: readonly unknown[], base: JsonSchema
     resolved.push(r.value);
   }
   // What the attempt records (closed sites, nested oneOfs) is the original lowering's again afterwards.
-  const before = { oneOfs: cx.oneOfs.length, closed: cx.sites.closed.length, closedCount: cx.sites.closedCount };
+  const restore = recordsMark(cx);
   const options = cx.attempt(EXACTLY_ONE_SHARE, () => {
     const made: Node[] = [];
     for (const [i, option] of resolved.entries()) {
@@ -133,9 +133,7 @@ function exactlyOne(cx: LowerContext, list: readonly unknown[], base: JsonSchema
     }
     return made;
   });
-  cx.oneOfs.length = before.oneOfs;
-  cx.sites.closed.length = before.closed;
-  cx.sites.closedCount = before.closedCount;
+  restore();
   if (!options) return undefined;
   return cx.node(path, hint, { k: "union", options });
 }

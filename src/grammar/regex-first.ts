@@ -8,7 +8,7 @@ import { intersect, normalizeRanges, parsePattern, type Re } from "./regex.js";
 const ANY: CodeRange[] = [[0, 0x10ffff]];
 
 /** First characters of the non-empty strings `re` spells, and whether it spells the empty one. */
-function first(re: Re): { ranges: CodeRange[]; empty: boolean } {
+export function first(re: Re): { ranges: CodeRange[]; empty: boolean } {
   switch (re.t) {
     case "set":
       return { ranges: re.ranges, empty: false };

@@ -2,7 +2,8 @@
 // bounded so the content fits a byte budget and the schema's maxLength. Unanchored ends become bounded "any".
 
 import { type CodeRange, charClass, literal, type RuleSet } from "./gbnf.js";
-import { complement, inRanges, intersect, normalizeRanges, nullable, onlySpace, type ParsedPattern, type Re } from "./regex.js";
+import { complement, inRanges, intersect, normalizeRanges, onlySpace, type ParsedPattern, type Re } from "./regex.js";
+import { first } from "./regex-first.js";
 import type { Charset } from "./text-chain.js";
 
 /** Largest repetition count the grammar spells (llama.cpp refuses counts of 2000 and more). */
@@ -93,26 +94,6 @@ function restrict(re: Re, allowed: readonly CodeRange[]): Re | undefined {
   }
 }
 
-/** The characters a match of `re` may begin with. */
-function firstChars(re: Re): CodeRange[] {
-  switch (re.t) {
-    case "set":
-      return re.ranges;
-    case "rep":
-      return re.max === 0 ? [] : firstChars(re.item);
-    case "alt":
-      return normalizeRanges(re.items.flatMap(firstChars));
-    case "seq": {
-      const out: CodeRange[] = [];
-      for (const item of re.items) {
-        out.push(...firstChars(item));
-        if (!nullable(item)) break;
-      }
-      return normalizeRanges(out);
-    }
-  }
-}
-
 /**
  * Keep a pattern's `<` only where no character of `starts` may come right after it, so that no string it spells
  * holds a tag (`<all_urls>`, `<=1.0`, `<2.0` stay; `[^\s]*` loses its `<`, as `/` may follow it). `follow` is what
@@ -134,12 +115,13 @@ function guardTags(re: Re, follow: readonly CodeRange[], starts: readonly CodeRa
         const narrowed = isLt(re.items[i]!) && items.length > 0 && intersect(after, starts).length > 0 ? narrowFirst(items[0]!, starts) : undefined;
         if (narrowed) {
           items[0] = narrowed;
-          after = firstChars(narrowed);
+          after = first(narrowed).ranges;
         }
         const item = guardTags(re.items[i]!, after, starts);
         if (!item) return undefined;
         items.unshift(item);
-        after = nullable(item) ? normalizeRanges([...firstChars(item), ...after]) : firstChars(item);
+        const begins = first(item);
+        after = begins.empty ? normalizeRanges([...begins.ranges, ...after]) : begins.ranges;
       }
       return { t: "seq", items };
     }
@@ -148,7 +130,7 @@ function guardTags(re: Re, follow: readonly CodeRange[], starts: readonly CodeRa
       return items.length === 0 ? undefined : { t: "alt", items };
     }
     case "rep": {
-      const again = re.max === undefined || re.max >= 2 ? firstChars(re.item) : [];
+      const again = re.max === undefined || re.max >= 2 ? first(re.item).ranges : [];
       const item = guardTags(re.item, normalizeRanges([...again, ...follow]), starts);
       if (item) return { ...re, item };
       return re.min === 0 ? { t: "seq", items: [] } : undefined;
