@@ -7,6 +7,8 @@
 
 import { classMatches, classMeets, EL, type Program } from "./gbnf-program.js";
 import type { NextTokens } from "./matcher.js";
+import { FrameTable } from "./frame-table.js";
+import { StampedKeys, StampedSet } from "./scratch-sets.js";
 
 export const POOL_LIMITS = Object.freeze({
   /** Interned frames + states + cached transitions before the pool counts as full. */
@@ -34,14 +36,14 @@ export interface Plan {
   steps?: number;
 }
 
-/** A state's code point intervals and the state each leads to (-1: not computed yet; see StackPool.cuts). */
+/**
+ * A state's code point intervals and the state each leads to: -1 not computed yet, DEAD from the start where no top's
+ * class matches the interval (see StackPool.cuts). Two small typed arrays, no more: a state's ASCII table (128 bytes,
+ * past V8's in-heap limit for typed arrays) cost an allocation outside the heap per state.
+ */
 interface Transitions {
   bounds: Int32Array;
-  /** ASCII code point → its interval. */
-  ascii: Uint8Array | Int32Array;
   next: Int32Array;
-  /** 1: no top matches the interval (DEAD without an advance). */
-  dead: Uint8Array;
 }
 
 /** The interval of `cp`: how many bounds are ≤ cp. */
@@ -74,11 +76,8 @@ const MAX_DEPTH = 2000;
 const RULE_SPAN = 2 ** 19;
 
 export class StackPool {
-  /** Frame id → position (index into program.code of its element) and the frame below (-1: bottom). */
-  private readonly framePos: number[] = [];
-  private readonly frameNext: number[] = [];
-  /** Frame ids by the frame below (index next + 1) and then position: small maps with small-integer keys. */
-  private readonly frameIds: (Map<number, number> | undefined)[] = [];
+  /** Frames: each a position (index into program.code of its element) and the frame below (-1: bottom). */
+  private readonly frames = new FrameTable();
   /** State id → its top frames (sorted) and whether some stack is complete (the grammar may end). */
   private readonly stateTops: Int32Array[] = [new Int32Array(0)];
   private readonly stateAccepts: boolean[] = [false];
@@ -102,21 +101,35 @@ export class StackPool {
   /** Estimated bytes held (see `bytes`). */
   private held = 0;
   readonly root: StateId;
+  /** What one step fills: the top frames it reaches, and the (continuation, rule) expansions it made (its cycle guard). */
+  private readonly reached = new StampedSet();
+  private readonly expanded = new StampedKeys();
+  /** The reached tops, sorted, while a step's state is looked up. */
+  private sortBuffer = new Int32Array(256);
+  /** A state's class tops and their ranges' edges, while its intervals are cut. */
+  private readonly classTops: number[] = [];
+  private edgeBuffer = new Int32Array(256);
 
   constructor(readonly program: Program) {
     if (program.code.length / 2 >= POS_BITS) throw new EngineLimitError("the grammar is too large for the engine");
     this.held = programBytes(program);
-    const tops = new Set<number>();
-    const acc = { accepts: false };
+    const acc = this.beginStep();
+    for (const alt of program.alts[program.root]!) this.expand(alt, -1, acc);
+    this.root = this.stateOf(acc.accepts);
+  }
+
+  /** Clear what a step fills; its accepting flag starts false. */
+  private beginStep(): { accepts: boolean } {
+    this.reached.clear();
+    // One cycle guard for the whole step: expanding a rule over the same continuation twice adds nothing new.
+    this.expanded.clear();
     this.expansions = 0;
-    const seen = new Set<number>();
-    for (const alt of program.alts[program.root]!) this.expand(alt, -1, tops, acc, seen);
-    this.root = this.stateOf(tops, acc.accepts);
+    return { accepts: false };
   }
 
   /** Whether the pool holds so much that its owner should start a fresh one. */
   get full(): boolean {
-    return this.framePos.length + this.stateTops.length + this.cachedSteps + this.maskEntries > POOL_LIMITS.entries || this.held > POOL_LIMITS.bytes;
+    return this.frames.size + this.stateTops.length + this.cachedSteps + this.maskEntries > POOL_LIMITS.entries || this.held > POOL_LIMITS.bytes;
   }
 
   /**
@@ -184,17 +197,17 @@ export class StackPool {
 
   /** The element (index into program.code) a top frame stands at. */
   posOf(frame: number): number {
-    return this.framePos[frame]!;
+    return this.frames.pos[frame]!;
   }
 
   /** Step by one code point. */
   step(state: StateId, cp: number): StateId {
     if (state === DEAD) return DEAD;
     const tr = this.cuts[state] ?? this.transitions(state);
-    const at = cp < 0x80 ? tr.ascii[cp]! : interval(tr.bounds, cp);
+    const at = interval(tr.bounds, cp);
     const cached = tr.next[at]!;
     if (cached >= 0) return cached;
-    const next = tr.dead[at] ? DEAD : this.advance(state, EL.cls, cp);
+    const next = this.advance(state, EL.cls, cp);
     if (this.full) return next;
     this.cachedSteps++;
     tr.next[at] = next;
@@ -204,40 +217,48 @@ export class StackPool {
   /** The state's intervals (see `cuts`), computed on its first step. */
   private transitions(state: StateId): Transitions {
     const { code, classes } = this.program;
-    const edges = new Set<number>();
-    const clsTops: number[] = [];
-    for (const f of this.stateTops[state]!) {
-      const pos = this.framePos[f]!;
+    const clsTops = this.classTops;
+    clsTops.length = 0;
+    let edges = 0;
+    const tops = this.stateTops[state]!;
+    for (let i = 0; i < tops.length; i++) {
+      const pos = this.frames.pos[tops[i]!]!;
       if (code[pos] !== EL.cls) continue;
       clsTops.push(code[pos + 1]!);
-      const { ranges } = classes[code[pos + 1]!]!;
-      for (let k = 0; k < ranges.length; k += 2) {
-        edges.add(ranges[k]!);
-        edges.add(ranges[k + 1]! + 1);
+      edges += classes[code[pos + 1]!]!.ranges.length;
+    }
+    if (edges > this.edgeBuffer.length) this.edgeBuffer = new Int32Array(Math.max(edges, this.edgeBuffer.length * 2));
+    const all = this.edgeBuffer.subarray(0, edges);
+    let k = 0;
+    for (const cls of clsTops) {
+      const { ranges } = classes[cls]!;
+      for (let r = 0; r < ranges.length; r += 2) {
+        all[k++] = ranges[r]!;
+        all[k++] = ranges[r + 1]! + 1;
       }
     }
+    all.sort();
+    let distinct = 0;
+    for (let i = 0; i < edges; i++) if (i === 0 || all[i] !== all[i - 1]) all[distinct++] = all[i]!;
     // bounds[i]: the first code point of interval i + 1 (interval 0 starts at 0).
-    const bounds = Int32Array.from(edges).sort();
-    const n = bounds.length + 1;
-    const ascii = bounds.length < 0x100 ? new Uint8Array(0x80) : new Int32Array(0x80);
-    for (let cp = 0, i = 0; cp < 0x80; cp++) {
-      while (i < bounds.length && bounds[i]! <= cp) i++;
-      ascii[cp] = i;
-    }
+    const bounds = all.slice(0, distinct);
+    const n = distinct + 1;
+    const next = new Int32Array(n).fill(-1);
     // An interval no top's class matches goes nowhere without an advance.
-    const dead = new Uint8Array(n);
-    for (let i = 0; i < n; i++) {
-      const rep = i === 0 ? 0 : bounds[i - 1]!;
-      dead[i] = clsTops.some((c) => classMatches(this.program, c, rep)) ? 0 : 1;
-    }
-    const tr: Transitions = { bounds, ascii, next: new Int32Array(n).fill(-1), dead };
+    for (let i = 0; i < n; i++) if (!this.someClassMatches(clsTops, i === 0 ? 0 : bounds[i - 1]!)) next[i] = DEAD;
+    const tr: Transitions = { bounds, next };
     if (!this.full) {
       this.cuts[state] = tr;
-      // The ASCII table and the arrays weigh about as much as a few map entries more than the intervals.
+      // The arrays weigh about as much as a few map entries more than the intervals.
       this.cachedSteps += n + 4;
-      this.held += 256 + bounds.byteLength + ascii.byteLength + n * 5;
+      this.held += 128 + bounds.byteLength + n * 4;
     }
     return tr;
+  }
+
+  private someClassMatches(classes: readonly number[], cp: number): boolean {
+    for (const c of classes) if (classMatches(this.program, c, cp)) return true;
+    return false;
   }
 
   /** Step by a special token (`<[id]>` in the grammar). */
@@ -256,17 +277,15 @@ export class StackPool {
   /** The state after the stacks whose top element (of `kind`) `matches` move past it. */
   private advance(state: StateId, kind: number, arg: number): StateId {
     const { code } = this.program;
-    const out = new Set<number>();
-    const acc = { accepts: false };
-    // One cycle guard for the whole step: expanding a rule over the same continuation twice adds nothing new.
-    const seen = new Set<number>();
-    this.expansions = 0;
-    for (const f of this.stateTops[state]!) {
-      const pos = this.framePos[f]!;
+    const acc = this.beginStep();
+    const tops = this.stateTops[state]!;
+    for (let i = 0; i < tops.length; i++) {
+      const f = tops[i]!;
+      const pos = this.frames.pos[f]!;
       if (code[pos] !== kind) continue;
-      if (kind === EL.cls ? classMatches(this.program, code[pos + 1]!, arg) : code[pos + 1] === arg) this.expand(pos + 2, this.frameNext[f]!, out, acc, seen);
+      if (kind === EL.cls ? classMatches(this.program, code[pos + 1]!, arg) : code[pos + 1] === arg) this.expand(pos + 2, this.frames.below[f]!, acc);
     }
-    return this.stateOf(out, acc.accepts);
+    return this.stateOf(acc.accepts);
   }
 
   /**
@@ -279,14 +298,14 @@ export class StackPool {
     const tokens: number[] = [];
     if (state === DEAD) return { cps, tokens };
     const tr = this.cuts[state] ?? this.transitions(state);
-    for (let i = 0; i < tr.dead.length; i++) {
-      if (tr.dead[i]) continue;
+    for (let i = 0; i < tr.next.length; i++) {
+      if (tr.next[i] === DEAD) continue;
       const cp = representative(i === 0 ? 0 : tr.bounds[i - 1]!, i < tr.bounds.length ? tr.bounds[i]! - 1 : 0x10ffff);
       if (cp !== undefined) cps.push(cp);
     }
     const { code } = this.program;
     for (const f of this.stateTops[state]!) {
-      const pos = this.framePos[f]!;
+      const pos = this.frames.pos[f]!;
       if (code[pos] === EL.token && !tokens.includes(code[pos + 1]!)) tokens.push(code[pos + 1]!);
     }
     return { cps, tokens };
@@ -316,7 +335,7 @@ export class StackPool {
   meets(state: StateId, lo: number, hi: number): boolean {
     const { code } = this.program;
     for (const f of this.stateTops[state]!) {
-      const pos = this.framePos[f]!;
+      const pos = this.frames.pos[f]!;
       if (code[pos] === EL.cls && classMeets(this.program, code[pos + 1]!, lo, hi)) return true;
     }
     return false;
@@ -326,7 +345,7 @@ export class StackPool {
   allowsToken(state: StateId, token: number): boolean {
     const { code } = this.program;
     for (const f of this.stateTops[state]!) {
-      const pos = this.framePos[f]!;
+      const pos = this.frames.pos[f]!;
       if (code[pos] === EL.token && code[pos + 1] === token) return true;
     }
     return false;
@@ -340,7 +359,7 @@ export class StackPool {
     const { code, classes } = this.program;
     let found: { kind: "cp"; cp: number } | { kind: "token"; token: number } | undefined;
     for (const f of this.stateTops[state]!) {
-      const pos = this.framePos[f]!;
+      const pos = this.frames.pos[f]!;
       let here: typeof found;
       if (code[pos] === EL.token) here = { kind: "token", token: code[pos + 1]! };
       else {
@@ -356,20 +375,15 @@ export class StackPool {
   }
 
   private frame(pos: number, next: number): number {
-    const ids = (this.frameIds[next + 1] ??= new Map());
-    let id = ids.get(pos);
-    if (id === undefined) {
-      id = this.framePos.length;
-      this.held += ids.size === 0 ? 128 : 48;
-      this.framePos.push(pos);
-      this.frameNext.push(next);
-      ids.set(pos, id);
-    }
+    const before = this.frames.size;
+    const id = this.frames.intern(pos, next);
+    // Two ints, and a slot of the index at most half full.
+    if (this.frames.size !== before) this.held += 16;
     return id;
   }
 
-  /** Push the terminal-topped stacks reachable from element `pos` over frame `next` into `out`. */
-  private expand(pos: number, next: number, out: Set<number>, acc: { accepts: boolean }, seen: Set<number>, depth = 0): void {
+  /** Add the terminal-topped stacks reachable from element `pos` over frame `next` to the step's reached tops. */
+  private expand(pos: number, next: number, acc: { accepts: boolean }, depth = 0): void {
     const { code, alts } = this.program;
     if (depth > MAX_DEPTH) throw new EngineLimitError("the grammar nests rules too deep without reading a character (left recursion?)");
     for (;;) {
@@ -380,28 +394,34 @@ export class StackPool {
           acc.accepts = true;
           return;
         }
-        pos = this.framePos[next]!;
-        next = this.frameNext[next]!;
+        pos = this.frames.pos[next]!;
+        next = this.frames.below[next]!;
         continue;
       }
       if (kind === EL.ref) {
         // A reference last in its alternative pushes nothing (as llama.cpp): `x*` keeps a flat stack.
         const cont = code[pos + 2] === EL.end ? next : this.frame(pos + 2, next);
         const key = (cont + 1) * RULE_SPAN + code[pos + 1]!;
-        if (seen.has(key)) return;
-        seen.add(key);
-        for (const alt of alts[code[pos + 1]!]!) this.expand(alt, cont, out, acc, seen, depth + 1);
+        if (!this.expanded.add(key)) return;
+        // Indexed, not `for…of`: a recursive call is not inlined, so its iterator was allocated every time.
+        const starts = alts[code[pos + 1]!]!;
+        for (let k = 0; k < starts.length; k++) this.expand(starts[k]!, cont, acc, depth + 1);
         return;
       }
-      out.add(this.frame(pos, next));
-      if (out.size > POOL_LIMITS.stacksPerState) throw new EngineLimitError(`a grammar state holds over ${POOL_LIMITS.stacksPerState} parses (an ambiguous grammar)`);
+      this.reached.add(this.frame(pos, next));
+      if (this.reached.size > POOL_LIMITS.stacksPerState) throw new EngineLimitError(`a grammar state holds over ${POOL_LIMITS.stacksPerState} parses (an ambiguous grammar)`);
       return;
     }
   }
 
-  private stateOf(tops: Set<number>, accepts: boolean): StateId {
-    if (tops.size === 0 && !accepts) return DEAD;
-    const sorted = Int32Array.from(tops).sort();
+  /** The state of the step's reached tops (interned: a state reached before is found, not made again). */
+  private stateOf(accepts: boolean): StateId {
+    const { items } = this.reached;
+    if (items.length === 0 && !accepts) return DEAD;
+    if (items.length > this.sortBuffer.length) this.sortBuffer = new Int32Array(Math.max(items.length, this.sortBuffer.length * 2));
+    const sorted = this.sortBuffer.subarray(0, items.length);
+    for (let i = 0; i < items.length; i++) sorted[i] = items[i]!;
+    sorted.sort();
     // Interned by a hash of the tops, each candidate compared (a key string of thousands of tops cost more).
     let hash = accepts ? 0x9e3779b9 : 0x811c9dc5;
     for (let i = 0; i < sorted.length; i++) hash = Math.imul(hash ^ sorted[i]!, 0x01000193);
@@ -411,7 +431,7 @@ export class StackPool {
       id = this.stateTops.length;
       // The tops, and the per-state slots and map entry.
       this.held += 200 + sorted.byteLength;
-      this.stateTops.push(sorted);
+      this.stateTops.push(sorted.slice());
       this.stateAccepts.push(accepts);
       // Per-state tables stay dense (one slot per state), so V8 keeps them as plain arrays, not dictionaries.
       this.cuts.push(undefined);
