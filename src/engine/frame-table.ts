@@ -2,6 +2,8 @@
 // and one open-addressing index: no object per frame. A list or map per frame below made a step allocate about a
 // hundred bytes per frame, and the young generation copied them while a bounded string was masked.
 
+import { grownTo } from "./scratch-sets.js";
+
 export class FrameTable {
   /** Per frame: its position (index into the program's code) and the frame below it (BOTTOM at the bottom). */
   pos: Int32Array = new Int32Array(1024);
@@ -19,8 +21,8 @@ export class FrameTable {
     }
     const id = this.size++;
     if (id === this.pos.length) {
-      this.pos = grown(this.pos);
-      this.below = grown(this.below);
+      this.pos = grownTo(this.pos, id + 1);
+      this.below = grownTo(this.below, id + 1);
     }
     this.pos[id] = pos;
     this.below[id] = below;
@@ -38,12 +40,6 @@ export class FrameTable {
       this.slots[i] = id + 1;
     }
   }
-}
-
-function grown(a: Int32Array): Int32Array {
-  const b = new Int32Array(a.length * 2);
-  b.set(a);
-  return b;
 }
 
 function slotOf(pos: number, below: number): number {

@@ -4,13 +4,14 @@
 
 /** Non-negative integers, cleared by a generation stamp; its members in the order added. */
 export class StampedSet {
-  private stamps = new Int32Array(1024);
+  private stamps: Int32Array = new Int32Array(1024);
   private generation = 1;
-  /** The members, in the order added (valid until the next clear). */
-  readonly items: number[] = [];
+  /** The members, in the order added: items[0] to items[size - 1] (valid until the next clear). */
+  items: Int32Array = new Int32Array(256);
+  size = 0;
 
   clear(): void {
-    this.items.length = 0;
+    this.size = 0;
     if (++this.generation === 0x7fffffff) {
       this.stamps.fill(0);
       this.generation = 1;
@@ -19,20 +20,20 @@ export class StampedSet {
 
   /** Add `x`; false if it was there. */
   add(x: number): boolean {
-    if (x >= this.stamps.length) {
-      const grown = new Int32Array(Math.max(x + 1, this.stamps.length * 2));
-      grown.set(this.stamps);
-      this.stamps = grown;
-    }
+    if (x >= this.stamps.length) this.stamps = grownTo(this.stamps, x + 1);
     if (this.stamps[x] === this.generation) return false;
     this.stamps[x] = this.generation;
-    this.items.push(x);
+    if (this.size === this.items.length) this.items = grownTo(this.items, this.size + 1);
+    this.items[this.size++] = x;
     return true;
   }
+}
 
-  get size(): number {
-    return this.items.length;
-  }
+/** `a`'s contents in an array of at least `least` elements (twice as long at least). */
+export function grownTo(a: Int32Array, least: number): Int32Array {
+  const b = new Int32Array(Math.max(least, a.length * 2));
+  b.set(a);
+  return b;
 }
 
 /** Keys (integers below 2^53), in an open-addressing table cleared by a generation stamp. */

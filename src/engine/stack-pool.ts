@@ -37,26 +37,30 @@ export interface Plan {
 }
 
 /**
- * A state's code point intervals and the state each leads to: -1 not computed yet, DEAD from the start where no top's
- * class matches the interval (see StackPool.cuts). Two small typed arrays, no more: a state's ASCII table (128 bytes,
- * past V8's in-heap limit for typed arrays) cost an allocation outside the heap per state.
+ * A state's code point intervals and the state each leads to, in one typed array (an object and two arrays per
+ * state were most of what cutting a new state allocated): cuts[0] is the number of bounds b; cuts[1..b] the bounds
+ * (bound i: the first code point of interval i + 1; interval 0 starts at 0); cuts[b + 1 + i] where interval i
+ * leads: -1 not computed yet, DEAD from the start where no top's class matches it (see StackPool.cuts).
  */
-interface Transitions {
-  bounds: Int32Array;
-  next: Int32Array;
-}
+type Cuts = Int32Array;
 
 /** The interval of `cp`: how many bounds are ≤ cp. */
-function interval(bounds: Int32Array, cp: number): number {
+function interval(cuts: Cuts, cp: number): number {
   let lo = 0;
-  let hi = bounds.length;
+  let hi = cuts[0]!;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (bounds[mid]! <= cp) lo = mid + 1;
+    if (cuts[mid + 1]! <= cp) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
+
+/** Where interval `i`'s target sits in `cuts`. */
+const targetAt = (cuts: Cuts, i: number) => cuts[0]! + 1 + i;
+/** The first and last code point of interval `i`. */
+const intervalStart = (cuts: Cuts, i: number) => (i === 0 ? 0 : cuts[i]!);
+const intervalEnd = (cuts: Cuts, i: number) => (i < cuts[0]! ? cuts[i + 1]! - 1 : 0x10ffff);
 
 /** A code point of [lo, hi] to stand for it: printable ASCII first, then the lowest that is not a surrogate. */
 function representative(lo: number, hi: number): number | undefined {
@@ -89,7 +93,7 @@ export class StackPool {
    * tops cut the code points into intervals whose members every top matches alike, so one advance serves a whole
    * interval (inside a string, every ordinary letter is one interval: a handful of advances per state, not 128).
    */
-  private readonly cuts: (Transitions | undefined)[] = [undefined];
+  private readonly cuts: (Cuts | undefined)[] = [undefined];
   private readonly tokenSteps: (Map<number, StateId> | undefined)[] = [undefined];
   /** Transitions cached so far (all kinds). */
   private cachedSteps = 0;
@@ -104,6 +108,8 @@ export class StackPool {
   /** What one step fills: the top frames it reaches, and the (continuation, rule) expansions it made (its cycle guard). */
   private readonly reached = new StampedSet();
   private readonly expanded = new StampedKeys();
+  /** Whether the step completed a stack (the grammar may end after it). */
+  private reachedEnd = false;
   /** The reached tops, sorted, while a step's state is looked up. */
   private sortBuffer = new Int32Array(256);
   /** A state's class tops and their ranges' edges, while its intervals are cut. */
@@ -113,18 +119,18 @@ export class StackPool {
   constructor(readonly program: Program) {
     if (program.code.length / 2 >= POS_BITS) throw new EngineLimitError("the grammar is too large for the engine");
     this.held = programBytes(program);
-    const acc = this.beginStep();
-    for (const alt of program.alts[program.root]!) this.expand(alt, -1, acc);
-    this.root = this.stateOf(acc.accepts);
+    this.beginStep();
+    for (const alt of program.alts[program.root]!) this.expand(alt, -1);
+    this.root = this.stateOf();
   }
 
-  /** Clear what a step fills; its accepting flag starts false. */
-  private beginStep(): { accepts: boolean } {
+  /** Clear what a step fills. */
+  private beginStep(): void {
     this.reached.clear();
     // One cycle guard for the whole step: expanding a rule over the same continuation twice adds nothing new.
     this.expanded.clear();
     this.expansions = 0;
-    return { accepts: false };
+    this.reachedEnd = false;
   }
 
   /** Whether the pool holds so much that its owner should start a fresh one. */
@@ -203,19 +209,19 @@ export class StackPool {
   /** Step by one code point. */
   step(state: StateId, cp: number): StateId {
     if (state === DEAD) return DEAD;
-    const tr = this.cuts[state] ?? this.transitions(state);
-    const at = interval(tr.bounds, cp);
-    const cached = tr.next[at]!;
+    const cuts = this.cuts[state] ?? this.transitions(state);
+    const at = targetAt(cuts, interval(cuts, cp));
+    const cached = cuts[at]!;
     if (cached >= 0) return cached;
     const next = this.advance(state, EL.cls, cp);
     if (this.full) return next;
     this.cachedSteps++;
-    tr.next[at] = next;
+    cuts[at] = next;
     return next;
   }
 
   /** The state's intervals (see `cuts`), computed on its first step. */
-  private transitions(state: StateId): Transitions {
+  private transitions(state: StateId): Cuts {
     const { code, classes } = this.program;
     const clsTops = this.classTops;
     clsTops.length = 0;
@@ -240,20 +246,19 @@ export class StackPool {
     all.sort();
     let distinct = 0;
     for (let i = 0; i < edges; i++) if (i === 0 || all[i] !== all[i - 1]) all[distinct++] = all[i]!;
-    // bounds[i]: the first code point of interval i + 1 (interval 0 starts at 0).
-    const bounds = all.slice(0, distinct);
-    const n = distinct + 1;
-    const next = new Int32Array(n).fill(-1);
+    const cuts = new Int32Array(2 * distinct + 2);
+    cuts[0] = distinct;
+    cuts.set(all.subarray(0, distinct), 1);
+    cuts.fill(-1, distinct + 1);
     // An interval no top's class matches goes nowhere without an advance.
-    for (let i = 0; i < n; i++) if (!this.someClassMatches(clsTops, i === 0 ? 0 : bounds[i - 1]!)) next[i] = DEAD;
-    const tr: Transitions = { bounds, next };
+    for (let i = 0; i <= distinct; i++) if (!this.someClassMatches(clsTops, intervalStart(cuts, i))) cuts[targetAt(cuts, i)] = DEAD;
     if (!this.full) {
-      this.cuts[state] = tr;
-      // The arrays weigh about as much as a few map entries more than the intervals.
-      this.cachedSteps += n + 4;
-      this.held += 128 + bounds.byteLength + n * 4;
+      this.cuts[state] = cuts;
+      // The array weighs about as much as a few map entries more than the intervals.
+      this.cachedSteps += distinct + 5;
+      this.held += 96 + cuts.byteLength;
     }
-    return tr;
+    return cuts;
   }
 
   private someClassMatches(classes: readonly number[], cp: number): boolean {
@@ -277,15 +282,15 @@ export class StackPool {
   /** The state after the stacks whose top element (of `kind`) `matches` move past it. */
   private advance(state: StateId, kind: number, arg: number): StateId {
     const { code } = this.program;
-    const acc = this.beginStep();
+    this.beginStep();
     const tops = this.stateTops[state]!;
     for (let i = 0; i < tops.length; i++) {
       const f = tops[i]!;
       const pos = this.frames.pos[f]!;
       if (code[pos] !== kind) continue;
-      if (kind === EL.cls ? classMatches(this.program, code[pos + 1]!, arg) : code[pos + 1] === arg) this.expand(pos + 2, this.frames.below[f]!, acc);
+      if (kind === EL.cls ? classMatches(this.program, code[pos + 1]!, arg) : code[pos + 1] === arg) this.expand(pos + 2, this.frames.below[f]!);
     }
-    return this.stateOf(acc.accepts);
+    return this.stateOf();
   }
 
   /**
@@ -297,10 +302,10 @@ export class StackPool {
     const cps: number[] = [];
     const tokens: number[] = [];
     if (state === DEAD) return { cps, tokens };
-    const tr = this.cuts[state] ?? this.transitions(state);
-    for (let i = 0; i < tr.next.length; i++) {
-      if (tr.next[i] === DEAD) continue;
-      const cp = representative(i === 0 ? 0 : tr.bounds[i - 1]!, i < tr.bounds.length ? tr.bounds[i]! - 1 : 0x10ffff);
+    const cuts = this.cuts[state] ?? this.transitions(state);
+    for (let i = 0; i <= cuts[0]!; i++) {
+      if (cuts[targetAt(cuts, i)] === DEAD) continue;
+      const cp = representative(intervalStart(cuts, i), intervalEnd(cuts, i));
       if (cp !== undefined) cps.push(cp);
     }
     const { code } = this.program;
@@ -317,12 +322,12 @@ export class StackPool {
    */
   targetOver(state: StateId, lo: number, hi: number): StateId | undefined {
     if (state === DEAD) return DEAD;
-    const { bounds } = this.cuts[state] ?? this.transitions(state);
+    const cuts = this.cuts[state] ?? this.transitions(state);
     let target: StateId | undefined;
-    for (let i = interval(bounds, lo); i <= bounds.length; i++) {
-      const start = Math.max(lo, i === 0 ? 0 : bounds[i - 1]!);
+    for (let i = interval(cuts, lo); i <= cuts[0]!; i++) {
+      const start = Math.max(lo, intervalStart(cuts, i));
       if (start > hi) break;
-      const rep = representative(start, Math.min(hi, i < bounds.length ? bounds[i]! - 1 : 0x10ffff));
+      const rep = representative(start, Math.min(hi, intervalEnd(cuts, i)));
       if (rep === undefined) continue;
       const next = this.step(state, rep);
       if (target !== undefined && next !== target) return undefined;
@@ -383,7 +388,7 @@ export class StackPool {
   }
 
   /** Add the terminal-topped stacks reachable from element `pos` over frame `next` to the step's reached tops. */
-  private expand(pos: number, next: number, acc: { accepts: boolean }, depth = 0): void {
+  private expand(pos: number, next: number, depth = 0): void {
     const { code, alts } = this.program;
     if (depth > MAX_DEPTH) throw new EngineLimitError("the grammar nests rules too deep without reading a character (left recursion?)");
     for (;;) {
@@ -391,7 +396,7 @@ export class StackPool {
       const kind = code[pos]!;
       if (kind === EL.end) {
         if (next === -1) {
-          acc.accepts = true;
+          this.reachedEnd = true;
           return;
         }
         pos = this.frames.pos[next]!;
@@ -405,7 +410,7 @@ export class StackPool {
         if (!this.expanded.add(key)) return;
         // Indexed, not `for…of`: a recursive call is not inlined, so its iterator was allocated every time.
         const starts = alts[code[pos + 1]!]!;
-        for (let k = 0; k < starts.length; k++) this.expand(starts[k]!, cont, acc, depth + 1);
+        for (let k = 0; k < starts.length; k++) this.expand(starts[k]!, cont, depth + 1);
         return;
       }
       this.reached.add(this.frame(pos, next));
@@ -415,23 +420,25 @@ export class StackPool {
   }
 
   /** The state of the step's reached tops (interned: a state reached before is found, not made again). */
-  private stateOf(accepts: boolean): StateId {
-    const { items } = this.reached;
-    if (items.length === 0 && !accepts) return DEAD;
-    if (items.length > this.sortBuffer.length) this.sortBuffer = new Int32Array(Math.max(items.length, this.sortBuffer.length * 2));
-    const sorted = this.sortBuffer.subarray(0, items.length);
-    for (let i = 0; i < items.length; i++) sorted[i] = items[i]!;
-    sorted.sort();
+  private stateOf(): StateId {
+    const { items, size } = this.reached;
+    const accepts = this.reachedEnd;
+    if (size === 0 && !accepts) return DEAD;
+    if (size > this.sortBuffer.length) this.sortBuffer = new Int32Array(Math.max(size, this.sortBuffer.length * 2));
+    const sorted = this.sortBuffer;
+    sortInto(items, size, sorted);
     // Interned by a hash of the tops, each candidate compared (a key string of thousands of tops cost more).
     let hash = accepts ? 0x9e3779b9 : 0x811c9dc5;
-    for (let i = 0; i < sorted.length; i++) hash = Math.imul(hash ^ sorted[i]!, 0x01000193);
+    for (let i = 0; i < size; i++) hash = Math.imul(hash ^ sorted[i]!, 0x01000193);
     const bucket = this.stateIds.get(hash);
-    let id = bucket === undefined ? undefined : typeof bucket === "number" ? (this.sameState(bucket, sorted, accepts) ? bucket : undefined) : bucket.find((b) => this.sameState(b, sorted, accepts));
+    let id: StateId | undefined;
+    if (typeof bucket === "number") id = this.sameState(bucket, sorted, size, accepts) ? bucket : undefined;
+    else if (bucket) for (let k = 0; k < bucket.length && id === undefined; k++) if (this.sameState(bucket[k]!, sorted, size, accepts)) id = bucket[k]!;
     if (id === undefined) {
       id = this.stateTops.length;
       // The tops, and the per-state slots and map entry.
-      this.held += 200 + sorted.byteLength;
-      this.stateTops.push(sorted.slice());
+      this.held += 200 + size * 4;
+      this.stateTops.push(sorted.slice(0, size));
       this.stateAccepts.push(accepts);
       // Per-state tables stay dense (one slot per state), so V8 keeps them as plain arrays, not dictionaries.
       this.cuts.push(undefined);
@@ -445,11 +452,26 @@ export class StackPool {
     return id;
   }
 
-  private sameState(id: StateId, tops: Int32Array, accepts: boolean): boolean {
+  private sameState(id: StateId, tops: Int32Array, size: number, accepts: boolean): boolean {
     const known = this.stateTops[id]!;
-    if (this.stateAccepts[id] !== accepts || known.length !== tops.length) return false;
-    for (let i = 0; i < tops.length; i++) if (known[i] !== tops[i]) return false;
+    if (this.stateAccepts[id] !== accepts || known.length !== size) return false;
+    for (let i = 0; i < size; i++) if (known[i] !== tops[i]) return false;
     return true;
+  }
+}
+
+/** The first `size` of `items`, sorted, into `out`: by insertion where few (most states), else by a typed sort. */
+function sortInto(items: Int32Array, size: number, out: Int32Array): void {
+  if (size > 48) {
+    out.set(items.subarray(0, size));
+    out.subarray(0, size).sort();
+    return;
+  }
+  for (let i = 0; i < size; i++) {
+    const x = items[i]!;
+    let j = i - 1;
+    for (; j >= 0 && out[j]! > x; j--) out[j + 1] = out[j]!;
+    out[j + 1] = x;
   }
 }
 
