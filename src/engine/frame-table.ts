@@ -2,7 +2,7 @@
 // and one open-addressing index: no object per frame. A list or map per frame below made a step allocate about a
 // hundred bytes per frame, and the young generation copied them while a bounded string was masked.
 
-import { grownTo } from "./scratch-sets.js";
+import { grownTo } from "./int-arena.js";
 
 export class FrameTable {
   /** Per frame: its position (index into the program's code) and the frame below it (BOTTOM at the bottom). */

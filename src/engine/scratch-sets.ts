@@ -2,6 +2,8 @@
 // kept and cleared instead of made anew: a step made two Sets and grew them, and their garbage was most of what the
 // young generation collected while a bounded string was masked (a scavenge of about 9 ms every few dozen tokens).
 
+import { grownTo } from "./int-arena.js";
+
 /** Non-negative integers, cleared by a generation stamp; its members in the order added. */
 export class StampedSet {
   private stamps: Int32Array = new Int32Array(1024);
@@ -27,13 +29,6 @@ export class StampedSet {
     this.items[this.size++] = x;
     return true;
   }
-}
-
-/** `a`'s contents in an array of at least `least` elements (twice as long at least). */
-export function grownTo(a: Int32Array, least: number): Int32Array {
-  const b = new Int32Array(Math.max(least, a.length * 2));
-  b.set(a);
-  return b;
 }
 
 /** Keys (integers below 2^53), in an open-addressing table cleared by a generation stamp. */

@@ -8,6 +8,7 @@
 import { classMatches, classMeets, EL, type Program } from "./gbnf-program.js";
 import type { NextTokens } from "./matcher.js";
 import { FrameTable } from "./frame-table.js";
+import { IntArena } from "./int-arena.js";
 import { StampedKeys, StampedSet } from "./scratch-sets.js";
 
 export const POOL_LIMITS = Object.freeze({
@@ -37,30 +38,29 @@ export interface Plan {
 }
 
 /**
- * A state's code point intervals and the state each leads to, in one typed array (an object and two arrays per
- * state were most of what cutting a new state allocated): cuts[0] is the number of bounds b; cuts[1..b] the bounds
- * (bound i: the first code point of interval i + 1; interval 0 starts at 0); cuts[b + 1 + i] where interval i
- * leads: -1 not computed yet, DEAD from the start where no top's class matches it (see StackPool.cuts).
+ * A state's code point intervals and the state each leads to, as a run in the pool's arena at offset c (a typed
+ * array per state was most of what cutting a new state cost): d[c] is the number of bounds b; d[c + 1 .. c + b] the
+ * bounds (bound i: the first code point of interval i + 1; interval 0 starts at 0); d[c + b + 1 + i] where interval
+ * i leads: -1 not computed yet, DEAD from the start where no top's class matches it.
  */
-type Cuts = Int32Array;
 
-/** The interval of `cp`: how many bounds are ≤ cp. */
-function interval(cuts: Cuts, cp: number): number {
+/** The interval of `cp` in the cuts at `c`: how many bounds are ≤ cp. */
+function interval(d: Int32Array, c: number, cp: number): number {
   let lo = 0;
-  let hi = cuts[0]!;
+  let hi = d[c]!;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (cuts[mid + 1]! <= cp) lo = mid + 1;
+    if (d[c + 1 + mid]! <= cp) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
-/** Where interval `i`'s target sits in `cuts`. */
-const targetAt = (cuts: Cuts, i: number) => cuts[0]! + 1 + i;
+/** Where interval `i`'s target sits. */
+const targetAt = (d: Int32Array, c: number, i: number) => c + d[c]! + 1 + i;
 /** The first and last code point of interval `i`. */
-const intervalStart = (cuts: Cuts, i: number) => (i === 0 ? 0 : cuts[i]!);
-const intervalEnd = (cuts: Cuts, i: number) => (i < cuts[0]! ? cuts[i + 1]! - 1 : 0x10ffff);
+const intervalStart = (d: Int32Array, c: number, i: number) => (i === 0 ? 0 : d[c + i]!);
+const intervalEnd = (d: Int32Array, c: number, i: number) => (i < d[c]! ? d[c + i + 1]! - 1 : 0x10ffff);
 
 /** A code point of [lo, hi] to stand for it: printable ASCII first, then the lowest that is not a surrogate. */
 function representative(lo: number, hi: number): number | undefined {
@@ -93,7 +93,9 @@ export class StackPool {
    * tops cut the code points into intervals whose members every top matches alike, so one advance serves a whole
    * interval (inside a string, every ordinary letter is one interval: a handful of advances per state, not 128).
    */
-  private readonly cuts: (Cuts | undefined)[] = [undefined];
+  private readonly cutsAt: number[] = [-1];
+  /** The per-state runs: each state's cuts. */
+  private readonly ints = new IntArena();
   private readonly tokenSteps: (Map<number, StateId> | undefined)[] = [undefined];
   /** Transitions cached so far (all kinds). */
   private cachedSteps = 0;
@@ -209,19 +211,50 @@ export class StackPool {
   /** Step by one code point. */
   step(state: StateId, cp: number): StateId {
     if (state === DEAD) return DEAD;
-    const cuts = this.cuts[state] ?? this.transitions(state);
-    const at = targetAt(cuts, interval(cuts, cp));
-    const cached = cuts[at]!;
+    let c = this.cutsAt[state]!;
+    if (c < 0) {
+      // A full pool caches nothing more: the step is taken on its own.
+      if (this.full) return this.advance(state, EL.cls, cp);
+      c = this.cut(state);
+    }
+    const d = this.ints.data;
+    const at = targetAt(d, c, interval(d, c, cp));
+    const cached = d[at]!;
     if (cached >= 0) return cached;
     const next = this.advance(state, EL.cls, cp);
     if (this.full) return next;
     this.cachedSteps++;
-    cuts[at] = next;
+    // Read again: the advance may have grown the arena.
+    this.ints.data[at] = next;
     return next;
   }
 
-  /** The state's intervals (see `cuts`), computed on its first step. */
-  private transitions(state: StateId): Cuts {
+  /** The state's cuts as (array, offset): kept in the arena, or (a full pool) made for this call only. */
+  private cutsOf(state: StateId): { d: Int32Array; c: number } {
+    const known = this.cutsAt[state]!;
+    if (known >= 0) return { d: this.ints.data, c: known };
+    if (!this.full) {
+      const c = this.cut(state);
+      return { d: this.ints.data, c };
+    }
+    const own = new IntArena();
+    const c = this.writeCuts(state, own);
+    return { d: own.data, c };
+  }
+
+  /** Cut the state's intervals into the arena (see `cutsAt`): its offset. */
+  private cut(state: StateId): number {
+    const c = this.writeCuts(state, this.ints);
+    const bounds = this.ints.data[c]!;
+    this.cutsAt[state] = c;
+    // The run weighs about as much as a few map entries more than the intervals.
+    this.cachedSteps += bounds + 5;
+    this.held += 32 + (2 * bounds + 2) * 4;
+    return c;
+  }
+
+  /** Write the state's intervals into `arena`: their offset. */
+  private writeCuts(state: StateId, arena: IntArena): number {
     const { code, classes } = this.program;
     const clsTops = this.classTops;
     clsTops.length = 0;
@@ -246,19 +279,14 @@ export class StackPool {
     all.sort();
     let distinct = 0;
     for (let i = 0; i < edges; i++) if (i === 0 || all[i] !== all[i - 1]) all[distinct++] = all[i]!;
-    const cuts = new Int32Array(2 * distinct + 2);
-    cuts[0] = distinct;
-    cuts.set(all.subarray(0, distinct), 1);
-    cuts.fill(-1, distinct + 1);
+    const c = arena.alloc(2 * distinct + 2);
+    const d = arena.data;
+    d[c] = distinct;
+    d.set(all.subarray(0, distinct), c + 1);
+    d.fill(-1, c + distinct + 1, c + 2 * distinct + 2);
     // An interval no top's class matches goes nowhere without an advance.
-    for (let i = 0; i <= distinct; i++) if (!this.someClassMatches(clsTops, intervalStart(cuts, i))) cuts[targetAt(cuts, i)] = DEAD;
-    if (!this.full) {
-      this.cuts[state] = cuts;
-      // The array weighs about as much as a few map entries more than the intervals.
-      this.cachedSteps += distinct + 5;
-      this.held += 96 + cuts.byteLength;
-    }
-    return cuts;
+    for (let i = 0; i <= distinct; i++) if (!this.someClassMatches(clsTops, intervalStart(d, c, i))) d[targetAt(d, c, i)] = DEAD;
+    return c;
   }
 
   private someClassMatches(classes: readonly number[], cp: number): boolean {
@@ -302,10 +330,10 @@ export class StackPool {
     const cps: number[] = [];
     const tokens: number[] = [];
     if (state === DEAD) return { cps, tokens };
-    const cuts = this.cuts[state] ?? this.transitions(state);
-    for (let i = 0; i <= cuts[0]!; i++) {
-      if (cuts[targetAt(cuts, i)] === DEAD) continue;
-      const cp = representative(intervalStart(cuts, i), intervalEnd(cuts, i));
+    const { d, c } = this.cutsOf(state);
+    for (let i = 0; i <= d[c]!; i++) {
+      if (d[targetAt(d, c, i)] === DEAD) continue;
+      const cp = representative(intervalStart(d, c, i), intervalEnd(d, c, i));
       if (cp !== undefined) cps.push(cp);
     }
     const { code } = this.program;
@@ -322,12 +350,13 @@ export class StackPool {
    */
   targetOver(state: StateId, lo: number, hi: number): StateId | undefined {
     if (state === DEAD) return DEAD;
-    const cuts = this.cuts[state] ?? this.transitions(state);
+    // The bounds are never rewritten, so a copy of the arena outgrown by the steps below still reads right.
+    const { d, c } = this.cutsOf(state);
     let target: StateId | undefined;
-    for (let i = interval(cuts, lo); i <= cuts[0]!; i++) {
-      const start = Math.max(lo, intervalStart(cuts, i));
+    for (let i = interval(d, c, lo); i <= d[c]!; i++) {
+      const start = Math.max(lo, intervalStart(d, c, i));
       if (start > hi) break;
-      const rep = representative(start, Math.min(hi, intervalEnd(cuts, i)));
+      const rep = representative(start, Math.min(hi, intervalEnd(d, c, i)));
       if (rep === undefined) continue;
       const next = this.step(state, rep);
       if (target !== undefined && next !== target) return undefined;
@@ -441,7 +470,7 @@ export class StackPool {
       this.stateTops.push(sorted.slice(0, size));
       this.stateAccepts.push(accepts);
       // Per-state tables stay dense (one slot per state), so V8 keeps them as plain arrays, not dictionaries.
-      this.cuts.push(undefined);
+      this.cutsAt.push(-1);
       this.tokenSteps.push(undefined);
       this.plans.forced.push(undefined);
       this.plans.closing.push(undefined);
