@@ -4,6 +4,13 @@
 
 import { grownTo } from "./int-arena.js";
 
+/** The generation after `generation`; where it would overflow, `stamps` are cleared and it starts again at 1. */
+function nextGeneration(generation: number, stamps: Int32Array | Uint32Array): number {
+  if (generation + 1 < 0x7fffffff) return generation + 1;
+  stamps.fill(0);
+  return 1;
+}
+
 /** Non-negative integers, cleared by a generation stamp; its members in the order added. */
 export class StampedSet {
   private stamps: Int32Array = new Int32Array(1024);
@@ -14,10 +21,7 @@ export class StampedSet {
 
   clear(): void {
     this.size = 0;
-    if (++this.generation === 0x7fffffff) {
-      this.stamps.fill(0);
-      this.generation = 1;
-    }
+    this.generation = nextGeneration(this.generation, this.stamps);
   }
 
   /** Add `x`; false if it was there. */
@@ -40,10 +44,7 @@ export class StampedKeys {
 
   clear(): void {
     this.count = 0;
-    if (++this.generation === 0xffffffff) {
-      this.stamps.fill(0);
-      this.generation = 1;
-    }
+    this.generation = nextGeneration(this.generation, this.stamps);
   }
 
   /** Add `key`; false if it was there. */

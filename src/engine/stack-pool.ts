@@ -411,8 +411,8 @@ export class StackPool {
   private frame(pos: number, next: number): number {
     const before = this.frames.size;
     const id = this.frames.intern(pos, next);
-    // Two ints, and a slot of the index at most half full.
-    if (this.frames.size !== before) this.held += 16;
+    // Two ints, and two to four slots of the index (a quarter to half full).
+    if (this.frames.size !== before) this.held += 24;
     return id;
   }
 
