@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { createRuntime, type AnswerConstraint, type GenerationMode, type GenerateResult } from "../dist/index.js";
 import { HARNESS_TOOLS, listTaskDirs, loadTask, makeStandIn } from "./lib/internals.js";
-import { readBenchFlags } from "./lib/script-args.js";
+import { readBenchFlags, runBenchScript } from "./lib/script-args.js";
 
 export const ANSWER_BENCH_DEFAULTS = Object.freeze({
   /** Model spec. Default: "synthetic:tiny". */
@@ -100,4 +100,4 @@ async function main(): Promise<void> {
   writeFileSync(v.out, JSON.stringify({ model: v.model, tasks: tasks.map((t) => t.id), seeds: Number(v.seeds), rows: table }, null, 2) + "\n");
 }
 
-await main();
+await runBenchScript("qtc bench:answers", main);

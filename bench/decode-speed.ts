@@ -12,7 +12,7 @@ import { dirname } from "node:path";
 import { createRuntime, type GenerateRequest, type GenerateResult } from "../dist/index.js";
 import { GPU_CHOICES, HARNESS_TOOLS, makeStandIn, type GpuChoice, type RequestProfile } from "./lib/internals.js";
 import { generatedTools } from "./lib/tool-lists.js";
-import { readBenchFlags, refuseFlag } from "./lib/script-args.js";
+import { readBenchFlags, refuseFlag, runBenchScript } from "./lib/script-args.js";
 
 export const SPEED_BENCH_DEFAULTS = Object.freeze({
   /** Model spec. Default: "synthetic:0.6b". */
@@ -284,4 +284,4 @@ function printList(r: ListReport, stepMs: number | undefined): void {
   }
 }
 
-await main();
+await runBenchScript(SCRIPT, main);

@@ -11,7 +11,7 @@ import { llamaServerEngine, qtcEngine, type E2eEngine } from "./lib/e2e-engines.
 import { renderE2eReport, summarize, type E2eReport } from "./lib/e2e-report.js";
 import { agentScenario, parallelScenario, repeatScenario, type ParallelResult, type Row } from "./lib/e2e-scenarios.js";
 import { findLlamaProgram, DecodePassTally, makeStandIn } from "./lib/internals.js";
-import { readBenchFlags } from "./lib/script-args.js";
+import { readBenchFlags, runBenchScript } from "./lib/script-args.js";
 
 export const E2E_BENCH_DEFAULTS = Object.freeze({
   /** Model spec. Default: "synthetic:0.6b" (the real Qwen3-0.6B dimensions, Q8_0). */
@@ -214,4 +214,4 @@ async function main(): Promise<void> {
   console.log(`JSON: ${args.out}`);
 }
 
-await main();
+await runBenchScript("qtc bench:e2e", main);

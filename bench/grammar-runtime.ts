@@ -9,6 +9,7 @@ import { dirname, join } from "node:path";
 import { createRuntime } from "../dist/index.js";
 import { grammarsDir } from "./lib/internals.js";
 import { clientToolLists, generatedTools } from "./lib/tool-lists.js";
+import { runBenchScript } from "./lib/script-args.js";
 
 export const GRAMMAR_RUNTIME_BENCH_DEFAULTS = Object.freeze({
   seeds: 3,
@@ -80,8 +81,5 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  main().catch((e: unknown) => {
-    process.stderr.write(`qtc: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exitCode = 1;
-  });
+  void runBenchScript("qtc bench:grammar-runtime", main);
 }

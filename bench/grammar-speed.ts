@@ -16,6 +16,7 @@ import { dataFolder } from "./lib/maskbench-data.js";
 import { runXgrammarBench, xgrammarTable, type XgrammarRow } from "./lib/grammar-xgrammar.js";
 import { clientToolLists, generatedTools } from "./lib/tool-lists.js";
 import { QWEN3_VOCAB_SIZE, resolveFormat, mismatchedTag, compileToolGrammar, type ToolGrammarOptions, grammarsDir, createLlama, loadModel, XgrammarSession, readVocabulary } from "./lib/internals.js";
+import { runBenchScript } from "./lib/script-args.js";
 
 export const GRAMMAR_BENCH_DEFAULTS = Object.freeze({
   /** Compiles timed per case (after 30 warm-up compiles); the median is reported. */
@@ -240,8 +241,5 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  main().catch((e: unknown) => {
-    process.stderr.write(`qtc: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exitCode = 1;
-  });
+  void runBenchScript("qtc bench:grammar", main);
 }

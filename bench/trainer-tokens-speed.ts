@@ -10,6 +10,7 @@ import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { ensureSyntheticModel } from "../dist/index.js";
 import { buildTrainer, encodeTrainerInput } from "./lib/internals.js";
+import { runBenchScript } from "./lib/script-args.js";
 
 export const TRAINER_TOKENS_BENCH_DEFAULTS = Object.freeze({
   /** Tags in the content of each case. */
@@ -73,4 +74,4 @@ async function main(): Promise<void> {
   process.stdout.write(`wrote ${o.out}\n`);
 }
 
-await main();
+await runBenchScript("qtc bench:trainer-tokens", main);
