@@ -37,12 +37,10 @@ export interface Plan {
   steps?: number;
 }
 
-/**
- * A state's code point intervals and the state each leads to, as a run in the pool's arena at offset c (a typed
- * array per state was most of what cutting a new state cost): d[c] is the number of bounds b; d[c + 1 .. c + b] the
- * bounds (bound i: the first code point of interval i + 1; interval 0 starts at 0); d[c + b + 1 + i] where interval
- * i leads: -1 not computed yet, DEAD from the start where no top's class matches it.
- */
+// A state's cuts: its code point intervals and the state each leads to, as a run in the pool's arena at offset c (a
+// typed array per state was most of what cutting a new state cost). d[c] is the number of bounds b; d[c + 1 .. c + b]
+// the bounds (bound i: the first code point of interval i + 1; interval 0 starts at 0); d[c + b + 1 + i] where
+// interval i leads: -1 not computed yet, DEAD from the start where no top's class matches it.
 
 /** The interval of `cp` in the cuts at `c`: how many bounds are ≤ cp. */
 function interval(d: Int32Array, c: number, cp: number): number {
