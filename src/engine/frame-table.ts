@@ -5,7 +5,7 @@
 import { grownTo } from "./int-arena.js";
 
 export class FrameTable {
-  /** Per frame: its position (index into the program's code) and the frame below it (BOTTOM at the bottom). */
+  /** Per frame: its position (index into the program's code) and the frame below it (-1 at the bottom). */
   pos: Int32Array = new Int32Array(1024);
   below: Int32Array = new Int32Array(1024);
   size = 0;
