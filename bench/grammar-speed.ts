@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import type { LlamaModel, Token } from "node-llama-cpp";
 import { FORMAT_IDS, type FormatId, ensureSyntheticModel, normalizeTools, type ToolDefinition } from "../dist/index.js";
 import { tokenCostTable, type EngineName, type TokenCostRow } from "./lib/grammar-token-cost.js";
-import { ALL_ENGINES, COST_VOCABULARIES, costLists, runTokenCostRows, type CostVocabularyName, type TokenCostPlan } from "./lib/grammar-token-cost-suites.js";
+import { ALL_ENGINES, COST_VOCABULARIES, costLists, runTokenCostRows, warmUpLists, type CostVocabularyName, type TokenCostPlan } from "./lib/grammar-token-cost-suites.js";
 import { dataFolder } from "./lib/maskbench-data.js";
 import { runXgrammarBench, xgrammarTable, type XgrammarRow } from "./lib/grammar-xgrammar.js";
 import { clientToolLists, generatedTools } from "./lib/tool-lists.js";
@@ -100,7 +100,7 @@ async function decodeCost(model: LlamaModel, gbnf: string | undefined, runs: num
   return { tokens, ms, parseMs };
 }
 
-const DEFAULT_PLAN: TokenCostPlan = { engines: ALL_ENGINES, vocabularies: COST_VOCABULARIES, profile: false };
+const DEFAULT_PLAN: TokenCostPlan = { engines: ALL_ENGINES, vocabularies: COST_VOCABULARIES, profile: false, warmUp: warmUpLists(clientToolLists(), generatedTools) };
 
 export async function runGrammarBench(opts: Partial<typeof GRAMMAR_BENCH_DEFAULTS> = {}, only?: "tokenCost", plan: TokenCostPlan = DEFAULT_PLAN): Promise<Record<string, unknown>> {
   const o = { ...GRAMMAR_BENCH_DEFAULTS, ...opts };
@@ -204,6 +204,7 @@ async function main(): Promise<void> {
   // `--engine NAME` (repeatable, with --token-cost): only those engines' rows; `--profile`: qtc's slow tokens by cause;
   // `--maskbench DIR`: the MaskBench suite too, a sample of `--sample N` schemas of MaskBench's data folder DIR.
   // `--list TEXT` (repeatable): only the tool lists whose label holds TEXT; `--vocabulary NAME`: only that vocabulary.
+  // `--no-warm-up`: the engines walk no lists before the rows (their code compiles during the first rows).
   const argv = process.argv;
   const only = argv.includes("--token-cost") ? "tokenCost" : undefined;
   const valueOf = (flag: string) => argv[argv.indexOf(flag) + 1];
@@ -228,11 +229,12 @@ async function main(): Promise<void> {
     maskbenchDir,
     maskbenchSample: sample,
     ...(lists.length > 0 ? { lists } : {}),
+    ...(argv.includes("--no-warm-up") ? { warmUp: [] } : {}),
   };
   const result = await runGrammarBench({}, only, plan);
   printTable(result);
   // A run of some rows is written beside the full one, never over it.
-  const some = [...new Set(engines), ...(lists.length > 0 || vocabularies.length > 0 ? ["some-rows"] : [])];
+  const some = [...new Set(engines), ...(lists.length > 0 || vocabularies.length > 0 ? ["some-rows"] : []), ...(argv.includes("--no-warm-up") ? ["no-warm-up"] : [])];
   const part = some.length > 0 ? `grammar-token-cost-${some.join("-")}` : "grammar-token-cost";
   const out = only ? GRAMMAR_BENCH_DEFAULTS.out.replace("grammar-speed", part) : GRAMMAR_BENCH_DEFAULTS.out;
   mkdirSync(dirname(out), { recursive: true });

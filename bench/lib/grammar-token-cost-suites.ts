@@ -58,6 +58,8 @@ export interface TokenCostPlan {
   maskbenchSample?: number;
   /** Only the tool lists whose label holds one of these texts (to time or profile a row alone). Default: every list. */
   lists?: readonly string[];
+  /** Lists each engine walks before its rows, in caches of its own (warmUpLists); empty: none. */
+  warmUp: readonly CostList[];
 }
 
 const PROMPT = "<|im_start|>user\nFind the failing test and fix it.<|im_end|>\n<|im_start|>assistant\n";
@@ -131,6 +133,25 @@ export function costLists(harness: ToolDefinition[], clients: [string, ToolDefin
   const at = lists.findIndex((l) => l.label.startsWith("100"));
   lists.splice(at < 0 ? lists.length : at, 0, { label: `maxLength ${n} string`, tools: maxLengthTools(n), xgMaxLength: n }, { label: "uniqueItems 3 tools", tools: uniqueItemsTools() });
   return lists;
+}
+
+/**
+ * The lists the engines walk before the rows, in caches of their own: the real clients' lists beside Claude Code's,
+ * 60 more generated tools (tool_200 to tool_259), a string of maxLength 48 and the uniqueItems tools under other
+ * names. They take the paths the rows take (bounded strings, keys, distinct items, cut characters) in grammars no
+ * row compiles, so that a row's first tokens do not pay for compiling the engine's own code: V8 optimizes a function
+ * after thousands of calls, on a second thread, and the old warm-up (two walks of three tools) left the first
+ * vocabulary's rows about twice as slow as the same rows on the second (measured: docs/performance.md).
+ */
+export function warmUpLists(clients: [string, ToolDefinition[]][], generated: (n: number) => ToolDefinition[]): CostList[] {
+  const others = clients.filter(([label]) => !label.toLowerCase().includes("claude")).map(([label, tools]) => ({ label: `warm-up: ${label}`, tools }));
+  const renamed = uniqueItemsTools().map((t) => ({ ...t, name: `${t.name}_warm_up` }));
+  return [
+    ...others,
+    { label: "warm-up: 60 generated", tools: generated(260).slice(200) },
+    { label: "warm-up: maxLength 48 string", tools: maxLengthTools(48) },
+    { label: "warm-up: uniqueItems 3 tools", tools: renamed },
+  ];
 }
 
 /** Issue 49's three uniqueItems tools (integers, strings, objects): the cost of the guard's item state. */
@@ -326,9 +347,10 @@ export async function runTokenCostRows(all: readonly CostList[], plan: TokenCost
       vocabularies.push({ name, vocabSize: v.vocabSize, model: v.path.split("/").pop()!, ...(v.ids ? { ids: v.ids } : {}), format: `hermes (tags at ${v.format.open.token}/${v.format.close.token})` });
       try {
         const grammars = lists.map((l) => [l.label, l.tools.length, toolGrammar(l, v.format)] as const);
-        // Warm the engine's code on a list outside the rows, so "cold" means a grammar seen for the first time.
-        if (plan.engines.includes("qtc")) qtcCost(toolGrammar({ tools: lists.at(-1)!.tools.slice(0, 3) }, v.format).matcher, new EngineVocab(v.vocab.tables, v.vocab.trie!, v.vocab.tokenizeText), { walks: 2, maxTokens: TOKEN_COST_DEFAULTS.maxTokens });
+        const warmUp = plan.warmUp.map((l) => toolGrammar(l, v.format));
         for (const engine of plan.engines) {
+          const warmMs = await warmUpEngine(engine, v, warmUp);
+          if (warmMs !== undefined) process.stderr.write(`token-cost: ${name} (${v.vocabSize}) ${engine} warmed up on ${warmUp.length} lists outside the rows, ${(warmMs / 1000).toFixed(1)} s\n`);
           const run = await engineRun(engine, v, plan.profile);
           try {
             for (const [label, toolCount, g] of grammars) {
@@ -350,6 +372,24 @@ export async function runTokenCostRows(all: readonly CostList[], plan: TokenCost
   }
   const maskbench = sample ? { dir: plan.maskbenchDir!, label: sample.label, schemas: sample.files } : { skipped: "no --maskbench DIR given: the maskbench suite did not run" };
   return { vocabularies, maskbench, rows: sortRows(rows, lists.map((l) => l.label)) };
+}
+
+/**
+ * Walks the warm-up lists in a run of the engine's own, then drops it (its compiled grammars and its vocabulary's
+ * caches with it): so "cold" in a row means a grammar the engine sees for the first time in a process whose code is
+ * compiled, as in a server that has answered before. llama.cpp's sampler is native code: nothing to warm. Returns
+ * the milliseconds taken, or undefined when nothing was walked.
+ */
+async function warmUpEngine(engine: EngineName, v: CostVocabulary, grammars: readonly CostGrammar[]): Promise<number | undefined> {
+  if (engine === "llama.cpp" || grammars.length === 0) return undefined;
+  const t0 = performance.now();
+  const run = await engineRun(engine, v, false);
+  try {
+    for (const g of grammars) await run.walk(g, { walks: TOKEN_COST_DEFAULTS.walks, llamaDecodes: 0, maxTokens: TOKEN_COST_DEFAULTS.maxTokens, fresh: true });
+  } finally {
+    run.dispose();
+  }
+  return performance.now() - t0;
 }
 
 /** Rows side by side for comparison: by suite, tool list (in the lists' order), vocabulary, then engine. */

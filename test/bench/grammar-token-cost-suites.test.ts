@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { boundedStringEbnf, costLists, maxLengthTools, readMaskbenchSample } from "../../bench/lib/grammar-token-cost-suites.js";
+import { boundedStringEbnf, costLists, maxLengthTools, readMaskbenchSample, warmUpLists } from "../../bench/lib/grammar-token-cost-suites.js";
+import { generatedTools } from "../../bench/lib/tool-lists.js";
 import { compileXgrammar } from "../../src/grammar/xgrammar.js";
 
 const tool = (name: string) => ({ name, parameters: { type: "object", properties: {} } });
@@ -21,6 +22,20 @@ test("the tool lists: 5 harness, Claude Code's, the maxLength string, the unique
   const xg = compileXgrammar(unique, { format: "hermes", toolChoice: "required", maxTokens: 256 });
   // (one entry: the three tools' arrays share the pointer, and the dialect lists each pointer once)
   expect(xg.ok && xg.value.leftToValidator.filter((l) => l.keyword === "uniqueItems")).toEqual([{ keyword: "uniqueItems", path: "/properties/xs" }]);
+});
+
+test("the warm-up lists share no tool with the rows' lists, and take their paths: clients, generated, maxLength, uniqueItems", () => {
+  const clients: [string, ReturnType<typeof tool>[]][] = [["Codex CLI (1 tools)", [tool("b")]], ["Claude Code (24 tools)", [tool("c")]]];
+  const rows = costLists([tool("a")], clients, generatedTools);
+  const warm = warmUpLists(clients, generatedTools);
+  expect(warm.map((l) => l.label)).toEqual(["warm-up: Codex CLI (1 tools)", "warm-up: 60 generated", "warm-up: maxLength 48 string", "warm-up: uniqueItems 3 tools"]);
+  // A row's grammar must be cold: no warm-up tool is one of a row's tools.
+  const inRows = new Set(rows.flatMap((l) => l.tools.map((t) => JSON.stringify(t))));
+  for (const t of warm.flatMap((l) => l.tools)) expect(inRows.has(JSON.stringify(t))).toBe(false);
+  const params = (i: number) => JSON.stringify(warm[i]!.tools.map((t) => t.parameters));
+  expect(warm[1]!.tools).toHaveLength(60);
+  expect(params(2)).toContain('"maxLength":48');
+  expect(params(3)).toContain('"uniqueItems":true');
 });
 
 test("the maxLength row's xgrammar grammar bounds the string as xgrammar's own converter does; the dialect alone leaves it open", () => {
