@@ -53,6 +53,11 @@ export class EngineVocab {
   private readonly cacheLimits: { readonly bytes: number; readonly entries: number };
   /** Canonical tokens of forced text (remembered by text: a string's every position closes with the same text). */
   readonly tokenize: (text: string) => number[];
+  /**
+   * The most characters one token's text may step a grammar through, and a few more (a character it leaves
+   * unfinished): two states that read alike that far take the same tokens (StackPool.canonical).
+   */
+  readonly horizon: number;
 
   constructor(
     readonly tables: TokenTables,
@@ -80,6 +85,9 @@ export class EngineVocab {
       this.cps[t] = Int32Array.from(list);
     }
     this.eogTokens = tables.eogTokens;
+    let longest = 0;
+    for (let t = 0; t < n; t++) longest = Math.max(longest, trie.bytesOf(t)?.length ?? 0);
+    this.horizon = longest + 4;
     const strict = new TextDecoder("utf-8", { fatal: true });
     const isCut = (bytes: Uint8Array) => {
       try {

@@ -22,6 +22,8 @@ export interface Program {
   readonly root: number;
   /** Special token ids the grammar names (`<[id]>`). */
   readonly tokens: readonly number[];
+  /** Each rule's name in the GBNF text; "" for the rules made for groups and repetitions. */
+  readonly ruleNames: readonly string[];
 }
 
 export { GbnfError };
@@ -114,7 +116,9 @@ class ProgramSink implements GbnfSink<Item> {
       });
       alts.push(starts);
     }
-    return { code, alts, classes: this.classes, root, tokens: [...this.tokenIds] };
+    const ruleNames = Array.from(this.defined, () => "");
+    for (const [name, id] of this.names) ruleNames[id] = name;
+    return { code, alts, classes: this.classes, root, tokens: [...this.tokenIds], ruleNames };
   }
 
   private ruleId(name: string): number {

@@ -97,8 +97,11 @@ export class QtcMatcher implements Matcher {
       if (this.partial) return { kind: "set", tokens: this.completions() };
       const cached = this.pool.masks.get(this.at);
       if (cached) return cached;
-      const mask = this.maskAt(this.at);
-      this.pool.rememberMask(this.at, mask);
+      // Deep in a bounded string, the position masks as the same one at a lower count: one walk serves them all.
+      const as = this.pool.canonical(this.at, this.vocab.horizon);
+      const mask = (as !== this.at ? this.pool.masks.get(as) : undefined) ?? this.maskAt(as);
+      this.pool.rememberMask(as, mask);
+      if (as !== this.at) this.pool.rememberMask(this.at, mask, true);
       return mask;
     });
   }

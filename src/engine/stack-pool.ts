@@ -5,6 +5,7 @@
 // grammar; its memory is bounded (see POOL_LIMITS): a full pool stops caching transitions, and the owner hands out
 // a fresh pool to new matchers.
 
+import { countedFamilies, type CountedFamilies } from "./count-shift.js";
 import { classMatches, classMeets, EL, type Program } from "./gbnf-program.js";
 import type { NextTokens } from "./matcher.js";
 import { FrameTable } from "./frame-table.js";
@@ -99,6 +100,12 @@ export class StackPool {
   private cachedSteps = 0;
   /** Per-state memo for the matcher's exact masks, bounded with the pool. */
   readonly masks = new Map<StateId, NextTokens>();
+  /** The program's counted families (count-shift.ts), found on first use; null where it has none. */
+  private families: CountedFamilies | null | undefined;
+  /** Per state, the state it masks as (see `canonical`); -1: not known yet. */
+  private readonly canonicalOf: number[] = [-1];
+  /** The horizon the canonical states were found for. */
+  private canonicalHorizon = -1;
   /** What the cached masks weigh in entries (a mask of n tokens or bitset words: 1 + n / 16). */
   private maskEntries = 0;
   private expansions = 0;
@@ -182,12 +189,12 @@ export class StackPool {
     this.held += 64 + key.length * 2 + (tokens ? tokens.length * 8 : 0);
   }
 
-  /** Cache a state's mask unless the pool is full. */
-  rememberMask(state: StateId, mask: NextTokens): void {
+  /** Cache a state's mask unless the pool is full (`shared`: the mask is cached for another state already). */
+  rememberMask(state: StateId, mask: NextTokens, shared = false): void {
     if (this.full || this.masks.has(state)) return;
     this.masks.set(state, mask);
-    // A listed mask weighs 4 bytes a token, a bitset its words.
-    const words = mask.kind === "set" ? mask.tokens.length : mask.allowed.length;
+    // A listed mask weighs 4 bytes a token, a bitset its words; one shared with another state, its entry.
+    const words = shared ? 0 : mask.kind === "set" ? mask.tokens.length : mask.allowed.length;
     this.maskEntries += 1 + (words >> 4);
     this.held += 64 + words * 4;
   }
@@ -406,6 +413,58 @@ export class StackPool {
     return found;
   }
 
+  /**
+   * The state `state` masks as: itself, or, deep in a counted family (a bounded string far from its bound), the same
+   * position at the family's canonical count. Every derivation of at most `horizon` characters (the longest token,
+   * and then some) from either state stays at counts where the families' members read alike, so the two take the
+   * same tokens: their masks are equal, and the lower one's serves both (count-shift.ts). A state holding a count
+   * below the canonical one is its own.
+   */
+  canonical(state: StateId, horizon: number): StateId {
+    if (state === DEAD) return DEAD;
+    if (horizon !== this.canonicalHorizon) {
+      this.canonicalOf.fill(-1);
+      this.canonicalHorizon = horizon;
+    }
+    const known = this.canonicalOf[state]!;
+    if (known >= 0) return known;
+    if (this.families === undefined) this.families = countedFamilies(this.program) ?? null;
+    const canonical = this.families && !this.full ? this.shiftedState(state, this.families, horizon) : state;
+    this.canonicalOf[state] = canonical;
+    this.canonicalOf[canonical] = canonical;
+    return canonical;
+  }
+
+  /** `state` with every counted frame lowered by one amount, so the least count is the canonical one (see `canonical`). */
+  private shiftedState(state: StateId, families: CountedFamilies, horizon: number): StateId {
+    const { pos, below } = this.frames;
+    const floor = families.uniformFrom + families.maxDrop * (horizon + 2);
+    const tops = this.stateTops[state]!;
+    let least = Infinity;
+    for (let i = 0; i < tops.length; i++) {
+      for (let f = tops[i]!; f !== -1; f = below[f]!) {
+        const count = families.countOf(families.ruleAt(pos[f]!));
+        if (count >= 0 && count < least) least = count;
+      }
+    }
+    const k = least - floor;
+    if (!(k > 0) || !Number.isFinite(k)) return state;
+    const shifted = new Map<number, number>();
+    const shift = (f: number): number => {
+      if (f === -1) return -1;
+      const done = shifted.get(f);
+      if (done !== undefined) return done;
+      const p = this.frames.pos[f]!;
+      const counted = families.countOf(families.ruleAt(p)) >= 0;
+      const id = this.frame(counted ? families.shiftDown(p, k) : p, shift(this.frames.below[f]!));
+      shifted.set(f, id);
+      return id;
+    };
+    const lowered = new Int32Array(tops.length);
+    for (let i = 0; i < tops.length; i++) lowered[i] = shift(tops[i]!);
+    return this.internTops(lowered, lowered.length, this.stateAccepts[state]!);
+  }
+
   private frame(pos: number, next: number): number {
     const before = this.frames.size;
     const id = this.frames.intern(pos, next);
@@ -451,6 +510,11 @@ export class StackPool {
     const { items, size } = this.reached;
     const accepts = this.reachedEnd;
     if (size === 0 && !accepts) return DEAD;
+    return this.internTops(items, size, accepts);
+  }
+
+  /** The state of these tops (`size` of `items`, in any order) and accepting flag, made on first use. */
+  private internTops(items: Int32Array, size: number, accepts: boolean): StateId {
     if (size > this.sortBuffer.length) this.sortBuffer = new Int32Array(Math.max(size, this.sortBuffer.length * 2));
     const sorted = this.sortBuffer;
     sortInto(items, size, sorted);
@@ -472,6 +536,7 @@ export class StackPool {
       this.tokenSteps.push(undefined);
       this.plans.forced.push(undefined);
       this.plans.closing.push(undefined);
+      this.canonicalOf.push(-1);
       if (bucket === undefined) this.stateIds.set(hash, id);
       else if (typeof bucket === "number") this.stateIds.set(hash, [bucket, id]);
       else bucket.push(id);

@@ -208,6 +208,39 @@ describe("QtcMatcher", () => {
     }
   });
 
+  test("deep in a long bounded string, positions share one walked mask, and every mask is exact, near the bound too", () => {
+    const own = new EngineVocab(tables, engine.trie, engine.tokenize);
+    const long = normalizeTools([{ name: "say", parameters: { type: "object", properties: { text: { type: "string", maxLength: 1500 } }, required: ["text"], additionalProperties: false } }]);
+    const r = compileToolGrammar(long, { format: "hermes", toolChoice: "required", maxTokens: 4096, parallel: false });
+    if (!r.ok) throw new Error(r.error.message);
+    const head = '<tool_call>\n{"name": "say", "arguments": {"text": "';
+    // Words and the characters a string treats apart (`<`, an escaped backslash, a 2-byte one): 12 bytes a unit.
+    const unit = "ab <c \\\\ é ";
+    const at = (units: number, extra = "") => {
+      const m = QtcMatcher.create(r.value, own);
+      const toks = model.tokenize(head + unit.repeat(units) + extra, true) as number[];
+      expect(m.acceptAll(toks), `${units} units`).toEqual(toks);
+      return m;
+    };
+    // The canonical count sits a horizon of counts (some 950) above the bound's end: the first units in are deep,
+    // and the bound is reached at 100 (a `<` and the character after it count 5 there: the grammar's bound is safe).
+    const masks = new Map<string, NextTokens>();
+    for (const [units, extra] of [[0, ""], [1, ""], [1, "x"], [25, "<"], [30, "\\"], [80, ""], [90, ""], [100, ""]] as const) {
+      const m = at(units, extra);
+      const next = m.nextTokens();
+      masks.set(`${units}${extra}`, next);
+      expect(allowedOf(next), `${units} units, then ${extra}`).toEqual(everyToken(m));
+    }
+    // The deep positions were served by one walk (the same mask object); the ones near the bound each by their own.
+    const first = masks.get("0");
+    expect(masks.get("1")).toBe(first);
+    expect(masks.get("1x")).toBe(first);
+    expect(masks.get("25<")).not.toBe(first);
+    expect(masks.get("80")).not.toBe(first);
+    expect(masks.get("90")).not.toBe(masks.get("80"));
+    expect(masks.get("100")).not.toBe(masks.get("90"));
+  });
+
   test("fork is independent; the closing completes a valid call from anywhere inside it", () => {
     for (const format of ["hermes", "qwen3coder"] as const) {
       const m = QtcMatcher.create(grammar(format), engine);
