@@ -33,160 +33,198 @@ export interface CountedFamilies {
 }
 
 /**
- * The counted families of `program`, or undefined where it has none (most grammars: counted strings only come from
- * maxLength, and budgets of thousands of bytes).
+ * The counted families of `program` that reach above `horizon` (a shorter one never holds a state deep enough to
+ * shift: see StackPool.canonical), or undefined where it has none: most grammars (counted strings only come from a
+ * maxLength or a budget of hundreds of bytes), and they pay one look at the rules' names.
  */
-export function countedFamilies(program: Program): CountedFamilies | undefined {
-  const families = numberedFamilies(program);
-  if (families.size === 0) return undefined;
-  const ruleFamily = new Map<number, { members: Map<number, number>; count: number }>();
-  for (const members of families.values()) for (const [n, rule] of members) ruleFamily.set(rule, { members, count: n });
-  const nullable = nullableRules(program);
+export function countedFamilies(program: Program, horizon: number): CountedFamilies | undefined {
+  const named = numberedFamilies(program, horizon + 2);
+  if (named.size === 0) return undefined;
+  // Per rule: its family (index into `families`) and its number; -1 for rules in none.
+  const rules = program.alts.length;
+  const familyOf = new Int32Array(rules).fill(-1);
+  const numberOf = new Int32Array(rules).fill(-1);
+  const families: Family[] = [...named.values()].map((byNumber, f) => {
+    const top = Math.max(...byNumber.keys());
+    const members = new Int32Array(top + 1).fill(-1);
+    for (const [n, rule] of byNumber) {
+      members[n] = rule;
+      familyOf[rule] = f;
+      numberOf[rule] = n;
+    }
+    return { members, top, from: top + 1 };
+  });
+  const nullable = new Nullable(program);
   let maxDrop = 0;
   // Each member against its predecessor, alone: uniform or not, and the families its shifted references lead into.
-  const uniform = new Map<number, boolean>();
-  const leadsInto = new Map<number, Map<number, number>[]>();
-  for (const members of families.values()) {
-    for (const [n, rule] of members) {
-      const below = members.get(n - 1);
-      const check = below === undefined ? undefined : matchesBelow(program, rule, below, ruleFamily, nullable);
-      uniform.set(rule, check !== undefined);
+  const uniform = new Uint8Array(rules);
+  const leadsInto = new Map<number, number[]>();
+  for (const family of families) {
+    for (let n = 1; n <= family.top; n++) {
+      const rule = family.members[n]!;
+      const below = family.members[n - 1]!;
+      if (rule < 0 || below < 0) continue;
+      const check = matchesBelow(program, rule, below, familyOf, numberOf, nullable);
       if (!check) continue;
-      leadsInto.set(rule, check.targets.map((t) => ruleFamily.get(t)!.members));
+      uniform[rule] = 1;
+      if (check.into.length > 0) leadsInto.set(rule, check.into);
       maxDrop = Math.max(maxDrop, check.maxDrop);
     }
   }
   // A family is counted from the lowest n above which every member is uniform. A member leading into a family that
   // is not counted is not uniform after all (its counterpart lower down reads other rules), until nothing changes.
-  const from = new Map<Map<number, number>, number>();
-  const countFrom = (members: Map<number, number>) => {
-    const top = Math.max(...members.keys());
-    let n = top + 1;
-    while (members.has(n - 1) && uniform.get(members.get(n - 1)!)) n--;
-    if (n > top) from.delete(members);
-    else from.set(members, n);
+  const countFrom = (family: Family) => {
+    let n = family.top + 1;
+    while (n - 1 >= 1 && family.members[n - 1]! >= 0 && uniform[family.members[n - 1]!]) n--;
+    family.from = n;
   };
-  for (const members of families.values()) countFrom(members);
+  const counted = (f: number) => families[f]!.from <= families[f]!.top;
+  families.forEach(countFrom);
   for (let changed = true; changed; ) {
     changed = false;
-    for (const [members, n0] of [...from]) {
-      for (const [n, rule] of members) {
-        if (n < n0 || !uniform.get(rule) || (leadsInto.get(rule) ?? []).every((m) => from.has(m))) continue;
-        uniform.set(rule, false);
+    for (const family of families) {
+      let lost = false;
+      for (let n = family.from; n <= family.top; n++) {
+        const rule = family.members[n]!;
+        if (!(leadsInto.get(rule) ?? []).every(counted)) {
+          uniform[rule] = 0;
+          lost = true;
+        }
+      }
+      if (lost) {
+        countFrom(family);
         changed = true;
       }
-      if (changed) countFrom(members);
     }
   }
-  const counted = new Map<number, number>();
   let uniformFrom = 0;
-  for (const [members, n0] of from) {
-    uniformFrom = Math.max(uniformFrom, n0);
-    for (const [n, rule] of members) counted.set(rule, n);
-  }
-  if (counted.size === 0 || maxDrop === 0) return undefined;
-  const rules = new Int32Array(program.code.length / 2).fill(-1);
+  const countOf = new Int32Array(rules).fill(-1);
+  families.forEach((family, f) => {
+    if (!counted(f)) return;
+    uniformFrom = Math.max(uniformFrom, family.from);
+    for (let n = 0; n <= family.top; n++) if (family.members[n]! >= 0) countOf[family.members[n]!] = n;
+  });
+  if (uniformFrom === 0 || maxDrop === 0) return undefined;
+  const ruleAtElement = new Int32Array(program.code.length / 2).fill(-1);
   program.alts.forEach((starts, rule) => {
     for (const start of starts) for (let pos = start; ; pos += 2) {
-      rules[pos >> 1] = rule;
+      ruleAtElement[pos >> 1] = rule;
       if (program.code[pos] === EL.end) break;
     }
   });
   return {
     uniformFrom,
     maxDrop,
-    countOf: (rule) => counted.get(rule) ?? -1,
-    ruleAt: (pos) => rules[pos >> 1]!,
+    countOf: (rule) => countOf[rule]!,
+    ruleAt: (pos) => ruleAtElement[pos >> 1]!,
     shiftDown(pos, k) {
-      const rule = rules[pos >> 1]!;
-      const { members, count } = ruleFamily.get(rule)!;
-      const lower = members.get(count - k)!;
+      const rule = ruleAtElement[pos >> 1]!;
+      const lower = families[familyOf[rule]!]!.members[numberOf[rule]! - k]!;
       // Uniform members are laid out alike, alternative by alternative: the same offset from the rule's first one.
       return program.alts[lower]![0]! + (pos - program.alts[rule]![0]!);
     },
   };
 }
 
-/** Rules named `<prefix><n>`, by prefix: n → rule (a prefix with one member is no family). */
-function numberedFamilies(program: Program): Map<string, Map<number, number>> {
+/** A family's members by number (-1: none so numbered), its top number, and the number it is counted from. */
+interface Family {
+  members: Int32Array;
+  top: number;
+  /** The lowest n from which every member up to the top is uniform; above `top` when none is. */
+  from: number;
+}
+
+/**
+ * Rules named `<prefix><n>`, by prefix: n → rule; none where no rule is numbered `least` or more (families that short
+ * never hold a state deep enough to shift).
+ */
+function numberedFamilies(program: Program, least: number): Map<string, Map<number, number>> {
   const out = new Map<string, Map<number, number>>();
+  let long = false;
   program.ruleNames.forEach((name, rule) => {
-    const m = NUMBERED.exec(name);
-    if (!m) return;
+    // Most names end in a letter: the pattern is tried on the others only.
+    const last = name.charCodeAt(name.length - 1);
+    if (!(last >= 48 && last <= 57)) return;
+    const m = NUMBERED.exec(name)!;
     let members = out.get(m[1]!);
     if (!members) out.set(m[1]!, (members = new Map()));
-    members.set(Number(m[2]), rule);
+    const n = Number(m[2]);
+    members.set(n, rule);
+    if (n >= least) long = true;
   });
+  if (!long) out.clear();
   for (const [prefix, members] of out) if (members.size < 2) out.delete(prefix);
   return out;
 }
 
 /**
- * Whether each rule can derive the empty text: an alternative of references alone is empty once each of them is,
- * counted down as rules are found empty (one pass over the program, not a fixpoint over it: this runs on the first
- * mask of every grammar with numbered rules).
+ * Whether a rule can derive the empty text, found for the rules a question reaches (an alternative of references
+ * alone is empty once each of them is): the guards of a bounded string's rules reach a few character rules, not the
+ * whole program, which cost milliseconds on every grammar with a long family.
  */
-function nullableRules(program: Program): Uint8Array {
-  const { code, alts } = program;
-  const nullable = new Uint8Array(alts.length);
-  /** Per alternative of references alone: its rule, and how many of its references are not yet known empty. */
-  const altRule: number[] = [];
-  const waiting: number[] = [];
-  const waitersOf = new Map<number, number[]>();
-  const found: number[] = [];
-  const markEmpty = (rule: number) => {
-    if (nullable[rule]) return;
-    nullable[rule] = 1;
-    found.push(rule);
-  };
-  alts.forEach((starts, rule) => {
-    for (const start of starts) {
-      let refs = 0;
-      let reads = false;
-      for (let pos = start; code[pos] !== EL.end; pos += 2) {
-        if (code[pos] === EL.ref) refs++;
-        else reads = true;
-      }
-      if (reads) continue;
-      if (refs === 0) {
-        markEmpty(rule);
-        continue;
-      }
-      const alt = altRule.push(rule) - 1;
-      waiting.push(refs);
-      for (let pos = start; code[pos] !== EL.end; pos += 2) {
-        const target = code[pos + 1]!;
-        const list = waitersOf.get(target);
-        if (list) list.push(alt);
-        else waitersOf.set(target, [alt]);
+class Nullable {
+  /** Per rule: 1 empty, 0 not, -1 not asked yet. */
+  private readonly known: Int8Array;
+
+  constructor(private readonly program: Program) {
+    this.known = new Int8Array(program.alts.length).fill(-1);
+  }
+
+  of(rule: number): boolean {
+    if (this.known[rule]! < 0) this.solve(rule);
+    return this.known[rule] === 1;
+  }
+
+  /** Settle every rule `root` reaches that is not settled yet (least fixpoint over them; the others are known). */
+  private solve(root: number): void {
+    const { code, alts } = this.program;
+    const open: number[] = [];
+    const inOpen = new Set<number>();
+    for (const stack = [root]; stack.length > 0; ) {
+      const r = stack.pop()!;
+      if (this.known[r]! >= 0 || inOpen.has(r)) continue;
+      inOpen.add(r);
+      open.push(r);
+      for (const start of alts[r]!) for (let pos = start; code[pos] !== EL.end; pos += 2) if (code[pos] === EL.ref) stack.push(code[pos + 1]!);
+    }
+    const empty = new Set<number>();
+    const isEmpty = (r: number) => this.known[r] === 1 || empty.has(r);
+    const someAltEmpty = (r: number) =>
+      Array.prototype.some.call(alts[r]!, (start: number) => {
+        for (let pos = start; code[pos] !== EL.end; pos += 2) if (code[pos] !== EL.ref || !isEmpty(code[pos + 1]!)) return false;
+        return true;
+      });
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const r of open) {
+        if (empty.has(r) || !someAltEmpty(r)) continue;
+        empty.add(r);
+        changed = true;
       }
     }
-  });
-  while (found.length > 0) {
-    const rule = found.pop()!;
-    for (const alt of waitersOf.get(rule) ?? []) if (--waiting[alt]! === 0) markEmpty(altRule[alt]!);
+    for (const r of open) this.known[r] = empty.has(r) ? 1 : 0;
   }
-  return nullable;
 }
 
 /**
  * `rule` against `below` (its predecessor): the same alternatives, element by element, references to family members
- * one count higher (each after an element that cannot be empty) or to the same rule. Undefined where they differ;
- * else the members its shifted references lead to and the most they lower a count.
+ * one number higher (each after an element that cannot be empty) or to the same rule. Undefined where they differ;
+ * else the families its shifted references lead into and the most they lower a count.
  */
 function matchesBelow(
   program: Program,
   rule: number,
   below: number,
-  family: ReadonlyMap<number, { count: number; members: ReadonlyMap<number, number> }>,
-  nullable: Uint8Array,
-): { targets: number[]; maxDrop: number } | undefined {
+  familyOf: Int32Array,
+  numberOf: Int32Array,
+  nullable: Nullable,
+): { into: number[]; maxDrop: number } | undefined {
   const { code, alts } = program;
   const a = alts[rule]!;
   const b = alts[below]!;
   if (a.length !== b.length) return undefined;
-  const count = family.get(rule)!.count;
-  const targets: number[] = [];
+  const count = numberOf[rule]!;
+  const into: number[] = [];
   let maxDrop = 0;
   for (let j = 0; j < a.length; j++) {
     let guarded = false;
@@ -202,15 +240,13 @@ function matchesBelow(
         continue;
       }
       if (x !== y) {
-        const fx = family.get(x);
-        const fy = family.get(y);
-        // A shifted reference: the same family, one count lower below, and something read before it.
-        if (!fx || fx.members !== fy?.members || fx.count !== fy.count + 1 || !guarded) return undefined;
-        targets.push(x);
-        maxDrop = Math.max(maxDrop, count - fx.count);
+        // A shifted reference: the same family, one number lower below, and something read before it.
+        if (familyOf[x]! < 0 || familyOf[x] !== familyOf[y] || numberOf[x] !== numberOf[y]! + 1 || !guarded) return undefined;
+        if (!into.includes(familyOf[x]!)) into.push(familyOf[x]!);
+        maxDrop = Math.max(maxDrop, count - numberOf[x]!);
       }
-      if (!nullable[x]) guarded = true;
+      if (!guarded && !nullable.of(x)) guarded = true;
     }
   }
-  return { targets, maxDrop };
+  return { into, maxDrop };
 }

@@ -101,7 +101,7 @@ export class StackPool {
   /** Per-state memo for the matcher's exact masks, bounded with the pool. */
   readonly masks = new Map<StateId, NextTokens>();
   /** The program's counted families (count-shift.ts), found on first use; null where it has none. */
-  private families: CountedFamilies | null | undefined;
+  private families: CountedFamilies | null = null;
   /** Per state, the state it masks as (see `canonical`); -1: not known yet. */
   private readonly canonicalOf: number[] = [-1];
   /** The horizon the canonical states were found for. */
@@ -425,10 +425,10 @@ export class StackPool {
     if (horizon !== this.canonicalHorizon) {
       this.canonicalOf.fill(-1);
       this.canonicalHorizon = horizon;
+      this.families = countedFamilies(this.program, horizon) ?? null;
     }
     const known = this.canonicalOf[state]!;
     if (known >= 0) return known;
-    if (this.families === undefined) this.families = countedFamilies(this.program) ?? null;
     const canonical = this.families && !this.full ? this.shiftedState(state, this.families, horizon) : state;
     this.canonicalOf[state] = canonical;
     this.canonicalOf[canonical] = canonical;

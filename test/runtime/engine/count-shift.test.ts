@@ -20,7 +20,7 @@ test("a bounded string's rules are counted families: each member read as the one
   const r = compileToolGrammar(tools, { format: "hermes", toolChoice: "required", maxTokens: 1024, parallel: false });
   if (!r.ok) throw new Error(r.error.message);
   const p = compileGbnf(r.value.gbnf);
-  const f = countedFamilies(p);
+  const f = countedFamilies(p, 132);
   if (!f) throw new Error("no counted families found");
   expect(f.countOf(rule(p, "jb400"))).toBe(400);
   expect(f.countOf(rule(p, "jbl399"))).toBe(399);
@@ -42,19 +42,21 @@ test("a bounded string's rules are counted families: each member read as the one
 
 test("names that end in a number are not trusted: members that read otherwise are no family", () => {
   const gbnf = ['root ::= item9', ...chain("item", 9, (n) => `"${"xyz"[n % 3]}" item${n - 1} | ""`)].join("\n");
-  expect(countedFamilies(compileGbnf(gbnf))).toBeUndefined();
+  expect(countedFamilies(compileGbnf(gbnf), 4)).toBeUndefined();
   // The same shape, each member one count apart: counted.
   const alike = ['root ::= item9', ...chain("item", 9, (n) => `"x" item${n - 1} | ""`)].join("\n");
-  const f = countedFamilies(compileGbnf(alike));
+  const f = countedFamilies(compileGbnf(alike), 4);
   expect(f?.countOf(rule(compileGbnf(alike), "item9"))).toBe(9);
+  // Families too short for any state in them to sit a horizon above their bottom are not looked at.
+  expect(countedFamilies(compileGbnf(alike), 8)).toBeUndefined();
 });
 
 test("a step down a count that reads nothing first is no family (a count could fall without a character)", () => {
   const gbnf = ['root ::= c9 "a"', ...chain("c", 9, (n) => `c${n - 1} "b" | ""`)].join("\n");
-  expect(countedFamilies(compileGbnf(gbnf))).toBeUndefined();
+  expect(countedFamilies(compileGbnf(gbnf), 4)).toBeUndefined();
   // After an element that may be empty, still nothing is read first.
   const optional = ['root ::= c9', 'maybe ::= "m" | ""', ...chain("c", 9, (n) => `maybe c${n - 1} | ""`)].join("\n");
-  expect(countedFamilies(compileGbnf(optional))).toBeUndefined();
+  expect(countedFamilies(compileGbnf(optional), 4)).toBeUndefined();
 });
 
 test("a family stepping into one that is not counted is not counted either", () => {
@@ -64,5 +66,5 @@ test("a family stepping into one that is not counted is not counted either", () 
     ...chain("a", 9, (n) => `"x" b${n - 1} | ""`),
     ...chain("b", 9, (n) => `"${n % 2 === 0 ? "y" : "z"}" a${n - 1} | ""`),
   ].join("\n");
-  expect(countedFamilies(compileGbnf(gbnf))).toBeUndefined();
+  expect(countedFamilies(compileGbnf(gbnf), 4)).toBeUndefined();
 });
