@@ -24,6 +24,12 @@ export interface CountedFamilies {
   readonly uniformFrom: number;
   /** The most a shifted reference lowers a count. */
   readonly maxDrop: number;
+  /**
+   * The canonical count: `uniformFrom` plus `maxDrop` for each character a token may spell (the horizon) and two
+   * more. Any derivation a token spells from a state whose counts are all at the floor or above stays at
+   * `uniformFrom` or above.
+   */
+  readonly floor: number;
   /** The count of a rule in a counted family (at `uniformFrom` or above, or below it); -1 for other rules. */
   countOf(rule: number): number;
   /** The rule an element of the program (its index into `code`) belongs to. */
@@ -33,9 +39,10 @@ export interface CountedFamilies {
 }
 
 /**
- * The counted families of `program` that reach above `horizon` (a shorter one never holds a state deep enough to
- * shift: see StackPool.canonical), or undefined where it has none: most grammars (counted strings only come from a
- * maxLength or a budget of hundreds of bytes), and they pay one look at the rules' names.
+ * The counted families of `program`, or undefined where none reaches far enough above its floor for a state to
+ * shift (see StackPool.canonical; `horizon`: the most characters a token spells): most grammars (counted strings
+ * only come from a maxLength or a budget of hundreds of bytes), and those without a rule numbered above the horizon
+ * pay one look at the rules' names.
  */
 export function countedFamilies(program: Program, horizon: number): CountedFamilies | undefined {
   const named = numberedFamilies(program, horizon + 2);
@@ -98,13 +105,17 @@ export function countedFamilies(program: Program, horizon: number): CountedFamil
     }
   }
   let uniformFrom = 0;
+  let highest = -1;
   const countOf = new Int32Array(rules).fill(-1);
   families.forEach((family, f) => {
     if (!counted(f)) return;
     uniformFrom = Math.max(uniformFrom, family.from);
+    highest = Math.max(highest, family.top);
     for (let n = 0; n <= family.top; n++) if (family.members[n]! >= 0) countOf[family.members[n]!] = n;
   });
-  if (uniformFrom === 0 || maxDrop === 0) return undefined;
+  const floor = uniformFrom + maxDrop * (horizon + 2);
+  // No state can sit above the floor when no counted family reaches past it.
+  if (uniformFrom === 0 || maxDrop === 0 || highest <= floor) return undefined;
   const ruleAtElement = new Int32Array(program.code.length / 2).fill(-1);
   program.alts.forEach((starts, rule) => {
     for (const start of starts) for (let pos = start; ; pos += 2) {
@@ -115,6 +126,7 @@ export function countedFamilies(program: Program, horizon: number): CountedFamil
   return {
     uniformFrom,
     maxDrop,
+    floor,
     countOf: (rule) => countOf[rule]!,
     ruleAt: (pos) => ruleAtElement[pos >> 1]!,
     shiftDown(pos, k) {

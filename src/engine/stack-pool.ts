@@ -429,16 +429,15 @@ export class StackPool {
     }
     const known = this.canonicalOf[state]!;
     if (known >= 0) return known;
-    const canonical = this.families && !this.full ? this.shiftedState(state, this.families, horizon) : state;
+    const canonical = this.families && !this.full ? this.shiftedState(state, this.families) : state;
     this.canonicalOf[state] = canonical;
     this.canonicalOf[canonical] = canonical;
     return canonical;
   }
 
   /** `state` with every counted frame lowered by one amount, so the least count is the canonical one (see `canonical`). */
-  private shiftedState(state: StateId, families: CountedFamilies, horizon: number): StateId {
+  private shiftedState(state: StateId, families: CountedFamilies): StateId {
     const { pos, below } = this.frames;
-    const floor = families.uniformFrom + families.maxDrop * (horizon + 2);
     const tops = this.stateTops[state]!;
     let least = Infinity;
     for (let i = 0; i < tops.length; i++) {
@@ -447,7 +446,7 @@ export class StackPool {
         if (count >= 0 && count < least) least = count;
       }
     }
-    const k = least - floor;
+    const k = least - families.floor;
     if (!(k > 0) || !Number.isFinite(k)) return state;
     const shifted = new Map<number, number>();
     const shift = (f: number): number => {

@@ -16,14 +16,14 @@ function chain(name: string, count: number, body: (n: number) => string): string
 }
 
 test("a bounded string's rules are counted families: each member read as the one below, the low ones by count too", () => {
-  const tools = normalizeTools([{ name: "say", parameters: { type: "object", properties: { text: { type: "string", maxLength: 400 } }, required: ["text"] } }]);
-  const r = compileToolGrammar(tools, { format: "hermes", toolChoice: "required", maxTokens: 1024, parallel: false });
+  const tools = normalizeTools([{ name: "say", parameters: { type: "object", properties: { text: { type: "string", maxLength: 1200 } }, required: ["text"] } }]);
+  const r = compileToolGrammar(tools, { format: "hermes", toolChoice: "required", maxTokens: 4096, parallel: false });
   if (!r.ok) throw new Error(r.error.message);
   const p = compileGbnf(r.value.gbnf);
   const f = countedFamilies(p, 132);
   if (!f) throw new Error("no counted families found");
-  expect(f.countOf(rule(p, "jb400"))).toBe(400);
-  expect(f.countOf(rule(p, "jbl399"))).toBe(399);
+  expect(f.countOf(rule(p, "jb1200"))).toBe(1200);
+  expect(f.countOf(rule(p, "jbl1199"))).toBe(1199);
   expect(f.countOf(rule(p, "jb2"))).toBe(2);
   // Numbered rules that are not one count apart (the 1- to 4-byte characters, the exits of `<`) are not counted.
   expect(f.countOf(rule(p, "j2"))).toBe(-1);
@@ -31,6 +31,12 @@ test("a bounded string's rules are counted families: each member read as the one
   expect(f.uniformFrom).toBeGreaterThan(0);
   expect(f.uniformFrom).toBeLessThan(16);
   expect(f.maxDrop).toBeGreaterThanOrEqual(4);
+  expect(f.floor).toBe(f.uniformFrom + f.maxDrop * 134);
+  // A string bounded below the floor: no state in it could shift, so its families are not looked for.
+  const short = normalizeTools([{ name: "say", parameters: { type: "object", properties: { text: { type: "string", maxLength: 400 } }, required: ["text"] } }]);
+  const s = compileToolGrammar(short, { format: "hermes", toolChoice: "required", maxTokens: 4096, parallel: false });
+  if (!s.ok) throw new Error(s.error.message);
+  expect(countedFamilies(compileGbnf(s.value.gbnf), 132)).toBeUndefined();
   // An element deep in jb300 is the same element 100 counts lower.
   const at = p.alts[rule(p, "jb300")]![5]!;
   const lower = f.shiftDown(at, 100);
