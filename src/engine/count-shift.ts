@@ -158,9 +158,12 @@ function numberedFamilies(program: Program, least: number): Map<string, Map<numb
     const last = name.charCodeAt(name.length - 1);
     if (!(last >= 48 && last <= 57)) return;
     const m = NUMBERED.exec(name)!;
+    const n = Number(m[2]);
+    // A number past the count of rules names no member of a family (an integer's bound, 9007199254740991): members
+    // are kept by number, in an array as long as the highest.
+    if (n > program.alts.length) return;
     let members = out.get(m[1]!);
     if (!members) out.set(m[1]!, (members = new Map()));
-    const n = Number(m[2]);
     members.set(n, rule);
     if (n >= least) long = true;
   });
