@@ -52,7 +52,8 @@ export function countedFamilies(program: Program, horizon: number): CountedFamil
   const familyOf = new Int32Array(rules).fill(-1);
   const numberOf = new Int32Array(rules).fill(-1);
   const families: Family[] = [...named.values()].map((byNumber, f) => {
-    const top = Math.max(...byNumber.keys());
+    let top = 0;
+    for (const n of byNumber.keys()) top = Math.max(top, n);
     const members = new Int32Array(top + 1).fill(-1);
     for (const [n, rule] of byNumber) {
       members[n] = rule;
