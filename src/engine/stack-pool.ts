@@ -100,7 +100,7 @@ export class StackPool {
   private cachedSteps = 0;
   /** Per-state memo for the matcher's exact masks, bounded with the pool. */
   readonly masks = new Map<StateId, NextTokens>();
-  /** The program's counted families (count-shift.ts), found on first use; null where it has none. */
+  /** The program's counted families (count-shift.ts), found when a horizon is first given; null where it has none. */
   private families: CountedFamilies | null = null;
   /** Per state, the state it masks as (see `canonical`); -1: not known yet. */
   private readonly canonicalOf: number[] = [-1];
@@ -446,8 +446,9 @@ export class StackPool {
         if (count >= 0 && count < least) least = count;
       }
     }
+    // No counted frame (least stays Infinity), or one at the floor or below: the state is its own.
+    if (!Number.isFinite(least) || least <= families.floor) return state;
     const k = least - families.floor;
-    if (!(k > 0) || !Number.isFinite(k)) return state;
     const shifted = new Map<number, number>();
     const shift = (f: number): number => {
       if (f === -1) return -1;
