@@ -350,6 +350,23 @@ export class StackPool {
   }
 
   /**
+   * Each run of [lo, hi] whose code points lead to one state, with that state: one step per interval of the state's
+   * cuts (a text mask's link asked 128 steps of every state of a bounded string, one per ASCII character).
+   */
+  eachRun(state: StateId, lo: number, hi: number, visit: (from: number, to: number, target: StateId) => void): void {
+    if (state === DEAD) return visit(lo, hi, DEAD);
+    // The bounds are never rewritten, so a copy of the arena outgrown by the steps below still reads right.
+    const { d, c } = this.cutsOf(state);
+    for (let i = interval(d, c, lo); i <= d[c]!; i++) {
+      const start = Math.max(lo, intervalStart(d, c, i));
+      if (start > hi) break;
+      const end = Math.min(hi, intervalEnd(d, c, i));
+      const rep = representative(start, end);
+      visit(start, end, rep === undefined ? DEAD : this.step(state, rep));
+    }
+  }
+
+  /**
    * The one state every code point of [lo, hi] leads to (surrogates aside: no UTF-8 spells them), or undefined
    * where they part: one step per interval the range overlaps.
    */

@@ -12,7 +12,9 @@
 import type { NextTokens } from "./matcher.js";
 import { DEAD, type StackPool, type StateId } from "./stack-pool.js";
 import { clearBit, setBit, wordsFor } from "./token-bits.js";
+import { allowedTextTokens } from "./token-mask.js";
 import { stepBytes } from "./utf8-steps.js";
+import type { VocabTrie } from "./vocab-trie.js";
 
 /** The character probe a plain successor is read from (every free-text state takes it). */
 const PLAIN_PROBE = 0x61;
@@ -199,7 +201,9 @@ function linkOf(pool: StackPool, at: StateId): Link {
   if (known) return known;
   const plain = pool.step(at, PLAIN_PROBE);
   const odd = new Uint32Array(ODD_WORDS);
-  for (let c = 0; c < NON_ASCII; c++) if (pool.step(at, c) !== plain) odd[c >> 5]! |= 1 << (c & 31);
+  pool.eachRun(at, 0, NON_ASCII - 1, (from, to, target) => {
+    if (target !== plain) for (let c = from; c <= to; c++) odd[c >> 5]! |= 1 << (c & 31);
+  });
   const w3a = pool.targetOver(at, 0x800, 0xd7ff);
   const link = {
     plain,
@@ -288,7 +292,7 @@ interface Tails {
   wideHead: Uint8Array;
   /** The token lengths in the tails' unit (characters or bytes). */
   lengths: Lengths;
-  /** Per length L, the plain tokens no longer than L as a bitset and its count (built on first use). */
+  /** Per length L, the plain tokens no longer than L as a bitset and its count (built up to the longest asked). */
   plainUpTo: { bits: Uint32Array; count: number }[] | undefined;
 }
 
@@ -431,21 +435,24 @@ class TailWalk {
 
 /**
  * The plain tokens (holding no odd character) no longer than `L` in `lengths` (the chain's unit), as a bitset: the
- * part of a text mask shared by every state whose chain allows L plain characters. Every length is built at once,
- * each from the one before, on first use per odd set and unit (a bounded string's positions ask for each length in
- * turn; building one from scratch cost a pass over the vocabulary each).
+ * part of a text mask shared by every state whose chain allows L plain characters. Built length by length, each from
+ * the one before, as far as asked (a bounded string's positions ask for each length in turn, and building one from
+ * scratch cost a pass over the vocabulary each; a string's last position asks for 1 only, where building every length
+ * cost 5 ms and 2 MB for an odd set no other state has).
  */
 function plainBits(tails: Tails, vocabSize: number, L: number): { bits: Uint32Array; count: number } {
-  tails.plainUpTo ??= buildPlainBits(tails, vocabSize);
-  return tails.plainUpTo[Math.min(L, tails.lengths.max)]!;
+  const upTo = (tails.plainUpTo ??= []);
+  const want = Math.min(L, tails.lengths.max);
+  if (upTo.length <= want) extendPlainBits(tails, upTo, vocabSize, want);
+  return upTo[want]!;
 }
 
-function buildPlainBits(tails: Tails, vocabSize: number): { bits: Uint32Array; count: number }[] {
-  const { order, start, max } = tails.lengths;
-  const out: { bits: Uint32Array; count: number }[] = [];
-  let bits = new Uint32Array(wordsFor(vocabSize));
-  let count = 0;
-  for (let L = 0; L <= max; L++) {
+function extendPlainBits(tails: Tails, upTo: { bits: Uint32Array; count: number }[], vocabSize: number, want: number): void {
+  const { order, start } = tails.lengths;
+  const last = upTo[upTo.length - 1];
+  let bits = last?.bits ?? new Uint32Array(wordsFor(vocabSize));
+  let count = last?.count ?? 0;
+  for (let L = upTo.length; L <= want; L++) {
     // A length no plain token has shares the shorter one's bitset (the long lengths are sparse).
     let added = false;
     for (let i = start[L]!; i < start[L + 1]!; i++) {
@@ -454,9 +461,8 @@ function buildPlainBits(tails: Tails, vocabSize: number): { bits: Uint32Array; c
       added = true;
       count += setBit(bits, order[i]!);
     }
-    out.push({ bits, count });
+    upTo.push({ bits, count });
   }
-  return out;
 }
 
 /** An odd set of ASCII characters (the slot of each). */
@@ -480,7 +486,7 @@ const COMMON_ODD_SETS = [oddSetOf([...CONTROLS, 0x22, 0x5c]), oddSetOf([...CONTR
  */
 export function warmTextMasks(index: TextIndex, vocab: TextMaskVocab): void {
   for (const odd of COMMON_ODD_SETS) {
-    for (const inBytes of [false, true]) plainBits(tailsOf(index, vocab, odd, inBytes), index.vocabSize, 0);
+    for (const inBytes of [false, true]) plainBits(tailsOf(index, vocab, odd, inBytes), index.vocabSize, Infinity);
   }
 }
 
@@ -496,6 +502,7 @@ function refusedAfterEveryHead(pool: StackPool, group: TailGroup, chain: Chain, 
 /** What textMask reads of the vocabulary beside its index. */
 export interface TextMaskVocab {
   readonly textIndex: TextIndex;
+  readonly trie: VocabTrie;
   codePoints(token: number): Int32Array | undefined;
   bytes(token: number): Uint8Array | undefined;
 }
@@ -565,7 +572,17 @@ export function textMask(pool: StackPool, vocab: TextMaskVocab, at: StateId, spe
   // A token beginning with a character odd at `at` but plain further on (after a string's `<`, a `t`): its head
   // was counted as plain above, so it is judged whole (where that character is odd all along, its tail is the
   // whole token, judged from `at` already).
-  for (let slot = 0; slot <= NON_ASCII; slot++) if (hasSlot(chain.oddFirst, slot) && !hasSlot(odd, slot)) for (const t of index.starting[slot]!) judge(t);
+  for (let slot = 0; slot <= NON_ASCII; slot++) {
+    if (!hasSlot(chain.oddFirst, slot) || hasSlot(odd, slot)) continue;
+    // Walked on the trie under that character (thousands of tokens begin with a `t`; a walk shares their prefixes),
+    // the cut ones (not in the trie's answer) one by one.
+    for (const t of index.starting[slot]!) {
+      if (vocab.codePoints(t)) count -= clearBit(bits, t);
+      else judge(t);
+    }
+    const under = slot === NON_ASCII ? (b: number) => b >= 0x80 : (b: number) => b === slot;
+    for (const t of allowedTextTokens(pool, vocab.trie, at, under)) if (vocab.codePoints(t) !== undefined) count += setBit(bits, t);
+  }
   for (const t of specials) count += setBit(bits, t);
   return { kind: "bits", allowed: bits, count, vocabSize: index.vocabSize };
 }

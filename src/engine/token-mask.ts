@@ -6,8 +6,11 @@
 import { DEAD, type StackPool, type StateId } from "./stack-pool.js";
 import type { VocabTrie } from "./vocab-trie.js";
 
-/** Tokens of the trie `state` allows next (whole UTF-8 text tokens only; special and cut tokens are the caller's). */
-export function allowedTextTokens(pool: StackPool, trie: VocabTrie, state: StateId): Int32Array {
+/**
+ * Tokens of the trie `state` allows next (whole UTF-8 text tokens only; special and cut tokens are the caller's); only
+ * those whose first byte `firstByte` takes, where given.
+ */
+export function allowedTextTokens(pool: StackPool, trie: VocabTrie, state: StateId, firstByte?: (b: number) => boolean): Int32Array {
   const { order, lo, ends, firstChild, childCount, byte } = trie.flat;
   const allowed: number[] = [];
   let visits = 0;
@@ -17,6 +20,7 @@ export function allowedTextTokens(pool: StackPool, trie: VocabTrie, state: State
     if (need === 0) for (let k = lo[node]!, end = k + ends[node]!; k < end; k++) allowed.push(order[k]!);
     for (let child = firstChild[node]!, last = child + childCount[node]!; child < last; child++) {
       const b = byte[child]!;
+      if (node === 0 && firstByte && !firstByte(b)) continue;
       let next = at;
       let ncp = 0;
       let nneed = 0;

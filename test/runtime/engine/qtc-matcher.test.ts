@@ -196,8 +196,9 @@ describe("QtcMatcher", () => {
       const r = compileToolGrammar(bounded, { format: "hermes", toolChoice: "required", maxTokens: 256, parallel: false });
       if (!r.ok) throw new Error(r.error.message);
       const head = '<tool_call>\n{"name": "pair", "arguments": {"a": "';
-      const short = ["", "x", "xy"].map((s) => head + s);
-      const long = ["", "wxyz", "wx", "w", "wxyzwxyz"].map((s) => `${head}abc", "b": "${s}`);
+      // After a `<`, the characters that begin a close tag are judged apart (walked on the trie under each).
+      const short = ["", "x", "xy", "x<"].map((s) => head + s);
+      const long = ["", "wxyz", "wx", "w", "wxyzwxyz", "wxyzw<", "w<"].map((s) => `${head}abc", "b": "${s}`);
       for (const prefix of order === "long first" ? [...long, ...short] : [...short, ...long]) {
         const m = QtcMatcher.create(r.value, own);
         const toks = model.tokenize(prefix, true) as number[];
