@@ -41,7 +41,8 @@ export interface Plan {
 // A state's cuts: its code point intervals and the state each leads to, as a run in the pool's arena at offset c (a
 // typed array per state was most of what cutting a new state cost). d[c] is the number of bounds b; d[c + 1 .. c + b]
 // the bounds (bound i: the first code point of interval i + 1; interval 0 starts at 0); d[c + b + 1 + i] where
-// interval i leads: -1 not computed yet, DEAD from the start where no top's class matches it.
+// interval i leads: -1 not computed yet, DEAD from the start where no top's class matches it, and -2 - j where the
+// same tops match as in an earlier interval j (the step is the same: it moves those tops, whatever the character).
 
 /** The interval of `cp` in the cuts at `c`: how many bounds are ≤ cp. */
 function interval(d: Int32Array, c: number, cp: number): number {
@@ -122,6 +123,8 @@ export class StackPool {
   /** A state's class tops and their ranges' edges, while its intervals are cut. */
   private readonly classTops: number[] = [];
   private edgeBuffer = new Int32Array(256);
+  /** While a state's intervals are cut: the first interval each set of matching tops was met in. */
+  private readonly firstWithTops = new Map<number, number>();
 
   constructor(readonly program: Program) {
     if (program.code.length / 2 >= POS_BITS) throw new EngineLimitError("the grammar is too large for the engine");
@@ -226,11 +229,15 @@ export class StackPool {
     const at = targetAt(d, c, interval(d, c, cp));
     const cached = d[at]!;
     if (cached >= 0) return cached;
-    const next = this.advance(state, EL.cls, cp);
+    // An interval the same tops match as an earlier one's leads where that one does.
+    const sameAt = cached <= -2 ? targetAt(d, c, -2 - cached) : -1;
+    const same = sameAt >= 0 ? d[sameAt]! : -1;
+    const next = same >= 0 ? same : this.advance(state, EL.cls, cp);
     if (this.full) return next;
     this.cachedSteps++;
     // Read again: the advance may have grown the arena.
     this.ints.data[at] = next;
+    if (sameAt >= 0) this.ints.data[sameAt] = next;
     return next;
   }
 
@@ -289,14 +296,33 @@ export class StackPool {
     d[c] = distinct;
     d.set(all.subarray(0, distinct), c + 1);
     d.fill(-1, c + distinct + 1, c + 2 * distinct + 2);
-    // An interval no top's class matches goes nowhere without an advance.
-    for (let i = 0; i <= distinct; i++) if (!this.someClassMatches(clsTops, intervalStart(d, c, i))) d[targetAt(d, c, i)] = DEAD;
+    // An interval no top's class matches goes nowhere without an advance; one the same tops match as an earlier one
+    // goes where it does (inside a string, the letters between `"`, `<` and a backslash: one advance, not four).
+    const firstWith = this.firstWithTops;
+    firstWith.clear();
+    for (let i = 0; i <= distinct; i++) {
+      const matching = this.matchingTops(clsTops, intervalStart(d, c, i));
+      if (matching === 0) d[targetAt(d, c, i)] = DEAD;
+      if (matching <= 0) continue;
+      const first = firstWith.get(matching);
+      if (first === undefined) firstWith.set(matching, i);
+      else d[targetAt(d, c, i)] = -2 - first;
+    }
     return c;
   }
 
-  private someClassMatches(classes: readonly number[], cp: number): boolean {
-    for (const c of classes) if (classMatches(this.program, c, cp)) return true;
-    return false;
+  /**
+   * Which of the class tops match `cp`, as bits (top i: bit i); 0 none; -1 some, where there are more tops than bits
+   * (no interval shares its step then).
+   */
+  private matchingTops(classes: readonly number[], cp: number): number {
+    if (classes.length > 30) {
+      for (const c of classes) if (classMatches(this.program, c, cp)) return -1;
+      return 0;
+    }
+    let bits = 0;
+    for (let i = 0; i < classes.length; i++) if (classMatches(this.program, classes[i]!, cp)) bits |= 1 << i;
+    return bits;
   }
 
   /** Step by a special token (`<[id]>` in the grammar). */

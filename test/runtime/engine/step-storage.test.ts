@@ -3,7 +3,7 @@
 // per-state runs (contents kept as it grows). And the pool built on them: a grammar whose states hold many
 // stacks steps exactly as the text says.
 
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { FrameTable } from "../../../src/engine/frame-table.js";
 import { compileGbnf } from "../../../src/engine/gbnf-program.js";
 import { IntArena } from "../../../src/engine/int-arena.js";
@@ -74,5 +74,21 @@ describe("a step's storage", () => {
       expect(walk("axxxx")).toBe(DEAD);
       expect(walk("v")).toBe(DEAD);
     }
+  });
+
+  test("intervals the same tops match share one step; an interval more tops match steps on its own", () => {
+    // Around [m-p], [a-l] and [q-z] are matched by the first alternative's class alone: one advance serves both.
+    const pool = new StackPool(compileGbnf('root ::= [a-z] "1" | [m-p] "2"'));
+    const advance = vi.spyOn(pool as unknown as { advance: (...a: unknown[]) => number }, "advance");
+    const [a, q, n] = ["a", "q", "n"].map((ch) => pool.step(pool.root, ch.codePointAt(0)!));
+    expect(advance).toHaveBeenCalledTimes(2);
+    expect(q).toBe(a);
+    expect(n).not.toBe(a);
+    const walk = (text: string) => [...text].reduce((at, ch) => pool.step(at, ch.codePointAt(0)!), pool.root);
+    expect(pool.accepts(walk("q1"))).toBe(true);
+    expect(walk("q2")).toBe(DEAD);
+    expect(pool.accepts(walk("n2"))).toBe(true);
+    expect(pool.accepts(walk("n1"))).toBe(true);
+    expect(walk("A")).toBe(DEAD);
   });
 });
