@@ -84,6 +84,32 @@ describe("QtcMatcher", () => {
     expect(set.map((t) => text([t]))).toContain("grep");
   });
 
+  test("where one letter leads on into a listed name and the others into the open key, the text chain answers, exactly, without walking the whole trie", () => {
+    // At `{"w` beside a listed `wait`, `a` goes on into `wait` and every other letter into the open key: read as the
+    // plain character, `a` made every letter odd, and the mask fell back to walking every token (85 ms on MaskBench).
+    const config = normalizeTools([
+      {
+        name: "set_config",
+        description: "set options",
+        parameters: { type: "object", properties: { wait: { type: "integer" }, water: { type: "boolean" }, echo: { type: "string" } }, additionalProperties: { type: "string" } },
+      },
+    ]);
+    const g = compileToolGrammar(config, { format: "hermes", toolChoice: "required", maxTokens: 256, parallel: false });
+    if (!g.ok) throw new Error(g.error.message);
+    for (const key of ["w", "wa", "e", "x"]) {
+      const own = new EngineVocab(tables, engine.trie, engine.tokenize);
+      const m = QtcMatcher.create(g.value, own);
+      const prefix = `<tool_call>\n{"name": "set_config", "arguments": {"${key}`;
+      const toks = model.tokenize(prefix, true) as number[];
+      expect(m.acceptAll(toks), prefix).toEqual(toks);
+      const before = engine.trie.visits;
+      const next = m.nextTokens();
+      // Only the tokens that begin with the letter of a listed name are walked on the trie (under that letter).
+      expect(engine.trie.visits - before, key).toBeLessThan(tables.vocabSize / 4);
+      expect(allowedOf(next), key).toEqual(everyToken(m));
+    }
+  });
+
   test("inside a string value the mask is a bitset of every token but a few, exactly; a sample drawn against it is still replaced", () => {
     const m = QtcMatcher.create(grammar(), engine);
     m.acceptAll(model.tokenize('<tool_call>\n{"name": "read_file", "arguments": {"path": "', true) as number[]);
@@ -107,8 +133,8 @@ describe("QtcMatcher", () => {
   });
 
   test("at a key the schema leaves open beside listed names, the walked mask allows most of the vocabulary, as a bitset, exactly", () => {
-    // `a` and `e` lead to different states here (each begins a listed name), so the trie walk answers, not the
-    // text chain; it allows about 146,000 tokens, which a list carried through every step (session 26).
+    // `a` and `e` lead to different states here (each begins a listed name); the mask allows about 146,000 tokens,
+    // which a list carried through every step (session 26).
     const config = normalizeTools([
       {
         name: "set_config",
