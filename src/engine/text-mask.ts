@@ -195,7 +195,9 @@ interface Link {
 const linksOf = new WeakMap<StackPool, Map<StateId, Link>>();
 
 /**
- * The plain successor: where most printable ASCII characters lead (`a`'s target where it ties). Not always `a`'s: at
+ * The plain successor: where most printable ASCII characters lead (`a`'s target where it ties; nowhere, DEAD, at the
+ * end of a bounded string, where only the closing quote leads on and every character else is refused). Not always
+ * `a`'s: at
  * `{"w` in an object that lists a name beginning `wa` beside open keys, `a` leads on into that name and every other
  * letter into the open key, so with `a` as the plain character every letter was odd, 140,244 tokens were to be judged
  * one by one, and the mask fell back to an 85 ms walk of the whole trie; with the open key's target, only the tokens
@@ -207,13 +209,13 @@ function plainTarget(runs: readonly [from: number, to: number, target: StateId][
   let most = 0;
   for (const [from, to, target] of runs) {
     const printable = Math.min(to, 0x7e) - Math.max(from, 0x20) + 1;
-    if (target === DEAD || printable <= 0) continue;
+    if (printable <= 0) continue;
     const w = (weight.get(target) ?? 0) + printable;
     weight.set(target, w);
     if (w > most) [best, most] = [target, w];
   }
   const a = runs.find(([from, to]) => from <= PLAIN_PROBE && PLAIN_PROBE <= to)?.[2];
-  return a !== undefined && a !== DEAD && weight.get(a) === most ? a : best;
+  return a !== undefined && weight.get(a) === most ? a : best;
 }
 
 function linkOf(pool: StackPool, at: StateId): Link {

@@ -229,7 +229,11 @@ describe("QtcMatcher", () => {
         const m = QtcMatcher.create(r.value, own);
         const toks = model.tokenize(prefix, true) as number[];
         expect(m.acceptAll(toks), prefix).toEqual(toks);
+        const before = engine.trie.visits;
         const next = m.nextTokens();
+        // The text chain answers (near the bound too, where every character but the closing quote is refused):
+        // few tokens, if any, are walked on the trie.
+        expect(engine.trie.visits - before, `${order}: ${prefix}`).toBeLessThan(tables.vocabSize / 4);
         expect(allowedOf(next), `${order}: ${prefix}`).toEqual(everyToken(m));
       }
     }
