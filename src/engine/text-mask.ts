@@ -498,19 +498,24 @@ function oddSetOf(chars: readonly number[]): Uint32Array {
 
 const CONTROLS = Array.from({ length: 0x20 }, (_, c) => c);
 /**
- * The odd sets of the strings qtc's grammars write most: a JSON string's (control characters, `"`, `\`), and a
- * JSON string inside a tool call's tags (`<` too: it may not spell the close tag).
+ * The odd sets of the strings qtc's grammars write most, and the units they are counted in: a JSON string's (control
+ * characters, `"`, `\`), a JSON string inside a tool call's tags (`<` too: it may not spell the close tag), each
+ * bounded in characters or in bytes; and an open object key's (DEL too: a key leaves it out), never bounded.
  */
-const COMMON_ODD_SETS = [oddSetOf([...CONTROLS, 0x22, 0x5c]), oddSetOf([...CONTROLS, 0x22, 0x3c, 0x5c])];
+const COMMON_ODD_SETS: [odd: Uint32Array, units: boolean[]][] = [
+  [oddSetOf([...CONTROLS, 0x22, 0x5c]), [false, true]],
+  [oddSetOf([...CONTROLS, 0x22, 0x3c, 0x5c]), [false, true]],
+  [oddSetOf([...CONTROLS, 0x22, 0x3c, 0x5c, 0x7f]), [false]],
+];
 
 /**
- * Build the tails and plain-token bitsets of the common strings' odd sets ahead, in characters and in bytes (a few
- * milliseconds and 2–4 MB each per vocabulary), so the first string a turn writes does not pay for them inside one
- * token's step.
+ * Build the tails and plain-token bitsets of the common strings' odd sets ahead (a few milliseconds and 2–4 MB each
+ * per vocabulary), so the first string or open key a turn writes does not pay for them inside one token's step (an
+ * open key's took 15 ms in one MaskBench token).
  */
 export function warmTextMasks(index: TextIndex, vocab: TextMaskVocab): void {
-  for (const odd of COMMON_ODD_SETS) {
-    for (const inBytes of [false, true]) plainBits(tailsOf(index, vocab, odd, inBytes), index.vocabSize, Infinity);
+  for (const [odd, units] of COMMON_ODD_SETS) {
+    for (const inBytes of units) plainBits(tailsOf(index, vocab, odd, inBytes), index.vocabSize, Infinity);
   }
 }
 

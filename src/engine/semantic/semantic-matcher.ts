@@ -219,10 +219,26 @@ function judgedOneByOne(next: NextTokens): readonly number[] | undefined {
  */
 function without(next: NextTokens, banned: ReadonlySet<number>, cut: EngineVocab | undefined): NextTokens {
   if (next.kind === "set") return { kind: "set", tokens: next.tokens.filter((t) => !banned.has(t) && !cut?.isCut(t)) };
+  const base = cut ? withoutCut(next, cut) : next;
+  if (banned.size === 0) return base;
+  const allowed = base.allowed.slice();
+  let count = base.count;
+  for (const t of banned) if (t >= 0 && t < next.vocabSize) count -= clearBit(allowed, t);
+  return { kind: "bits", allowed, count, vocabSize: next.vocabSize };
+}
+
+/** A bitset mask less the cut tokens, per grammar bitset (every compared position of an open key cleared them anew). */
+const cutFree = new WeakMap<Uint32Array, NextTokens & { kind: "bits" }>();
+
+function withoutCut(next: NextTokens & { kind: "bits" }, cut: EngineVocab): NextTokens & { kind: "bits" } {
+  const known = cutFree.get(next.allowed);
+  if (known) return known;
   const allowed = next.allowed.slice();
   let count = next.count;
-  for (const list of [banned, cut?.cutTokens ?? []]) for (const t of list) if (t >= 0 && t < next.vocabSize) count -= clearBit(allowed, t);
-  return { kind: "bits", allowed, count, vocabSize: next.vocabSize };
+  for (const t of cut.cutTokens) if (t >= 0 && t < next.vocabSize) count -= clearBit(allowed, t);
+  const mask = { kind: "bits" as const, allowed, count, vocabSize: next.vocabSize };
+  cutFree.set(next.allowed, mask);
+  return mask;
 }
 
 const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
