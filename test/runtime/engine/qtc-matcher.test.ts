@@ -47,6 +47,14 @@ function grammar(format: "hermes" | "qwen3coder" = "hermes", maxTokens = 256): C
   return r.value;
 }
 
+/** A `set_config` tool's grammar (hermes, required): the listed properties beside open string-valued keys. */
+function openConfigGrammar(properties: Record<string, unknown>): CompiledGrammar {
+  const config = normalizeTools([{ name: "set_config", description: "set options", parameters: { type: "object", properties, additionalProperties: { type: "string" } } }]);
+  const r = compileToolGrammar(config, { format: "hermes", toolChoice: "required", maxTokens: 256, parallel: false });
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value;
+}
+
 /** Every token of the vocabulary the matcher can take next, cut and special ones included (the slow, obvious answer). */
 function everyToken(m: QtcMatcher): number[] {
   const out: number[] = [];
@@ -87,18 +95,10 @@ describe("QtcMatcher", () => {
   test("where one letter leads on into a listed name and the others into the open key, the text chain answers, exactly, without walking the whole trie", () => {
     // At `{"w` beside a listed `wait`, `a` goes on into `wait` and every other letter into the open key: read as the
     // plain character, `a` made every letter odd, and the mask fell back to walking every token (85 ms on MaskBench).
-    const config = normalizeTools([
-      {
-        name: "set_config",
-        description: "set options",
-        parameters: { type: "object", properties: { wait: { type: "integer" }, water: { type: "boolean" }, echo: { type: "string" } }, additionalProperties: { type: "string" } },
-      },
-    ]);
-    const g = compileToolGrammar(config, { format: "hermes", toolChoice: "required", maxTokens: 256, parallel: false });
-    if (!g.ok) throw new Error(g.error.message);
+    const g = openConfigGrammar({ wait: { type: "integer" }, water: { type: "boolean" }, echo: { type: "string" } });
     for (const key of ["w", "wa", "e", "x"]) {
       const own = new EngineVocab(tables, engine.trie, engine.tokenize);
-      const m = QtcMatcher.create(g.value, own);
+      const m = QtcMatcher.create(g, own);
       const prefix = `<tool_call>\n{"name": "set_config", "arguments": {"${key}`;
       const toks = model.tokenize(prefix, true) as number[];
       expect(m.acceptAll(toks), prefix).toEqual(toks);
@@ -135,16 +135,7 @@ describe("QtcMatcher", () => {
   test("at a key the schema leaves open beside listed names, the walked mask allows most of the vocabulary, as a bitset, exactly", () => {
     // `a` and `e` lead to different states here (each begins a listed name); the mask allows about 146,000 tokens,
     // which a list carried through every step (session 26).
-    const config = normalizeTools([
-      {
-        name: "set_config",
-        description: "set options",
-        parameters: { type: "object", properties: { alpha: { type: "string" }, echo: { type: "boolean" }, apple: { type: "integer" } }, additionalProperties: { type: "string" } },
-      },
-    ]);
-    const g = compileToolGrammar(config, { format: "hermes", toolChoice: "required", maxTokens: 256, parallel: false });
-    if (!g.ok) throw new Error(g.error.message);
-    const m = QtcMatcher.create(g.value, engine);
+    const m = QtcMatcher.create(openConfigGrammar({ alpha: { type: "string" }, echo: { type: "boolean" }, apple: { type: "integer" } }), engine);
     m.acceptAll(model.tokenize('<tool_call>\n{"name": "set_config", "arguments": {"', true) as number[]);
     const next = m.nextTokens();
     expect(next.kind).toBe("bits");
