@@ -462,7 +462,7 @@ class TailWalk {
  * part of a text mask shared by every state whose chain allows L plain characters. Built length by length, each from
  * the one before, as far as asked (a bounded string's positions ask for each length in turn, and building one from
  * scratch cost a pass over the vocabulary each; a string's last position asks for 1 only, where building every length
- * cost 5 ms and 2 MB for an odd set no other state has).
+ * cost 5 ms for an odd set no other state has).
  */
 function plainBits(tails: Tails, vocabSize: number, L: number): { bits: Uint32Array; count: number } {
   const upTo = (tails.plainUpTo ??= []);
