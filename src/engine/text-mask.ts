@@ -197,11 +197,10 @@ const linksOf = new WeakMap<StackPool, Map<StateId, Link>>();
 /**
  * The plain successor: where most printable ASCII characters lead (`a`'s target where it ties; nowhere, DEAD, at the
  * end of a bounded string, where only the closing quote leads on and every character else is refused). Not always
- * `a`'s: at
- * `{"w` in an object that lists a name beginning `wa` beside open keys, `a` leads on into that name and every other
- * letter into the open key, so with `a` as the plain character every letter was odd, 140,244 tokens were to be judged
- * one by one, and the mask fell back to an 85 ms walk of the whole trie; with the open key's target, only the tokens
- * that begin with `a` are judged apart.
+ * `a`'s: at `{"w` in an object that lists a name beginning `wa` beside open keys, `a` leads on into that name and
+ * every other letter into the open key, so with `a` as the plain character every letter was odd, 140,244 tokens were
+ * to be judged one by one, and the mask fell back to an 85 ms walk of the whole trie; with the open key's target,
+ * only the tokens that begin with `a` are judged apart.
  */
 function plainTarget(runs: readonly [from: number, to: number, target: StateId][]): StateId {
   const weight = new Map<StateId, number>();
