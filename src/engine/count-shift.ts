@@ -6,7 +6,7 @@
 // as the same position at a fixed lower count does (StackPool.canonical). Rules are matched by name and checked
 // element by element, so a name that merely ends in a number is never trusted.
 
-import { EL, type Program } from "./gbnf-program.js";
+import { alternativesOf, EL, ruleCount, type Program } from "./gbnf-program.js";
 
 /** Rules named `<prefix><n>`: the prefix and n. */
 const NUMBERED = /^(.*?)(\d+)$/;
@@ -48,7 +48,7 @@ export function countedFamilies(program: Program, horizon: number): CountedFamil
   const named = numberedFamilies(program, horizon + 2);
   if (named.size === 0) return undefined;
   // Per rule: its family (index into `families`) and its number; -1 for rules in none.
-  const rules = program.alts.length;
+  const rules = ruleCount(program);
   const familyOf = new Int32Array(rules).fill(-1);
   const numberOf = new Int32Array(rules).fill(-1);
   const families: Family[] = [...named.values()].map((byNumber, f) => {
@@ -118,12 +118,12 @@ export function countedFamilies(program: Program, horizon: number): CountedFamil
   // No state can sit above the floor when no counted family reaches past it.
   if (uniformFrom === 0 || maxDrop === 0 || highest <= floor) return undefined;
   const ruleAtElement = new Int32Array(program.code.length / 2).fill(-1);
-  program.alts.forEach((starts, rule) => {
-    for (const start of starts) for (let pos = start; ; pos += 2) {
+  for (let rule = 0; rule < rules; rule++) {
+    for (const start of alternativesOf(program, rule)) for (let pos = start; ; pos += 2) {
       ruleAtElement[pos >> 1] = rule;
       if (program.code[pos] === EL.end) break;
     }
-  });
+  }
   return {
     uniformFrom,
     maxDrop,
@@ -134,7 +134,7 @@ export function countedFamilies(program: Program, horizon: number): CountedFamil
       const rule = ruleAtElement[pos >> 1]!;
       const lower = families[familyOf[rule]!]!.members[numberOf[rule]! - k]!;
       // Uniform members are laid out alike, alternative by alternative: the same offset from the rule's first one.
-      return program.alts[lower]![0]! + (pos - program.alts[rule]![0]!);
+      return program.altStarts[program.ruleAlts[lower]!]! + (pos - program.altStarts[program.ruleAlts[rule]!]!);
     },
   };
 }
@@ -162,7 +162,7 @@ function numberedFamilies(program: Program, least: number): Map<string, Map<numb
     const n = Number(m[2]);
     // A number past the count of rules names no member of a family (an integer's bound, 9007199254740991): members
     // are kept by number, in an array as long as the highest.
-    if (n > program.alts.length) return;
+    if (n > ruleCount(program)) return;
     let members = out.get(m[1]!);
     if (!members) out.set(m[1]!, (members = new Map()));
     members.set(n, rule);
@@ -183,7 +183,7 @@ class Nullable {
   private readonly known: Int8Array;
 
   constructor(private readonly program: Program) {
-    this.known = new Int8Array(program.alts.length).fill(-1);
+    this.known = new Int8Array(ruleCount(program)).fill(-1);
   }
 
   of(rule: number): boolean {
@@ -193,7 +193,8 @@ class Nullable {
 
   /** Settle every rule `root` reaches that is not settled yet (least fixpoint over them; the others are known). */
   private solve(root: number): void {
-    const { code, alts } = this.program;
+    const { code } = this.program;
+    const alts = (r: number) => alternativesOf(this.program, r);
     const open: number[] = [];
     const inOpen = new Set<number>();
     for (const stack = [root]; stack.length > 0; ) {
@@ -201,12 +202,12 @@ class Nullable {
       if (this.known[r]! >= 0 || inOpen.has(r)) continue;
       inOpen.add(r);
       open.push(r);
-      for (const start of alts[r]!) for (let pos = start; code[pos] !== EL.end; pos += 2) if (code[pos] === EL.ref) stack.push(code[pos + 1]!);
+      for (const start of alts(r)) for (let pos = start; code[pos] !== EL.end; pos += 2) if (code[pos] === EL.ref) stack.push(code[pos + 1]!);
     }
     const empty = new Set<number>();
     const isEmpty = (r: number) => this.known[r] === 1 || empty.has(r);
     const someAltEmpty = (r: number) =>
-      Array.prototype.some.call(alts[r]!, (start: number) => {
+      alts(r).some((start) => {
         for (let pos = start; code[pos] !== EL.end; pos += 2) if (code[pos] !== EL.ref || !isEmpty(code[pos + 1]!)) return false;
         return true;
       });
@@ -235,9 +236,9 @@ function matchesBelow(
   numberOf: Int32Array,
   nullable: Nullable,
 ): { into: number[]; maxDrop: number } | undefined {
-  const { code, alts } = program;
-  const a = alts[rule]!;
-  const b = alts[below]!;
+  const { code } = program;
+  const a = alternativesOf(program, rule);
+  const b = alternativesOf(program, below);
   if (a.length !== b.length) return undefined;
   const count = numberOf[rule]!;
   const into: number[] = [];

@@ -6,7 +6,7 @@
 // a fresh pool to new matchers.
 
 import { countedFamilies, type CountedFamilies } from "./count-shift.js";
-import { classMatches, classMeets, EL, type Program } from "./gbnf-program.js";
+import { alternativesOf, classMatches, classMeets, EL, type Program } from "./gbnf-program.js";
 import type { NextTokens } from "./matcher.js";
 import { FrameTable } from "./frame-table.js";
 import { IntArena } from "./int-arena.js";
@@ -130,7 +130,7 @@ export class StackPool {
     if (program.code.length / 2 >= POS_BITS) throw new EngineLimitError("the grammar is too large for the engine");
     this.held = programBytes(program);
     this.beginStep();
-    for (const alt of program.alts[program.root]!) this.expand(alt, -1);
+    for (const alt of alternativesOf(program, program.root)) this.expand(alt, -1);
     this.root = this.stateOf();
   }
 
@@ -518,7 +518,7 @@ export class StackPool {
 
   /** Add the terminal-topped stacks reachable from element `pos` over frame `next` to the step's reached tops. */
   private expand(pos: number, next: number, depth = 0): void {
-    const { code, alts } = this.program;
+    const { code, altStarts, ruleAlts } = this.program;
     if (depth > MAX_DEPTH) throw new EngineLimitError("the grammar nests rules too deep without reading a character (left recursion?)");
     for (;;) {
       if (++this.expansions > POOL_LIMITS.expansionsPerStep) throw new EngineLimitError("the grammar needs too much work for one step (left recursion or a runaway ambiguity)");
@@ -538,8 +538,8 @@ export class StackPool {
         const key = (cont + 1) * RULE_SPAN + code[pos + 1]!;
         if (!this.expanded.add(key)) return;
         // Indexed, not `for…of`: a recursive call is not inlined, so its iterator was allocated every time.
-        const starts = alts[code[pos + 1]!]!;
-        for (let k = 0; k < starts.length; k++) this.expand(starts[k]!, cont, depth + 1);
+        const rule = code[pos + 1]!;
+        for (let k = ruleAlts[rule]!, end = ruleAlts[rule + 1]!; k < end; k++) this.expand(altStarts[k]!, cont, depth + 1);
         return;
       }
       this.reached.add(this.frame(pos, next));
@@ -610,10 +610,9 @@ function sortInto(items: Int32Array, size: number, out: Int32Array): void {
   }
 }
 
-/** What a compiled program weighs: its code, one small typed-array view per rule, and its classes. */
+/** What a compiled program weighs: its code, its rule table, its rule names' array, and its classes. */
 export function programBytes(p: Program): number {
-  let bytes = p.code.byteLength + 64;
-  for (const a of p.alts) bytes += a.byteLength + 120;
+  let bytes = p.code.byteLength + p.altStarts.byteLength + p.ruleAlts.byteLength + 8 * p.ruleNames.length + 192;
   for (const c of p.classes) bytes += c.ranges.byteLength + 240;
   return bytes;
 }

@@ -5,7 +5,7 @@
 import { expect, test } from "vitest";
 import { compileToolGrammar } from "../../../src/grammar/index.js";
 import { countedFamilies } from "../../../src/engine/count-shift.js";
-import { compileGbnf, EL, type Program } from "../../../src/engine/gbnf-program.js";
+import { alternativesOf, compileGbnf, EL, type Program } from "../../../src/engine/gbnf-program.js";
 import { normalizeTools } from "../../../src/tools/index.js";
 
 const rule = (p: Program, name: string) => p.ruleNames.indexOf(name);
@@ -38,10 +38,10 @@ test("a bounded string's rules are counted families: each member read as the one
   if (!s.ok) throw new Error(s.error.message);
   expect(countedFamilies(compileGbnf(s.value.gbnf), 132)).toBeUndefined();
   // An element deep in jb300 is the same element 100 counts lower.
-  const at = p.alts[rule(p, "jb300")]![5]!;
+  const at = alternativesOf(p, rule(p, "jb300"))[5]!;
   const lower = f.shiftDown(at, 100);
   expect(f.ruleAt(lower)).toBe(rule(p, "jb200"));
-  expect(lower - p.alts[rule(p, "jb200")]![5]!).toBe(0);
+  expect(lower - alternativesOf(p, rule(p, "jb200"))[5]!).toBe(0);
   expect([p.code[lower], p.code[lower + 1]]).toEqual([p.code[at], p.code[at + 1]]);
   expect(p.code[at]).toBe(EL.cls);
 });
