@@ -34,8 +34,13 @@ function rememberingTokenizer(tokenize: (text: string) => number[]): (text: stri
 }
 
 export class EngineVocab {
-  /** Token id → its code points; undefined for special tokens and tokens that are not whole UTF-8. */
-  private readonly cps: (Int32Array | undefined)[];
+  /**
+   * Every text token's code points end to end: token t's are `cpData[cpFrom[t] .. cpFrom[t + 1])`, none for special
+   * tokens and tokens that are not whole UTF-8. One buffer, not one array per token: 150,000 small arrays were 33 MB
+   * of the heap (per EngineVocab) that every collection marked.
+   */
+  private readonly cpData: Int32Array;
+  private readonly cpFrom: Int32Array;
   private readonly special: Uint8Array;
   readonly eogTokens: readonly number[];
   /**
@@ -76,17 +81,22 @@ export class EngineVocab {
     for (const t of tables.eogTokens) if (t < n) this.special[t] = 1;
     const partial = new Uint8Array(n);
     for (const t of tables.partialUtf8Tokens) partial[t] = 1;
-    this.cps = new Array<Int32Array | undefined>(n);
+    const isText = (t: number) => !this.special[t] && !partial[t] && !!tables.texts[t];
+    this.cpFrom = new Int32Array(n + 1);
     for (let t = 0; t < n; t++) {
-      const text = tables.texts[t];
-      if (this.special[t] || partial[t] || !text) continue;
-      const list: number[] = [];
-      for (const ch of text) list.push(ch.codePointAt(0)!);
-      this.cps[t] = Int32Array.from(list);
+      let count = 0;
+      if (isText(t)) for (const _ of tables.texts[t]!) count++;
+      this.cpFrom[t + 1] = this.cpFrom[t]! + count;
+    }
+    this.cpData = new Int32Array(this.cpFrom[n]!);
+    for (let t = 0; t < n; t++) {
+      if (!isText(t)) continue;
+      let at = this.cpFrom[t]!;
+      for (const ch of tables.texts[t]!) this.cpData[at++] = ch.codePointAt(0)!;
     }
     this.eogTokens = tables.eogTokens;
     let longest = 0;
-    for (let t = 0; t < n; t++) longest = Math.max(longest, trie.bytesOf(t)?.length ?? 0);
+    for (let t = 0; t < n; t++) longest = Math.max(longest, trie.byteLengthOf(t));
     this.horizon = longest + 4;
     const strict = new TextDecoder("utf-8", { fatal: true });
     const isCut = (bytes: Uint8Array) => {
@@ -119,7 +129,7 @@ export class EngineVocab {
     if (this.index) return this.index;
     this.index = buildTextIndex({
       vocabSize: this.tables.vocabSize,
-      codePoints: (t) => this.cps[t],
+      codePoints: (t) => this.codePoints(t),
       bytes: (t) => this.trie.bytesOf(t),
       isSpecial: (t) => this.special[t] === 1,
       cutStarting: [...this.startingTokens.values()].flatMap((group) => [...group]),
@@ -151,9 +161,16 @@ export class EngineVocab {
     return this.trie.bytesOf(token);
   }
 
-  /** The code points of a text token, or undefined (special, partial UTF-8, or empty). */
+  /** The code points of a text token (a view of the shared buffer), or undefined (special, partial UTF-8, or empty). */
   codePoints(token: number): Int32Array | undefined {
-    return this.cps[token];
+    const start = this.cpFrom[token]!;
+    const end = this.cpFrom[token + 1]!;
+    return start === end ? undefined : this.cpData.subarray(start, end);
+  }
+
+  /** Whether a token is text: whole UTF-8, not special, not empty (codePoints answers, without making a view). */
+  isText(token: number): boolean {
+    return this.cpFrom[token + 1]! > this.cpFrom[token]!;
   }
 
   isSpecial(token: number): boolean {

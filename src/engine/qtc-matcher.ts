@@ -112,8 +112,7 @@ export class QtcMatcher implements Matcher {
     const free = TEXT_PROBES.every((cp) => this.pool.step(at, cp) !== DEAD) ? textMask(this.pool, this.vocab, at, specials) : undefined;
     if (free) return free;
     const tokens = specials.slice();
-    // The trie holds tokens whose bytes spell text the matcher never takes (a padding token's `[PAD151669]`).
-    for (const t of allowedTextTokens(this.pool, this.vocab.trie, at)) if (this.vocab.codePoints(t) !== undefined) tokens.push(t);
+    for (const t of allowedTextTokens(this.pool, this.vocab, at)) tokens.push(t);
     for (const t of this.partialTokensAt(at)) tokens.push(t);
     return maskOf(tokens, this.vocab.tables.vocabSize);
   }
@@ -273,12 +272,12 @@ export class QtcMatcher implements Matcher {
   private move(token: number): Position | undefined {
     const special = this.vocab.isSpecial(token);
     // Whole characters step by code point (cached per state); a token cut inside one, or one after it, by bytes.
-    if (!this.partial && (special || this.vocab.codePoints(token))) {
+    if (!this.partial && (special || this.vocab.isText(token))) {
       const at = this.after(this.at, token);
       return at === DEAD ? undefined : { at, partial: undefined };
     }
     // A text token with U+FFFD in it is neither (its cps are withheld): refused, as a broken sequence would be.
-    if (special || !(this.vocab.isCut(token) || this.vocab.codePoints(token))) return undefined;
+    if (special || !(this.vocab.isCut(token) || this.vocab.isText(token))) return undefined;
     return stepBytes(this.pool, this.position(), this.vocab.bytes(token)!);
   }
 

@@ -12,9 +12,8 @@
 import type { NextTokens } from "./matcher.js";
 import { DEAD, type StackPool, type StateId } from "./stack-pool.js";
 import { clearBit, setBit, wordsFor } from "./token-bits.js";
-import { allowedTextTokens } from "./token-mask.js";
+import { allowedTextTokens, type WalkVocab } from "./token-mask.js";
 import { stepBytes } from "./utf8-steps.js";
-import type { VocabTrie } from "./vocab-trie.js";
 
 /** The character whose successor is the plain one where several tie (every free-text state takes it). */
 const PLAIN_PROBE = 0x61;
@@ -528,9 +527,8 @@ function refusedAfterEveryHead(pool: StackPool, group: TailGroup, chain: Chain, 
 }
 
 /** What textMask reads of the vocabulary beside its index. */
-export interface TextMaskVocab {
+export interface TextMaskVocab extends WalkVocab {
   readonly textIndex: TextIndex;
-  readonly trie: VocabTrie;
   codePoints(token: number): Int32Array | undefined;
   bytes(token: number): Uint8Array | undefined;
 }
@@ -605,11 +603,11 @@ export function textMask(pool: StackPool, vocab: TextMaskVocab, at: StateId, spe
     // Walked on the trie under that character (thousands of tokens begin with a `t`; a walk shares their prefixes),
     // the cut ones (not in the trie's answer) one by one.
     for (const t of index.starting[slot]!) {
-      if (vocab.codePoints(t)) count -= clearBit(bits, t);
+      if (vocab.isText(t)) count -= clearBit(bits, t);
       else judge(t);
     }
     const under = slot === NON_ASCII ? (b: number) => b >= 0x80 : (b: number) => b === slot;
-    for (const t of allowedTextTokens(pool, vocab.trie, at, under)) if (vocab.codePoints(t) !== undefined) count += setBit(bits, t);
+    for (const t of allowedTextTokens(pool, vocab, at, under)) count += setBit(bits, t);
   }
   for (const t of specials) count += setBit(bits, t);
   return { kind: "bits", allowed: bits, count, vocabSize: index.vocabSize };

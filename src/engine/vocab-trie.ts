@@ -27,7 +27,12 @@ export interface FlatTrie {
 export class VocabTrie {
   /** Token ids sorted by their bytes. */
   private readonly order: Int32Array;
-  private readonly bytes: (Uint8Array | undefined)[];
+  /**
+   * Every token's bytes end to end, by id: token t's are `data[from[t] .. from[t + 1])` (none: special or empty).
+   * One buffer, not one array per token: 150,000 small arrays were 30 MB of the heap every collection marked.
+   */
+  private readonly data: Uint8Array;
+  private readonly from: Int32Array;
   private built: FlatTrie | undefined;
   /** Nodes the allowed-token walks have visited so far (what a test bounds a walk by). */
   visits = 0;
@@ -40,24 +45,33 @@ export class VocabTrie {
     const vocabSize = vocab.bytes.length;
     const special = new Set(vocab.special);
     const skip = new Set(excluded);
-    this.bytes = new Array<Uint8Array | undefined>(vocabSize);
+    const kept = (t: number) => !special.has(t) && vocab.bytes[t]!.length > 0;
+    this.from = new Int32Array(vocabSize + 1);
+    for (let t = 0; t < vocabSize; t++) this.from[t + 1] = this.from[t]! + (kept(t) ? vocab.bytes[t]!.length : 0);
+    this.data = new Uint8Array(this.from[vocabSize]!);
     const ids: number[] = [];
     for (let t = 0; t < vocabSize; t++) {
-      const b = vocab.bytes[t]!;
-      if (special.has(t) || b.length === 0) continue;
+      if (!kept(t)) continue;
       // An excluded token keeps its bytes (bytesOf: the matcher steps partial UTF-8 byte by byte) but no place in the trie.
-      this.bytes[t] = b;
+      this.data.set(vocab.bytes[t]!, this.from[t]!);
       if (!skip.has(t)) ids.push(t);
     }
     // One char per byte: comparing these strings is byte order, and faster than comparing the byte arrays.
-    const keys = this.bytes.map((b) => (b ? String.fromCharCode(...b) : ""));
+    const keys = vocab.bytes.map((b, t) => (kept(t) ? String.fromCharCode(...b) : ""));
     ids.sort((x, y) => (keys[x]! < keys[y]! ? -1 : keys[x]! > keys[y]! ? 1 : 0));
     this.order = Int32Array.from(ids);
   }
 
-  /** A token's bytes (excluded tokens too); undefined for special and empty tokens. */
+  /** A token's bytes (excluded tokens too), a view of the shared buffer; undefined for special and empty tokens. */
   bytesOf(token: number): Uint8Array | undefined {
-    return this.bytes[token];
+    const start = this.from[token]!;
+    const end = this.from[token + 1]!;
+    return start === end ? undefined : this.data.subarray(start, end);
+  }
+
+  /** A token's length in bytes (0: special or empty). */
+  byteLengthOf(token: number): number {
+    return this.from[token + 1]! - this.from[token]!;
   }
 
   /**
@@ -70,12 +84,12 @@ export class VocabTrie {
   }
 
   private build(): FlatTrie {
-    const { order, bytes } = this;
-    // The tokens' bytes in trie order, end to end (one array to scan, not one object per token).
+    const { order } = this;
+    // The tokens' bytes in trie order, end to end (one array to scan in the order the nodes are made).
     const from = new Int32Array(order.length + 1);
-    for (let j = 0; j < order.length; j++) from[j + 1] = from[j]! + bytes[order[j]!]!.length;
+    for (let j = 0; j < order.length; j++) from[j + 1] = from[j]! + this.byteLengthOf(order[j]!);
     const all = new Uint8Array(from[order.length]!);
-    for (let j = 0; j < order.length; j++) all.set(bytes[order[j]!]!, from[j]!);
+    for (let j = 0; j < order.length; j++) all.set(this.bytesOf(order[j]!)!, from[j]!);
     // At most one node per byte of the tokens, and the root.
     const bound = all.length + 1;
     const lo = new Int32Array(bound);
