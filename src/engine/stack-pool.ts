@@ -381,36 +381,40 @@ export class StackPool {
    */
   eachRun(state: StateId, lo: number, hi: number, visit: (from: number, to: number, target: StateId) => void): void {
     if (state === DEAD) return visit(lo, hi, DEAD);
-    // The bounds are never rewritten, so a copy of the arena outgrown by the steps below still reads right.
+    this.eachInterval(state, lo, hi, (from, to, rep) => visit(from, to, rep === undefined ? DEAD : this.step(state, rep)));
+  }
+
+  /**
+   * The one state every code point of [lo, hi] leads to (surrogates aside: no UTF-8 spells them), or undefined
+   * where they part: one step per interval the range overlaps, until two part.
+   */
+  targetOver(state: StateId, lo: number, hi: number): StateId | undefined {
+    if (state === DEAD) return DEAD;
+    let target: StateId | undefined;
+    let parted = false;
+    this.eachInterval(state, lo, hi, (_from, _to, rep) => {
+      if (rep === undefined) return true;
+      const next = this.step(state, rep);
+      parted = target !== undefined && next !== target;
+      target = next;
+      return !parted;
+    });
+    return parted ? undefined : target;
+  }
+
+  /**
+   * The intervals of a state's cuts that [lo, hi] overlaps, clipped to it, each with a code point standing for it
+   * (undefined: surrogates only); stops where `visit` answers false.
+   */
+  private eachInterval(state: StateId, lo: number, hi: number, visit: (from: number, to: number, rep: number | undefined) => boolean | void): void {
+    // The bounds are never rewritten, so a copy of the arena outgrown by the steps the visits take still reads right.
     const { d, c } = this.cutsOf(state);
     for (let i = interval(d, c, lo); i <= d[c]!; i++) {
       const start = Math.max(lo, intervalStart(d, c, i));
       if (start > hi) break;
       const end = Math.min(hi, intervalEnd(d, c, i));
-      const rep = representative(start, end);
-      visit(start, end, rep === undefined ? DEAD : this.step(state, rep));
+      if (visit(start, end, representative(start, end)) === false) return;
     }
-  }
-
-  /**
-   * The one state every code point of [lo, hi] leads to (surrogates aside: no UTF-8 spells them), or undefined
-   * where they part: one step per interval the range overlaps.
-   */
-  targetOver(state: StateId, lo: number, hi: number): StateId | undefined {
-    if (state === DEAD) return DEAD;
-    // The bounds are never rewritten, so a copy of the arena outgrown by the steps below still reads right.
-    const { d, c } = this.cutsOf(state);
-    let target: StateId | undefined;
-    for (let i = interval(d, c, lo); i <= d[c]!; i++) {
-      const start = Math.max(lo, intervalStart(d, c, i));
-      if (start > hi) break;
-      const rep = representative(start, Math.min(hi, intervalEnd(d, c, i)));
-      if (rep === undefined) continue;
-      const next = this.step(state, rep);
-      if (target !== undefined && next !== target) return undefined;
-      target = next;
-    }
-    return target;
   }
 
   /** Whether some code point in [lo, hi] could come next (a partial UTF-8 prefix's range). */
