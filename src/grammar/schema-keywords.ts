@@ -142,7 +142,8 @@ export function resolveRef(root: unknown, ref: string, at: string): { schema: un
   for (const raw of ref.slice(2).split("/")) {
     const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
     if (Array.isArray(node) && /^\d+$/.test(key)) node = node[Number(key)];
-    else if (isObject(node) && key in node) node = node[key];
+    // Own members only: `#/constructor` or `#/__proto__` names nothing in the document, not Object.prototype's.
+    else if (isObject(node) && Object.hasOwn(node, key)) node = node[key];
     else return invalid(pointer(at, "$ref"), `$ref "${ref}" points at nothing`);
   }
   return { schema: node, path: ref.slice(1) };

@@ -61,7 +61,8 @@ export function uniquePlan(root: Node): UniquePlan | undefined {
     const literals = n.k === "array" && n.unique && n.prefix.length === 0 && each?.k === "literal" ? each.values.map(canonicalJson) : undefined;
     if (n.k === "array") raw.push({ unique: n.unique === true, ...(literals ? { literals } : {}), prefix: n.prefix.map(alts), items: alts(n.items) });
     else {
-      const props: Record<string, number[]> = {};
+      // No prototype: a schema may list a member named `__proto__`.
+      const props = Object.create(null) as Record<string, number[]>;
       for (const p of n.props) if (!p.never) props[p.name] = alts(p.node);
       raw.push({ unique: false, props, other: [...alts(n.extra), ...(n.patternKeys ?? []).flatMap((m) => alts(m.value))] });
     }
@@ -116,11 +117,15 @@ function leading(raw: readonly RawShape[]): Set<number> {
   return leads;
 }
 
-/** The shapes of a member's value, by its key (a listed member, else any other member). */
+/**
+ * The shapes of a member's value, by its key (a listed member, else any other member). The key is the model's text:
+ * it is looked for among the listed members only (`constructor` is no listed member unless the schema lists it).
+ */
 export function shapesAtKey(plan: UniquePlan, shapes: readonly number[], key: string): number[] {
   return shapes.flatMap((s) => {
     const shape = plan.shapes[s]!;
-    return shape.props?.[key] ?? shape.other ?? [];
+    const listed = shape.props && Object.hasOwn(shape.props, key) ? shape.props[key] : undefined;
+    return listed ?? shape.other ?? [];
   });
 }
 
