@@ -46,13 +46,27 @@ interface Look {
   memo: Map<string, boolean>;
 }
 
+/**
+ * Item keys by text, remembered: a look-ahead completes the same few items again and again. Bounded: short texts
+ * only, and cleared when full.
+ */
+const itemKeys = new Map<string, string>();
+const ITEM_KEYS = 4096;
+const ITEM_KEY_CHARS = 256;
+
 /** An item's text to a key equal for equal JSON values (`1` and `1.0`, key order ignored); the text where it does not parse. */
 export function itemKey(text: string): string {
+  let key = itemKeys.get(text);
+  if (key !== undefined) return key;
   try {
-    return valueKey(JSON.parse(text));
+    key = valueKey(JSON.parse(text));
   } catch {
-    return `text:${text}`;
+    key = `text:${text}`;
   }
+  if (text.length > ITEM_KEY_CHARS) return key;
+  if (itemKeys.size >= ITEM_KEYS) itemKeys.clear();
+  itemKeys.set(text, key);
+  return key;
 }
 
 /**

@@ -176,9 +176,26 @@ interface Frame {
   call?: { name?: string };
 }
 
-/** A frame for a copy of the guard: key and item sets are replaced, never changed, so they are shared (look-aheads copy often). */
+/**
+ * A frame for a copy of the guard: key and item sets are replaced, never changed, so they are shared (look-aheads copy
+ * often). Written out field by field, every frame one shape: spreading them was the largest self time under the
+ * uniqueItems closing's look-aheads (12 of 80 ms).
+ */
 function copyFrame(f: Frame): Frame {
-  return { ...f, ...(f.items ? { items: { ...f.items } } : {}), ...(f.call ? { call: { ...f.call } } : {}) };
+  return newFrame(f.keys, f.expectKey, f.index, f.key, f.plan, f.shapes, f.items && { ...f.items }, f.call && { ...f.call });
+}
+
+function newFrame(
+  keys: ReadonlySet<string> | undefined,
+  expectKey: boolean,
+  index: number,
+  key?: string,
+  plan?: UniquePlan,
+  shapes?: readonly number[],
+  items?: Items,
+  call?: { name?: string },
+): Frame {
+  return { keys, expectKey, key, index, plan, shapes, items, call };
 }
 
 /**
@@ -448,7 +465,7 @@ export class KeyGuard implements KeyTracker {
 
   /** The frame of a value that opens here: its place in the plan, and its items where they must be distinct. */
   private child(object: boolean): Frame {
-    const frame: Frame = { keys: object ? new Set() : undefined, expectKey: object, index: 0 };
+    const frame = newFrame(object ? new Set() : undefined, object, 0);
     const at = this.placeOfChild();
     if (!at && this.stack.length === 0 && object && this.unique?.kind === "call") frame.call = {};
     if (at && at.shapes.length > 0) {
