@@ -6,7 +6,7 @@
 // as the same position at a fixed lower count does (StackPool.canonical). Rules are matched by name and checked
 // element by element, so a name that merely ends in a number is never trusted.
 
-import { alternativesOf, EL, ruleCount, type Program } from "./gbnf-program.js";
+import { alternativesOf, EL, firstAlternative, ruleCount, type Program } from "./gbnf-program.js";
 
 /** Rules named `<prefix><n>`: the prefix and n. */
 const NUMBERED = /^(.*?)(\d+)$/;
@@ -134,7 +134,7 @@ export function countedFamilies(program: Program, horizon: number): CountedFamil
       const rule = ruleAtElement[pos >> 1]!;
       const lower = families[familyOf[rule]!]!.members[numberOf[rule]! - k]!;
       // Uniform members are laid out alike, alternative by alternative: the same offset from the rule's first one.
-      return program.altStarts[program.ruleAlts[lower]!]! + (pos - program.altStarts[program.ruleAlts[rule]!]!);
+      return firstAlternative(program, lower) + (pos - firstAlternative(program, rule));
     },
   };
 }

@@ -2,6 +2,7 @@
 // (text tokens that are whole UTF-8), which tokens are special (added tokens, end of generation), the byte trie
 // the mask walk descends, and the engine's per-model cache of compiled grammars (pool-cache.ts: bounded by bytes).
 
+import { PackedLists } from "./packed-lists.js";
 import { ENGINE_GRAMMAR_CACHE, PoolCache, type PoolCacheReport } from "./pool-cache.js";
 import type { StackPool } from "./stack-pool.js";
 import { buildTextIndex, warmTextMasks, type TextIndex } from "./text-mask.js";
@@ -34,13 +35,8 @@ function rememberingTokenizer(tokenize: (text: string) => number[]): (text: stri
 }
 
 export class EngineVocab {
-  /**
-   * Every text token's code points end to end: token t's are `cpData[cpFrom[t] .. cpFrom[t + 1])`, none for special
-   * tokens and tokens that are not whole UTF-8. One buffer, not one array per token: 150,000 small arrays were 33 MB
-   * of the heap (per EngineVocab) that every collection marked.
-   */
-  private readonly cpData: Int32Array;
-  private readonly cpFrom: Int32Array;
+  /** Each text token's code points; none for special tokens and tokens that are not whole UTF-8. */
+  private readonly chars: PackedLists<Int32Array>;
   private readonly special: Uint8Array;
   readonly eogTokens: readonly number[];
   /**
@@ -82,18 +78,15 @@ export class EngineVocab {
     const partial = new Uint8Array(n);
     for (const t of tables.partialUtf8Tokens) partial[t] = 1;
     const isText = (t: number) => !this.special[t] && !partial[t] && !!tables.texts[t];
-    this.cpFrom = new Int32Array(n + 1);
-    for (let t = 0; t < n; t++) {
-      let count = 0;
-      if (isText(t)) for (const _ of tables.texts[t]!) count++;
-      this.cpFrom[t + 1] = this.cpFrom[t]! + count;
-    }
-    this.cpData = new Int32Array(this.cpFrom[n]!);
-    for (let t = 0; t < n; t++) {
-      if (!isText(t)) continue;
-      let at = this.cpFrom[t]!;
-      for (const ch of tables.texts[t]!) this.cpData[at++] = ch.codePointAt(0)!;
-    }
+    const textOf = (t: number) => (isText(t) ? tables.texts[t]! : "");
+    this.chars = PackedLists.pack(
+      Int32Array,
+      n,
+      (t) => [...textOf(t)].length,
+      (t, data, at) => {
+        for (const ch of textOf(t)) data[at++] = ch.codePointAt(0)!;
+      },
+    );
     this.eogTokens = tables.eogTokens;
     let longest = 0;
     for (let t = 0; t < n; t++) longest = Math.max(longest, trie.byteLengthOf(t));
@@ -163,14 +156,12 @@ export class EngineVocab {
 
   /** The code points of a text token (a view of the shared buffer), or undefined (special, partial UTF-8, or empty). */
   codePoints(token: number): Int32Array | undefined {
-    const start = this.cpFrom[token]!;
-    const end = this.cpFrom[token + 1]!;
-    return start === end ? undefined : this.cpData.subarray(start, end);
+    return this.chars.list(token);
   }
 
   /** Whether a token is text: whole UTF-8, not special, not empty (codePoints answers, without making a view). */
   isText(token: number): boolean {
-    return this.cpFrom[token + 1]! > this.cpFrom[token]!;
+    return this.chars.lengthOf(token) > 0;
   }
 
   isSpecial(token: number): boolean {

@@ -40,6 +40,9 @@ export const ruleCount = (p: Program): number => p.ruleAlts.length - 1;
 /** A rule's alternatives' start offsets (a view: for code off the hot path). */
 export const alternativesOf = (p: Program, rule: number): Int32Array => p.altStarts.subarray(p.ruleAlts[rule]!, p.ruleAlts[rule + 1]!);
 
+/** Where a rule's first alternative starts in `code`. */
+export const firstAlternative = (p: Program, rule: number): number => p.altStarts[p.ruleAlts[rule]!]!;
+
 /** An element before flattening, packed: argument × 4 + kind (EL). */
 type Item = number;
 type Seq = Item[];

@@ -6,7 +6,7 @@ export { allows, bannedTokens, listedTokens } from "./matcher.js";
 export { createQtcMatcher, QtcMatcher } from "./qtc-matcher.js";
 export { EngineVocab, ENGINE_GRAMMAR_CACHE } from "./engine-vocab.js";
 export type { PoolCacheReport } from "./pool-cache.js";
-export { sortAdded, type AddedToken, type TokenTables } from "./token-tables.js";
+export { notWholeText, sortAdded, type AddedToken, type TokenTables } from "./token-tables.js";
 export { VocabTrie, type VocabBytes } from "./vocab-trie.js";
 export { grammarSpecialTokens, planTokens, type ForcedPiece, type ForcedRun, type JumpForwardPlan } from "./jump-forward.js";
 export { judgeTextWithGbnf, TEXT_JUDGE_LIMITS, type TextVerdict } from "./text-judge.js";

@@ -112,7 +112,7 @@ export class QtcMatcher implements Matcher {
     const free = TEXT_PROBES.every((cp) => this.pool.step(at, cp) !== DEAD) ? textMask(this.pool, this.vocab, at, specials) : undefined;
     if (free) return free;
     const tokens = specials.slice();
-    for (const t of allowedTextTokens(this.pool, this.vocab, at)) tokens.push(t);
+    for (const t of allowedTextTokens(this.pool, this.vocab.trie, at)) tokens.push(t);
     for (const t of this.partialTokensAt(at)) tokens.push(t);
     return maskOf(tokens, this.vocab.tables.vocabSize);
   }

@@ -12,8 +12,9 @@
 import type { NextTokens } from "./matcher.js";
 import { DEAD, type StackPool, type StateId } from "./stack-pool.js";
 import { clearBit, setBit, wordsFor } from "./token-bits.js";
-import { allowedTextTokens, type WalkVocab } from "./token-mask.js";
+import { allowedTextTokens } from "./token-mask.js";
 import { stepBytes } from "./utf8-steps.js";
+import type { VocabTrie } from "./vocab-trie.js";
 
 /** The character whose successor is the plain one where several tie (every free-text state takes it). */
 const PLAIN_PROBE = 0x61;
@@ -527,8 +528,11 @@ function refusedAfterEveryHead(pool: StackPool, group: TailGroup, chain: Chain, 
 }
 
 /** What textMask reads of the vocabulary beside its index. */
-export interface TextMaskVocab extends WalkVocab {
+export interface TextMaskVocab {
   readonly textIndex: TextIndex;
+  readonly trie: VocabTrie;
+  /** Whether a token is whole text (not special, not cut, not empty). */
+  isText(token: number): boolean;
   codePoints(token: number): Int32Array | undefined;
   bytes(token: number): Uint8Array | undefined;
 }
@@ -611,7 +615,7 @@ export function textMask(pool: StackPool, vocab: TextMaskVocab, at: StateId, spe
       else judge(t);
     }
     const under = slot === NON_ASCII ? (b: number) => b >= 0x80 : (b: number) => b === slot;
-    for (const t of allowedTextTokens(pool, vocab, at, under)) count += setBit(bits, t);
+    for (const t of allowedTextTokens(pool, vocab.trie, at, under)) count += setBit(bits, t);
   }
   for (const t of specials) count += setBit(bits, t);
   return { kind: "bits", allowed: bits, count, vocabSize: index.vocabSize };

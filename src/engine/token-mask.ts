@@ -6,26 +6,18 @@
 import { DEAD, type StackPool, type StateId } from "./stack-pool.js";
 import type { VocabTrie } from "./vocab-trie.js";
 
-/** What the walk reads of a vocabulary: its trie, and which tokens are text the matcher takes. */
-export interface WalkVocab {
-  readonly trie: VocabTrie;
-  /** The trie also holds tokens whose bytes spell text the matcher never takes (a padding token's `[PAD151669]`). */
-  isText(token: number): boolean;
-}
-
 /**
- * Tokens of the trie `state` allows next (whole UTF-8 text tokens only; special and cut tokens are the caller's); only
- * those whose first byte `firstByte` takes, where given.
+ * Tokens of the trie `state` allows next (the trie holds whole text tokens only: special and cut tokens are the
+ * caller's); only those whose first byte `firstByte` takes, where given.
  */
-export function allowedTextTokens(pool: StackPool, vocab: WalkVocab, state: StateId, firstByte?: (b: number) => boolean): Int32Array {
-  const { trie } = vocab;
+export function allowedTextTokens(pool: StackPool, trie: VocabTrie, state: StateId, firstByte?: (b: number) => boolean): Int32Array {
   const { order, lo, ends, firstChild, childCount, byte } = trie.flat;
   const allowed: number[] = [];
   let visits = 0;
   // cp: the code point being decoded (its bits so far); need: continuation bytes still to come.
   const walk = (node: number, at: StateId, cp: number, need: number): void => {
     visits++;
-    if (need === 0) for (let k = lo[node]!, end = k + ends[node]!; k < end; k++) if (vocab.isText(order[k]!)) allowed.push(order[k]!);
+    if (need === 0) for (let k = lo[node]!, end = k + ends[node]!; k < end; k++) allowed.push(order[k]!);
     for (let child = firstChild[node]!, last = child + childCount[node]!; child < last; child++) {
       const b = byte[child]!;
       if (node === 0 && firstByte && !firstByte(b)) continue;

@@ -36,3 +36,16 @@ export interface TokenTables {
 export function sortAdded(tokens: readonly AddedToken[]): AddedToken[] {
   return tokens.filter((t) => t.text !== "").sort((a, b) => b.text.length - a.text.length || a.token - b.token);
 }
+
+/**
+ * Tokens the engine never takes as whole text, which its byte trie leaves out: the ones that cut a character (the
+ * matcher steps them byte by byte), end-of-generation tokens, and tokens with bytes but no text (a padding token's
+ * bytes spell `[PAD151669]`, its text is empty). The trie's walk then answers text tokens only.
+ */
+export function notWholeText(tables: TokenTables): number[] {
+  const out = new Set([...tables.partialUtf8Tokens, ...tables.eogTokens]);
+  tables.texts.forEach((text, t) => {
+    if (!text) out.add(t);
+  });
+  return [...out];
+}

@@ -2,6 +2,8 @@
 // order), built once per model from plain data (each token's bytes, which tokens are special). The allowed-token
 // walk descends it alongside a grammar state.
 
+import { PackedLists } from "./packed-lists.js";
+
 /** A vocabulary's tokens as plain data (src/model/vocabulary.ts reads it out of a loaded model). */
 export interface VocabBytes {
   /** The bytes each token stands for, by id; the array's length is the vocabulary size. */
@@ -27,12 +29,8 @@ export interface FlatTrie {
 export class VocabTrie {
   /** Token ids sorted by their bytes. */
   private readonly order: Int32Array;
-  /**
-   * Every token's bytes end to end, by id: token t's are `data[from[t] .. from[t + 1])` (none: special or empty).
-   * One buffer, not one array per token: 150,000 small arrays were 30 MB of the heap every collection marked.
-   */
-  private readonly data: Uint8Array;
-  private readonly from: Int32Array;
+  /** Every token's bytes by id (none: special or empty). */
+  private readonly bytes: PackedLists<Uint8Array>;
   private built: FlatTrie | undefined;
   /** Nodes the allowed-token walks have visited so far (what a test bounds a walk by). */
   visits = 0;
@@ -46,16 +44,15 @@ export class VocabTrie {
     const special = new Set(vocab.special);
     const skip = new Set(excluded);
     const kept = (t: number) => !special.has(t) && vocab.bytes[t]!.length > 0;
-    this.from = new Int32Array(vocabSize + 1);
-    for (let t = 0; t < vocabSize; t++) this.from[t + 1] = this.from[t]! + (kept(t) ? vocab.bytes[t]!.length : 0);
-    this.data = new Uint8Array(this.from[vocabSize]!);
+    // An excluded token keeps its bytes (bytesOf: the matcher steps partial UTF-8 byte by byte) but no place in the trie.
+    this.bytes = PackedLists.pack(
+      Uint8Array,
+      vocabSize,
+      (t) => (kept(t) ? vocab.bytes[t]!.length : 0),
+      (t, data, at) => data.set(vocab.bytes[t]!, at),
+    );
     const ids: number[] = [];
-    for (let t = 0; t < vocabSize; t++) {
-      if (!kept(t)) continue;
-      // An excluded token keeps its bytes (bytesOf: the matcher steps partial UTF-8 byte by byte) but no place in the trie.
-      this.data.set(vocab.bytes[t]!, this.from[t]!);
-      if (!skip.has(t)) ids.push(t);
-    }
+    for (let t = 0; t < vocabSize; t++) if (kept(t) && !skip.has(t)) ids.push(t);
     // One char per byte: comparing these strings is byte order, and faster than comparing the byte arrays.
     const keys = vocab.bytes.map((b, t) => (kept(t) ? String.fromCharCode(...b) : ""));
     ids.sort((x, y) => (keys[x]! < keys[y]! ? -1 : keys[x]! > keys[y]! ? 1 : 0));
@@ -64,14 +61,12 @@ export class VocabTrie {
 
   /** A token's bytes (excluded tokens too), a view of the shared buffer; undefined for special and empty tokens. */
   bytesOf(token: number): Uint8Array | undefined {
-    const start = this.from[token]!;
-    const end = this.from[token + 1]!;
-    return start === end ? undefined : this.data.subarray(start, end);
+    return this.bytes.list(token);
   }
 
   /** A token's length in bytes (0: special or empty). */
   byteLengthOf(token: number): number {
-    return this.from[token + 1]! - this.from[token]!;
+    return this.bytes.lengthOf(token);
   }
 
   /**

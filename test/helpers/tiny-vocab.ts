@@ -6,8 +6,7 @@ import { createLlama } from "../../src/model/index.js";
 import { EngineVocab } from "../../src/engine/engine-vocab.js";
 import { tokenizeAsText } from "../../src/model/prompt-tokens.js";
 import type { TokenTables } from "../../src/engine/token-tables.js";
-import { computeTokenTables, readTokenBytes } from "../../src/model/vocabulary.js";
-import { VocabTrie } from "../../src/engine/vocab-trie.js";
+import { computeTokenTables, readTrie } from "../../src/model/vocabulary.js";
 import { tinyModelPath } from "./models.js";
 
 export interface TinyVocab {
@@ -25,7 +24,7 @@ export function useTinyVocab(): () => TinyVocab {
     const model = await llama.loadModel({ modelPath: await tinyModelPath(), vocabOnly: true });
     const tables = computeTokenTables(model);
     const added = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
-    vocab = { model, tables, engine: new EngineVocab(tables, new VocabTrie(readTokenBytes(model, tables.vocabSize), tables.partialUtf8Tokens), (text) => tokenizeAsText(text, added)) };
+    vocab = { model, tables, engine: new EngineVocab(tables, readTrie(model, tables), (text) => tokenizeAsText(text, added)) };
   });
   afterAll(async () => {
     await vocab?.model.dispose();

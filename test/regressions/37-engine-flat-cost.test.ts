@@ -13,8 +13,7 @@ import { createLlama } from "../../src/model/index.js";
 import { EngineVocab } from "../../src/engine/engine-vocab.js";
 import { QtcMatcher } from "../../src/engine/qtc-matcher.js";
 import { tokenizeAsText } from "../../src/model/prompt-tokens.js";
-import { computeTokenTables, readTokenBytes } from "../../src/model/vocabulary.js";
-import { VocabTrie } from "../../src/engine/vocab-trie.js";
+import { computeTokenTables, readTrie } from "../../src/model/vocabulary.js";
 import { tinyModelPath } from "../helpers/models.js";
 
 let llama: Llama;
@@ -26,7 +25,7 @@ beforeAll(async () => {
   model = await llama.loadModel({ modelPath: await tinyModelPath(), vocabOnly: true });
   const tables = computeTokenTables(model);
   const added = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
-  engine = new EngineVocab(tables, new VocabTrie(readTokenBytes(model, tables.vocabSize), tables.partialUtf8Tokens), (text) => tokenizeAsText(text, added));
+  engine = new EngineVocab(tables, readTrie(model, tables), (text) => tokenizeAsText(text, added));
 });
 afterAll(async () => {
   await model?.dispose();

@@ -16,8 +16,7 @@ import { QtcMatcher } from "../../src/engine/qtc-matcher.js";
 import { compileGbnf } from "../../src/engine/gbnf-program.js";
 import { DEAD, StackPool } from "../../src/engine/stack-pool.js";
 import { tokenizeAsText } from "../../src/model/prompt-tokens.js";
-import { computeTokenTables, readTokenBytes } from "../../src/model/vocabulary.js";
-import { VocabTrie } from "../../src/engine/vocab-trie.js";
+import { computeTokenTables, readTrie } from "../../src/model/vocabulary.js";
 import { normalizeTools } from "../../src/tools/index.js";
 import { tinyModelPath } from "../helpers/models.js";
 
@@ -30,7 +29,7 @@ beforeAll(async () => {
   model = await llama.loadModel({ modelPath: await tinyModelPath(), vocabOnly: true });
   const tables = computeTokenTables(model);
   const added = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
-  const trie = new VocabTrie(readTokenBytes(model, tables.vocabSize), tables.partialUtf8Tokens);
+  const trie = readTrie(model, tables);
   engine = new EngineVocab(tables, trie, (text) => tokenizeAsText(text, added));
 });
 afterAll(async () => {

@@ -11,8 +11,7 @@ import { EngineVocab } from "../../src/engine/engine-vocab.js";
 import { QtcMatcher } from "../../src/engine/qtc-matcher.js";
 import { planTokens } from "../../src/engine/jump-forward.js";
 import { tokenizeAsText } from "../../src/model/prompt-tokens.js";
-import { computeTokenTables, readTokenBytes } from "../../src/model/vocabulary.js";
-import { VocabTrie } from "../../src/engine/vocab-trie.js";
+import { computeTokenTables, readTrie } from "../../src/model/vocabulary.js";
 import { tinyModelPath } from "../helpers/models.js";
 
 let llama: Llama;
@@ -26,7 +25,7 @@ beforeAll(async () => {
   vocab = await llama.loadModel({ modelPath: path, vocabOnly: true });
   const tables = computeTokenTables(vocab);
   const added = { tokenize: (text: string, special: boolean) => vocab.tokenize(text, special), added: tables.addedTokens };
-  engine = new EngineVocab(tables, new VocabTrie(readTokenBytes(vocab, tables.vocabSize), tables.partialUtf8Tokens), (text) => tokenizeAsText(text, added));
+  engine = new EngineVocab(tables, readTrie(vocab, tables), (text) => tokenizeAsText(text, added));
   rt = await createRuntime({ model: path, threads: 1, contextSize: 1024, sequences: 1 });
 });
 afterAll(async () => {

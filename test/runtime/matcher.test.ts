@@ -24,9 +24,8 @@ import { turnGrammarSource } from "../../src/runtime/grammar-source.js";
 import type { MatcherEnv, MatcherGrammar, NextTokens } from "../../src/runtime/matcher.js";
 import { tokenizeAsText } from "../../src/model/prompt-tokens.js";
 import type { TokenTables } from "../../src/engine/token-tables.js";
-import { computeTokenTables, readTokenBytes } from "../../src/model/vocabulary.js";
+import { computeTokenTables, readTrie } from "../../src/model/vocabulary.js";
 import { runTurn, type TurnEnv, type TurnOutcome, type TurnPlan } from "../../src/runtime/turn.js";
-import { VocabTrie } from "../../src/engine/vocab-trie.js";
 import { normalizeTools } from "../../src/tools/index.js";
 import { tinyModelPath } from "../helpers/models.js";
 
@@ -42,7 +41,7 @@ beforeAll(async () => {
   tables = computeTokenTables(vocab);
   const added = { tokenize: (text: string, special: boolean) => vocab.tokenize(text, special), added: tables.addedTokens };
   const tokenize = (text: string) => tokenizeAsText(text, added);
-  env = { tokenize, engine: new EngineVocab(tables, new VocabTrie(readTokenBytes(vocab, tables.vocabSize), tables.partialUtf8Tokens), tokenize) };
+  env = { tokenize, engine: new EngineVocab(tables, readTrie(vocab, tables), tokenize) };
 });
 afterAll(async () => {
   await vocab?.dispose();

@@ -182,20 +182,7 @@ interface Frame {
  * uniqueItems closing's look-aheads (12 of 80 ms).
  */
 function copyFrame(f: Frame): Frame {
-  return newFrame(f.keys, f.expectKey, f.index, f.key, f.plan, f.shapes, f.items && { ...f.items }, f.call && { ...f.call });
-}
-
-function newFrame(
-  keys: ReadonlySet<string> | undefined,
-  expectKey: boolean,
-  index: number,
-  key?: string,
-  plan?: UniquePlan,
-  shapes?: readonly number[],
-  items?: Items,
-  call?: { name?: string },
-): Frame {
-  return { keys, expectKey, key, index, plan, shapes, items, call };
+  return { keys: f.keys, expectKey: f.expectKey, key: f.key, index: f.index, plan: f.plan, shapes: f.shapes, items: f.items && { ...f.items }, call: f.call && { ...f.call } };
 }
 
 /**
@@ -465,7 +452,8 @@ export class KeyGuard implements KeyTracker {
 
   /** The frame of a value that opens here: its place in the plan, and its items where they must be distinct. */
   private child(object: boolean): Frame {
-    const frame = newFrame(object ? new Set() : undefined, object, 0);
+    // Every field written, in copyFrame's order: frames stay one shape.
+    const frame: Frame = { keys: object ? new Set() : undefined, expectKey: object, key: undefined, index: 0, plan: undefined, shapes: undefined, items: undefined, call: undefined };
     const at = this.placeOfChild();
     if (!at && this.stack.length === 0 && object && this.unique?.kind === "call") frame.call = {};
     if (at && at.shapes.length > 0) {

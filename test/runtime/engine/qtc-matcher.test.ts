@@ -16,8 +16,7 @@ import { allows, type NextTokens } from "../../../src/engine/matcher.js";
 import { QtcMatcher } from "../../../src/engine/qtc-matcher.js";
 import { tokenizeAsText } from "../../../src/model/prompt-tokens.js";
 import type { TokenTables } from "../../../src/engine/token-tables.js";
-import { computeTokenTables, readTokenBytes } from "../../../src/model/vocabulary.js";
-import { VocabTrie } from "../../../src/engine/vocab-trie.js";
+import { computeTokenTables, readTrie } from "../../../src/model/vocabulary.js";
 import { normalizeTools } from "../../../src/tools/index.js";
 import { tinyModelPath } from "../../helpers/models.js";
 
@@ -32,7 +31,7 @@ beforeAll(async () => {
   model = await llama.loadModel({ modelPath: await tinyModelPath(), vocabOnly: true });
   tables = computeTokenTables(model);
   const added = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
-  engine = new EngineVocab(tables, new VocabTrie(readTokenBytes(model, tables.vocabSize), tables.partialUtf8Tokens), (text) => tokenizeAsText(text, added));
+  engine = new EngineVocab(tables, readTrie(model, tables), (text) => tokenizeAsText(text, added));
 });
 afterAll(async () => {
   await model?.dispose();
