@@ -76,6 +76,8 @@ export const DEAD: StateId = 0;
 const POS_BITS = 2 ** 23;
 /** Most rules entered one inside another without reading a character. */
 const MAX_DEPTH = 2000;
+/** Most cut templates a pool keeps (see `cutTemplates`). */
+const CUT_TEMPLATES = 4096;
 /** Above PROGRAM_LIMITS.maxRules: (frame, rule) pairs as one number. */
 const RULE_SPAN = 2 ** 19;
 
@@ -123,6 +125,12 @@ export class StackPool {
   /** A state's class tops and their ranges' edges, while its intervals are cut. */
   private readonly classTops: number[] = [];
   private edgeBuffer = new Int32Array(256);
+  /**
+   * Cuts by the classes a state's tops read (sorted class ids), before any step is cached in them: each position of a
+   * bounded string is a state of its own whose tops read the classes the one before it read, and cutting each anew
+   * was a quarter of a text mask's tail verdicts (sorting the classes' edges, matching each interval against them).
+   */
+  private readonly cutTemplates = new Map<string, Int32Array>();
   /** While a state's intervals are cut: the first interval each set of matching tops was met in. */
   private readonly firstWithTops = new Map<number, number>();
 
@@ -265,19 +273,29 @@ export class StackPool {
     return c;
   }
 
-  /** Write the state's intervals into `arena`: their offset. */
+  /**
+   * Write the state's intervals into `arena`: their offset. They follow from the classes its tops read alone, so
+   * states that read the same classes share one cut (see `cutTemplates`).
+   */
   private writeCuts(state: StateId, arena: IntArena): number {
     const { code, classes } = this.program;
     const clsTops = this.classTops;
     clsTops.length = 0;
-    let edges = 0;
     const tops = this.stateTops[state]!;
     for (let i = 0; i < tops.length; i++) {
       const pos = this.frames.pos[tops[i]!]!;
-      if (code[pos] !== EL.cls) continue;
-      clsTops.push(code[pos + 1]!);
-      edges += classes[code[pos + 1]!]!.ranges.length;
+      if (code[pos] === EL.cls && !clsTops.includes(code[pos + 1]!)) clsTops.push(code[pos + 1]!);
     }
+    clsTops.sort((a, b) => a - b);
+    const key = clsTops.join(",");
+    const template = this.cutTemplates.get(key);
+    if (template) {
+      const c = arena.alloc(template.length);
+      arena.data.set(template, c);
+      return c;
+    }
+    let edges = 0;
+    for (const cls of clsTops) edges += classes[cls]!.ranges.length;
     if (edges > this.edgeBuffer.length) this.edgeBuffer = new Int32Array(Math.max(edges, this.edgeBuffer.length * 2));
     const all = this.edgeBuffer.subarray(0, edges);
     let k = 0;
@@ -307,6 +325,10 @@ export class StackPool {
       const first = firstWith.get(matching);
       if (first === undefined) firstWith.set(matching, i);
       else d[targetAt(d, c, i)] = -2 - first;
+    }
+    if (this.cutTemplates.size < CUT_TEMPLATES) {
+      this.cutTemplates.set(key, d.slice(c, c + 2 * distinct + 2));
+      this.held += 64 + key.length * 2 + (2 * distinct + 2) * 4;
     }
     return c;
   }

@@ -281,6 +281,26 @@ describe("QtcMatcher", () => {
     expect(masks.get("100")).not.toBe(masks.get("90"));
   });
 
+  test("along a string bounded in bytes, every position's mask is exact, whichever end of it is masked first", () => {
+    // Each position is a state of its own, and so is the state after each `<` and backslash in it; near the bound a
+    // long tail (`<` and 16 characters) runs out of count, while far from it the same tail is taken.
+    const bounded = normalizeTools([{ name: "say", parameters: { type: "object", properties: { text: { type: "string", maxLength: 60 } }, required: ["text"], additionalProperties: false } }]);
+    const r = compileToolGrammar(bounded, { format: "hermes", toolChoice: "required", maxTokens: 256, parallel: false });
+    if (!r.ok) throw new Error(r.error.message);
+    const head = '<tool_call>\n{"name": "say", "arguments": {"text": "';
+    const unit = "a<b \\\\ ";
+    const positions = Array.from({ length: 12 }, (_, units) => unit.repeat(units >> 1) + (units % 2 ? "a<" : ""));
+    for (const order of ["far first", "near first"] as const) {
+      const own = new EngineVocab(tables, engine.trie, engine.tokenize);
+      for (const text of order === "far first" ? positions : [...positions].reverse()) {
+        const m = QtcMatcher.create(r.value, own);
+        const toks = model.tokenize(head + text, true) as number[];
+        expect(m.acceptAll(toks), `${order}: ${JSON.stringify(text)}`).toEqual(toks);
+        expect(allowedOf(m.nextTokens()), `${order}: ${JSON.stringify(text)}`).toEqual(everyToken(m));
+      }
+    }
+  });
+
   test("fork is independent; the closing completes a valid call from anywhere inside it", () => {
     for (const format of ["hermes", "qwen3coder"] as const) {
       const m = QtcMatcher.create(grammar(format), engine);
