@@ -82,7 +82,11 @@ export class EngineVocab {
     this.chars = PackedLists.pack(
       Int32Array,
       n,
-      (t) => [...textOf(t)].length,
+      (t) => {
+        let count = 0;
+        for (const _ of textOf(t)) count++;
+        return count;
+      },
       (t, data, at) => {
         for (const ch of textOf(t)) data[at++] = ch.codePointAt(0)!;
       },

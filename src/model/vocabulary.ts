@@ -26,15 +26,11 @@ export interface ModelVocabulary {
 /** The engine's vocabulary of a loaded model: its token tables, and its byte trie where it is byte-level. */
 export function readVocabulary(model: LlamaModel): ModelVocabulary {
   const tables = computeTokenTables(model);
-  const trie = tables.byteTokens && readTrie(model, tables);
+  // Whole text tokens only: the engine's walks descend it.
+  const trie = tables.byteTokens && new VocabTrie(readTokenBytes(model, tables.vocabSize), notWholeText(tables));
   const prompt = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
   const tokenizeText = (text: string) => tokenizeAsText(text, prompt);
   return { tables, trie, tokenizeText, engine: trie && new EngineVocab(tables, trie, tokenizeText) };
-}
-
-/** The byte trie of a loaded model's whole text tokens (the engine's walks descend it). */
-export function readTrie(model: LlamaModel, tables: TokenTables): VocabTrie {
-  return new VocabTrie(readTokenBytes(model, tables.vocabSize), notWholeText(tables));
 }
 
 /** Each token's bytes, and the added tokens (CONTROL, USER_DEFINED) by llama.cpp's attributes. */

@@ -4,9 +4,8 @@ import type { Llama, LlamaModel } from "node-llama-cpp";
 import { afterAll, beforeAll } from "vitest";
 import { createLlama } from "../../src/model/index.js";
 import { EngineVocab } from "../../src/engine/engine-vocab.js";
-import { tokenizeAsText } from "../../src/model/prompt-tokens.js";
 import type { TokenTables } from "../../src/engine/token-tables.js";
-import { computeTokenTables, readTrie } from "../../src/model/vocabulary.js";
+import { readVocabulary } from "../../src/model/vocabulary.js";
 import { tinyModelPath } from "./models.js";
 
 export interface TinyVocab {
@@ -22,9 +21,8 @@ export function useTinyVocab(): () => TinyVocab {
   beforeAll(async () => {
     llama = await createLlama({ gpu: "cpu" });
     const model = await llama.loadModel({ modelPath: await tinyModelPath(), vocabOnly: true });
-    const tables = computeTokenTables(model);
-    const added = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
-    vocab = { model, tables, engine: new EngineVocab(tables, readTrie(model, tables), (text) => tokenizeAsText(text, added)) };
+    const { tables, engine } = readVocabulary(model);
+    vocab = { model, tables, engine: engine! };
   });
   afterAll(async () => {
     await vocab?.model.dispose();

@@ -12,8 +12,7 @@ import { compileToolGrammar } from "../../src/grammar/index.js";
 import { createLlama } from "../../src/model/index.js";
 import { EngineVocab } from "../../src/engine/engine-vocab.js";
 import { QtcMatcher } from "../../src/engine/qtc-matcher.js";
-import { tokenizeAsText } from "../../src/model/prompt-tokens.js";
-import { computeTokenTables, readTrie } from "../../src/model/vocabulary.js";
+import { readVocabulary } from "../../src/model/vocabulary.js";
 import { tinyModelPath } from "../helpers/models.js";
 
 let llama: Llama;
@@ -23,9 +22,7 @@ let engine: EngineVocab;
 beforeAll(async () => {
   llama = await createLlama({ gpu: "cpu" });
   model = await llama.loadModel({ modelPath: await tinyModelPath(), vocabOnly: true });
-  const tables = computeTokenTables(model);
-  const added = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
-  engine = new EngineVocab(tables, readTrie(model, tables), (text) => tokenizeAsText(text, added));
+  engine = readVocabulary(model).engine!;
 });
 afterAll(async () => {
   await model?.dispose();

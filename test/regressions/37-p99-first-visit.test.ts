@@ -15,8 +15,7 @@ import { EngineVocab } from "../../src/engine/engine-vocab.js";
 import { QtcMatcher } from "../../src/engine/qtc-matcher.js";
 import { compileGbnf } from "../../src/engine/gbnf-program.js";
 import { DEAD, StackPool } from "../../src/engine/stack-pool.js";
-import { tokenizeAsText } from "../../src/model/prompt-tokens.js";
-import { computeTokenTables, readTrie } from "../../src/model/vocabulary.js";
+import { readVocabulary } from "../../src/model/vocabulary.js";
 import { normalizeTools } from "../../src/tools/index.js";
 import { tinyModelPath } from "../helpers/models.js";
 
@@ -27,10 +26,7 @@ let engine: EngineVocab;
 beforeAll(async () => {
   llama = await createLlama({ gpu: "cpu" });
   model = await llama.loadModel({ modelPath: await tinyModelPath(), vocabOnly: true });
-  const tables = computeTokenTables(model);
-  const added = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
-  const trie = readTrie(model, tables);
-  engine = new EngineVocab(tables, trie, (text) => tokenizeAsText(text, added));
+  engine = readVocabulary(model).engine!;
 });
 afterAll(async () => {
   await model?.dispose();

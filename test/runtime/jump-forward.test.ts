@@ -10,8 +10,7 @@ import { createLlama } from "../../src/model/index.js";
 import { EngineVocab } from "../../src/engine/engine-vocab.js";
 import { QtcMatcher } from "../../src/engine/qtc-matcher.js";
 import { planTokens } from "../../src/engine/jump-forward.js";
-import { tokenizeAsText } from "../../src/model/prompt-tokens.js";
-import { computeTokenTables, readTrie } from "../../src/model/vocabulary.js";
+import { readVocabulary } from "../../src/model/vocabulary.js";
 import { tinyModelPath } from "../helpers/models.js";
 
 let llama: Llama;
@@ -23,9 +22,7 @@ beforeAll(async () => {
   const path = await tinyModelPath();
   llama = await createLlama({ gpu: "cpu" });
   vocab = await llama.loadModel({ modelPath: path, vocabOnly: true });
-  const tables = computeTokenTables(vocab);
-  const added = { tokenize: (text: string, special: boolean) => vocab.tokenize(text, special), added: tables.addedTokens };
-  engine = new EngineVocab(tables, readTrie(vocab, tables), (text) => tokenizeAsText(text, added));
+  engine = readVocabulary(vocab).engine!;
   rt = await createRuntime({ model: path, threads: 1, contextSize: 1024, sequences: 1 });
 });
 afterAll(async () => {

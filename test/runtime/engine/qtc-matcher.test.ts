@@ -14,9 +14,8 @@ import { parse } from "../../../src/parse/index.js";
 import { EngineVocab } from "../../../src/engine/engine-vocab.js";
 import { allows, type NextTokens } from "../../../src/engine/matcher.js";
 import { QtcMatcher } from "../../../src/engine/qtc-matcher.js";
-import { tokenizeAsText } from "../../../src/model/prompt-tokens.js";
 import type { TokenTables } from "../../../src/engine/token-tables.js";
-import { computeTokenTables, readTrie } from "../../../src/model/vocabulary.js";
+import { readVocabulary } from "../../../src/model/vocabulary.js";
 import { normalizeTools } from "../../../src/tools/index.js";
 import { tinyModelPath } from "../../helpers/models.js";
 
@@ -29,9 +28,9 @@ const tools = normalizeTools([...HARNESS_TOOLS]);
 beforeAll(async () => {
   llama = await createLlama({ gpu: "cpu" });
   model = await llama.loadModel({ modelPath: await tinyModelPath(), vocabOnly: true });
-  tables = computeTokenTables(model);
-  const added = { tokenize: (text: string, special: boolean) => model.tokenize(text, special), added: tables.addedTokens };
-  engine = new EngineVocab(tables, readTrie(model, tables), (text) => tokenizeAsText(text, added));
+  const read = readVocabulary(model);
+  tables = read.tables;
+  engine = read.engine!;
 });
 afterAll(async () => {
   await model?.dispose();
