@@ -144,9 +144,9 @@ export function countedFamilies(program: Program, horizon: number): CountedFamil
  * Whether some family may reach past the floor, judged from each family's top member alone. A family whose top
  * member does not read as the one below is never counted (`integer-min-0-max-1001` beside `-max-9` is no family),
  * and the floor is at least 1 + the drop of any uniform member × (horizon + 2): where no counted family's top can be
- * above that, no state can shift. Checking every member first cost 0.5–14 ms on the generated and Claude Code's
- * tools (strings of 126 and 190 bytes, each a family of as many members, against a floor of 960), inside the first
- * mask of each turn.
+ * above that, no state can shift. Checking every member first cost 0.20–0.60 ms a grammar (warm, quiet machine) on
+ * the generated and Claude Code's tools (strings of 126 and 190 bytes, each a family of as many members, against a
+ * floor of 960), inside the first mask of each turn; this check leaves 0.12–0.43 ms, mostly reading the rules' names.
  */
 function mayReachPastFloor(program: Program, families: readonly Family[], familyOf: Int32Array, numberOf: Int32Array, nullable: Nullable, horizon: number): boolean {
   let highest = 0;
